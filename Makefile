@@ -1,0 +1,160 @@
+# flamebpf build. Everything generated goes under build/; V=1 shows commands.
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+VERSION := 0.1.0
+ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+BUILD := build
+PREFIX ?= /usr/local
+
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKGS := libbpf libelf zlib
+# Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFLAMEBPF_VERSION='"$(VERSION)"' \
+	-Iinclude -Isrc -Ibpf -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
+
+ifeq ($(V),1)
+Q :=
+msg :=
+else
+Q := @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
+.SECONDARY: $(BPF_OBJS)
+SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+SRCS := $(wildcard src/*.c)
+LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
+LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
+ASAN_OBJS := $(patsubst src/%.c,$(BUILD)/asan/obj/%.o,$(SRCS))
+ASAN_LIB_OBJS := $(patsubst src/%.c,$(BUILD)/asan/obj/%.o,$(LIB_SRCS))
+ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+INTEG_SRCS := $(wildcard tests/integ/test_*.c)
+INTEG_BINS := $(patsubst tests/integ/%.c,$(BUILD)/tests/integ/%,$(INTEG_SRCS))
+INTEG_HELPERS := $(filter-out $(INTEG_SRCS),$(wildcard tests/integ/*.c))
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+FIXTURES := $(foreach f,$(patsubst tests/fixtures/%.c,%,$(FIXTURE_SRCS)),\
+	$(BUILD)/tests/fixtures/$(f)_pie $(BUILD)/tests/fixtures/$(f)_nopie $(BUILD)/tests/fixtures/lib$(f).so)
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
+# Workloads are built with clang: unlike gcc it keeps frame pointers in leaf
+# functions, so frame-pointer stacks do not lose a leaf's caller.
+WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror -pthread
+
+DEPS_STAMP := $(BUILD)/.deps-ok
+
+.PHONY: all deps demo test test-unit test-integ asan bench install uninstall clean lint
+all: $(BUILD)/flamebpf
+
+$(DEPS_STAMP):
+	$(Q)tools/deps.sh
+	$(Q)mkdir -p $(@D) && touch $@
+
+deps:
+	$(Q)tools/deps.sh --all
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/obj/%.o: src/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/asan/obj/%.o: src/%.c | $(SKELS) $(DEPS_STAMP)
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+$(BUILD)/flamebpf: $(OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+
+$(BUILD)/asan/flamebpf: $(ASAN_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(PKG_LIBS) -o $@
+
+asan: $(BUILD)/asan/flamebpf
+
+# Unit tests link the library objects with the ASan+UBSan build.
+$(BUILD)/tests/unit/%: tests/unit/%.c $(ASAN_LIB_OBJS) | $(DEPS_STAMP)
+	$(call msg,CC-TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -Itests -DFIXTURE_DIR='"$(abspath $(BUILD))/tests/fixtures"' \
+		$< $(ASAN_LIB_OBJS) $(PKG_LIBS) -lcmocka -ldl -o $@
+
+# Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
+$(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/%_nopie: tests/fixtures/%.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fno-pie -no-pie -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/lib%.so: tests/fixtures/%.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB -Wl,--build-id $< -o $@
+
+$(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
+	$(call msg,CC-TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) -lcmocka -o $@
+
+$(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
+	$(call msg,CC-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) $< -o $@
+
+TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES)
+
+test: | $(DEPS_STAMP)
+	$(Q)tools/deps.sh --test
+	$(Q)$(MAKE) --no-print-directory $(TEST_BINS)
+	$(Q)tests/run.sh
+
+test-unit: $(UNIT_BINS) $(FIXTURES)
+	$(Q)tests/run.sh unit
+
+test-integ: $(BUILD)/flamebpf $(INTEG_BINS) $(WORKLOADS)
+	$(Q)tests/run.sh integ
+
+demo: $(BUILD)/flamebpf $(BUILD)/workloads/demo
+	$(Q)tools/demo.sh
+
+bench: $(BUILD)/flamebpf $(WORKLOADS)
+	$(Q)tools/deps.sh --bench
+	$(Q)tools/bench.sh
+
+install: $(BUILD)/flamebpf
+	install -D -m 0755 $(BUILD)/flamebpf $(DESTDIR)$(PREFIX)/bin/flamebpf
+	install -D -m 0644 man/flamebpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/flamebpf $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1
+
+lint:
+	$(Q)clang-format --dry-run --Werror $(SRCS) $(wildcard src/*.h include/*.h bpf/*.h bpf/*.c)
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/* CPU sampler: runs on every cpu-clock tick, counts (process, thread, user
+ * stack, kernel stack) in the kernel. Stacks are de-duplicated by content
+ * hash rather than bpf_get_stackid(), whose bucket collisions drop stacks. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "sample.h"
+
+#define E2BIG 7
+#define EEXIST 17
+
+const volatile bool filter_pids = false;
+const volatile bool follow_children = false;
+const volatile bool want_user = true;
+const volatile bool want_kernel = true;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct sample_key);
+	__type(value, __u64);
+	__uint(max_entries, 1);
+} counts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u64);
+	__type(value, struct sample_stack);
+	__uint(max_entries, 1);
+} stacks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct sample_stack);
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, CNT_NR);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 64 * 1024);
+} events SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline __u64 hash_ips(const struct sample_stack *st)
+{
+	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
+
+	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
+		if (i >= st->nr)
+			break;
+		h ^= st->ip[i];
+		h *= 0xff51afd7ed558ccdULL;
+		h ^= h >> 33;
+	}
+	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
+}
+
+static __always_inline bool same_stack(const struct sample_stack *a, const struct sample_stack *b)
+{
+	if (a->nr != b->nr)
+		return false;
+	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
+		if (i >= a->nr)
+			break;
+		if (a->ip[i] != b->ip[i])
+			return false;
+	}
+	return true;
+}
+
+/* Returns the stack's id, STACK_ID_NONE when empty, STACK_ID_LOST when it
+ * could not be stored. */
+static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 err_counter)
+{
+	__u32 zero = 0;
+	struct sample_stack *st = bpf_map_lookup_elem(&scratch, &zero), *old;
+	long n, err;
+	__u64 id;
+
+	if (!st)
+		return STACK_ID_LOST;
+	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
+	if (n < 0) {
+		count(err_counter);
+		return STACK_ID_LOST;
+	}
+	st->nr = n / sizeof(__u64);
+	if (!st->nr)
+		return STACK_ID_NONE;
+	id = hash_ips(st);
+	old = bpf_map_lookup_elem(&stacks, &id);
+	if (old) {
+		if (same_stack(old, st))
+			return id;
+		count(CNT_STACK_COLLIDE);
+		return STACK_ID_LOST;
+	}
+	err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
+	if (err && err != -EEXIST) {
+		count(CNT_STACKS_FULL);
+		return STACK_ID_LOST;
+	}
+	return id;
+}
+
+static __always_inline void note_process(__u32 pid)
+{
+	__u8 one = 1;
+	struct sample_proc_event ev = { .pid = pid };
+	long err;
+
+	err = bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST);
+	if (err == -EEXIST)
+		return;
+	if (err) {
+		count(CNT_SEEN_FULL);
+		return;
+	}
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count(CNT_EVENTS_LOST);
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
+	__u64 one = 1, *val;
+	long err;
+
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &key.pid)) {
+		count(CNT_FILTERED);
+		return 0;
+	}
+	if (want_user && key.pid)
+		key.ustack = store_stack(ctx, BPF_F_USER_STACK, CNT_USTACK_ERR);
+	if (want_kernel)
+		key.kstack = store_stack(ctx, 0, CNT_KSTACK_ERR);
+	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
+	if (key.pid)
+		note_process(key.pid);
+
+	val = bpf_map_lookup_elem(&counts, &key);
+	if (val) {
+		__sync_fetch_and_add(val, 1);
+	} else {
+		err = bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST);
+		/* another CPU inserted the same key first */
+		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, &key)))
+			__sync_fetch_and_add(val, 1);
+		else if (err) {
+			count(CNT_COUNTS_FULL);
+			return 0;
+		}
+	}
+	count(CNT_SAMPLES);
+	return 0;
+}
+
+/* Children of a traced process are traced too (COMMAND mode). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ppid = BPF_CORE_READ(parent, tgid), cpid = BPF_CORE_READ(child, tgid);
+	__u8 one = 1;
+
+	if (ppid != cpid && bpf_map_lookup_elem(&pids, &ppid) &&
+	    bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY))
+		count(CNT_PIDS_FULL);
+	return 0;
+}
+
+/* A new image needs a new snapshot of its mappings: forget we saw it. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	__u32 pid = BPF_CORE_READ(p, tgid);
+
+	bpf_map_delete_elem(&seen, &pid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,65 @@
+/* The profile: the one model between every source (BPF sampler, uprobes,
+ * files) and every sink (folded, chrome, perf, svg, pprof). Frames and
+ * strings are interned; stacks are root-first frame-id sequences with a
+ * weight, owned by a thread. */
+#ifndef FLAMEBPF_PROFILE_H
+#define FLAMEBPF_PROFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum frame_kind {
+	FRAME_USER,
+	FRAME_KERNEL,
+};
+
+struct frame {
+	const char *name;   /* symbol, or "MODULE+0xOFF" when there is none */
+	const char *module; /* basename of the binary, "[kernel]", or "" */
+	enum frame_kind kind;
+};
+
+struct stack_owner {
+	uint32_t pid, tid;
+	const char *comm;  /* process name */
+	const char *tcomm; /* thread name */
+};
+
+struct profile_stack {
+	struct stack_owner who; /* strings interned in the profile */
+	uint32_t nframes;
+	const uint32_t *frames; /* root-first frame ids */
+	uint64_t weight;
+};
+
+enum profile_unit {
+	UNIT_SAMPLES,
+	UNIT_NANOSECONDS,
+};
+
+struct profile;
+
+/* Returns NULL and sets errno on failure. */
+struct profile *profile__new(enum profile_unit unit);
+void profile__free(struct profile *p);
+
+/* Find-or-create: a stable string copy owned by the profile, or NULL. */
+const char *profile__intern(struct profile *p, const char *s);
+
+/* Find-or-create the frame; returns 0 and its id, or -ENOMEM. */
+int profile__findnew_frame(struct profile *p, const char *name, const char *module,
+			   enum frame_kind kind, uint32_t *id);
+
+/* Adds weight to the stack (merged with an identical one). 0 or -ENOMEM. */
+int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+		       uint32_t nframes, uint64_t weight);
+
+enum profile_unit profile__unit(const struct profile *p);
+size_t profile__nr_stacks(const struct profile *p);
+const struct profile_stack *profile__stack(const struct profile *p, size_t i);
+size_t profile__nr_frames(const struct profile *p);
+const struct frame *profile__frame(const struct profile *p, uint32_t id);
+uint64_t profile__total_weight(const struct profile *p);
+size_t profile__nr_processes(const struct profile *p);
+
+#endif

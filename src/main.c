@@ -1,0 +1,351 @@
+// SPDX-License-Identifier: GPL-2.0
+/* flamebpf: the command line. Orchestrates source -> profile -> sink and is
+ * the one place that talks to the user. */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/libbpf.h>
+
+#include "command.h"
+#include "options.h"
+#include "out_folded.h"
+#include "output.h"
+#include "profile.h"
+#include "report.h"
+#include "sampler.h"
+
+#define EXIT_USAGE 2
+#define POLL_MS 50
+#define PROGRESS_EVERY 0.25
+
+static volatile sig_atomic_t stop_signal;
+static int verbosity;
+
+struct run {
+	const struct options *o;
+	struct output out;
+	struct sampler *s;
+	struct command cmd;
+	bool have_cmd, cmd_stopped, exec_failed;
+	int *pidfds; /* -p targets, to notice when they all exit */
+	struct profile *p;
+	double start, secs;
+	const char *why_stopped;
+};
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+}
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (verbosity < 2 && (level == LIBBPF_DEBUG || verbosity < 1))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int max_sample_rate(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+	int rate = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &rate) != 1)
+			rate = 0;
+		fclose(f);
+	}
+	return rate;
+}
+
+/* Usage errors that need a look at the system: they exit 2 too. */
+static int check_usage(const struct options *o)
+{
+	int max = max_sample_rate();
+
+	if (max > 0 && o->freq > (unsigned int)max) {
+		p_err("frequency %u Hz is above kernel.perf_event_max_sample_rate (%d)", o->freq,
+		      max);
+		return -EINVAL;
+	}
+	for (size_t i = 0; i < o->npids; i++) {
+		if (kill(o->pids[i], 0) && errno == ESRCH) {
+			p_err("no such process: %d", o->pids[i]);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+static const char *bpf_hint(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		return " (needs root, or CAP_BPF and CAP_PERFMON)";
+	return verbosity < 2 ? " (try -vv for libbpf's log)" : "";
+}
+
+static int open_sampler(struct run *r)
+{
+	const struct options *o = r->o;
+	struct sampler_opts so = {
+		.freq = o->freq,
+		.duration = o->duration,
+		.filter_pids = o->npids || o->command,
+		.follow_children = o->command != NULL,
+		.user = !o->kernel_only,
+		.kernel = !o->user_only,
+	};
+	int err = sampler__open(&r->s, &so);
+
+	if (err) {
+		p_err("cannot load the BPF sampler: %s%s", strerror(-err), bpf_hint(err));
+		return err;
+	}
+	for (size_t i = 0; i < o->npids && !err; i++)
+		err = sampler__add_pid(r->s, o->pids[i]);
+	if (!err && r->have_cmd)
+		err = sampler__add_pid(r->s, r->cmd.pid);
+	if (err)
+		p_err("cannot set the process filter: %s", strerror(-err));
+	return err;
+}
+
+static int start(struct run *r)
+{
+	int err;
+
+	if (r->o->command) {
+		err = command__spawn(&r->cmd, r->o->command);
+		if (err) {
+			p_err("cannot start '%s': %s", r->o->command[0], strerror(-err));
+			return err;
+		}
+		r->have_cmd = true;
+	}
+	err = open_sampler(r);
+	if (err)
+		return err;
+	err = sampler__start(r->s);
+	if (err) {
+		p_err("cannot attach to the cpu-clock perf events: %s%s", strerror(-err),
+		      bpf_hint(err));
+		return err;
+	}
+	r->start = now();
+	if (r->have_cmd && (err = command__start(&r->cmd))) {
+		p_err("cannot run '%s': %s", r->o->command[0], strerror(-err));
+		r->exec_failed = true;
+		return err;
+	}
+	return 0;
+}
+
+static void open_pidfds(struct run *r)
+{
+	r->pidfds = calloc(r->o->npids ? r->o->npids : 1, sizeof(int));
+	for (size_t i = 0; r->pidfds && i < r->o->npids; i++)
+		r->pidfds[i] = syscall(SYS_pidfd_open, r->o->pids[i], 0);
+}
+
+/* True when every -p target is gone; a pidfd polls readable on exit. */
+static bool targets_gone(struct run *r)
+{
+	if (!r->o->npids || !r->pidfds)
+		return false;
+	for (size_t i = 0; i < r->o->npids; i++) {
+		struct pollfd pfd = { .fd = r->pidfds[i], .events = POLLIN };
+
+		if (r->pidfds[i] < 0)
+			return false; /* cannot tell: run until stopped */
+		if (poll(&pfd, 1, 0) == 0)
+			return false;
+	}
+	return true;
+}
+
+static const char *stop_reason(struct run *r, double t)
+{
+	if (stop_signal)
+		return strsignal(stop_signal);
+	if (r->o->duration > 0 && t - r->start >= r->o->duration)
+		return "duration reached";
+	if (r->have_cmd && command__exited(&r->cmd))
+		return "command exited";
+	if (targets_gone(r))
+		return "target processes exited";
+	return NULL;
+}
+
+static int capture(struct run *r)
+{
+	double next_progress = 0, t;
+	int err;
+
+	open_pidfds(r);
+	while (!(r->why_stopped = stop_reason(r, t = now()))) {
+		if (t >= next_progress) {
+			report__progress(t - r->start, sampler__samples(r->s));
+			next_progress = t + PROGRESS_EVERY;
+		}
+		err = sampler__poll(r->s, POLL_MS);
+		if (err && err != -EINTR) {
+			p_err("cannot read events from the kernel: %s", strerror(-err));
+			return err;
+		}
+	}
+	r->secs = now() - r->start;
+	report__progress_clear();
+	sampler__stop(r->s);
+	if (r->have_cmd && !command__exited(&r->cmd)) {
+		command__stop(&r->cmd);
+		r->cmd_stopped = true;
+	}
+	return 0;
+}
+
+static void explain_empty(const struct run *r)
+{
+	if (r->have_cmd)
+		p_err("no samples: the command never ran on a CPU while sampled (it was too "
+		      "short for %u Hz, or only slept)",
+		      r->o->freq);
+	else if (r->o->npids)
+		p_err("no samples: the target processes never ran on a CPU during the capture "
+		      "(idle, or they exited)");
+	else
+		p_err("no samples: nothing ran on a CPU while sampling (capture too short?)");
+}
+
+static int write_output(struct run *r)
+{
+	struct folded_opts fo = { .root = r->o->root };
+	int err;
+
+	r->p = profile__new(UNIT_SAMPLES);
+	if (!r->p)
+		return -ENOMEM;
+	err = sampler__collect(r->s, r->p);
+	if (err) {
+		p_err("cannot read the samples from the kernel: %s", strerror(-err));
+		return err;
+	}
+	if (!profile__total_weight(r->p)) {
+		explain_empty(r);
+		return -ENODATA;
+	}
+	err = folded__write(r->p, &fo, r->out.f);
+	if (!err)
+		err = output__commit(&r->out);
+	if (err)
+		p_err("cannot write '%s': %s", r->o->output, strerror(-err));
+	return err;
+}
+
+static void summarize(struct run *r)
+{
+	struct sampler_stats st;
+
+	if (r->have_cmd && r->cmd.reaped)
+		report__command_status(r->cmd.status, r->cmd_stopped);
+	sampler__stats(r->s, &st);
+	report__summary(r->p, &st, r->secs, r->o->freq, verbosity > 0);
+	if (verbosity)
+		p_err("stopped: %s", r->why_stopped);
+}
+
+static void cleanup(struct run *r)
+{
+	if (r->have_cmd && !r->cmd.reaped) {
+		if (r->cmd.go_fd >= 0)
+			command__abort(&r->cmd);
+		else
+			command__stop(&r->cmd);
+	}
+	output__abort(&r->out);
+	sampler__free(r->s);
+	profile__free(r->p);
+	for (size_t i = 0; r->pidfds && i < r->o->npids; i++)
+		if (r->pidfds[i] >= 0)
+			close(r->pidfds[i]);
+	free(r->pidfds);
+}
+
+static int run(const struct options *o)
+{
+	struct run r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 } };
+	int err;
+
+	err = output__open(&r.out, o->output);
+	if (err) {
+		p_err("cannot write '%s': %s", o->output, strerror(-err));
+		return EXIT_FAILURE;
+	}
+	install_signals();
+	err = start(&r);
+	if (!err)
+		err = capture(&r);
+	if (!err)
+		err = write_output(&r);
+	if (!err || err == -ENODATA)
+		summarize(&r);
+	cleanup(&r);
+	if (r.exec_failed && err == -ENOENT)
+		return EXIT_USAGE;
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(int argc, char **argv)
+{
+	char err[OPTIONS_ERR_LEN];
+	struct options o;
+	int ret;
+
+	if (argc > 1 && (!strcmp(argv[1], "diff") || !strcmp(argv[1], "render"))) {
+		p_err("'%s' is not available in this version yet", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (options__parse(argc, argv, &o, err)) {
+		p_err("%s", err);
+		options__free(&o);
+		return EXIT_USAGE;
+	}
+	verbosity = o.verbose;
+	libbpf_set_print(libbpf_log);
+	if (o.help)
+		options__usage(stdout);
+	else if (o.version)
+		printf("flamebpf %s\n", FLAMEBPF_VERSION);
+	if (o.help || o.version) {
+		options__free(&o);
+		return EXIT_SUCCESS;
+	}
+	ret = check_usage(&o) ? EXIT_USAGE : run(&o);
+	options__free(&o);
+	return ret;
+}

@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "options.h"
+
+#define MAX_FREQ 1000000
+#define MAX_DURATION (365.0 * 24 * 3600)
+
+enum {
+	OPT_FORMAT = 0x100,
+	OPT_PIDS,
+	OPT_TIDS,
+	OPT_FLAMECHART,
+	OPT_FULL_STACK,
+};
+
+static const struct option long_opts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 'd' },
+	{ "sample", required_argument, NULL, 'F' },
+	{ "func", required_argument, NULL, 'f' },
+	{ "list", required_argument, NULL, 'l' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "pids", no_argument, NULL, OPT_PIDS },
+	{ "tids", no_argument, NULL, OPT_TIDS },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "full-stack", no_argument, NULL, OPT_FULL_STACK },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{},
+};
+
+static const char *const format_names[] = {
+	[FORMAT_FOLDED] = "folded", [FORMAT_CHROME] = "chrome", [FORMAT_PERF] = "perf",
+	[FORMAT_SVG] = "svg",	    [FORMAT_PPROF] = "pprof",
+};
+
+void options__usage(FILE *f)
+{
+	fputs("usage: flamebpf --sample FREQ [OPTIONS] [-- COMMAND [ARG...]]\n"
+	      "\n"
+	      "Sampling CPU profiler: counts user and kernel stacks in the kernel with eBPF\n"
+	      "and writes them as folded stacks for flame graphs.\n"
+	      "\n"
+	      "Target (none = system-wide):\n"
+	      "  -p, --pid PID[,PID...]   only these processes (all their threads)\n"
+	      "  -- COMMAND [ARG...]      run COMMAND with sampling on (its children too);\n"
+	      "                           stop when it exits\n"
+	      "  -d, --duration SECONDS   stop after this long (fractions allowed); otherwise\n"
+	      "                           at Ctrl-C, SIGTERM, SIGHUP or when the targets exit\n"
+	      "\n"
+	      "Mode:\n"
+	      "  -F, --sample FREQ        sample every CPU at FREQ: 99, 99hz, 1khz, 4999hz\n"
+	      "\n"
+	      "Output:\n"
+	      "  -o, --output FILE        write to FILE (default: standard output)\n"
+	      "      --format folded      output format (folded is the one supported so far)\n"
+	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
+	      "  -U, -K                   user frames only / kernel frames only\n"
+	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
+	      "  -h, --help               this help;  -V, --version  the version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 runtime failure, 2 bad usage.\n",
+	      f);
+}
+
+int options__parse_freq(const char *s, unsigned int *hz)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!*s || *s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -EINVAL;
+	if (!strcasecmp(end, "khz") || !strcasecmp(end, "k"))
+		v *= 1000;
+	else if (*end && strcasecmp(end, "hz"))
+		return -EINVAL;
+	if (v == 0 || v > MAX_FREQ)
+		return -EINVAL;
+	*hz = v;
+	return 0;
+}
+
+int options__parse_duration(const char *s, double *secs)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > MAX_DURATION)
+		return -EINVAL;
+	*secs = v;
+	return 0;
+}
+
+int options__parse_pids(const char *s, pid_t **pids, size_t *n)
+{
+	const char *p = s;
+
+	do {
+		char *end;
+		long v;
+		pid_t *grown;
+
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+		errno = 0;
+		v = strtol(p, &end, 10);
+		if (errno || v <= 0 || v > 0x7fffffff || (*end && *end != ','))
+			return -EINVAL;
+		grown = realloc(*pids, (*n + 1) * sizeof(**pids));
+		if (!grown)
+			return -ENOMEM;
+		*pids = grown;
+		(*pids)[(*n)++] = v;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	return p[-1] == ',' ? -EINVAL : 0;
+}
+
+static int parse_format(const char *s, enum out_format *f)
+{
+	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
+		if (!strcmp(s, format_names[i])) {
+			*f = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* The format the output file's name asks for: folded unless it says otherwise. */
+static enum out_format format_from_path(const char *path)
+{
+	static const struct {
+		const char *ext;
+		enum out_format f;
+	} exts[] = {
+		{ ".json", FORMAT_CHROME }, { ".perf", FORMAT_PERF },	  { ".script", FORMAT_PERF },
+		{ ".svg", FORMAT_SVG },	    { ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
+	};
+	size_t len = strlen(path);
+
+	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+		size_t el = strlen(exts[i].ext);
+
+		if (len > el && !strcmp(path + len - el, exts[i].ext))
+			return exts[i].f;
+	}
+	return FORMAT_FOLDED;
+}
+
+#define usage_err(...) (snprintf(err, OPTIONS_ERR_LEN, __VA_ARGS__), -EINVAL)
+
+static int parse_one(int c, const char *arg, struct options *o, bool *format_set, char *err)
+{
+	switch (c) {
+	case 'p':
+		if (options__parse_pids(arg, &o->pids, &o->npids))
+			return usage_err("invalid pid list '%s'", arg);
+		return 0;
+	case 'd':
+		if (options__parse_duration(arg, &o->duration))
+			return usage_err("invalid duration '%s' (seconds, > 0)", arg);
+		return 0;
+	case 'F':
+		if (options__parse_freq(arg, &o->freq))
+			return usage_err("invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)",
+					 arg);
+		return 0;
+	case 'f':
+	case 'l':
+		return usage_err("uprobe tracing (-%c) is not available in this version yet", c);
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		if (parse_format(arg, &o->format))
+			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)", arg);
+		*format_set = true;
+		return 0;
+	case OPT_PIDS:
+		o->root = ROOT_PID;
+		return 0;
+	case OPT_TIDS:
+		o->root = ROOT_TID;
+		return 0;
+	case 'U':
+		o->user_only = true;
+		return 0;
+	case 'K':
+		o->kernel_only = true;
+		return 0;
+	case OPT_FLAMECHART:
+		o->flamechart = true;
+		return 0;
+	case OPT_FULL_STACK:
+		return usage_err("--full-stack needs uprobe mode, which is not available yet");
+	case 'v':
+		o->verbose++;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	case 'V':
+		o->version = true;
+		return 0;
+	}
+	return usage_err("unknown option (see --help)");
+}
+
+static int check(struct options *o, bool format_set, char *err)
+{
+	if (o->help || o->version)
+		return 0;
+	if (!format_set)
+		o->format = format_from_path(o->output);
+	if (o->format != FORMAT_FOLDED)
+		return usage_err("output format '%s' is not available in this version yet",
+				 format_names[o->format]);
+	if (!o->freq)
+		return usage_err("no mode given: use --sample FREQ (see --help)");
+	if (o->user_only && o->kernel_only)
+		return usage_err("-U and -K exclude each other");
+	if (o->npids && o->command)
+		return usage_err("-p and COMMAND exclude each other");
+	if (o->flamechart)
+		return usage_err("--flamechart is not available in this version yet");
+	return 0;
+}
+
+int options__parse(int argc, char **argv, struct options *o, char *err)
+{
+	bool format_set = false;
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "-";
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:UKvhV", long_opts, NULL)) != -1) {
+		if (c == ':')
+			return usage_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+		if (c == '?' && optopt && optopt < 0x100)
+			return usage_err("unknown option '-%c' (see --help)", optopt);
+		if (c == '?')
+			return usage_err("unknown option '%s' (see --help)", argv[optind - 1]);
+		ret = parse_one(c, optarg, o, &format_set, err);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	return check(o, format_set, err);
+}
+
+void options__free(struct options *o)
+{
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+}

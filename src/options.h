@@ -1,0 +1,53 @@
+/* The command line, parsed and checked; nothing here touches the system. */
+#ifndef FLAMEBPF_OPTIONS_H
+#define FLAMEBPF_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "out_folded.h"
+
+enum out_format {
+	FORMAT_FOLDED,
+	FORMAT_CHROME,
+	FORMAT_PERF,
+	FORMAT_SVG,
+	FORMAT_PPROF,
+};
+
+struct options {
+	unsigned int freq; /* sampling frequency in Hz; 0 when not sampling */
+	double duration;   /* seconds; 0 = until signal or targets exit */
+	pid_t *pids;
+	size_t npids;
+	char **command; /* NULL-terminated argv after "--", or NULL */
+	const char *output;
+	enum out_format format;
+	enum root_style root;
+	bool user_only, kernel_only;
+	bool flamechart;
+	int verbose;
+	bool help, version;
+};
+
+#define OPTIONS_ERR_LEN 256
+
+/* Parses argv. Returns 0, or -EINVAL with a one-line message in err (without
+ * the "flamebpf: " prefix) for a usage error. o->pids must be freed with
+ * options__free(). */
+int options__parse(int argc, char **argv, struct options *o, char *err);
+
+/* Parses "99", "99hz", "99Hz", "1khz": returns 0 and *hz, or -EINVAL. */
+int options__parse_freq(const char *s, unsigned int *hz);
+
+/* Parses seconds, fractions allowed, > 0. Returns 0 or -EINVAL. */
+int options__parse_duration(const char *s, double *secs);
+
+/* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
+int options__parse_pids(const char *s, pid_t **pids, size_t *n);
+
+void options__usage(FILE *f);
+void options__free(struct options *o);
+
+#endif

@@ -1,0 +1,30 @@
+/* Processes seen during a capture and snapshots of their mappings, taken
+ * while they were alive so that they can be symbolized after they exit. */
+#ifndef FLAMEBPF_PROCS_H
+#define FLAMEBPF_PROCS_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc_maps.h"
+
+struct procs;
+
+/* Returns NULL and sets errno on failure. */
+struct procs *procs__new(void);
+
+/* Takes a new snapshot of pid's executable mappings (kept beside the older
+ * ones: an exec replaces the image). Returns 0, -ESRCH, or -errno. */
+int procs__snapshot(struct procs *ps, pid_t pid);
+
+/* The mapping of addr in pid, newest snapshot first. When none holds it and
+ * the process is alive, a fresh snapshot is taken (it may have mapped
+ * something since). NULL when nothing maps addr. */
+const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr);
+
+/* How many processes had at least one snapshot. */
+size_t procs__count(const struct procs *ps);
+
+void procs__free(struct procs *ps);
+
+#endif

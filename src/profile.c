@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "profile.h"
+
+struct vec {
+	void *v;
+	size_t n, cap;
+};
+
+struct profile {
+	enum profile_unit unit;
+	struct vec strings; /* char * */
+	struct vec frames;  /* struct frame */
+	struct vec stacks;  /* struct profile_stack */
+	struct hashmap string_idx, frame_idx, stack_idx, pids;
+	uint64_t total;
+};
+
+static int vec_push(struct vec *v, const void *elem, size_t size)
+{
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? v->cap * 2 : 64;
+		void *nv = realloc(v->v, cap * size);
+
+		if (!nv)
+			return -ENOMEM;
+		v->v = nv;
+		v->cap = cap;
+	}
+	memcpy((char *)v->v + v->n * size, elem, size);
+	v->n++;
+	return 0;
+}
+
+/* Finds the index stored under hash h for which eq() holds, probing further
+ * hashes on 64-bit collisions. Returns true and *idx when found; otherwise
+ * *slot_key is the free key to store a new index under. */
+static bool idx_find(const struct hashmap *m, uint64_t h, bool (*eq)(const void *, uint64_t),
+		     const void *arg, uint64_t *idx, uint64_t *slot_key)
+{
+	uint64_t i;
+
+	while (hashmap__get(m, h, &i)) {
+		if (eq(arg, i)) {
+			*idx = i;
+			return true;
+		}
+		h = hash_mix(h + 0x9e3779b97f4a7c15ULL);
+	}
+	*slot_key = h;
+	return false;
+}
+
+struct profile *profile__new(enum profile_unit unit)
+{
+	struct profile *p = calloc(1, sizeof(*p));
+
+	if (p)
+		p->unit = unit;
+	return p;
+}
+
+void profile__free(struct profile *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->strings.n; i++)
+		free(((char **)p->strings.v)[i]);
+	for (size_t i = 0; i < p->stacks.n; i++)
+		free((void *)((struct profile_stack *)p->stacks.v)[i].frames);
+	free(p->strings.v);
+	free(p->frames.v);
+	free(p->stacks.v);
+	hashmap__free(&p->string_idx);
+	hashmap__free(&p->frame_idx);
+	hashmap__free(&p->stack_idx);
+	hashmap__free(&p->pids);
+	free(p);
+}
+
+struct str_eq_arg {
+	const struct profile *p;
+	const char *s;
+};
+
+static bool str_eq(const void *arg, uint64_t i)
+{
+	const struct str_eq_arg *a = arg;
+
+	return !strcmp(((char **)a->p->strings.v)[i], a->s);
+}
+
+const char *profile__intern(struct profile *p, const char *s)
+{
+	struct str_eq_arg arg = { p, s };
+	uint64_t i, key;
+	char *copy;
+
+	if (idx_find(&p->string_idx, hash_bytes(s, strlen(s), 0), str_eq, &arg, &i, &key))
+		return ((char **)p->strings.v)[i];
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	if (hashmap__set(&p->string_idx, key, p->strings.n) ||
+	    vec_push(&p->strings, &copy, sizeof(copy))) {
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+struct frame_eq_arg {
+	const struct profile *p;
+	struct frame f;
+};
+
+/* Interned strings compare by pointer. */
+static bool frame_eq(const void *arg, uint64_t i)
+{
+	const struct frame_eq_arg *a = arg;
+	const struct frame *f = &((struct frame *)a->p->frames.v)[i];
+
+	return f->name == a->f.name && f->module == a->f.module && f->kind == a->f.kind;
+}
+
+int profile__findnew_frame(struct profile *p, const char *name, const char *module,
+			   enum frame_kind kind, uint32_t *id)
+{
+	struct frame_eq_arg arg = { p, { profile__intern(p, name), profile__intern(p, module), kind } };
+	uint64_t h, i, key;
+
+	if (!arg.f.name || !arg.f.module)
+		return -ENOMEM;
+	h = hash_mix((uintptr_t)arg.f.name ^ hash_mix((uintptr_t)arg.f.module + kind));
+	if (!idx_find(&p->frame_idx, h, frame_eq, &arg, &i, &key)) {
+		i = p->frames.n;
+		if (hashmap__set(&p->frame_idx, key, i) || vec_push(&p->frames, &arg.f, sizeof(arg.f)))
+			return -ENOMEM;
+	}
+	*id = i;
+	return 0;
+}
+
+struct stack_eq_arg {
+	const struct profile *p;
+	const struct profile_stack *s;
+};
+
+static bool stack_eq(const void *arg, uint64_t i)
+{
+	const struct stack_eq_arg *a = arg;
+	const struct profile_stack *s = &((struct profile_stack *)a->p->stacks.v)[i];
+
+	return s->who.pid == a->s->who.pid && s->who.tid == a->s->who.tid &&
+	       s->who.comm == a->s->who.comm && s->who.tcomm == a->s->who.tcomm &&
+	       s->nframes == a->s->nframes &&
+	       !memcmp(s->frames, a->s->frames, s->nframes * sizeof(*s->frames));
+}
+
+static uint64_t stack_hash(const struct profile_stack *s)
+{
+	uint64_t h = hash_bytes(s->frames, s->nframes * sizeof(*s->frames), s->nframes);
+
+	h = hash_mix(h ^ (((uint64_t)s->who.pid << 32) | s->who.tid));
+	return hash_mix(h ^ (uintptr_t)s->who.comm ^ ((uintptr_t)s->who.tcomm << 1));
+}
+
+static int stack_insert(struct profile *p, const struct profile_stack *s, uint64_t key)
+{
+	struct profile_stack copy = *s;
+	uint32_t *frames = malloc((s->nframes ? s->nframes : 1) * sizeof(*frames));
+
+	if (!frames)
+		return -ENOMEM;
+	memcpy(frames, s->frames, s->nframes * sizeof(*frames));
+	copy.frames = frames;
+	if (hashmap__set(&p->stack_idx, key, p->stacks.n) ||
+	    vec_push(&p->stacks, &copy, sizeof(copy))) {
+		free(frames);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+		       uint32_t nframes, uint64_t weight)
+{
+	struct profile_stack s = { *who, nframes, frames, 0 };
+	struct stack_eq_arg arg = { p, &s };
+	uint64_t i, key;
+	int err;
+
+	s.who.comm = profile__intern(p, who->comm ? who->comm : "");
+	s.who.tcomm = profile__intern(p, who->tcomm ? who->tcomm : "");
+	if (!s.who.comm || !s.who.tcomm)
+		return -ENOMEM;
+	if (!idx_find(&p->stack_idx, stack_hash(&s), stack_eq, &arg, &i, &key)) {
+		i = p->stacks.n;
+		err = stack_insert(p, &s, key);
+		if (err)
+			return err;
+	}
+	((struct profile_stack *)p->stacks.v)[i].weight += weight;
+	p->total += weight;
+	return hashmap__set(&p->pids, who->pid, 1);
+}
+
+enum profile_unit profile__unit(const struct profile *p)
+{
+	return p->unit;
+}
+
+size_t profile__nr_stacks(const struct profile *p)
+{
+	return p->stacks.n;
+}
+
+const struct profile_stack *profile__stack(const struct profile *p, size_t i)
+{
+	return &((const struct profile_stack *)p->stacks.v)[i];
+}
+
+size_t profile__nr_frames(const struct profile *p)
+{
+	return p->frames.n;
+}
+
+const struct frame *profile__frame(const struct profile *p, uint32_t id)
+{
+	return &((const struct frame *)p->frames.v)[id];
+}
+
+uint64_t profile__total_weight(const struct profile *p)
+{
+	return p->total;
+}
+
+size_t profile__nr_processes(const struct profile *p)
+{
+	return p->pids.n;
+}

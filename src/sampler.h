@@ -1,0 +1,60 @@
+/* The BPF sampling source: a cpu-clock perf event on every CPU runs
+ * bpf/sample.bpf.c, which counts stacks in kernel maps; after the capture the
+ * maps are read once and symbolized into a profile. */
+#ifndef FLAMEBPF_SAMPLER_H
+#define FLAMEBPF_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <linux/types.h>
+#include <sys/types.h>
+
+#include "profile.h"
+#include "sample.h"
+
+struct sampler_opts {
+	unsigned int freq;
+	double duration; /* expected seconds (0: unknown), for sizing maps */
+	bool filter_pids;
+	bool follow_children;
+	bool user, kernel;
+	bool verbose;
+};
+
+struct sampler_stats {
+	uint64_t counter[CNT_NR];
+	unsigned int ncpus; /* CPUs with a perf event */
+	const char *event;  /* "cpu-clock" or "cycles" */
+	uint64_t map_bytes; /* memory of the BPF maps (keys and values) */
+	uint64_t stacks;    /* unique stacks read at the end */
+};
+
+struct sampler;
+
+/* Loads the BPF programs (not attached yet). Returns 0 or -errno. */
+int sampler__open(struct sampler **out, const struct sampler_opts *o);
+
+/* Restricts sampling to pid (all its threads). Returns 0 or -errno. */
+int sampler__add_pid(struct sampler *s, pid_t pid);
+
+/* Opens the perf events and attaches. Returns 0 or -errno. */
+int sampler__start(struct sampler *s);
+
+/* Handles pending process events for up to timeout_ms. Returns 0 or -errno
+ * (-EINTR when a signal arrived). */
+int sampler__poll(struct sampler *s, int timeout_ms);
+
+/* Samples counted so far. */
+uint64_t sampler__samples(struct sampler *s);
+
+/* Detaches and handles the events still queued. */
+void sampler__stop(struct sampler *s);
+
+/* Reads the kernel maps into p. Returns 0 or -errno. */
+int sampler__collect(struct sampler *s, struct profile *p);
+
+void sampler__stats(struct sampler *s, struct sampler_stats *st);
+
+void sampler__free(struct sampler *s);
+
+#endif
