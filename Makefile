@@ -67,10 +67,14 @@ $(DEPS_STAMP):
 deps:
 	$(Q)tools/deps.sh --all
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c | $(DEPS_STAMP)
+VMLINUX := vmlinux/$(ARCH)/vmlinux.h
+$(VMLINUX):
+	@echo "flamebpf: no $@ for this architecture: run tools/gen-vmlinux.sh here" >&2; exit 1
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c bpf/$*.bpf.c -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)

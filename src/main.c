@@ -18,6 +18,7 @@
 #include "options.h"
 #include "out_folded.h"
 #include "output.h"
+#include "privileges.h"
 #include "profile.h"
 #include "report.h"
 #include "sampler.h"
@@ -121,8 +122,14 @@ static int open_sampler(struct run *r)
 		.user = !o->kernel_only,
 		.kernel = !o->user_only,
 	};
-	int err = sampler__open(&r->s, &so);
+	char missing[64];
+	int err;
 
+	if (privileges__missing(missing, sizeof(missing))) {
+		p_err("sampling needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
+		return -EPERM;
+	}
+	err = sampler__open(&r->s, &so);
 	if (err) {
 		p_err("cannot load the BPF sampler: %s%s", strerror(-err), bpf_hint(err));
 		return err;

@@ -1,0 +1,63 @@
+#!/bin/bash
+# Runs the test binaries and sums their cmocka results into one closing line.
+#   tests/run.sh            unit tests, then integration tests with the
+#                           normal and the ASan+UBSan builds of flamebpf
+#   tests/run.sh unit|integ one tier
+#   TESTS=test_command tests/run.sh integ   only the binaries named
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+tier=${1:-all}
+passed=0 failed=0 skipped=0
+failures=()
+
+# Reads cmocka's summary lines; a binary that ends without one crashed.
+count() {
+	local name=$1 log=$2 p f s
+	p=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	f=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	s=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$log" | tail -n 1)
+	if [ -z "$p$f$s" ]; then
+		failed=$((failed + 1))
+		failures+=("$name (no cmocka summary: crashed?)")
+		return
+	fi
+	passed=$((passed + ${p:-0}))
+	failed=$((failed + ${f:-0}))
+	skipped=$((skipped + ${s:-0}))
+	[ "${f:-0}" = 0 ] || failures+=("$name")
+}
+
+run_dir() {
+	local dir=$1 label=$2 bin name log
+	for bin in "$dir"/test_*; do
+		[ -x "$bin" ] || continue
+		name=$(basename "$bin")
+		if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]]; then
+			continue
+		fi
+		log=build/tests/logs/$label-$name.log
+		echo "== $label: $name"
+		"$bin" 2>&1 | tee "$log"
+		count "$label/$name" "$log"
+	done
+}
+
+mkdir -p build/tests/logs
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+if [ "$tier" = all ] || [ "$tier" = unit ]; then
+	run_dir build/tests/unit unit
+fi
+if [ "$tier" = all ] || [ "$tier" = integ ]; then
+	FLAMEBPF=build/flamebpf run_dir build/tests/integ integ
+fi
+if [ "$tier" = all ] && [ -x build/asan/flamebpf ]; then
+	FLAMEBPF=build/asan/flamebpf run_dir build/tests/integ integ-asan
+fi
+
+for f in "${failures[@]}"; do
+	echo "FAILED: $f"
+done
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" = 0 ]
