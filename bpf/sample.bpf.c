@@ -212,4 +212,16 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
+/* Keeps the seen map small in a storm of short-lived processes, and makes a
+ * reused pid look new. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	__u32 pid = BPF_CORE_READ(p, tgid);
+
+	if (BPF_CORE_READ(p, pid) == pid)
+		bpf_map_delete_elem(&seen, &pid);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "GPL";

@@ -21,7 +21,7 @@ struct sampler {
 	int ncpus; /* possible CPUs */
 	int *perf_fds;
 	struct bpf_link **links; /* per CPU */
-	struct bpf_link *fork_link, *exec_link;
+	struct bpf_link *fork_link, *exec_link, *exit_link;
 	unsigned int nattached;
 	const char *event;
 	struct ring_buffer *rb;
@@ -160,6 +160,9 @@ static int attach_tracking(struct sampler *s)
 	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
 	if (!s->exec_link)
 		return -errno;
+	s->exit_link = bpf_program__attach(s->skel->progs.on_exit);
+	if (!s->exit_link)
+		return -errno;
 	if (!s->opts.follow_children)
 		return 0;
 	s->fork_link = bpf_program__attach(s->skel->progs.on_fork);
@@ -225,7 +228,8 @@ void sampler__stop(struct sampler *s)
 	}
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
-	s->fork_link = s->exec_link = NULL;
+	bpf_link__destroy(s->exit_link);
+	s->fork_link = s->exec_link = s->exit_link = NULL;
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 }
