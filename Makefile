@@ -31,8 +31,8 @@ endif
 
 BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
-.SECONDARY: $(BPF_OBJS)
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 SRCS := $(wildcard src/*.c)
 LIB_SRCS := $(filter-out src/main.c,$(SRCS))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))

@@ -81,7 +81,7 @@ int options__parse_freq(const char *s, unsigned int *hz)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno)
+	if (errno || v > MAX_FREQ)
 		return -EINVAL;
 	if (!strcasecmp(end, "khz") || !strcasecmp(end, "k"))
 		v *= 1000;
@@ -249,7 +249,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "-";
-	optind = 1;
+	optind = 0; /* glibc: 0 also resets the scan inside a clustered option */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:UKvhV", long_opts, NULL)) != -1) {
 		if (c == ':')

@@ -1,0 +1,443 @@
+/* Function symbols, executable segments and build-id of one ELF file. The file
+ * is whatever a profiled process mapped, owned by anyone, so it may be
+ * malformed: all access goes through libelf's bounds-checked accessors, and a
+ * structural error fails the load instead of yielding half a table.
+ */
+#include "elf_symtab.h"
+
+#include <errno.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* SHA-1 ids are 20 bytes; --build-id=0x<hex> can be longer but rarely is. */
+#define BUILD_ID_MAX 64
+/* Bounds one loaded file: far above the largest real symbol tables. */
+#define POOL_MAX (1UL << 31)
+
+struct sym {
+	uint64_t addr;
+	uint64_t end; /* exclusive; holds st_size until the table is finished */
+	size_t name; /* offset in the string pool */
+	unsigned char bind;
+};
+
+struct seg {
+	uint64_t off, filesz, vaddr, memsz;
+};
+
+struct elf_symtab {
+	struct sym *syms;
+	size_t nsyms, syms_cap;
+	char *pool;
+	size_t pool_len, pool_cap;
+	struct seg *segs;
+	size_t nsegs;
+	uint8_t build_id[BUILD_ID_MAX];
+	size_t build_id_len;
+};
+
+/* Makes room for one more symbol. */
+static int grow_syms(struct elf_symtab *t)
+{
+	size_t ncap;
+	struct sym *v;
+
+	if (t->nsyms < t->syms_cap)
+		return 0;
+	ncap = t->syms_cap ? t->syms_cap * 2 : 64;
+	v = reallocarray(t->syms, ncap, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->syms = v;
+	t->syms_cap = ncap;
+	return 0;
+}
+
+static int pool_add(struct elf_symtab *t, const char *s, size_t *off)
+{
+	size_t len = strlen(s) + 1;
+	char *np;
+
+	if (len > POOL_MAX - t->pool_len)
+		return -EFBIG;
+	if (t->pool_len + len > t->pool_cap) {
+		size_t ncap = t->pool_cap ? t->pool_cap : 4096;
+
+		while (ncap < t->pool_len + len)
+			ncap *= 2;
+		np = realloc(t->pool, ncap);
+		if (!np)
+			return -ENOMEM;
+		t->pool = np;
+		t->pool_cap = ncap;
+	}
+	memcpy(t->pool + t->pool_len, s, len);
+	*off = t->pool_len;
+	t->pool_len += len;
+	return 0;
+}
+
+static int add_segment(struct elf_symtab *t, const GElf_Phdr *ph)
+{
+	struct seg *v = reallocarray(t->segs, t->nsegs + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	t->segs = v;
+	t->segs[t->nsegs++] = (struct seg){
+		.off = ph->p_offset,
+		.filesz = ph->p_filesz,
+		.vaddr = ph->p_vaddr,
+		.memsz = ph->p_memsz,
+	};
+	return 0;
+}
+
+static bool is_build_id(const Elf_Data *d, const GElf_Nhdr *nh, size_t name_off)
+{
+	if (nh->n_type != NT_GNU_BUILD_ID || nh->n_namesz != sizeof(ELF_NOTE_GNU))
+		return false;
+	if (name_off > d->d_size || d->d_size - name_off < sizeof(ELF_NOTE_GNU))
+		return false;
+	return memcmp((const char *)d->d_buf + name_off, ELF_NOTE_GNU, sizeof(ELF_NOTE_GNU)) == 0;
+}
+
+/* Takes the first GNU build-id note in d, if any. */
+static void scan_notes(struct elf_symtab *t, Elf_Data *d)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+
+	if (!d || !d->d_buf)
+		return;
+	while ((next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > off) {
+		if (is_build_id(d, &nh, name_off) && nh.n_descsz > 0 &&
+		    nh.n_descsz <= BUILD_ID_MAX && desc_off <= d->d_size &&
+		    d->d_size - desc_off >= nh.n_descsz) {
+			memcpy(t->build_id, (const char *)d->d_buf + desc_off, nh.n_descsz);
+			t->build_id_len = nh.n_descsz;
+			return;
+		}
+		off = next;
+	}
+}
+
+static void scan_note_segment(struct elf_symtab *t, Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Type type = ph->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR;
+
+	if (t->build_id_len || ph->p_filesz == 0)
+		return;
+	/* NULL when the segment lies outside the file: simply no build-id. */
+	scan_notes(t, elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, type));
+}
+
+static int load_segments(struct elf_symtab *t, Elf *elf)
+{
+	size_t i, n;
+	GElf_Phdr ph;
+	int err;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			return -ENOEXEC;
+		if (ph.p_type == PT_NOTE)
+			scan_note_segment(t, elf, &ph);
+		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+			continue;
+		err = add_segment(t, &ph);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static bool wanted_sym(const GElf_Sym *s)
+{
+	int type = GELF_ST_TYPE(s->st_info);
+
+	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
+	       s->st_value != 0;
+}
+
+static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name)
+{
+	struct sym *y;
+	int err;
+
+	err = grow_syms(t);
+	if (err)
+		return err;
+	y = &t->syms[t->nsyms];
+	err = pool_add(t, name, &y->name);
+	if (err)
+		return err;
+	y->addr = s->st_value;
+	y->end = s->st_size;
+	y->bind = GELF_ST_BIND(s->st_info);
+	t->nsyms++;
+	return 0;
+}
+
+static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	size_t i, n, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Data *d = elf_getdata(scn, NULL);
+	const char *name;
+	GElf_Sym s;
+	int err;
+
+	if (!d || !entsize)
+		return -ENOEXEC;
+	n = d->d_size / entsize;
+	if (n > INT32_MAX)
+		return -EFBIG;
+	for (i = 0; i < n; i++) {
+		if (!gelf_getsym(d, (int)i, &s))
+			return -ENOEXEC;
+		if (!wanted_sym(&s))
+			continue;
+		/* elf_strptr checks the string ends inside the table. */
+		name = elf_strptr(elf, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		err = add_sym(t, &s, name);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int load_sections(struct elf_symtab *t, Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return -ENOEXEC;
+		if (sh.sh_type == SHT_NOTE && !t->build_id_len)
+			scan_notes(t, elf_getdata(scn, NULL));
+		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
+			continue;
+		err = load_symsec(t, elf, scn, &sh);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int bind_rank(unsigned char bind)
+{
+	switch (bind) {
+	case STB_GLOBAL:
+	case STB_GNU_UNIQUE:
+		return 0;
+	case STB_WEAK:
+		return 1;
+	default:
+		return 2;
+	}
+}
+
+/* Orders by address, then aliases at one address best first: a GLOBAL binding
+ * over WEAK over LOCAL (the exported name is what users know), then fewer
+ * leading underscores (memcpy over __memcpy), then the shorter name, then
+ * byte order so that the choice never depends on the sort.
+ */
+static int sym_cmp(const void *a, const void *b, void *pool)
+{
+	const struct sym *x = a, *y = b;
+	const char *xn = (const char *)pool + x->name, *yn = (const char *)pool + y->name;
+	size_t xu = strspn(xn, "_"), yu = strspn(yn, "_"), xl, yl;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (bind_rank(x->bind) != bind_rank(y->bind))
+		return bind_rank(x->bind) - bind_rank(y->bind);
+	if (xu != yu)
+		return xu < yu ? -1 : 1;
+	xl = strlen(xn);
+	yl = strlen(yn);
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	return strcmp(xn, yn);
+}
+
+/* Keeps the best alias per address, with the largest size any alias states. */
+static void dedup_syms(struct elf_symtab *t)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < t->nsyms; i++) {
+		if (n && t->syms[n - 1].addr == t->syms[i].addr) {
+			if (t->syms[i].end > t->syms[n - 1].end)
+				t->syms[n - 1].end = t->syms[i].end;
+			continue;
+		}
+		t->syms[n++] = t->syms[i];
+	}
+	t->nsyms = n;
+}
+
+/* The end of the executable segment holding vaddr, or vaddr + 1. */
+static uint64_t segment_end(const struct elf_symtab *t, uint64_t vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct seg *s = &t->segs[i];
+		uint64_t left;
+
+		if (vaddr < s->vaddr || vaddr - s->vaddr >= s->memsz)
+			continue;
+		left = s->memsz - (vaddr - s->vaddr);
+		return left > UINT64_MAX - vaddr ? UINT64_MAX : vaddr + left;
+	}
+	return vaddr + 1;
+}
+
+/* Turns sizes into ends: a sized symbol covers [addr, addr + size), an
+ * unsized one runs to the next symbol (the last one to its segment's end).
+ */
+static void set_ends(struct elf_symtab *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsyms; i++) {
+		struct sym *s = &t->syms[i];
+		uint64_t size = s->end;
+
+		if (size)
+			s->end = size > UINT64_MAX - s->addr ? UINT64_MAX : s->addr + size;
+		else if (i + 1 < t->nsyms)
+			s->end = t->syms[i + 1].addr;
+		else
+			s->end = segment_end(t, s->addr);
+	}
+}
+
+static void finish_syms(struct elf_symtab *t)
+{
+	if (!t->nsyms)
+		return;
+	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp, t->pool);
+	dedup_syms(t);
+	set_ends(t);
+}
+
+static int load_elf(struct elf_symtab *t, Elf *elf)
+{
+	GElf_Ehdr eh;
+	int err;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return -ENOEXEC;
+	err = load_segments(t, elf);
+	if (err)
+		return err;
+	return load_sections(t, elf);
+}
+
+/* Fills t from the file, then lets go of it: t keeps no pointer into libelf. */
+static int read_elf(struct elf_symtab *t, int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	int err;
+
+	if (!elf)
+		return -ENOEXEC;
+	err = load_elf(t, elf);
+	elf_end(elf);
+	return err;
+}
+
+int elf_symtab__load(int fd, struct elf_symtab **out)
+{
+	struct elf_symtab *t;
+	int err;
+
+	*out = NULL;
+	if (fd < 0)
+		return -EBADF;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ELIBBAD;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	err = read_elf(t, fd);
+	if (err)
+		goto free_table;
+	finish_syms(t);
+	*out = t;
+	return 0;
+
+free_table:
+	elf_symtab__free(t);
+	return err;
+}
+
+int elf_symtab__vaddr(const struct elf_symtab *t, uint64_t file_off, uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct seg *s = &t->segs[i];
+
+		if (file_off >= s->off && file_off - s->off < s->filesz) {
+			*vaddr = s->vaddr + (file_off - s->off);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off)
+{
+	size_t lo = 0, hi = t->nsyms;
+	const struct sym *s;
+
+	/* The first symbol starting above vaddr; its predecessor may contain it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &t->syms[lo - 1];
+	if (vaddr >= s->end)
+		return NULL;
+	if (off)
+		*off = vaddr - s->addr;
+	return t->pool + s->name;
+}
+
+const uint8_t *elf_symtab__build_id(const struct elf_symtab *t, size_t *len)
+{
+	*len = t->build_id_len;
+	return t->build_id_len ? t->build_id : NULL;
+}
+
+size_t elf_symtab__count(const struct elf_symtab *t)
+{
+	return t->nsyms;
+}
+
+void elf_symtab__free(struct elf_symtab *t)
+{
+	if (!t)
+		return;
+	free(t->syms);
+	free(t->pool);
+	free(t->segs);
+	free(t);
+}

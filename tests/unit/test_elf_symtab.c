@@ -1,0 +1,825 @@
+/* Unit tests of src/elf_symtab.c against tests/fixtures/symfix.c built three
+ * ways. The truth comes from outside the module: run-time addresses of the
+ * fixture's functions (in this process through dlopen, in a child process for
+ * the executables), and binutils' readelf for sizes, counts and build-ids.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "elf_symtab.h"
+#include "proc_maps.h"
+
+#ifndef FIXTURE_DIR
+#error "FIXTURE_DIR must name the directory of the built fixtures"
+#endif
+
+#define FIX_PIE FIXTURE_DIR "/symfix_pie"
+#define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
+#define FIX_LIB FIXTURE_DIR "/libsymfix.so"
+#define MAX_SYMS 64
+
+/* Same layout as in tests/fixtures/symfix.c. */
+struct fixture_sym {
+	const char *name;
+	void (*fn)(void);
+};
+
+typedef const struct fixture_sym *(*fixture_table_fn)(size_t *n);
+
+/* Which name each address of the fixture must resolve to. */
+static const struct {
+	const char *taken, *expect;
+} expected[] = {
+	{ "fixture_alpha", "fixture_alpha" },
+	{ "__fixture_a", "fixture_alpha" }, /* shorter, but leading underscores */
+	{ "fixture_beta", "fixture_beta" },
+	{ "fixture_b_longer_alias", "fixture_beta" }, /* sorts first, but longer */
+	{ "fixture_static", "fixture_static" },
+	{ "fixture_gamma", "fixture_gamma" },
+	{ "fixture_gamma_weak", "fixture_gamma" }, /* weak alias */
+	{ "fx_local", "fixture_exported_name" }, /* local under a global alias */
+	{ "fixture_exported_name", "fixture_exported_name" },
+	{ "fx_weak_local", "fixture_weak_of_local" }, /* local under a weak alias */
+	{ "fixture_weak_of_local", "fixture_weak_of_local" },
+	{ "fixture_weak", "fixture_weak" },
+	{ "resolve_fixture_ifunc", "fixture_ifunc" }, /* STT_GNU_IFUNC over its resolver */
+	{ "fixture_halfsized", "fixture_halfsized" }, /* size 0, but its alias has one */
+	{ "fx_halfsized_local", "fixture_halfsized" },
+	{ "fixture_nosize", "fixture_nosize" }, /* size 0: runs to the next symbol */
+};
+
+/* One symbol as readelf -sW prints it. */
+struct rsym {
+	uint64_t value, size;
+	char type[16], ndx[16];
+	char *name; /* without any @VERSION */
+};
+
+struct rsyms {
+	struct rsym *v;
+	size_t n;
+};
+
+static const char *expected_name(const char *taken)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
+		if (strcmp(expected[i].taken, taken) == 0)
+			return expected[i].expect;
+	}
+	fail_msg("fixture symbol '%s' has no expected name", taken);
+	return NULL;
+}
+
+static struct elf_symtab *load_path(const char *path)
+{
+	struct elf_symtab *t = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		fail_msg("cannot open '%s': %s (build the fixtures first)", path, strerror(errno));
+	assert_int_equal(elf_symtab__load(fd, &t), 0);
+	close(fd);
+	assert_non_null(t);
+	return t;
+}
+
+/* Runs /usr/bin/argv[0] without a shell; the returned stream reads its stdout. */
+static FILE *run_reader(char *const argv[], pid_t *pid)
+{
+	char tool[64];
+	int fds[2];
+	FILE *f;
+
+	snprintf(tool, sizeof(tool), "/usr/bin/%s", argv[0]);
+	if (access(tool, X_OK) != 0) {
+		print_message("SKIP: %s (binutils) is not installed\n", argv[0]);
+		skip();
+	}
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execv(tool, argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	assert_non_null(f);
+	return f;
+}
+
+static void reap(FILE *f, pid_t pid)
+{
+	int status;
+
+	fclose(f);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* Parses "Num: Value Size Type Bind Vis Ndx [Name]" rows of readelf -sW. */
+static int parse_rsym(const char *line, struct rsym *s)
+{
+	unsigned int num;
+	char bind[16], vis[16];
+	int n;
+
+	s->name = NULL;
+	n = sscanf(line, " %u: %" SCNx64 " %" SCNu64 " %15s %15s %15s %15s %ms", &num, &s->value,
+		   &s->size, s->type, bind, vis, s->ndx, &s->name);
+	if (n < 7)
+		return -1;
+	if (!s->name)
+		s->name = strdup("");
+	assert_non_null(s->name);
+	s->name[strcspn(s->name, "@")] = '\0';
+	return 0;
+}
+
+static bool wanted_rsym(const struct rsym *s)
+{
+	if (strcmp(s->type, "FUNC") && strcmp(s->type, "IFUNC"))
+		return false;
+	return strcmp(s->ndx, "UND") && s->value && s->name[0];
+}
+
+static void free_rsyms(struct rsyms *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->v[i].name);
+	free(r->v);
+}
+
+/* The symbols elf_symtab keeps: named functions defined at a non-zero address. */
+static struct rsyms readelf_funcs(const char *path)
+{
+	char *argv[] = { "readelf", "-sW", (char *)path, NULL };
+	struct rsyms r = { NULL, 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	struct rsym s;
+	pid_t pid;
+	FILE *f = run_reader(argv, &pid);
+
+	while (getline(&line, &cap, f) > 0) {
+		if (parse_rsym(line, &s))
+			continue;
+		if (!wanted_rsym(&s)) {
+			free(s.name);
+			continue;
+		}
+		r.v = reallocarray(r.v, r.n + 1, sizeof(*r.v));
+		assert_non_null(r.v);
+		r.v[r.n++] = s;
+	}
+	free(line);
+	reap(f, pid);
+	return r;
+}
+
+static size_t distinct_values(const struct rsyms *r)
+{
+	size_t i, j, n = 0;
+
+	for (i = 0; i < r->n; i++) {
+		for (j = 0; j < i && r->v[j].value != r->v[i].value; j++)
+			;
+		n += j == i;
+	}
+	return n;
+}
+
+static bool same_start(const struct rsyms *r, uint64_t value, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++) {
+		if (r->v[i].value == value && strcmp(r->v[i].name, name) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Every readelf function resolves at its first and last byte to an alias at
+ * its start, and its end byte does not belong to it any more.
+ */
+static void check_against_readelf(const char *path)
+{
+	struct elf_symtab *t = load_path(path);
+	struct rsyms r = readelf_funcs(path);
+	const char *name;
+	uint64_t off;
+	size_t i;
+
+	assert_true(r.n > 0);
+	assert_int_equal(elf_symtab__count(t), distinct_values(&r));
+	for (i = 0; i < r.n; i++) {
+		const struct rsym *s = &r.v[i];
+		uint64_t last = s->size ? s->size - 1 : 0;
+
+		name = elf_symtab__lookup(t, s->value, &off);
+		if (!name || off || !same_start(&r, s->value, name))
+			fail_msg("%s: %s resolves to %s+%" PRIu64, path, s->name,
+				 name ? name : "(none)", off);
+		name = elf_symtab__lookup(t, s->value + last, &off);
+		if (!name || off != last || !same_start(&r, s->value, name))
+			fail_msg("%s: %s+%" PRIu64 " resolves to %s+%" PRIu64, path, s->name, last,
+				 name ? name : "(none)", off);
+		if (!s->size)
+			continue;
+		name = elf_symtab__lookup(t, s->value + s->size, &off);
+		/* Names repeat (static functions of several files): compare starts. */
+		if (name && off == s->size)
+			fail_msg("%s: %s+%" PRIu64 " still inside at its end", path, s->name,
+				 s->size);
+	}
+	free_rsyms(&r);
+	elf_symtab__free(t);
+}
+
+static void test_counts_sizes_match_readelf(void **state)
+{
+	(void)state;
+	check_against_readelf(FIX_PIE);
+	check_against_readelf(FIX_NOPIE);
+	check_against_readelf(FIX_LIB);
+}
+
+static void test_self_exe_matches_readelf(void **state)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	check_against_readelf(exe);
+}
+
+/* A copy without .symtab: only .dynsym is left to read. */
+static void test_stripped_matches_readelf(void **state)
+{
+	char path[] = "/tmp/test_elf_symtab.XXXXXX";
+	char *argv[] = { "objcopy", "--strip-all", FIX_LIB, path, NULL };
+	pid_t pid;
+	int fd = mkstemp(path);
+	FILE *out;
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	out = run_reader(argv, &pid);
+	reap(out, pid);
+	check_against_readelf(path);
+	unlink(path);
+}
+
+/* Executable PT_LOAD segments as readelf -lW prints them. */
+static size_t readelf_exec_segments(const char *path, uint64_t (*seg)[3], size_t max)
+{
+	char *argv[] = { "readelf", "-lW", (char *)path, NULL };
+	char line[512], flags[16];
+	uint64_t off, vaddr, paddr, filesz, memsz;
+	size_t n = 0;
+	pid_t pid;
+	FILE *f = run_reader(argv, &pid);
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line,
+			   " LOAD 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64
+			   " 0x%" SCNx64 " %15[RWE ]",
+			   &off, &vaddr, &paddr, &filesz, &memsz, flags) != 6)
+			continue;
+		if (!strchr(flags, 'E') || n == max)
+			continue;
+		seg[n][0] = off;
+		seg[n][1] = vaddr;
+		seg[n][2] = filesz;
+		n++;
+	}
+	reap(f, pid);
+	return n;
+}
+
+/* File offsets map into executable segments only, from first to last byte. */
+static void check_segments(const char *path)
+{
+	struct elf_symtab *t = load_path(path);
+	uint64_t seg[8][3], v;
+	size_t i, n = readelf_exec_segments(path, seg, 8);
+
+	assert_true(n > 0);
+	/* Offset 0, the ELF header, sits in a read-only segment here. */
+	assert_true(seg[0][0] > 0);
+	assert_int_equal(elf_symtab__vaddr(t, 0, &v), -ENOENT);
+	for (i = 0; i < n; i++) {
+		assert_int_equal(elf_symtab__vaddr(t, seg[i][0], &v), 0);
+		assert_true(v == seg[i][1]);
+		assert_int_equal(elf_symtab__vaddr(t, seg[i][0] + seg[i][2] - 1, &v), 0);
+		assert_true(v == seg[i][1] + seg[i][2] - 1);
+		/* The linker puts read-only data, not code, around the text. */
+		assert_int_equal(elf_symtab__vaddr(t, seg[i][0] + seg[i][2], &v), -ENOENT);
+		assert_int_equal(elf_symtab__vaddr(t, seg[i][0] - 1, &v), -ENOENT);
+	}
+	elf_symtab__free(t);
+}
+
+static void test_segments_match_readelf(void **state)
+{
+	(void)state;
+	check_segments(FIX_PIE);
+	check_segments(FIX_NOPIE);
+	check_segments(FIX_LIB);
+}
+
+/* Symbolizes addr of a process whose maps are m, as the profiler will: the
+ * mapping gives a file offset, the segments a link-time address.
+ */
+static const char *symbolize(const struct proc_maps *m, const char *path,
+			     const struct elf_symtab *t, uint64_t addr, uint64_t *vaddr,
+			     uint64_t *off)
+{
+	const struct map_entry *e = proc_maps__find(m, addr);
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	if (!e)
+		fail_msg("0x%" PRIx64 " is in no executable mapping", addr);
+	assert_true(e->inode == (uint64_t)st.st_ino);
+	assert_int_equal(elf_symtab__vaddr(t, addr - e->start + e->offset, vaddr), 0);
+	return elf_symtab__lookup(t, *vaddr, off);
+}
+
+static void check_fixture_addr(const struct proc_maps *m, const char *path,
+			       const struct elf_symtab *t, const char *taken, uint64_t addr)
+{
+	const char *want = expected_name(taken), *got;
+	uint64_t vaddr, off;
+
+	got = symbolize(m, path, t, addr, &vaddr, &off);
+	if (!got || strcmp(got, want) || off)
+		fail_msg("%s at 0x%" PRIx64 ": got %s+%" PRIu64 ", want %s+0", taken, addr,
+			 got ? got : "(none)", got ? off : 0, want);
+	got = symbolize(m, path, t, addr + 1, &vaddr, &off);
+	assert_true(got && strcmp(got, want) == 0 && off == 1);
+}
+
+static void test_library_in_process(void **state)
+{
+	fixture_table_fn table;
+	const struct fixture_sym *tab;
+	struct elf_symtab *t = load_path(FIX_LIB);
+	void *h = dlopen(FIX_LIB, RTLD_NOW | RTLD_LOCAL);
+	struct proc_maps m;
+	size_t i, n;
+
+	(void)state;
+	assert_non_null(h);
+	table = (fixture_table_fn)dlsym(h, "fixture_table");
+	assert_non_null(table);
+	tab = table(&n);
+	assert_int_equal(n, sizeof(expected) / sizeof(expected[0]));
+	/* The table's addresses are the ones the dynamic linker hands out. */
+	assert_ptr_equal(dlsym(h, "fixture_alpha"), (void *)tab[0].fn);
+	assert_ptr_equal(dlsym(h, "fixture_gamma_weak"), dlsym(h, "fixture_gamma"));
+	assert_int_equal(proc_maps__read(getpid(), &m), 0);
+	for (i = 0; i < n; i++)
+		check_fixture_addr(&m, FIX_LIB, t, tab[i].name, (uint64_t)(uintptr_t)tab[i].fn);
+	proc_maps__free(&m);
+	dlclose(h);
+	elf_symtab__free(t);
+}
+
+struct child {
+	pid_t pid;
+	FILE *out; /* the child's stdout */
+	int in; /* the child's stdin: closing it lets the child exit */
+};
+
+static void spawn_fixture(const char *path, struct child *c)
+{
+	int out[2], in[2];
+
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		dup2(in[0], STDIN_FILENO);
+		execl(path, path, "addrs", (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	close(in[0]);
+	c->in = in[1];
+	c->out = fdopen(out[0], "r");
+	assert_non_null(c->out);
+}
+
+/* Reads "name 0xaddr" lines up to "end". */
+static size_t read_child_addrs(FILE *f, char names[][64], uint64_t *addrs)
+{
+	char line[256];
+	size_t n = 0;
+
+	while (fgets(line, sizeof(line), f) && strcmp(line, "end\n") != 0) {
+		assert_true(n < MAX_SYMS);
+		assert_int_equal(sscanf(line, "%63s %" SCNx64, names[n], &addrs[n]), 2);
+		n++;
+	}
+	return n;
+}
+
+static void check_child(const char *path, bool identity)
+{
+	char names[MAX_SYMS][64];
+	uint64_t addrs[MAX_SYMS], vaddr, off;
+	struct elf_symtab *t = load_path(path);
+	struct proc_maps m;
+	struct child c;
+	size_t i, n;
+
+	spawn_fixture(path, &c);
+	n = read_child_addrs(c.out, names, addrs);
+	assert_int_equal(n, sizeof(expected) / sizeof(expected[0]));
+	/* The child waits on stdin, so its maps are still there. */
+	assert_int_equal(proc_maps__read(c.pid, &m), 0);
+	for (i = 0; i < n; i++) {
+		check_fixture_addr(&m, path, t, names[i], addrs[i]);
+		assert_non_null(symbolize(&m, path, t, addrs[i], &vaddr, &off));
+		if (identity)
+			assert_true(vaddr == addrs[i]);
+	}
+	proc_maps__free(&m);
+	close(c.in);
+	reap(c.out, c.pid);
+	elf_symtab__free(t);
+}
+
+static void test_pie_child(void **state)
+{
+	(void)state;
+	check_child(FIX_PIE, false);
+}
+
+/* Without PIE, run-time, link-time and symbol addresses are all the same. */
+static void test_nopie_child(void **state)
+{
+	(void)state;
+	check_child(FIX_NOPIE, true);
+}
+
+/* This test binary resolves its own functions through /proc/self/exe. */
+static void test_self_exe(void **state)
+{
+	uint64_t addr = (uint64_t)(uintptr_t)test_self_exe, vaddr, off;
+	struct elf_symtab *t = load_path("/proc/self/exe");
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct proc_maps m;
+	const char *name;
+
+	(void)state;
+	assert_true(n > 0);
+	exe[n] = '\0';
+	assert_true(elf_symtab__count(t) > 10);
+	assert_int_equal(proc_maps__read(getpid(), &m), 0);
+	name = symbolize(&m, exe, t, addr, &vaddr, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "test_self_exe");
+	assert_true(off == 0);
+	proc_maps__free(&m);
+	elf_symtab__free(t);
+}
+
+static void test_lookup_outside(void **state)
+{
+	struct elf_symtab *t = load_path(FIX_NOPIE);
+	uint64_t vaddr = 1234, off = 5678;
+
+	(void)state;
+	assert_null(elf_symtab__lookup(t, 0, &off));
+	assert_null(elf_symtab__lookup(t, UINT64_MAX, &off));
+	assert_true(off == 5678);
+	assert_int_equal(elf_symtab__vaddr(t, UINT64_MAX, &vaddr), -ENOENT);
+	assert_true(vaddr == 1234);
+	elf_symtab__free(t);
+}
+
+/* The build-id as readelf -n reports it, in bytes; returns its length. */
+static size_t readelf_build_id(const char *path, uint8_t *id, size_t max)
+{
+	char *argv[] = { "readelf", "-n", (char *)path, NULL };
+	char line[512], hex[256];
+	size_t n = 0;
+	pid_t pid;
+	FILE *f = run_reader(argv, &pid);
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, " Build ID: %255s", hex) != 1)
+			continue;
+		for (n = 0; n < max && sscanf(hex + 2 * n, "%2hhx", &id[n]) == 1; n++)
+			;
+	}
+	reap(f, pid);
+	return n;
+}
+
+static void check_build_id(const char *path)
+{
+	struct elf_symtab *t = load_path(path);
+	uint8_t want[64];
+	size_t want_len = readelf_build_id(path, want, sizeof(want)), len;
+	const uint8_t *id = elf_symtab__build_id(t, &len);
+
+	assert_int_equal(want_len, 20);
+	assert_non_null(id);
+	assert_int_equal(len, 20);
+	assert_memory_equal(id, want, 20);
+	elf_symtab__free(t);
+}
+
+static void test_build_id(void **state)
+{
+	(void)state;
+	check_build_id(FIX_PIE);
+	check_build_id(FIX_NOPIE);
+	check_build_id(FIX_LIB);
+}
+
+static uint8_t *read_file(const char *path, size_t *len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(fstat(fd, &st), 0);
+	buf = malloc((size_t)st.st_size);
+	assert_non_null(buf);
+	assert_int_equal(read(fd, buf, (size_t)st.st_size), st.st_size);
+	close(fd);
+	*len = (size_t)st.st_size;
+	return buf;
+}
+
+/* A temporary file holding buf, opened for reading, already unlinked. */
+static int temp_with(const void *buf, size_t len)
+{
+	char path[] = "/tmp/test_elf_symtab.XXXXXX";
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, buf, len), (ssize_t)len);
+	return fd;
+}
+
+/* Loads buf; returns the error, and exercises the table when it loaded. */
+static int load_bytes(const void *buf, size_t len, size_t *count)
+{
+	struct elf_symtab *t = (struct elf_symtab *)1;
+	uint64_t a, v, off;
+	size_t id_len;
+	int fd = temp_with(buf, len), err;
+
+	err = elf_symtab__load(fd, &t);
+	close(fd);
+	*count = 0;
+	if (err) {
+		assert_true(err < 0);
+		assert_null(t);
+		return err;
+	}
+	*count = elf_symtab__count(t);
+	for (a = 0; a < 0x3000; a += 7) {
+		elf_symtab__lookup(t, a + 0x400000, &off);
+		if (elf_symtab__vaddr(t, a, &v) == 0)
+			elf_symtab__lookup(t, v, &off);
+	}
+	elf_symtab__build_id(t, &id_len);
+	elf_symtab__free(t);
+	return 0;
+}
+
+static void test_not_elf(void **state)
+{
+	static const char text[] = "#!/bin/sh\necho this is not an ELF file\n";
+	static const uint8_t magic_only[] = { 0x7f, 'E', 'L', 'F' };
+	struct elf_symtab *t = (struct elf_symtab *)1;
+	size_t count;
+
+	(void)state;
+	assert_int_equal(load_bytes(text, sizeof(text) - 1, &count), -ENOEXEC);
+	assert_int_equal(load_bytes("", 0, &count), -ENOEXEC);
+	assert_true(load_bytes(magic_only, sizeof(magic_only), &count) < 0);
+	assert_int_equal(elf_symtab__load(-1, &t), -EBADF);
+	assert_null(t);
+}
+
+static void check_truncations(const char *path)
+{
+	size_t len, count, i;
+	uint8_t *buf = read_file(path, &len);
+	const size_t cuts[] = { 1, 16, 52, 63, 64, 100, 1000, len / 2, len - 100, len - 1 };
+	int err;
+
+	for (i = 0; i < sizeof(cuts) / sizeof(cuts[0]); i++) {
+		err = load_bytes(buf, cuts[i], &count);
+		/* Most of a file: its symbols (at the end) are cut off. */
+		if (cuts[i] <= len / 2 && !(err < 0 || count == 0))
+			fail_msg("%s cut to %zu bytes loaded %zu symbols", path, cuts[i], count);
+	}
+	assert_int_equal(load_bytes(buf, len, &count), 0);
+	assert_true(count > 0);
+	free(buf);
+}
+
+static void test_truncated(void **state)
+{
+	(void)state;
+	check_truncations(FIX_PIE);
+	check_truncations(FIX_NOPIE);
+	check_truncations(FIX_LIB);
+}
+
+static uint64_t next_rand(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Damages a few bytes, mostly in the headers where the offsets live. */
+static void damage(uint8_t *buf, size_t len, uint64_t *rng)
+{
+	size_t k, hits = 1 + next_rand(rng) % 8;
+
+	for (k = 0; k < hits; k++) {
+		uint64_t r = next_rand(rng);
+		size_t pos = r & 1 ? (r >> 8) % (len < 4096 ? len : 4096) : (r >> 8) % len;
+
+		buf[pos] = r & 2 ? (uint8_t)(r >> 32) : (uint8_t)(r & 4 ? 0xff : 0);
+	}
+}
+
+static void fuzz_file(const char *path, unsigned int rounds)
+{
+	size_t len, count, i;
+	uint8_t *orig = read_file(path, &len), *buf = malloc(len);
+	uint64_t rng = 0x2545f4914f6cdd1dULL;
+
+	assert_non_null(buf);
+	for (i = 0; i < rounds; i++) {
+		memcpy(buf, orig, len);
+		damage(buf, len, &rng);
+		/* Any result will do; a crash or a sanitizer report will not. */
+		load_bytes(buf, len, &count);
+	}
+	free(buf);
+	free(orig);
+}
+
+static void test_damaged(void **state)
+{
+	(void)state;
+	fuzz_file(FIX_PIE, 300);
+	fuzz_file(FIX_NOPIE, 300);
+	fuzz_file(FIX_LIB, 300);
+}
+
+/* Finds the build-id note in buf and changes its type: no build-id is left. */
+static void test_no_build_id(void **state)
+{
+	struct elf_symtab *t = load_path(FIX_LIB);
+	size_t len, id_len, i;
+	const uint8_t *id = elf_symtab__build_id(t, &id_len);
+	uint8_t *buf = read_file(FIX_LIB, &len);
+	struct elf_symtab *u;
+	uint32_t type = 0x4242;
+	int fd;
+
+	(void)state;
+	assert_int_equal(id_len, 20);
+	for (i = 16; i + id_len <= len && memcmp(buf + i, id, id_len); i++)
+		;
+	assert_true(i + id_len <= len);
+	assert_memory_equal(buf + i - 4, "GNU", 4);
+	memcpy(buf + i - 8, &type, sizeof(type)); /* n_type, before the name */
+	fd = temp_with(buf, len);
+	assert_int_equal(elf_symtab__load(fd, &u), 0);
+	close(fd);
+	assert_null(elf_symtab__build_id(u, &id_len));
+	assert_int_equal(id_len, 0);
+	assert_int_equal(elf_symtab__count(u), elf_symtab__count(t));
+	elf_symtab__free(u);
+	elf_symtab__free(t);
+	free(buf);
+}
+
+/* Loads buf with its header edited by edit; returns the table. */
+static struct elf_symtab *load_edited(uint8_t *buf, size_t len, void (*edit)(Elf64_Ehdr *eh))
+{
+	struct elf_symtab *t;
+	Elf64_Ehdr eh;
+	int fd;
+
+	memcpy(&eh, buf, sizeof(eh));
+	edit(&eh);
+	memcpy(buf, &eh, sizeof(eh));
+	fd = temp_with(buf, len);
+	assert_int_equal(elf_symtab__load(fd, &t), 0);
+	close(fd);
+	return t;
+}
+
+static void drop_sections(Elf64_Ehdr *eh)
+{
+	eh->e_shoff = 0;
+	eh->e_shnum = 0;
+	eh->e_shstrndx = 0;
+}
+
+static void drop_segments(Elf64_Ehdr *eh)
+{
+	eh->e_phoff = 0;
+	eh->e_phnum = 0;
+}
+
+/* Without section headers: no symbols, but the build-id comes from PT_NOTE
+ * and the segments still translate; without program headers the other way.
+ */
+static void test_headers_missing(void **state)
+{
+	struct elf_symtab *t = load_path(FIX_LIB), *u;
+	size_t len, want_len, got_len;
+	uint8_t *buf = read_file(FIX_LIB, &len);
+	const uint8_t *want = elf_symtab__build_id(t, &want_len);
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(buf[EI_CLASS], ELFCLASS64);
+	u = load_edited(buf, len, drop_sections);
+	assert_int_equal(elf_symtab__count(u), 0);
+	assert_null(elf_symtab__lookup(u, 0x1000, NULL));
+	assert_memory_equal(elf_symtab__build_id(u, &got_len), want, want_len);
+	assert_int_equal(got_len, want_len);
+	assert_int_equal(elf_symtab__vaddr(u, 0x1000, &v), elf_symtab__vaddr(t, 0x1000, &v));
+	elf_symtab__free(u);
+	free(buf);
+	buf = read_file(FIX_LIB, &len);
+	u = load_edited(buf, len, drop_segments);
+	assert_int_equal(elf_symtab__count(u), elf_symtab__count(t));
+	assert_memory_equal(elf_symtab__build_id(u, &got_len), want, want_len);
+	assert_int_equal(elf_symtab__vaddr(u, 0x1000, &v), -ENOENT);
+	elf_symtab__free(u);
+	free(buf);
+	elf_symtab__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_library_in_process),
+		cmocka_unit_test(test_pie_child),
+		cmocka_unit_test(test_nopie_child),
+		cmocka_unit_test(test_self_exe),
+		cmocka_unit_test(test_counts_sizes_match_readelf),
+		cmocka_unit_test(test_self_exe_matches_readelf),
+		cmocka_unit_test(test_stripped_matches_readelf),
+		cmocka_unit_test(test_segments_match_readelf),
+		cmocka_unit_test(test_headers_missing),
+		cmocka_unit_test(test_lookup_outside),
+		cmocka_unit_test(test_build_id),
+		cmocka_unit_test(test_no_build_id),
+		cmocka_unit_test(test_not_elf),
+		cmocka_unit_test(test_truncated),
+		cmocka_unit_test(test_damaged),
+	};
+
+	return cmocka_run_group_tests_name("elf_symtab", tests, NULL, NULL);
+}
