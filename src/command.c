@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -12,10 +13,13 @@
 
 static void child(int go, int err_fd, char *const argv[])
 {
+	const char *base = strrchr(argv[0], '/');
 	ssize_t n;
 	char c;
 	int e;
 
+	/* samples taken during the exec itself belong to the command */
+	prctl(PR_SET_NAME, base ? base + 1 : argv[0]);
 	/* EOF without the go byte: the parent gave up (or died) */
 	do
 		n = read(go, &c, 1);

@@ -23,6 +23,21 @@ static int make_tmp_path(const char *path, char **tmp)
 	return err;
 }
 
+/* A device or a FIFO (-o /dev/null, -o >(cmd)) is written as it is. */
+static int open_special(struct output *o, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	o->f = fdopen(fd, "w");
+	if (!o->f) {
+		close(fd);
+		return -errno;
+	}
+	return 0;
+}
+
 int output__open(struct output *o, const char *path)
 {
 	struct stat st;
@@ -36,6 +51,8 @@ int output__open(struct output *o, const char *path)
 	}
 	if (!stat(path, &st) && S_ISDIR(st.st_mode))
 		return -EISDIR;
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode))
+		return open_special(o, path);
 	o->path = strdup(path);
 	if (!o->path)
 		return -ENOMEM;
@@ -88,8 +105,12 @@ int output__commit(struct output *o)
 
 	if (fflush(o->f) || ferror(o->f))
 		err = errno ? -errno : -EIO;
-	if (!o->path)
+	if (!o->path) {
+		if (o->f != stdout && fclose(o->f) && !err)
+			err = -errno;
+		o->f = NULL;
 		return err;
+	}
 	if (!err)
 		chown_to_sudo_user(fileno(o->f));
 	if (fclose(o->f) && !err)
@@ -107,8 +128,12 @@ int output__commit(struct output *o)
 
 void output__abort(struct output *o)
 {
-	if (!o->path)
+	if (!o->path) {
+		if (o->f && o->f != stdout)
+			fclose(o->f);
+		o->f = NULL;
 		return;
+	}
 	if (o->f)
 		fclose(o->f);
 	unlink(o->tmp);

@@ -8,7 +8,7 @@
 
 struct output {
 	FILE *f;
-	char *path; /* NULL for stdout */
+	char *path; /* NULL for stdout, a device or a FIFO: written directly */
 	char *tmp;
 };
 

@@ -1,0 +1,762 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the integration tests; see harness.h. */
+#include "harness.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PATH_SLOTS 32
+#define MAX_LIVE   64
+
+static char tmpdir[64];
+static pid_t live[MAX_LIVE]; /* started and not reaped yet */
+
+/* ---- paths and time ---- */
+
+static const char *next_slot(void)
+{
+	static char slots[PATH_SLOTS][PATH_MAX];
+	static unsigned int next;
+
+	return slots[next++ % PATH_SLOTS];
+}
+
+static const char *path_join(const char *dir, const char *name)
+{
+	char *s = (char *)next_slot();
+
+	if (snprintf(s, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
+		fail_msg("path too long: '%s/%s'", dir, name);
+	return s;
+}
+
+const char *h_flamebpf(void)
+{
+	const char *env = getenv("FLAMEBPF");
+
+	return env && *env ? env : "build/flamebpf";
+}
+
+const char *h_workload(const char *name)
+{
+	const char *env = getenv("WORKLOADS");
+
+	return path_join(env && *env ? env : "build/workloads", name);
+}
+
+const char *h_tmpdir(void)
+{
+	return tmpdir;
+}
+
+const char *h_path(const char *name)
+{
+	return path_join(tmpdir, name);
+}
+
+double h_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void h_sleep(double seconds)
+{
+	struct timespec ts;
+
+	if (seconds <= 0)
+		return;
+	ts.tv_sec = (time_t)seconds;
+	ts.tv_nsec = (long)((seconds - ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* ---- temp dir and cleanup ---- */
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+void h_init(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 1)
+		cmocka_set_test_filter(argv[1]);
+}
+
+int h_group_setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "/tmp/flamebpf-integ-XXXXXX");
+	if (!mkdtemp(tmpdir)) {
+		fprintf(stderr, "cannot create a temp dir: %s\n", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static void live_add(pid_t pid)
+{
+	for (int i = 0; i < MAX_LIVE; i++) {
+		if (!live[i]) {
+			live[i] = pid;
+			return;
+		}
+	}
+}
+
+static void live_del(pid_t pid)
+{
+	for (int i = 0; i < MAX_LIVE; i++)
+		if (live[i] == pid)
+			live[i] = 0;
+}
+
+int h_test_teardown(void **state)
+{
+	(void)state;
+	for (int i = 0; i < MAX_LIVE; i++) {
+		if (!live[i])
+			continue;
+		kill(-live[i], SIGKILL);
+		kill(live[i], SIGKILL);
+		waitpid(live[i], NULL, 0);
+		live[i] = 0;
+	}
+	return 0;
+}
+
+int h_group_teardown(void **state)
+{
+	h_test_teardown(state);
+	if (tmpdir[0] && !getenv("FLAMEBPF_KEEP_TMP"))
+		nftw(tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return 0;
+}
+
+/* ---- processes ---- */
+
+static void child_exec(const struct h_proc *p, const char *const argv[])
+{
+	static const int reset[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGCHLD, SIGUSR1 };
+	sigset_t none;
+	int in, out, err;
+
+	setpgid(0, 0);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
+		signal(reset[i], SIG_DFL);
+	in = open("/dev/null", O_RDONLY);
+	out = open(p->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644); /* no-op on a device */
+	err = open(p->err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (in < 0 || out < 0 || err < 0)
+		_exit(126);
+	dup2(in, 0);
+	dup2(out, 1);
+	dup2(err, 2);
+	execvp(argv[0], (char *const *)argv);
+	dprintf(2, "harness: cannot run '%s': %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+int h_start(struct h_proc *p, const char *const argv[])
+{
+	return h_start_to(p, argv, NULL);
+}
+
+int h_start_to(struct h_proc *p, const char *const argv[], const char *out_path)
+{
+	static unsigned int seq;
+	pid_t pid;
+
+	memset(p, 0, sizeof(*p));
+	if (out_path)
+		snprintf(p->out_path, sizeof(p->out_path), "%s", out_path);
+	else
+		snprintf(p->out_path, sizeof(p->out_path), "%s/proc-%u.out", tmpdir, seq);
+	snprintf(p->err_path, sizeof(p->err_path), "%s/proc-%u.err", tmpdir, seq++);
+	fflush(stdout);
+	fflush(stderr);
+	p->started = h_now();
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		child_exec(p, argv);
+	setpgid(pid, pid); /* both sides, so no signal can race the child's call */
+	p->pid = pid;
+	live_add(pid);
+	return 0;
+}
+
+static int decode_status(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return 255;
+}
+
+/* Only regular files: reading /dev/full or /dev/zero would never end. */
+static char *slurp_or_empty(const char *path)
+{
+	struct stat st;
+	char *s = stat(path, &st) == 0 && S_ISREG(st.st_mode) ? h_slurp(path) : NULL;
+
+	return s ? s : strdup("");
+}
+
+int h_finish(struct h_proc *p, double timeout, struct h_result *r)
+{
+	double deadline = p->started + timeout;
+	struct rusage ru = { 0 };
+	int ws = 0;
+	pid_t got;
+
+	memset(r, 0, sizeof(*r));
+	while ((got = wait4(p->pid, &ws, WNOHANG, &ru)) == 0 && h_now() < deadline)
+		h_sleep(0.005);
+	if (got == 0) {
+		kill(-p->pid, SIGKILL);
+		wait4(p->pid, &ws, 0, &ru);
+		r->status = H_TIMED_OUT;
+	} else {
+		r->status = got < 0 ? 255 : decode_status(ws);
+	}
+	r->cpu = ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+		 ru.ru_stime.tv_usec / 1e6;
+	r->elapsed = h_now() - p->started;
+	/* Whatever it left behind in its group (e.g. a command it started). */
+	kill(-p->pid, SIGKILL);
+	live_del(p->pid);
+	p->reaped = true;
+	r->out = slurp_or_empty(p->out_path);
+	r->err = slurp_or_empty(p->err_path);
+	return 0;
+}
+
+int h_run(struct h_result *r, double timeout, const char *const argv[])
+{
+	struct h_proc p;
+	int err = h_start(&p, argv);
+
+	if (err) {
+		memset(r, 0, sizeof(*r));
+		return err;
+	}
+	return h_finish(&p, timeout, r);
+}
+
+void h_signal(const struct h_proc *p, int sig)
+{
+	if (!p->reaped)
+		kill(p->pid, sig);
+}
+
+void h_signal_group(const struct h_proc *p, int sig)
+{
+	if (!p->reaped)
+		kill(-p->pid, sig);
+}
+
+void h_stop(struct h_proc *p)
+{
+	if (p->reaped || p->pid <= 0)
+		return;
+	kill(-p->pid, SIGKILL);
+	kill(p->pid, SIGKILL);
+	waitpid(p->pid, NULL, 0);
+	live_del(p->pid);
+	p->reaped = true;
+}
+
+void h_result_free(struct h_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+void h_dump(const struct h_result *r, const char *what)
+{
+	print_message(
+		"--- %s: status %d after %.2f s; stderr:\n%.4000s\n--- stdout (start):\n%.1000s\n",
+		what, r->status, r->elapsed, r->err ? r->err : "", r->out ? r->out : "");
+}
+
+double h_cpu_time(pid_t pid)
+{
+	unsigned long long utime, stime;
+	char path[64], *text, *s;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	text = h_slurp(path);
+	if (!text)
+		return -1;
+	/* after "PID (COMM) ": state is field 3, utime 14, stime 15 */
+	s = strrchr(text, ')');
+	n = s ? sscanf(s + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &utime,
+		       &stime)
+	      : 0;
+	free(text);
+	return n == 2 ? (double)(utime + stime) / sysconf(_SC_CLK_TCK) : -1;
+}
+
+static int count_perf_fds(pid_t pid)
+{
+	char dir[64], link[PATH_MAX], target[256];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		ssize_t len;
+
+		snprintf(link, sizeof(link), "%s/%s", dir, de->d_name);
+		len = readlink(link, target, sizeof(target) - 1);
+		if (len <= 0)
+			continue;
+		target[len] = '\0';
+		n += strcmp(target, "anon_inode:[perf_event]") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+bool h_wait_attached(pid_t pid, double timeout)
+{
+	double deadline = h_now() + timeout;
+	int n;
+
+	while ((n = count_perf_fds(pid)) == 0 && h_now() < deadline)
+		h_sleep(0.02);
+	if (n <= 0)
+		return false;
+	h_sleep(0.3);
+	return true;
+}
+
+/* ---- files and text ---- */
+
+char *h_slurp(const char *path)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap);
+	ssize_t n;
+	int fd, saved;
+
+	if (!buf)
+		return NULL;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		goto err_free;
+	while ((n = read(fd, buf + len, cap - len - 1)) > 0) {
+		len += n;
+		if (cap - len < 2) {
+			char *bigger = realloc(buf, cap * 2);
+
+			if (!bigger)
+				goto err_close;
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (n < 0)
+		goto err_close;
+	close(fd);
+	buf[len] = '\0';
+	return buf;
+err_close:
+	saved = errno;
+	close(fd);
+	errno = saved;
+err_free:
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return NULL;
+}
+
+bool h_exists(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0;
+}
+
+size_t h_count_lines(const char *text)
+{
+	size_t n = 0;
+
+	for (const char *s = text; *s; s++)
+		n += *s == '\n';
+	if (*text && text[strlen(text) - 1] != '\n')
+		n++;
+	return n;
+}
+
+/* ---- folded parsing ---- */
+
+__attribute__((format(printf, 4, 5))) static int why_set(char *why, size_t whylen, size_t lineno,
+							 const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (lineno)
+		snprintf(why, whylen, "line %zu: %s", lineno, msg);
+	else
+		snprintf(why, whylen, "%s", msg);
+	return -1;
+}
+
+/* Checks one "STACK COUNT" line (NUL-terminated) and splits it at the last space. */
+static int parse_line(char *line, struct h_line *out, size_t lineno, char *why, size_t whylen)
+{
+	char *space = strrchr(line, ' '), *frame, *end;
+	unsigned long long count;
+
+	for (const unsigned char *c = (const unsigned char *)line; *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			return why_set(why, whylen, lineno, "control byte in '%.200s'", line);
+	if (!space || space == line)
+		return why_set(why, whylen, lineno, "not 'STACK COUNT': '%.200s'", line);
+	if (space[1] < '1' || space[1] > '9')
+		return why_set(why, whylen, lineno, "count is not a positive integer: '%.200s'",
+			       line);
+	errno = 0;
+	count = strtoull(space + 1, &end, 10);
+	if (*end || errno)
+		return why_set(why, whylen, lineno, "count is not a positive integer: '%.200s'",
+			       line);
+	*space = '\0';
+	if (space[-1] == ' ')
+		return why_set(why, whylen, lineno, "stack ends in a space: '%.200s'", line);
+	for (frame = line;; frame = end + 1) {
+		size_t len;
+
+		end = strchrnul(frame, ';');
+		len = end - frame;
+		if (len == 0 || strspn(frame, " ") >= len)
+			return why_set(why, whylen, lineno, "empty frame in '%.200s'", line);
+		if (!*end)
+			break;
+	}
+	out->stack = line;
+	out->count = count;
+	return 0;
+}
+
+static int cmp_stack_ptr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int check_unique(const struct h_folded *f, char *why, size_t whylen)
+{
+	char **v = malloc((f->n + 1) * sizeof(*v));
+	int ret = 0;
+
+	if (!v)
+		return why_set(why, whylen, 0, "%s", "out of memory");
+	for (size_t i = 0; i < f->n; i++)
+		v[i] = f->lines[i].stack;
+	qsort(v, f->n, sizeof(*v), cmp_stack_ptr);
+	for (size_t i = 1; i < f->n && !ret; i++)
+		if (strcmp(v[i - 1], v[i]) == 0)
+			ret = why_set(why, whylen, 0, "duplicate stack '%.200s'", v[i]);
+	free(v);
+	return ret;
+}
+
+/* Compares two lines as the strings "STACK COUNT", byte by byte. */
+static int cmp_line(const struct h_line *p, const struct h_line *q)
+{
+	char pn[32], qn[32];
+	size_t pl = strlen(p->stack), ql = strlen(q->stack);
+
+	snprintf(pn, sizeof(pn), " %llu", p->count);
+	snprintf(qn, sizeof(qn), " %llu", q->count);
+	for (size_t i = 0;; i++) {
+		unsigned char a = i < pl ? p->stack[i] : pn[i - pl];
+		unsigned char b = i < ql ? q->stack[i] : qn[i - ql];
+
+		if (a != b || !a)
+			return a - b;
+	}
+}
+
+/* Sorted by stack, or by whole line (as LC_ALL=C sort does): either is fine. */
+static int check_sorted(const struct h_folded *f, char *why, size_t whylen)
+{
+	bool by_stack = true, by_line = true;
+	size_t first_bad = 0;
+
+	for (size_t i = 1; i < f->n && (by_stack || by_line); i++) {
+		const struct h_line *p = &f->lines[i - 1], *q = &f->lines[i];
+
+		if (by_stack && strcmp(p->stack, q->stack) > 0) {
+			by_stack = false;
+			first_bad = first_bad ? first_bad : i + 1;
+		}
+		if (by_line && cmp_line(p, q) > 0) {
+			by_line = false;
+			first_bad = first_bad ? first_bad : i + 1;
+		}
+	}
+	if (by_stack || by_line)
+		return 0;
+	return why_set(why, whylen, first_bad, "%s", "lines are not sorted");
+}
+
+static int add_line(struct h_folded *f, size_t *cap, const struct h_line *l)
+{
+	if (f->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct h_line *v = realloc(f->lines, ncap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		f->lines = v;
+		*cap = ncap;
+	}
+	f->lines[f->n++] = *l;
+	f->total += l->count;
+	return 0;
+}
+
+int h_folded_parse(const char *text, struct h_folded *f, char *why, size_t whylen)
+{
+	size_t cap = 0, lineno = 0;
+	char *line, *nl;
+
+	memset(f, 0, sizeof(*f));
+	f->buf = strdup(text);
+	if (!f->buf)
+		return why_set(why, whylen, 0, "%s", "out of memory");
+	for (line = f->buf; *line; line = nl + 1) {
+		struct h_line l;
+
+		lineno++;
+		nl = strchr(line, '\n');
+		if (!nl)
+			return why_set(why, whylen, lineno, "no newline at the end: '%.200s'",
+				       line);
+		*nl = '\0';
+		if (parse_line(line, &l, lineno, why, whylen))
+			return -1;
+		if (add_line(f, &cap, &l))
+			return why_set(why, whylen, lineno, "%s", "out of memory");
+	}
+	if (check_unique(f, why, whylen) || check_sorted(f, why, whylen))
+		return -1;
+	return 0;
+}
+
+void h_folded_free(struct h_folded *f)
+{
+	free(f->lines);
+	free(f->buf);
+	memset(f, 0, sizeof(*f));
+}
+
+void h_folded_must_parse(const char *text, const char *what, struct h_folded *f)
+{
+	char why[512];
+
+	if (h_folded_parse(text, f, why, sizeof(why)) == 0)
+		return;
+	print_message("--- %s (start):\n%.3000s\n", what, text);
+	h_folded_free(f);
+	fail_msg("%s is not valid folded output: %s", what, why);
+}
+
+void h_folded_must_load(const char *path, struct h_folded *f)
+{
+	char *text = h_slurp(path);
+
+	if (!text)
+		fail_msg("cannot read '%s': %s", path, strerror(errno));
+	h_folded_must_parse(text, path, f);
+	free(text);
+}
+
+void h_folded_dump(const struct h_folded *f, size_t max)
+{
+	print_message("--- %zu lines, %llu samples:\n", f->n, f->total);
+	for (size_t i = 0; i < f->n && i < max; i++)
+		print_message("%.300s %llu\n", f->lines[i].stack, f->lines[i].count);
+}
+
+/* ---- stacks ---- */
+
+unsigned long long h_sum(const struct h_folded *f, h_pred pred, const void *arg)
+{
+	unsigned long long sum = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (pred(f->lines[i].stack, arg))
+			sum += f->lines[i].count;
+	return sum;
+}
+
+static bool pred_frame(const char *stack, const void *frame)
+{
+	return h_has_frame(stack, frame);
+}
+
+unsigned long long h_sum_frame(const struct h_folded *f, const char *frame)
+{
+	return h_sum(f, pred_frame, frame);
+}
+
+bool h_has_seq(const char *stack, const char *seq)
+{
+	size_t len = strlen(seq);
+
+	for (const char *s = stack; (s = strstr(s, seq)); s++) {
+		bool starts = s == stack || s[-1] == ';';
+		bool ends = s[len] == '\0' || s[len] == ';';
+
+		if (starts && ends)
+			return true;
+	}
+	return false;
+}
+
+bool h_has_frame(const char *stack, const char *frame)
+{
+	return !strchr(frame, ';') && h_has_seq(stack, frame);
+}
+
+bool h_is_kernel_frame(const char *frame, size_t len)
+{
+	return len >= 4 && memcmp(frame + len - 4, "_[k]", 4) == 0;
+}
+
+const char *h_root(const char *stack, char *buf, size_t len)
+{
+	size_t n = strcspn(stack, ";");
+
+	if (n >= len)
+		n = len - 1;
+	memcpy(buf, stack, n);
+	buf[n] = '\0';
+	return buf;
+}
+
+static int parse_id(const char *s, const char *end, long *v)
+{
+	char *stop;
+
+	if (s == end || *s < '1' || *s > '9')
+		return -1;
+	errno = 0;
+	*v = strtol(s, &stop, 10);
+	return stop != end || errno ? -1 : 0;
+}
+
+int h_root_ids(const char *root, char *comm, size_t len, long *pid, long *tid)
+{
+	const char *dash = strrchr(root, '-'), *slash, *end = root + strlen(root);
+	size_t n;
+
+	if (!dash || dash == root)
+		return -1;
+	slash = strchr(dash, '/');
+	*tid = 0;
+	if (parse_id(dash + 1, slash ? slash : end, pid))
+		return -1;
+	if (slash && parse_id(slash + 1, end, tid))
+		return -1;
+	n = dash - root < (long)len ? (size_t)(dash - root) : len - 1;
+	memcpy(comm, root, n);
+	comm[n] = '\0';
+	return 0;
+}
+
+/* ---- privileges ---- */
+
+static bool permission_error(const char *err)
+{
+	static const char *const words[] = { "permission", "not permitted", "privilege",
+					     "CAP_",	   "must be root",  "as root" };
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (strcasestr(err, words[i]))
+			return true;
+	return false;
+}
+
+/* Returns NULL when BPF works, else why not (static storage). */
+static const char *bpf_unusable(void)
+{
+	static char reason[512];
+	struct h_result r;
+
+	if (geteuid() != 0)
+		return "not root (real BPF tests need root or CAP_BPF+CAP_PERFMON)";
+	if (access("/sys/kernel/btf/vmlinux", R_OK))
+		return "/sys/kernel/btf/vmlinux is missing: the kernel has no BTF";
+	if (access(h_flamebpf(), X_OK))
+		return NULL; /* let the test fail on the missing binary, not skip */
+	if (h_run(&r, 30,
+		  H_ARGV(h_flamebpf(), "--sample", "99", "-d", "0.2", "-o",
+			 h_path("require-bpf.folded"), "--", "true")))
+		return "cannot fork";
+	if (r.status != 0 && permission_error(r.err)) {
+		snprintf(reason, sizeof(reason), "flamebpf cannot use BPF here: %.*s",
+			 (int)strcspn(r.err, "\n"), r.err);
+		h_result_free(&r);
+		return reason;
+	}
+	h_result_free(&r);
+	return NULL;
+}
+
+void h_require_bpf(void)
+{
+	static int checked;
+	static const char *reason;
+
+	if (!checked) {
+		reason = bpf_unusable();
+		checked = 1;
+	}
+	if (access(h_flamebpf(), X_OK))
+		fail_msg("'%s' is not an executable: run 'make build/flamebpf'", h_flamebpf());
+	if (reason) {
+		print_message("SKIP: %s\n", reason);
+		skip();
+	}
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers for the integration tests: run build/flamebpf and the bundled
+ * workloads, capture what they print, and parse folded output strictly.
+ *
+ * The tests run with the repository root as the working directory.
+ * FLAMEBPF and WORKLOADS in the environment override build/flamebpf and
+ * build/workloads.
+ */
+#ifndef FLAMEBPF_INTEG_HARNESS_H
+#define FLAMEBPF_INTEG_HARNESS_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <sys/types.h>
+#include <cmocka.h>
+
+/* A NULL-terminated argv from a list: H_ARGV("a", "b") */
+#define H_ARGV(...) ((const char *const[]){ __VA_ARGS__, NULL })
+
+/* Exit status of a process: its exit code, 128 + N when killed by signal N. */
+#define H_TIMED_OUT (-1)
+
+struct h_proc {
+	pid_t pid; /* also its process group: every child gets its own */
+	char out_path[4096];
+	char err_path[4096];
+	double started;
+	bool reaped;
+};
+
+struct h_result {
+	int status;	/* see H_TIMED_OUT */
+	double elapsed; /* seconds from start to exit */
+	double cpu;	/* CPU seconds of it and the descendants it waited for */
+	char *out;	/* captured stdout, NUL-terminated, never NULL */
+	char *err;	/* captured stderr, likewise */
+};
+
+struct h_line {
+	char *stack; /* "root;frame;...;leaf" */
+	unsigned long long count;
+};
+
+struct h_folded {
+	struct h_line *lines;
+	size_t n;
+	unsigned long long total; /* sum of all counts */
+	char *buf;		  /* owns the strings the lines point into */
+};
+
+/*
+ * Call first in main(): "TEST [PATTERN]" runs only the tests whose names
+ * match PATTERN (cmocka's glob); stdout becomes line-buffered so that the
+ * tests' messages stay in order with cmocka's.
+ */
+void h_init(int argc, char **argv);
+
+/* cmocka group setup/teardown: a private temp dir for the whole group. */
+int h_group_setup(void **state);
+int h_group_teardown(void **state);
+/* Per-test teardown: kills every process a test started and left running. */
+int h_test_teardown(void **state);
+
+const char *h_flamebpf(void);
+/* Path of the workload NAME; valid until 32 more paths were asked for. */
+const char *h_workload(const char *name);
+/* DIR/NAME inside the group's temp dir; same lifetime as h_workload(). */
+const char *h_path(const char *name);
+const char *h_tmpdir(void);
+
+double h_now(void);
+void h_sleep(double seconds);
+
+/*
+ * Runs argv (no shell; argv[0] through PATH), stdin from /dev/null, stdout
+ * and stderr captured.  After TIMEOUT seconds the process group is killed and
+ * status is H_TIMED_OUT.  Returns 0, or -errno when it could not start.
+ */
+int h_run(struct h_result *r, double timeout, const char *const argv[]);
+int h_start(struct h_proc *p, const char *const argv[]);
+/* Likewise, with stdout going to OUT_PATH (a device or FIFO is fine). */
+int h_start_to(struct h_proc *p, const char *const argv[], const char *out_path);
+int h_finish(struct h_proc *p, double timeout, struct h_result *r);
+/* Signals the process (not its group) / its whole group. */
+void h_signal(const struct h_proc *p, int sig);
+void h_signal_group(const struct h_proc *p, int sig);
+/* Kills the process group with SIGKILL and reaps the leader. */
+void h_stop(struct h_proc *p);
+void h_result_free(struct h_result *r);
+/* Prints the command's stderr (for the log of a failing test). */
+void h_dump(const struct h_result *r, const char *what);
+
+/* CPU seconds (user + system) PID used so far; -1 when it cannot be read. */
+double h_cpu_time(pid_t pid);
+/* Waits until PID has a perf event open (it has attached), then 0.3 s more. */
+bool h_wait_attached(pid_t pid, double timeout);
+
+/* Reads a whole file; NULL and errno set on failure. */
+char *h_slurp(const char *path);
+bool h_exists(const char *path);
+size_t h_count_lines(const char *text);
+
+/*
+ * Parses folded text strictly: every line is "STACK COUNT", COUNT a positive
+ * decimal after the last space, frames non-empty, no control bytes, no
+ * duplicate stacks, lines sorted, the last line ending in a newline.
+ * Returns 0, or -1 with the reason (and line number) in WHY.
+ */
+int h_folded_parse(const char *text, struct h_folded *f, char *why, size_t whylen);
+/* Loads and parses PATH, failing the current test with the reason. */
+void h_folded_must_load(const char *path, struct h_folded *f);
+void h_folded_must_parse(const char *text, const char *what, struct h_folded *f);
+void h_folded_free(struct h_folded *f);
+/* Prints up to MAX lines of F (for the log of a failing test). */
+void h_folded_dump(const struct h_folded *f, size_t max);
+
+typedef bool (*h_pred)(const char *stack, const void *arg);
+unsigned long long h_sum(const struct h_folded *f, h_pred pred, const void *arg);
+/* Sum of the counts of the stacks that have FRAME as one of their frames. */
+unsigned long long h_sum_frame(const struct h_folded *f, const char *frame);
+
+/* Whether FRAME is one whole frame of STACK (the root included). */
+bool h_has_frame(const char *stack, const char *frame);
+/* Whether SEQ ("a;b") occurs in STACK as consecutive whole frames. */
+bool h_has_seq(const char *stack, const char *seq);
+bool h_is_kernel_frame(const char *frame, size_t len);
+/* Copies STACK's root frame into BUF (truncated to LEN - 1 bytes). */
+const char *h_root(const char *stack, char *buf, size_t len);
+/* Splits a root "COMM-PID" or "COMM-PID/TID"; tid is 0 when absent. -1 if neither. */
+int h_root_ids(const char *root, char *comm, size_t len, long *pid, long *tid);
+
+/* Skips the current test, with a printed reason, when real BPF cannot run. */
+void h_require_bpf(void);
+#define require_bpf() h_require_bpf()
+
+/* Fails the test when R's exit status is not WANT, showing its stderr. */
+#define h_assert_status(r, want)                                                                   \
+	do {                                                                                       \
+		if ((r)->status != (want)) {                                                       \
+			h_dump((r), "command");                                                    \
+			fail_msg("exit status %d, expected %d", (r)->status, (int)(want));         \
+		}                                                                                  \
+	} while (0)
+
+#endif

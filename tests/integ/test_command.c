@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -- COMMAND: its exit status is reported, its children (forked, or forked
+ * and exec'd) are followed, -d cuts a longer command short, and a command
+ * that cannot be run is an error.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool spawner_child(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strncmp(stack, "spawner;", 8) == 0 && h_has_frame(stack, "child_spin");
+}
+
+static bool execd_child(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strncmp(stack, "cpu_tree;", 9) == 0 && h_has_frame(stack, "main");
+}
+
+/* Whether TEXT says "status N" (N not followed by more digits). */
+static bool says_status(const char *text, int n)
+{
+	char want[32];
+	size_t len = snprintf(want, sizeof(want), "status %d", n);
+
+	for (const char *s = text; (s = strstr(s, want)); s++)
+		if (s[len] < '0' || s[len] > '9')
+			return true;
+	return false;
+}
+
+static void test_exit_status_reported(void **state)
+{
+	const char *out = h_path("status.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "--sample", "199", "-o", out, "--",
+				      h_workload("cpu_tree"), "1", "3")),
+			 0);
+	/* the command's failure is not flamebpf's */
+	h_assert_status(&r, 0);
+	if (!says_status(r.err, 3)) {
+		h_dump(&r, "flamebpf");
+		fail_msg("stderr does not report the command's exit status 3");
+	}
+	h_result_free(&r);
+	h_folded_must_load(out, &f);
+	assert_true(h_sum_frame(&f, "tree_a") > 0);
+	h_folded_free(&f);
+}
+
+static void test_children_followed(void **state)
+{
+	const char *out = h_path("children.folded");
+	unsigned long long execd, forked;
+	struct h_folded f;
+	struct h_result r;
+	double want;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "--sample", "499", "-o", out, "--",
+				      h_workload("spawner"), "1.5", h_workload("cpu_tree"), "1.5")),
+			 0);
+	h_assert_status(&r, 0);
+	/* both children spin for 1.5 s: each gets about half of the CPU used */
+	want = r.cpu * 499;
+	h_result_free(&r);
+	h_folded_must_load(out, &f);
+	execd = h_sum(&f, execd_child, NULL);
+	forked = h_sum(&f, spawner_child, NULL);
+	print_message("samples: total %llu, exec'd child %llu, forked child %llu; %.0f expected\n",
+		      f.total, execd, forked, want);
+	if (execd < want * 0.2 || forked < want * 0.2) {
+		h_folded_dump(&f, 30);
+		fail_msg("a child of the command was not sampled (each ran 1.5 s)");
+	}
+	assert_true(want > 200);
+	assert_true(execd + forked <= want * 1.2);
+	h_folded_free(&f);
+}
+
+static void test_duration_stops_command(void **state)
+{
+	const char *out = h_path("duration.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "--sample", "99", "-d", "1", "-o", out, "--",
+				      h_workload("cpu_tree"), "10")),
+			 0);
+	h_assert_status(&r, 0);
+	print_message("-d 1 with a 10 s command took %.2f s\n", r.elapsed);
+	assert_true(r.elapsed < 5);
+	assert_true(r.elapsed >= 0.9);
+	h_result_free(&r);
+	h_folded_must_load(out, &f);
+	/* at most 1 s at 99 Hz (less on a busy machine) */
+	assert_in_range(f.total, 20, 120);
+	h_folded_free(&f);
+}
+
+static void test_command_not_found(void **state)
+{
+	const char *out = h_path("notfound.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "--sample", "99", "-o", out, "--",
+				      "/nonexistent-dir/no-such-command", "1")),
+			 0);
+	/* a runtime failure (1); a usage error (2) is defensible too */
+	if (r.status != 1 && r.status != 2) {
+		h_dump(&r, "flamebpf");
+		fail_msg("exit status %d, expected 1 (or 2)", r.status);
+	}
+	if (!strstr(r.err, "/nonexistent-dir/no-such-command")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("stderr does not name the command");
+	}
+	assert_true(r.elapsed < 5);
+	h_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_exit_status_reported, h_test_teardown),
+		cmocka_unit_test_teardown(test_children_followed, h_test_teardown),
+		cmocka_unit_test_teardown(test_duration_stops_command, h_test_teardown),
+		cmocka_unit_test_teardown(test_command_not_found, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("command", tests, h_group_setup, h_group_teardown);
+}

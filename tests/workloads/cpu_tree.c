@@ -1,0 +1,92 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cpu_tree: a CPU-bound program with a known call tree, for sampling tests.
+ *
+ *   main -> tree_a -> burn            (2 units of work per round)
+ *   main -> tree_b -> tree_c -> burn  (1 unit of work per round)
+ *
+ * so tree_a gets about twice the samples of tree_b, tree_b's self time is ~0
+ * and tree_c is only ever seen under tree_b.
+ *
+ * usage: cpu_tree SECONDS [EXIT_STATUS]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+/* Kept out of line and never tail-called, so each keeps its own stack frame. */
+#ifdef __clang__
+#define NOINLINE __attribute__((noinline, disable_tail_calls))
+#else
+#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
+#endif
+
+#define UNIT 400009UL /* loop iterations in one unit of work (~0.5 ms) */
+
+static volatile unsigned long sink;
+
+NOINLINE void burn(unsigned long iterations)
+{
+	for (volatile unsigned long i = 0; i < iterations; i++)
+		sink += i;
+}
+
+NOINLINE void tree_c(void)
+{
+	burn(UNIT);
+}
+
+NOINLINE void tree_b(void)
+{
+	tree_c();
+}
+
+NOINLINE void tree_a(void)
+{
+	burn(2 * UNIT);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int parse_args(int argc, char **argv, double *seconds, int *status)
+{
+	char *end;
+
+	if (argc < 2 || argc > 3)
+		return -1;
+	*seconds = strtod(argv[1], &end);
+	if (end == argv[1] || *end || *seconds < 0)
+		return -1;
+	*status = 0;
+	if (argc == 3) {
+		long v = strtol(argv[2], &end, 10);
+
+		if (end == argv[2] || *end || v < 0 || v > 255)
+			return -1;
+		*status = (int)v;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	double seconds, deadline;
+	int status;
+
+	if (parse_args(argc, argv, &seconds, &status)) {
+		fprintf(stderr, "usage: cpu_tree SECONDS [EXIT_STATUS]\n");
+		return 2;
+	}
+	deadline = now() + seconds;
+	do {
+		tree_a();
+		tree_b();
+	} while (now() < deadline);
+	return status;
+}
