@@ -98,6 +98,9 @@ int options__parse_duration(const char *s, double *secs)
 	char *end;
 	double v;
 
+	/* plain decimals only: strtod would also take " 1", "0x10" and "1e3" */
+	if (!*s || strspn(s, "0123456789.") != strlen(s))
+		return -EINVAL;
 	errno = 0;
 	v = strtod(s, &end);
 	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > MAX_DURATION)

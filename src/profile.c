@@ -159,12 +159,12 @@ static bool stack_eq(const void *arg, uint64_t i)
 	return s->who.pid == a->s->who.pid && s->who.tid == a->s->who.tid &&
 	       s->who.comm == a->s->who.comm && s->who.tcomm == a->s->who.tcomm &&
 	       s->nframes == a->s->nframes &&
-	       !memcmp(s->frames, a->s->frames, s->nframes * sizeof(*s->frames));
+	       (!s->nframes || !memcmp(s->frames, a->s->frames, s->nframes * sizeof(*s->frames)));
 }
 
 static uint64_t stack_hash(const struct profile_stack *s)
 {
-	uint64_t h = hash_bytes(s->frames, s->nframes * sizeof(*s->frames), s->nframes);
+	uint64_t h = s->nframes ? hash_bytes(s->frames, s->nframes * sizeof(*s->frames), 0) : 0;
 
 	h = hash_mix(h ^ (((uint64_t)s->who.pid << 32) | s->who.tid));
 	return hash_mix(h ^ (uintptr_t)s->who.comm ^ ((uintptr_t)s->who.tcomm << 1));
@@ -177,7 +177,8 @@ static int stack_insert(struct profile *p, const struct profile_stack *s, uint64
 
 	if (!frames)
 		return -ENOMEM;
-	memcpy(frames, s->frames, s->nframes * sizeof(*frames));
+	if (s->nframes)
+		memcpy(frames, s->frames, s->nframes * sizeof(*frames));
 	copy.frames = frames;
 	if (hashmap__set(&p->stack_idx, key, p->stacks.n) ||
 	    vec_push(&p->stacks, &copy, sizeof(copy))) {

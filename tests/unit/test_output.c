@@ -1,0 +1,366 @@
+/* Unit tests of src/output.c: the output file appears whole on commit, and
+ * never partly, in a fresh temporary directory per test.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "output.h"
+
+struct dir {
+	char path[64];
+};
+
+static int setup_dir(void **state)
+{
+	struct dir *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return -1;
+	strcpy(d->path, "/tmp/test_output.XXXXXX");
+	if (!mkdtemp(d->path)) {
+		free(d);
+		return -1;
+	}
+	*state = d;
+	return 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* Removes the directory and whatever a test left in it, even after a failure. */
+static int teardown_dir(void **state)
+{
+	struct dir *d = *state;
+
+	nftw(d->path, remove_entry, 8, FTW_DEPTH | FTW_PHYS);
+	free(d);
+	return 0;
+}
+
+static void join(char *out, const struct dir *d, const char *name)
+{
+	assert_true(snprintf(out, PATH_MAX, "%s/%s", d->path, name) < PATH_MAX);
+}
+
+/* The names in the directory, sorted and joined with '|' ("" when empty). */
+static void list_dir(const char *path, char *out, size_t size)
+{
+	struct dirent **names;
+	int n = scandir(path, &names, NULL, alphasort);
+
+	assert_true(n >= 0);
+	out[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i]->d_name, ".") && strcmp(names[i]->d_name, "..")) {
+			if (out[0])
+				strncat(out, "|", size - strlen(out) - 1);
+			strncat(out, names[i]->d_name, size - strlen(out) - 1);
+		}
+		free(names[i]);
+	}
+	free(names);
+}
+
+static void expect_dir(const struct dir *d, const char *want)
+{
+	char got[1024];
+
+	list_dir(d->path, got, sizeof(got));
+	if (strcmp(got, want))
+		fail_msg("%s holds \"%s\", expected \"%s\"", d->path, got, want);
+}
+
+static void expect_file(const char *path, const char *want)
+{
+	char got[4096];
+	size_t n;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("cannot open '%s': %s", path, strerror(errno));
+	n = fread(got, 1, sizeof(got) - 1, f);
+	fclose(f);
+	got[n] = '\0';
+	assert_int_equal(n, strlen(want));
+	assert_string_equal(got, want);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void test_commit(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+	struct stat st;
+	mode_t old_mask = umask(022);
+
+	join(path, d, "out.folded");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_non_null(o.f);
+	assert_ptr_not_equal(o.f, stdout);
+	assert_string_equal(o.path, path);
+	assert_int_equal(fputs("bash;main 3\n", o.f) >= 0, 1);
+	assert_int_equal(fprintf(o.f, "bash;run %d\n", 4), 11);
+	assert_int_equal(output__commit(&o), 0);
+	assert_null(o.path);
+	assert_null(o.tmp);
+	expect_file(path, "bash;main 3\nbash;run 4\n");
+	expect_dir(d, "out.folded");
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 07777, 0644);
+	umask(old_mask);
+}
+
+/* Until the commit, the work goes to ".NAME.XXXXXX" beside NAME. */
+static void test_temporary_name(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX], got[1024];
+	struct output o;
+
+	join(path, d, "prof.txt");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(fputs("x 1\n", o.f) >= 0, 1);
+	assert_int_equal(fflush(o.f), 0);
+	list_dir(d->path, got, sizeof(got));
+	assert_int_equal(strlen(got), strlen(".prof.txt.XXXXXX"));
+	assert_memory_equal(got, ".prof.txt.", strlen(".prof.txt."));
+	assert_non_null(o.tmp);
+	assert_string_equal(strrchr(o.tmp, '/') + 1, got);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(output__commit(&o), 0);
+	expect_dir(d, "prof.txt");
+	expect_file(path, "x 1\n");
+}
+
+static void test_commit_empty(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+
+	join(path, d, "empty");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(output__commit(&o), 0);
+	expect_file(path, "");
+	expect_dir(d, "empty");
+}
+
+static void test_abort(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+
+	join(path, d, "out.folded");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(fputs("partial", o.f) >= 0, 1);
+	output__abort(&o);
+	assert_null(o.f);
+	assert_null(o.path);
+	assert_null(o.tmp);
+	assert_int_equal(access(path, F_OK), -1);
+	expect_dir(d, "");
+}
+
+static void test_abort_keeps_old_file(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+
+	join(path, d, "keep.folded");
+	write_file(path, "old 1\n");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(fputs("new 2\n", o.f) >= 0, 1);
+	assert_int_equal(fflush(o.f), 0);
+	expect_file(path, "old 1\n");
+	output__abort(&o);
+	expect_file(path, "old 1\n");
+	expect_dir(d, "keep.folded");
+}
+
+static void test_commit_replaces_old_file(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+
+	join(path, d, "replace.folded");
+	write_file(path, "old content that is longer 1\n");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(fputs("new 2\n", o.f) >= 0, 1);
+	assert_int_equal(output__commit(&o), 0);
+	expect_file(path, "new 2\n");
+	expect_dir(d, "replace.folded");
+}
+
+static void test_directory(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX], inside[1024];
+	struct output o;
+
+	join(path, d, "sub");
+	assert_int_equal(mkdir(path, 0755), 0);
+	assert_int_equal(output__open(&o, path), -EISDIR);
+	assert_null(o.f);
+	assert_int_equal(output__open(&o, d->path), -EISDIR);
+	assert_null(o.f);
+	expect_dir(d, "sub");
+	list_dir(path, inside, sizeof(inside));
+	assert_string_equal(inside, "");
+}
+
+/* A commit that cannot rename still removes the temporary file. */
+static void test_commit_failure_cleans_up(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX], inner[PATH_MAX];
+	struct output o;
+
+	join(path, d, "late");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(fputs("lost 1\n", o.f) >= 0, 1);
+	/* Someone makes the target a directory meanwhile. */
+	assert_int_equal(mkdir(path, 0755), 0);
+	join(inner, d, "late/file");
+	write_file(inner, "keep\n");
+	assert_int_equal(output__commit(&o), -EISDIR);
+	assert_null(o.f);
+	assert_null(o.path);
+	assert_null(o.tmp);
+	expect_dir(d, "late");
+	expect_file(inner, "keep\n");
+	unlink(inner);
+}
+
+static void test_missing_directory(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+
+	join(path, d, "nonexistent/out.folded");
+	assert_int_equal(output__open(&o, path), -ENOENT);
+	assert_null(o.f);
+	assert_null(o.path);
+	assert_null(o.tmp);
+	expect_dir(d, "");
+}
+
+/* A bare name goes into the current directory. */
+static void test_relative_path(void **state)
+{
+	struct dir *d = *state;
+	char cwd[PATH_MAX], path[PATH_MAX];
+	struct output o;
+
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_int_equal(chdir(d->path), 0);
+	assert_int_equal(output__open(&o, "rel.folded"), 0);
+	assert_int_equal(fputs("r 1\n", o.f) >= 0, 1);
+	assert_int_equal(output__commit(&o), 0);
+	assert_int_equal(chdir(cwd), 0);
+	join(path, d, "rel.folded");
+	expect_file(path, "r 1\n");
+	expect_dir(d, "rel.folded");
+}
+
+static void test_stdout(void **state)
+{
+	struct output o;
+
+	(void)state;
+	assert_int_equal(output__open(&o, "-"), 0);
+	assert_ptr_equal(o.f, stdout);
+	assert_null(o.path);
+	assert_null(o.tmp);
+	assert_int_equal(output__commit(&o), 0);
+	assert_int_equal(output__open(&o, "-"), 0);
+	output__abort(&o);
+	/* stdout stays open and usable. */
+	assert_true(fflush(stdout) == 0);
+	assert_int_equal(fileno(stdout), STDOUT_FILENO);
+}
+
+/* Run as root under sudo, the file goes to the user who ran sudo. */
+static void test_sudo_owner(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX];
+	struct output o;
+	struct stat st;
+
+	if (geteuid() != 0) {
+		print_message("SKIP: needs root to change a file's owner\n");
+		skip();
+	}
+	join(path, d, "owned.folded");
+	assert_int_equal(setenv("SUDO_UID", "4321", 1), 0);
+	assert_int_equal(setenv("SUDO_GID", "8765", 1), 0);
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(output__commit(&o), 0);
+	unsetenv("SUDO_UID");
+	unsetenv("SUDO_GID");
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 4321);
+	assert_int_equal(st.st_gid, 8765);
+
+	/* Without sudo's variables, root keeps the file. */
+	join(path, d, "root.folded");
+	assert_int_equal(output__open(&o, path), 0);
+	assert_int_equal(output__commit(&o), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_uid, 0);
+}
+
+#define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		DIR_TEST(test_commit),
+		DIR_TEST(test_temporary_name),
+		DIR_TEST(test_commit_empty),
+		DIR_TEST(test_abort),
+		DIR_TEST(test_abort_keeps_old_file),
+		DIR_TEST(test_commit_replaces_old_file),
+		DIR_TEST(test_directory),
+		DIR_TEST(test_commit_failure_cleans_up),
+		DIR_TEST(test_missing_directory),
+		DIR_TEST(test_relative_path),
+		cmocka_unit_test(test_stdout),
+		DIR_TEST(test_sudo_owner),
+	};
+
+	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
+}
