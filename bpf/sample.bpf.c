@@ -8,7 +8,7 @@
 #include <bpf/bpf_tracing.h>
 #include "sample.h"
 
-#define E2BIG 7
+#define E2BIG  7
 #define EEXIST 17
 
 const volatile bool filter_pids = false;

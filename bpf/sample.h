@@ -4,11 +4,11 @@
 #define FLAMEBPF_SAMPLE_H
 
 #define SAMPLE_MAX_DEPTH 127 /* perf's default kernel.perf_event_max_stack */
-#define SAMPLE_COMM_LEN 16
+#define SAMPLE_COMM_LEN	 16
 
 /* Reserved stack ids: real ids are content hashes >= STACK_ID_FIRST. */
-#define STACK_ID_NONE 0 /* no stack taken (or an empty one) */
-#define STACK_ID_LOST 1 /* taken, but the stack map was full or the hash collided */
+#define STACK_ID_NONE  0 /* no stack taken (or an empty one) */
+#define STACK_ID_LOST  1 /* taken, but the stack map was full or the hash collided */
 #define STACK_ID_FIRST 2
 
 enum sample_counter {

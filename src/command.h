@@ -8,10 +8,10 @@
 
 struct command {
 	pid_t pid;
-	int go_fd;   /* write end: closing it lets the child exec */
-	int err_fd;  /* read end: the child writes errno here if exec fails */
+	int go_fd;  /* write end: closing it lets the child exec */
+	int err_fd; /* read end: the child writes errno here if exec fails */
 	bool reaped;
-	int status;  /* wait status once reaped */
+	int status; /* wait status once reaped */
 };
 
 /* Forks the child, which blocks before exec. Returns 0 or -errno. */

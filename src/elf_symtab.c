@@ -19,7 +19,7 @@
 struct sym {
 	uint64_t addr;
 	uint64_t end; /* exclusive; holds st_size until the table is finished */
-	size_t name; /* offset in the string pool */
+	size_t name;  /* offset in the string pool */
 	unsigned char bind;
 };
 

@@ -13,13 +13,13 @@
 
 /* How far past the last symbol an address still counts as inside it. */
 #define LAST_SYM_SPAN (1024 * 1024)
-#define POOL_MAX (1U << 31)
+#define POOL_MAX      (1U << 31)
 #define READ_BUF_SIZE (1024 * 1024)
 
 struct ksym {
 	uint64_t addr;
 	uint32_t name; /* offset in the string pool */
-	uint8_t rank; /* alias preference: lower wins */
+	uint8_t rank;  /* alias preference: lower wins */
 };
 
 struct kallsyms {

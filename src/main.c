@@ -23,8 +23,8 @@
 #include "report.h"
 #include "sampler.h"
 
-#define EXIT_USAGE 2
-#define POLL_MS 50
+#define EXIT_USAGE     2
+#define POLL_MS	       50
 #define PROGRESS_EVERY 0.25
 
 static volatile sig_atomic_t stop_signal;

@@ -9,7 +9,7 @@
 
 #include "options.h"
 
-#define MAX_FREQ 1000000
+#define MAX_FREQ     1000000
 #define MAX_DURATION (365.0 * 24 * 3600)
 
 enum {
@@ -152,7 +152,7 @@ static enum out_format format_from_path(const char *path)
 		const char *ext;
 		enum out_format f;
 	} exts[] = {
-		{ ".json", FORMAT_CHROME }, { ".perf", FORMAT_PERF },	  { ".script", FORMAT_PERF },
+		{ ".json", FORMAT_CHROME }, { ".perf", FORMAT_PERF },	{ ".script", FORMAT_PERF },
 		{ ".svg", FORMAT_SVG },	    { ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
 	};
 	size_t len = strlen(path);
@@ -181,8 +181,8 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case 'F':
 		if (options__parse_freq(arg, &o->freq))
-			return usage_err("invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)",
-					 arg);
+			return usage_err(
+				"invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)", arg);
 		return 0;
 	case 'f':
 	case 'l':
@@ -192,7 +192,8 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_FORMAT:
 		if (parse_format(arg, &o->format))
-			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)", arg);
+			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)",
+					 arg);
 		*format_set = true;
 		return 0;
 	case OPT_PIDS:
@@ -256,7 +257,8 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:UKvhV", long_opts, NULL)) != -1) {
 		if (c == ':')
-			return usage_err("option '%s' needs a value (see --help)", argv[optind - 1]);
+			return usage_err("option '%s' needs a value (see --help)",
+					 argv[optind - 1]);
 		if (c == '?' && optopt && optopt < 0x100)
 			return usage_err("unknown option '-%c' (see --help)", optopt);
 		if (c == '?')

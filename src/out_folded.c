@@ -41,7 +41,8 @@ static int format_line(const struct profile *p, const struct profile_stack *s,
 	for (uint32_t i = 0; i < s->nframes; i++) {
 		const struct frame *f = profile__frame(p, s->frames[i]);
 
-		if (strbuf__addc(b, ';') || folded__append_name(b, f->name[0] ? f->name : "[unknown]"))
+		if (strbuf__addc(b, ';') ||
+		    folded__append_name(b, f->name[0] ? f->name : "[unknown]"))
 			return -ENOMEM;
 		if (f->kind == FRAME_KERNEL && strbuf__add(b, "_[k]", 4))
 			return -ENOMEM;

@@ -7,8 +7,8 @@
 #include "privileges.h"
 
 #define CAP_SYS_ADMIN_BIT 21
-#define CAP_PERFMON_BIT 38
-#define CAP_BPF_BIT 39
+#define CAP_PERFMON_BIT	  38
+#define CAP_BPF_BIT	  39
 
 static uint64_t effective_caps(void)
 {

@@ -11,8 +11,8 @@ struct map_entry {
 	uint64_t offset;     /* file offset of start */
 	uint64_t inode;
 	uint32_t dev_major, dev_minor;
-	char perms[5];	     /* "r-xp" */
-	char *path;	     /* "" for anonymous; "[vdso]", "/usr/lib/x.so (deleted)", ... */
+	char perms[5]; /* "r-xp" */
+	char *path;    /* "" for anonymous; "[vdso]", "/usr/lib/x.so (deleted)", ... */
 };
 
 struct proc_maps {

@@ -9,7 +9,7 @@
 
 struct proc {
 	pid_t pid;
-	bool refreshed; /* a lookup miss already took a fresh snapshot */
+	bool refreshed;		 /* a lookup miss already took a fresh snapshot */
 	struct proc_maps *snaps; /* oldest first */
 	size_t nsnaps;
 };

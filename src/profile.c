@@ -131,7 +131,9 @@ static bool frame_eq(const void *arg, uint64_t i)
 int profile__findnew_frame(struct profile *p, const char *name, const char *module,
 			   enum frame_kind kind, uint32_t *id)
 {
-	struct frame_eq_arg arg = { p, { profile__intern(p, name), profile__intern(p, module), kind } };
+	struct frame_eq_arg arg = {
+		p, { profile__intern(p, name), profile__intern(p, module), kind }
+	};
 	uint64_t h, i, key;
 
 	if (!arg.f.name || !arg.f.module)
@@ -139,7 +141,8 @@ int profile__findnew_frame(struct profile *p, const char *name, const char *modu
 	h = hash_mix((uintptr_t)arg.f.name ^ hash_mix((uintptr_t)arg.f.module + kind));
 	if (!idx_find(&p->frame_idx, h, frame_eq, &arg, &i, &key)) {
 		i = p->frames.n;
-		if (hashmap__set(&p->frame_idx, key, i) || vec_push(&p->frames, &arg.f, sizeof(arg.f)))
+		if (hashmap__set(&p->frame_idx, key, i) ||
+		    vec_push(&p->frames, &arg.f, sizeof(arg.f)))
 			return -ENOMEM;
 	}
 	*id = i;

@@ -299,8 +299,9 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 		return 0;
 	st = id == STACK_ID_LOST ? NULL : find_stack(&c->stacks, id);
 	if (!st)
-		return push_frame(c, kind == FRAME_KERNEL ? "[lost kernel stack]" : "[lost user stack]",
-				  kind);
+		return push_frame(
+			c, kind == FRAME_KERNEL ? "[lost kernel stack]" : "[lost user stack]",
+			kind);
 	for (__u32 i = st->nr; i-- > 0 && !err;) {
 		uint32_t *f = &c->frames[c->n++];
 

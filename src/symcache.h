@@ -9,8 +9,8 @@
 #include "proc_maps.h"
 
 struct binary {
-	char *path;	  /* as mapped, without " (deleted)" */
-	const char *name; /* basename of path, for MODULE+0xOFF frames */
+	char *path;		 /* as mapped, without " (deleted)" */
+	const char *name;	 /* basename of path, for MODULE+0xOFF frames */
 	struct elf_symtab *syms; /* NULL when the file could not be read */
 	int err;		 /* why syms is NULL */
 };
