@@ -8,7 +8,6 @@
 #include <bpf/bpf_tracing.h>
 #include "sample.h"
 
-#define E2BIG  7
 #define EEXIST 17
 
 const volatile bool filter_pids = false;
@@ -30,12 +29,14 @@ struct {
 	__uint(max_entries, 1);
 } counts SEC(".maps");
 
+/* Ids of the stacks already sent to user space. LRU: a forgotten id only
+ * means the stack is sent again. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u64);
-	__type(value, struct sample_stack);
+	__type(value, __u8);
 	__uint(max_entries, 1);
-} stacks SEC(".maps");
+} sent SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -47,7 +48,7 @@ struct {
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__type(key, __u32);
-	__type(value, struct sample_stack);
+	__type(value, struct sample_stack_event);
 	__uint(max_entries, 1);
 } scratch SEC(".maps");
 
@@ -60,7 +61,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 64 * 1024);
+	__uint(max_entries, 1 << 20); /* sized by user space */
 } events SEC(".maps");
 
 static __always_inline void count(__u32 which)
@@ -71,40 +72,30 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
-static __always_inline __u64 hash_ips(const struct sample_stack *st)
+static __always_inline __u64 hash_ips(const struct sample_stack_event *st)
 {
 	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
 
 	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
 		if (i >= st->nr)
 			break;
-		h ^= st->ip[i];
-		h *= 0xff51afd7ed558ccdULL;
-		h ^= h >> 33;
+		h = (h ^ st->ip[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
 	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
 }
 
-static __always_inline bool same_stack(const struct sample_stack *a, const struct sample_stack *b)
-{
-	if (a->nr != b->nr)
-		return false;
-	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
-		if (i >= a->nr)
-			break;
-		if (a->ip[i] != b->ip[i])
-			return false;
-	}
-	return true;
-}
-
 /* Returns the stack's id, STACK_ID_NONE when empty, STACK_ID_LOST when it
- * could not be stored. */
-static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 err_counter)
+ * could not be sent. A new stack goes to user space through the ring buffer
+ * (no wakeup: user space drains it on its own clock). */
+static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 err_counter)
 {
-	__u32 zero = 0;
-	struct sample_stack *st = bpf_map_lookup_elem(&scratch, &zero), *old;
-	long n, err;
+	__u32 zero = 0, nr;
+	struct sample_stack_event *st = bpf_map_lookup_elem(&scratch, &zero);
+	__u8 one = 1;
+	long n;
 	__u64 id;
 
 	if (!st)
@@ -114,29 +105,30 @@ static __always_inline __u64 store_stack(void *ctx, __u64 flags, __u32 err_count
 		count(err_counter);
 		return STACK_ID_LOST;
 	}
-	st->nr = n / sizeof(__u64);
-	if (!st->nr)
+	nr = n / sizeof(__u64);
+	if (nr > SAMPLE_MAX_DEPTH)
+		nr = SAMPLE_MAX_DEPTH;
+	if (!nr)
 		return STACK_ID_NONE;
+	st->nr = nr;
 	id = hash_ips(st);
-	old = bpf_map_lookup_elem(&stacks, &id);
-	if (old) {
-		if (same_stack(old, st))
-			return id;
-		count(CNT_STACK_COLLIDE);
+	if (bpf_map_lookup_elem(&sent, &id))
+		return id;
+	st->type = EV_STACK;
+	st->id = id;
+	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
+			       BPF_RB_NO_WAKEUP)) {
+		count(CNT_STACKS_DROPPED);
 		return STACK_ID_LOST;
 	}
-	err = bpf_map_update_elem(&stacks, &id, st, BPF_NOEXIST);
-	if (err && err != -EEXIST) {
-		count(CNT_STACKS_FULL);
-		return STACK_ID_LOST;
-	}
+	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
 	return id;
 }
 
 static __always_inline void note_process(__u32 pid)
 {
 	__u8 one = 1;
-	struct sample_proc_event ev = { .pid = pid };
+	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
 	long err;
 
 	err = bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST);
@@ -148,6 +140,20 @@ static __always_inline void note_process(__u32 pid)
 	}
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(CNT_EVENTS_LOST);
+}
+
+/* The counts map is full: hand the sample to user space instead. */
+static __always_inline int spill_sample(const struct sample_key *key)
+{
+	struct sample_count_event ev = { .type = EV_SAMPLE, .key = *key };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
+		count(CNT_SAMPLES_DROPPED);
+		return 0;
+	}
+	count(CNT_SAMPLES_SPILLED);
+	count(CNT_SAMPLES);
+	return 0;
 }
 
 SEC("perf_event")
@@ -164,9 +170,9 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	if (want_user && key.pid)
-		key.ustack = store_stack(ctx, BPF_F_USER_STACK, CNT_USTACK_ERR);
+		key.ustack = take_stack(ctx, BPF_F_USER_STACK, CNT_USTACK_ERR);
 	if (want_kernel)
-		key.kstack = store_stack(ctx, 0, CNT_KSTACK_ERR);
+		key.kstack = take_stack(ctx, 0, CNT_KSTACK_ERR);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
 	if (key.pid)
@@ -180,10 +186,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		/* another CPU inserted the same key first */
 		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, &key)))
 			__sync_fetch_and_add(val, 1);
-		else if (err) {
-			count(CNT_COUNTS_FULL);
-			return 0;
-		}
+		else if (err)
+			return spill_sample(&key);
 	}
 	count(CNT_SAMPLES);
 	return 0;

@@ -8,20 +8,20 @@
 
 /* Reserved stack ids: real ids are content hashes >= STACK_ID_FIRST. */
 #define STACK_ID_NONE  0 /* no stack taken (or an empty one) */
-#define STACK_ID_LOST  1 /* taken, but the stack map was full or the hash collided */
+#define STACK_ID_LOST  1 /* taken, but it could not be handed to user space */
 #define STACK_ID_FIRST 2
 
 enum sample_counter {
-	CNT_SAMPLES,	   /* samples counted in the counts map */
-	CNT_FILTERED,	   /* samples of processes outside the pid filter */
-	CNT_USTACK_ERR,	   /* bpf_get_stack() failed for the user stack */
-	CNT_KSTACK_ERR,	   /* bpf_get_stack() failed for the kernel stack */
-	CNT_STACKS_FULL,   /* a new stack did not fit in the stacks map */
-	CNT_STACK_COLLIDE, /* two different stacks hashed alike (the newer is lost) */
-	CNT_COUNTS_FULL,   /* a sample did not fit in the counts map: lost */
-	CNT_EVENTS_LOST,   /* ring buffer full: a process event was lost */
-	CNT_SEEN_FULL,	   /* the seen-processes map was full */
-	CNT_PIDS_FULL,	   /* a child of a traced process did not fit in the pid filter */
+	CNT_SAMPLES,	     /* samples counted (map or ring buffer) */
+	CNT_FILTERED,	     /* samples of processes outside the pid filter */
+	CNT_USTACK_ERR,	     /* bpf_get_stack() failed for the user stack */
+	CNT_KSTACK_ERR,	     /* bpf_get_stack() failed for the kernel stack */
+	CNT_STACKS_DROPPED,  /* a new stack found the ring buffer full */
+	CNT_SAMPLES_SPILLED, /* counts map full: the sample went through the ring buffer */
+	CNT_SAMPLES_DROPPED, /* counts map and ring buffer full: sample lost */
+	CNT_EVENTS_LOST,     /* ring buffer full: a process event was lost */
+	CNT_SEEN_FULL,	     /* the seen-processes map was full */
+	CNT_PIDS_FULL,	     /* a child of a traced process did not fit in the pid filter */
 	CNT_NR,
 };
 
@@ -34,16 +34,35 @@ struct sample_key {
 	char tcomm[SAMPLE_COMM_LEN]; /* the thread name */
 };
 
-struct sample_stack {
-	__u32 nr;
-	__u32 pad;
-	__u64 ip[SAMPLE_MAX_DEPTH];
+/* Ring buffer records; each starts with its type. */
+enum sample_event_type {
+	EV_PROC = 1, /* struct sample_proc_event */
+	EV_STACK,    /* struct sample_stack_event */
+	EV_SAMPLE,   /* struct sample_count_event */
 };
 
-/* Sent on the first sample of a process (again after it execs): user space
+/* The first sample of a process (again after it execs): user space
  * snapshots its mappings while it is alive. */
 struct sample_proc_event {
+	__u32 type;
 	__u32 pid;
+};
+
+/* A stack the kernel had not sent yet (or not recently): stacks live in user
+ * space, the kernel only remembers which ids it sent. Variable size: the
+ * record ends after ip[nr - 1]. */
+struct sample_stack_event {
+	__u32 type;
+	__u32 nr;
+	__u64 id;
+	__u64 ip[SAMPLE_MAX_DEPTH]; /* leaf first */
+};
+
+/* One sample that did not fit in the counts map. */
+struct sample_count_event {
+	__u32 type;
+	__u32 pad;
+	struct sample_key key;
 };
 
 #endif

@@ -45,9 +45,9 @@ static void report_losses(const struct sampler_stats *st)
 	const uint64_t *c = st->counter;
 	struct strbuf b = {};
 
-	add_loss(&b, c[CNT_COUNTS_FULL], "samples (counts map full)");
-	add_loss(&b, c[CNT_STACKS_FULL], "stacks (stack map full)");
-	add_loss(&b, c[CNT_STACK_COLLIDE], "stacks (hash collision)");
+	add_loss(&b, c[CNT_SAMPLES_DROPPED], "samples (ring buffer full)");
+	add_loss(&b, c[CNT_STACKS_DROPPED], "stacks (ring buffer full)");
+	add_loss(&b, st->collisions, "stacks (hash collision)");
 	add_loss(&b, c[CNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(&b, c[CNT_KSTACK_ERR], "kernel stacks (unreadable)");
 	add_loss(&b, c[CNT_EVENTS_LOST], "process events (ring buffer full)");
@@ -65,9 +65,11 @@ void report__summary(const struct profile *p, const struct sampler_stats *st, do
 	      st->event, st->ncpus);
 	report_losses(st);
 	if (verbose)
-		p_err("%" PRIu64 " unique kernel-side stacks; BPF maps %.1f MiB; "
-		      "%" PRIu64 " samples of other processes skipped",
-		      st->stacks, st->map_bytes / 1048576.0, st->counter[CNT_FILTERED]);
+		p_err("%" PRIu64 " unique raw stacks; BPF maps %.1f MiB; %" PRIu64
+		      " samples beyond the counts map; %" PRIu64
+		      " samples of other processes skipped",
+		      st->stacks, st->map_bytes / 1048576.0, st->counter[CNT_SAMPLES_SPILLED],
+		      st->counter[CNT_FILTERED]);
 }
 
 void report__command_status(int status, bool stopped_by_us)

@@ -13,6 +13,7 @@
 #include "procs.h"
 #include "sample.skel.h"
 #include "sampler.h"
+#include "stack_table.h"
 #include "symbolize.h"
 
 struct sampler {
@@ -26,7 +27,10 @@ struct sampler {
 	const char *event;
 	struct ring_buffer *rb;
 	struct procs *procs;
-	uint64_t nstacks;
+	struct stack_table stacks;
+	struct sample_key *spilled; /* samples that did not fit in the counts map */
+	size_t nspilled, spilled_cap;
+	int event_err; /* the first error handling ring buffer records */
 };
 
 static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
@@ -34,15 +38,27 @@ static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
 	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
 }
 
-/* Preallocated: allocating in the timer interrupt fails now and then
- * (-ENOMEM), which would lose stacks. So the maps are sized from the
- * expected number of samples instead of for the worst case. */
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+/* Preallocated maps (allocating in the timer interrupt fails now and then),
+ * sized from the expected number of samples. Neither map can lose data when
+ * full: the ring buffer takes new stacks and overflowing samples, and user
+ * space drains it every poll. */
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
 {
 	double expect = (double)o->freq * ncpus * (o->duration > 0 ? o->duration : 60);
+	uint32_t ring = clamp_u32((double)o->freq * ncpus * 512, 256 << 10, 8 << 20);
 
-	bpf_map__set_max_entries(skel->maps.counts, clamp_u32(expect / 4, 8192, 131072));
-	bpf_map__set_max_entries(skel->maps.stacks, clamp_u32(expect / 8, 4096, 32768));
+	bpf_map__set_max_entries(skel->maps.counts, clamp_u32(expect / 8, 8192, 65536));
+	bpf_map__set_max_entries(skel->maps.sent, clamp_u32(expect / 8, 8192, 65536));
+	bpf_map__set_max_entries(skel->maps.events, pow2_at_least(ring));
 }
 
 static int load(struct sampler *s)
@@ -67,16 +83,50 @@ static int load(struct sampler *s)
 	return 0;
 }
 
+static int spill(struct sampler *s, const struct sample_key *key)
+{
+	if (s->nspilled == s->spilled_cap) {
+		size_t cap = s->spilled_cap ? s->spilled_cap * 2 : 1024;
+		struct sample_key *v = realloc(s->spilled, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		s->spilled = v;
+		s->spilled_cap = cap;
+	}
+	s->spilled[s->nspilled++] = *key;
+	return 0;
+}
+
+static int on_stack_event(struct sampler *s, const void *data, size_t size)
+{
+	const struct sample_stack_event *ev = data;
+	size_t head = offsetof(struct sample_stack_event, ip);
+
+	if (size < head || ev->nr > SAMPLE_MAX_DEPTH || size < head + ev->nr * sizeof(__u64))
+		return 0;
+	return stack_table__add(&s->stacks, ev->id, (const uint64_t *)ev->ip, ev->nr);
+}
+
+/* Errors stop the ring buffer's consume loop; the first is kept to report. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
-	const struct sample_proc_event *ev = data;
+	const struct sample_proc_event *proc = data;
+	const struct sample_count_event *sample = data;
+	int err = 0;
 
-	if (size < sizeof(*ev))
+	if (size < sizeof(__u32))
 		return 0;
-	/* a process that is already gone is named from what the maps hold */
-	procs__snapshot(s->procs, ev->pid);
-	return 0;
+	if (proc->type == EV_PROC && size >= sizeof(*proc))
+		procs__snapshot(s->procs, proc->pid); /* gone already: nothing to keep */
+	else if (proc->type == EV_STACK)
+		err = on_stack_event(s, data, size);
+	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
+		err = spill(s, &sample->key);
+	if (err && !s->event_err)
+		s->event_err = err;
+	return err;
 }
 
 int sampler__open(struct sampler **out, const struct sampler_opts *o)
@@ -189,6 +239,11 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 {
 	int n = ring_buffer__poll(s->rb, timeout_ms);
 
+	/* stacks and spilled samples come without a wakeup */
+	if (n >= 0 || n == -EINTR)
+		n = ring_buffer__consume(s->rb);
+	if (s->event_err)
+		return s->event_err;
 	return n < 0 ? n : 0;
 }
 
@@ -234,51 +289,10 @@ void sampler__stop(struct sampler *s)
 		ring_buffer__consume(s->rb);
 }
 
-/* Stacks as the kernel stored them, leaf first, read once each. */
-struct stack_table {
-	struct hashmap idx; /* stack id -> index */
-	struct sample_stack *v;
-	size_t n, cap;
-};
-
-static int read_stacks(int fd, struct stack_table *t)
-{
-	__u64 key, next, *prev = NULL;
-	struct sample_stack *v;
-
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (t->n == t->cap) {
-			t->cap = t->cap ? t->cap * 2 : 256;
-			v = realloc(t->v, t->cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			t->v = v;
-		}
-		if (bpf_map_lookup_elem(fd, &key, &t->v[t->n]))
-			continue;
-		if (t->v[t->n].nr > SAMPLE_MAX_DEPTH)
-			t->v[t->n].nr = SAMPLE_MAX_DEPTH;
-		if (hashmap__set(&t->idx, key, t->n))
-			return -ENOMEM;
-		t->n++;
-	}
-	return 0;
-}
-
-static const struct sample_stack *find_stack(const struct stack_table *t, __u64 id)
-{
-	uint64_t i;
-
-	return hashmap__get(&t->idx, id, &i) ? &t->v[i] : NULL;
-}
-
 struct collect_ctx {
 	struct sampler *s;
 	struct profile *p;
 	struct symbolizer *sym;
-	struct stack_table stacks;
 	uint32_t frames[2 * SAMPLE_MAX_DEPTH + 2];
 	uint32_t n;
 };
@@ -292,17 +306,17 @@ static int push_frame(struct collect_ctx *c, const char *name, enum frame_kind k
 /* Appends the stack root-first. */
 static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kind kind)
 {
-	const struct sample_stack *st;
+	const struct raw_stack *st;
 	int err = 0;
 
 	if (id == STACK_ID_NONE)
 		return 0;
-	st = id == STACK_ID_LOST ? NULL : find_stack(&c->stacks, id);
+	st = id == STACK_ID_LOST ? NULL : stack_table__find(&c->s->stacks, id);
 	if (!st)
 		return push_frame(
 			c, kind == FRAME_KERNEL ? "[lost kernel stack]" : "[lost user stack]",
 			kind);
-	for (__u32 i = st->nr; i-- > 0 && !err;) {
+	for (uint32_t i = st->nr; i-- > 0 && !err;) {
 		uint32_t *f = &c->frames[c->n++];
 
 		err = kind == FRAME_KERNEL ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f)
@@ -353,13 +367,10 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	c->s = s;
 	c->p = p;
 	c->sym = symbolizer__new(p, s->procs);
-	err = c->sym ? read_stacks(bpf_map__fd(s->skel->maps.stacks), &c->stacks) : -ENOMEM;
-	if (!err)
-		err = read_counts(c);
-	s->nstacks = c->stacks.n;
+	err = c->sym ? read_counts(c) : -ENOMEM;
+	for (size_t i = 0; i < s->nspilled && !err; i++)
+		err = add_sample(c, &s->spilled[i], 1);
 	symbolizer__free(c->sym);
-	hashmap__free(&c->stacks.idx);
-	free(c->stacks.v);
 	free(c);
 	return err;
 }
@@ -375,9 +386,10 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	read_counters(s, st->counter);
 	st->ncpus = s->nattached;
 	st->event = s->event;
-	st->stacks = s->nstacks;
-	st->map_bytes = map_bytes(s->skel->maps.counts) + map_bytes(s->skel->maps.stacks) +
-			map_bytes(s->skel->maps.seen) + map_bytes(s->skel->maps.events);
+	st->stacks = s->stacks.n;
+	st->collisions = s->stacks.collisions;
+	st->map_bytes = map_bytes(s->skel->maps.counts) + map_bytes(s->skel->maps.sent) +
+			map_bytes(s->skel->maps.seen) + bpf_map__max_entries(s->skel->maps.events);
 }
 
 void sampler__free(struct sampler *s)
@@ -389,6 +401,8 @@ void sampler__free(struct sampler *s)
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
+	stack_table__free(&s->stacks);
+	free(s->spilled);
 	free(s->perf_fds);
 	free(s->links);
 	free(s);

@@ -23,10 +23,11 @@ struct sampler_opts {
 
 struct sampler_stats {
 	uint64_t counter[CNT_NR];
-	unsigned int ncpus; /* CPUs with a perf event */
-	const char *event;  /* "cpu-clock" or "cycles" */
-	uint64_t map_bytes; /* memory of the BPF maps (keys and values) */
-	uint64_t stacks;    /* unique stacks read at the end */
+	unsigned int ncpus;  /* CPUs with a perf event */
+	const char *event;   /* "cpu-clock" or "cycles" */
+	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
+	uint64_t stacks;     /* unique raw stacks received */
+	uint64_t collisions; /* stack ids that hashed alike (the later stack is misnamed) */
 };
 
 struct sampler;
