@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpf_maps.h"
 #include "hashmap.h"
 #include "procs.h"
 #include "sample.skel.h"
@@ -33,20 +34,6 @@ struct sampler {
 	int event_err; /* the first error handling ring buffer records */
 };
 
-static uint32_t clamp_u32(double v, uint32_t lo, uint32_t hi)
-{
-	return v < lo ? lo : v > hi ? hi : (uint32_t)v;
-}
-
-static uint32_t pow2_at_least(uint32_t v)
-{
-	uint32_t p = 1;
-
-	while (p < v)
-		p <<= 1;
-	return p;
-}
-
 /* Preallocated maps (allocating in the timer interrupt fails now and then),
  * sized from the expected number of samples. Neither map can lose data when
  * full: the ring buffer takes new stacks and overflowing samples, and user
@@ -54,11 +41,11 @@ static uint32_t pow2_at_least(uint32_t v)
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
 {
 	double expect = (double)o->freq * ncpus * (o->duration > 0 ? o->duration : 60);
-	uint32_t ring = clamp_u32((double)o->freq * ncpus * 512, 256 << 10, 8 << 20);
+	uint32_t ring = bpf_maps__clamp((double)o->freq * ncpus * 512, 256 << 10, 8 << 20);
 
-	bpf_map__set_max_entries(skel->maps.counts, clamp_u32(expect / 8, 8192, 65536));
-	bpf_map__set_max_entries(skel->maps.sent, clamp_u32(expect / 8, 8192, 65536));
-	bpf_map__set_max_entries(skel->maps.events, pow2_at_least(ring));
+	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
+	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
+	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
 }
 
 static int load(struct sampler *s)
@@ -98,16 +85,6 @@ static int spill(struct sampler *s, const struct sample_key *key)
 	return 0;
 }
 
-static int on_stack_event(struct sampler *s, const void *data, size_t size)
-{
-	const struct sample_stack_event *ev = data;
-	size_t head = offsetof(struct sample_stack_event, ip);
-
-	if (size < head || ev->nr > SAMPLE_MAX_DEPTH || size < head + ev->nr * sizeof(__u64))
-		return 0;
-	return stack_table__add(&s->stacks, ev->id, (const uint64_t *)ev->ip, ev->nr);
-}
-
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -121,7 +98,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (proc->type == EV_PROC && size >= sizeof(*proc))
 		procs__snapshot(s->procs, proc->pid); /* gone already: nothing to keep */
 	else if (proc->type == EV_STACK)
-		err = on_stack_event(s, data, size);
+		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
 		err = spill(s, &sample->key);
 	if (err && !s->event_err)
@@ -249,20 +226,7 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 
 static int read_counters(struct sampler *s, uint64_t counter[CNT_NR])
 {
-	int fd = bpf_map__fd(s->skel->maps.counters);
-	__u64 *vals = calloc(s->ncpus, sizeof(*vals));
-
-	if (!vals)
-		return -ENOMEM;
-	for (__u32 i = 0; i < CNT_NR; i++) {
-		counter[i] = 0;
-		if (bpf_map_lookup_elem(fd, &i, vals))
-			continue;
-		for (int cpu = 0; cpu < s->ncpus; cpu++)
-			counter[i] += vals[cpu];
-	}
-	free(vals);
-	return 0;
+	return bpf_maps__sum_percpu(bpf_map__fd(s->skel->maps.counters), CNT_NR, s->ncpus, counter);
 }
 
 uint64_t sampler__samples(struct sampler *s)

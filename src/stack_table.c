@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <linux/types.h>
+
+#include "sample.h"
 #include "stack_table.h"
 
 static bool same(const struct raw_stack *s, const uint64_t *ip, uint32_t nr)
@@ -38,6 +41,16 @@ int stack_table__add(struct stack_table *t, uint64_t id, const uint64_t *ip, uin
 	}
 	t->v[t->n++] = s;
 	return 0;
+}
+
+int stack_table__add_event(struct stack_table *t, const void *data, size_t size)
+{
+	const struct sample_stack_event *ev = data;
+	size_t head = offsetof(struct sample_stack_event, ip);
+
+	if (size < head || ev->nr > SAMPLE_MAX_DEPTH || size < head + ev->nr * sizeof(__u64))
+		return 0;
+	return stack_table__add(t, ev->id, (const uint64_t *)ev->ip, ev->nr);
 }
 
 const struct raw_stack *stack_table__find(const struct stack_table *t, uint64_t id)

@@ -23,6 +23,10 @@ struct stack_table {
  * Returns 0 or -ENOMEM. */
 int stack_table__add(struct stack_table *t, uint64_t id, const uint64_t *ip, uint32_t nr);
 
+/* Stores the stack of a ring-buffer record (struct sample_stack_event of
+ * bpf/sample.h); a malformed record is ignored. Returns 0 or -ENOMEM. */
+int stack_table__add_event(struct stack_table *t, const void *data, size_t size);
+
 /* The stack stored under id, or NULL. */
 const struct raw_stack *stack_table__find(const struct stack_table *t, uint64_t id);
 

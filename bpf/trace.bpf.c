@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Function tracing: uprobe_multi links on the entries and returns of the
+ * traced functions (the function's index as the attach cookie). A shadow
+ * stack per thread (task storage: it goes away with the thread) turns entry
+ * and return pairs into nested calls; self time is summed per (thread, call
+ * path) in the kernel. The stack pointer tells a return that belongs to the
+ * top frame from one whose inner frames were left without returning. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
+#include "trace.h"
+
+#define EEXIST 17
+
+const volatile bool filter_pids = false;
+
+struct frame {
+	__u32 func;
+	__u32 pad;
+	__u64 start;
+	__u64 child_ns; /* inclusive time of the calls it made */
+	__u64 sp;	/* at entry: the address of the return address */
+	__u64 path;	/* id of the call path ending here */
+};
+
+#define SHADOW_SLOTS 128 /* > TRACE_MAX_DEPTH, a power of two for masking */
+
+struct shadow {
+	__u32 depth;
+	__u32 pad;
+	struct frame f[SHADOW_SLOTS];
+};
+
+/* Masked indexing keeps the verifier's bounds simple. */
+#define FR(sh, i) ((sh)->f[(i) & (SHADOW_SLOTS - 1)])
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct shadow);
+} shadows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, struct sample_key);
+	__type(value, struct trace_value);
+	__uint(max_entries, 1); /* sized by user space */
+} counts SEC(".maps");
+
+/* Ids of the call paths already sent to user space (LRU: a forgotten one is
+ * sent again). */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u64);
+	__type(value, __u8);
+	__uint(max_entries, 1); /* sized by user space */
+} sent SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct sample_stack_event);
+	__uint(max_entries, 1);
+} scratch SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, TCNT_NR);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 20); /* sized by user space */
+} events SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline __u64 path_id(__u64 parent, __u32 func)
+{
+	__u64 h = (parent ^ (func + 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
+
+	h ^= h >> 32;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
+	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
+}
+
+/* Sends the path ending at frame d (functions leaf first) unless sent. */
+static __always_inline bool send_path(struct shadow *sh, __u32 d)
+{
+	__u32 zero = 0;
+	struct sample_stack_event *ev = bpf_map_lookup_elem(&scratch, &zero);
+	__u64 id;
+	__u8 one = 1;
+
+	if (d >= TRACE_MAX_DEPTH || !ev)
+		return false;
+	id = FR(sh, d).path;
+	if (bpf_map_lookup_elem(&sent, &id))
+		return true;
+	ev->type = EV_STACK;
+	ev->id = id;
+	ev->nr = d + 1;
+	for (__u32 i = 0; i < TRACE_MAX_DEPTH; i++) {
+		if (i > d)
+			break;
+		ev->ip[i] = FR(sh, d - i).func;
+	}
+	if (bpf_ringbuf_output(&events, ev, offsetof(struct sample_stack_event, ip) + (d + 1) * 8,
+			       BPF_RB_NO_WAKEUP)) {
+		count(TCNT_PATHS_DROPPED);
+		return false;
+	}
+	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
+	return true;
+}
+
+static __always_inline void add_time(struct sample_key *key, __u64 self)
+{
+	struct trace_value *v, init = { self, 1 };
+	struct trace_call_event ev = { .type = EV_CALL };
+
+	v = bpf_map_lookup_elem(&counts, key);
+	if (v) {
+		__sync_fetch_and_add(&v->self_ns, self);
+		__sync_fetch_and_add(&v->calls, 1);
+		count(TCNT_CALLS);
+		return;
+	}
+	if (!bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST)) {
+		count(TCNT_CALLS);
+		return;
+	}
+	if ((v = bpf_map_lookup_elem(&counts, key))) { /* another CPU was first */
+		__sync_fetch_and_add(&v->self_ns, self);
+		__sync_fetch_and_add(&v->calls, 1);
+		count(TCNT_CALLS);
+		return;
+	}
+	ev.key = *key;
+	ev.val = init;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
+		count(TCNT_DROPPED);
+		return;
+	}
+	count(TCNT_SPILLED);
+	count(TCNT_CALLS);
+}
+
+/* Closes frame d at time now: its self time goes to its path, its inclusive
+ * time to its parent's children. */
+static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, __u64 id)
+{
+	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	__u64 dur, self;
+
+	if (d >= TRACE_MAX_DEPTH)
+		return;
+	dur = now - FR(sh, d).start;
+	self = dur > FR(sh, d).child_ns ? dur - FR(sh, d).child_ns : 0;
+	if (d > 0)
+		FR(sh, d - 1).child_ns += dur;
+	if (!send_path(sh, d))
+		return;
+	key.ustack = FR(sh, d).path;
+	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
+	add_time(&key, self);
+}
+
+/* Pops the frames whose stack slot lies below sp: they were left without a
+ * return (longjmp, an exception, a uretprobe the kernel did not install). */
+static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
+{
+	for (int i = 0; i < TRACE_MAX_DEPTH; i++) {
+		__u32 d = sh->depth;
+
+		if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp >= sp)
+			break;
+		close_frame(sh, d - 1, now, id);
+		sh->depth = d - 1;
+		count(TCNT_UNFINISHED);
+	}
+}
+
+static __always_inline struct shadow *shadow_of(__u64 id, bool create)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	__u32 pid = id >> 32;
+
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid)) {
+		count(TCNT_FILTERED);
+		return NULL;
+	}
+	return bpf_task_storage_get(&shadows, task, NULL,
+				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+}
+
+SEC("kprobe")
+int on_entry(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
+	struct shadow *sh = shadow_of(id, true);
+	__u32 d, func = bpf_get_attach_cookie(ctx);
+
+	if (!sh) {
+		count(filter_pids ? TCNT_FILTERED : TCNT_NO_STORAGE);
+		return 0;
+	}
+	/* a slot at or above a deeper frame's means that frame is gone; an equal
+	 * slot is a tail call, which nests */
+	unwind_to(sh, sp, now, id);
+	d = sh->depth;
+	if (d >= TRACE_MAX_DEPTH) {
+		count(TCNT_TOO_DEEP);
+		return 0;
+	}
+	FR(sh, d).func = func;
+	FR(sh, d).start = now;
+	FR(sh, d).child_ns = 0;
+	FR(sh, d).sp = sp;
+	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : 0, func);
+	sh->depth = d + 1;
+	return 0;
+}
+
+SEC("kprobe")
+int on_return(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	__u64 slot = PT_REGS_SP(ctx) - 8; /* ret popped the return address */
+	struct shadow *sh = shadow_of(id, false);
+	__u32 d, func = bpf_get_attach_cookie(ctx);
+
+	if (!sh)
+		return 0;
+	unwind_to(sh, slot, now, id);
+	d = sh->depth;
+	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != slot || FR(sh, d - 1).func != func) {
+		count(TCNT_UNMATCHED);
+		return 0;
+	}
+	close_frame(sh, d - 1, now, id);
+	sh->depth = d - 1;
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "GPL";

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ABI shared by bpf/trace.bpf.c and the user-space tracer. */
+#ifndef FLAMEBPF_TRACE_H
+#define FLAMEBPF_TRACE_H
+
+#include "sample.h"
+
+#define TRACE_MAX_DEPTH 127 /* a call path fits a struct sample_stack_event */
+
+enum trace_counter {
+	TCNT_CALLS,	    /* calls completed and accounted */
+	TCNT_FILTERED,	    /* calls of processes outside the pid filter */
+	TCNT_UNFINISHED,    /* calls whose return never came (longjmp, exception, ...) */
+	TCNT_UNMATCHED,	    /* returns without a matching entry */
+	TCNT_TOO_DEEP,	    /* calls deeper than TRACE_MAX_DEPTH, not traced */
+	TCNT_NO_STORAGE,    /* no per-thread shadow stack could be allocated */
+	TCNT_PATHS_DROPPED, /* a new call path found the ring buffer full */
+	TCNT_SPILLED,	    /* counts map full: the call went through the ring buffer */
+	TCNT_DROPPED,	    /* counts map and ring buffer full: call lost */
+	TCNT_NR,
+};
+
+/* A call path is sent like a sampled stack (struct sample_stack_event, type
+ * EV_STACK) with function ids in ip[], leaf first. Counts are keyed by
+ * struct sample_key with ustack = the path id; the value is struct
+ * trace_value. Calls that do not fit in the map are sent as EV_CALL. */
+struct trace_value {
+	__u64 self_ns;
+	__u64 calls;
+};
+
+#define EV_CALL 16
+
+struct trace_call_event {
+	__u32 type;
+	__u32 pad;
+	struct sample_key key;
+	struct trace_value val;
+};
+
+#endif

@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_maps.h"
+#include "stack_table.h"
+#include "trace.skel.h"
+#include "tracer.h"
+#include "uprobe_multi.h"
+
+struct tracer {
+	struct tracer_opts opts;
+	struct trace_bpf *skel;
+	int ncpus;
+	int *links;
+	size_t nlinks, links_cap;
+	struct ring_buffer *rb;
+	struct stack_table paths;	  /* call paths: function ids, leaf first */
+	struct trace_call_event *spilled; /* calls that did not fit in the counts map */
+	size_t nspilled, spilled_cap;
+	int event_err;
+};
+
+static int load(struct tracer *t)
+{
+	struct trace_bpf *skel = trace_bpf__open();
+	int err;
+
+	if (!skel)
+		return -errno;
+	skel->rodata->filter_pids = t->opts.filter_pids;
+	bpf_program__set_expected_attach_type(skel->progs.on_entry, UPROBE_MULTI_ATTACH_TYPE);
+	bpf_program__set_expected_attach_type(skel->progs.on_return, UPROBE_MULTI_ATTACH_TYPE);
+	bpf_map__set_max_entries(skel->maps.counts, 65536);
+	bpf_map__set_max_entries(skel->maps.sent, 65536);
+	bpf_map__set_max_entries(skel->maps.events, 4 << 20);
+	err = trace_bpf__load(skel);
+	if (err) {
+		trace_bpf__destroy(skel);
+		return err;
+	}
+	t->skel = skel;
+	return 0;
+}
+
+static int spill(struct tracer *t, const struct trace_call_event *ev)
+{
+	if (t->nspilled == t->spilled_cap) {
+		size_t cap = t->spilled_cap ? t->spilled_cap * 2 : 1024;
+		struct trace_call_event *v = realloc(t->spilled, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->spilled = v;
+		t->spilled_cap = cap;
+	}
+	t->spilled[t->nspilled++] = *ev;
+	return 0;
+}
+
+/* Errors stop the ring buffer's consume loop; the first is kept to report. */
+static int handle_event(void *ctx, void *data, size_t size)
+{
+	struct tracer *t = ctx;
+	const __u32 *type = data;
+	int err = 0;
+
+	if (size < sizeof(*type))
+		return 0;
+	if (*type == EV_STACK)
+		err = stack_table__add_event(&t->paths, data, size);
+	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
+		err = spill(t, data);
+	if (err && !t->event_err)
+		t->event_err = err;
+	return err;
+}
+
+int tracer__open(struct tracer **out, const struct tracer_opts *o)
+{
+	struct tracer *t = calloc(1, sizeof(*t));
+	int err;
+
+	if (!t)
+		return -ENOMEM;
+	t->opts = *o;
+	t->ncpus = libbpf_num_possible_cpus();
+	if (t->ncpus <= 0) {
+		err = t->ncpus ? t->ncpus : -EINVAL;
+		goto err_free;
+	}
+	err = load(t);
+	if (err)
+		goto err_free;
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event, t, NULL);
+	if (!t->rb) {
+		err = -errno;
+		goto err_free;
+	}
+	*out = t;
+	return 0;
+err_free:
+	tracer__free(t);
+	return err;
+}
+
+int tracer__add_pid(struct tracer *t, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &one, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+static int keep_link(struct tracer *t, int fd)
+{
+	if (t->nlinks == t->links_cap) {
+		size_t cap = t->links_cap ? t->links_cap * 2 : 16;
+		int *v = realloc(t->links, cap * sizeof(*v));
+
+		if (!v) {
+			close(fd);
+			return -ENOMEM;
+		}
+		t->links = v;
+		t->links_cap = cap;
+	}
+	t->links[t->nlinks++] = fd;
+	return 0;
+}
+
+int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad)
+{
+	int entry_fd = bpf_program__fd(t->skel->progs.on_entry);
+	int ret_fd = bpf_program__fd(t->skel->progs.on_return);
+	int fd, err;
+
+	/* returns first: an entry without its return would unbalance the stack */
+	fd = uprobe_multi__attach_skipping(ret_fd, tg->path, tg->offsets, tg->ids, tg->n, true, pid,
+					   bad);
+	if (fd < 0)
+		return fd;
+	err = keep_link(t, fd);
+	if (err)
+		return err;
+	fd = uprobe_multi__attach_skipping(entry_fd, tg->path, tg->offsets, tg->ids, tg->n, false,
+					   pid, bad);
+	return fd < 0 ? fd : keep_link(t, fd);
+}
+
+int tracer__poll(struct tracer *t, int timeout_ms)
+{
+	int n = ring_buffer__poll(t->rb, timeout_ms);
+
+	/* records come without a wakeup */
+	if (n >= 0 || n == -EINTR)
+		n = ring_buffer__consume(t->rb);
+	if (t->event_err)
+		return t->event_err;
+	return n < 0 ? n : 0;
+}
+
+uint64_t tracer__calls(struct tracer *t)
+{
+	uint64_t c[TCNT_NR];
+
+	if (bpf_maps__sum_percpu(bpf_map__fd(t->skel->maps.counters), TCNT_NR, t->ncpus, c))
+		return 0;
+	return c[TCNT_CALLS];
+}
+
+void tracer__stop(struct tracer *t)
+{
+	for (size_t i = 0; i < t->nlinks; i++)
+		close(t->links[i]);
+	t->nlinks = 0;
+	if (t->rb)
+		ring_buffer__consume(t->rb);
+}
+
+struct collect_ctx {
+	struct profile *p;
+	const struct stack_table *paths;
+	const struct trace_func *funcs;
+	size_t nfuncs;
+	uint32_t *frame_of; /* function id -> frame id + 1, 0 when not made yet */
+	uint32_t frames[TRACE_MAX_DEPTH];
+};
+
+static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
+{
+	int err;
+
+	if (func >= c->nfuncs)
+		return profile__findnew_frame(c->p, "[unknown function]", "", FRAME_USER, id);
+	if (c->frame_of[func]) {
+		*id = c->frame_of[func] - 1;
+		return 0;
+	}
+	err = profile__findnew_frame(c->p, c->funcs[func].name, c->funcs[func].module, FRAME_USER,
+				     id);
+	if (!err)
+		c->frame_of[func] = *id + 1;
+	return err;
+}
+
+static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 self_ns)
+{
+	struct sample_key key = *k;
+	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
+	const struct raw_stack *path = stack_table__find(c->paths, key.ustack);
+	uint32_t n = 0;
+	int err = 0;
+
+	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
+	if (!path)
+		err = profile__findnew_frame(c->p, "[lost call path]", "", FRAME_USER,
+					     &c->frames[n++]);
+	for (uint32_t i = path ? path->nr : 0; i-- > 0 && !err;)
+		err = func_frame(c, path->ip[i], &c->frames[n++]);
+	return err ? err : profile__add_stack(c->p, &who, c->frames, n, self_ns);
+}
+
+static int read_counts(struct collect_ctx *c, int fd)
+{
+	struct sample_key key, next, *prev = NULL;
+	struct trace_value val;
+	int err;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val) || !val.calls)
+			continue;
+		err = add_call(c, &key, val.self_ns);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfuncs,
+		    struct profile *p)
+{
+	struct collect_ctx c = { p, &t->paths, funcs, nfuncs,
+				 calloc(nfuncs + 1, sizeof(uint32_t)) };
+	int err;
+
+	if (!c.frame_of)
+		return -ENOMEM;
+	err = read_counts(&c, bpf_map__fd(t->skel->maps.counts));
+	for (size_t i = 0; i < t->nspilled && !err; i++)
+		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns);
+	free(c.frame_of);
+	return err;
+}
+
+void tracer__stats(struct tracer *t, struct tracer_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	bpf_maps__sum_percpu(bpf_map__fd(t->skel->maps.counters), TCNT_NR, t->ncpus, st->counter);
+	st->paths = t->paths.n;
+	st->collisions = t->paths.collisions;
+	st->map_bytes = bpf_map__max_entries(t->skel->maps.events);
+}
+
+void tracer__free(struct tracer *t)
+{
+	if (!t)
+		return;
+	if (t->skel)
+		tracer__stop(t);
+	ring_buffer__free(t->rb);
+	trace_bpf__destroy(t->skel);
+	stack_table__free(&t->paths);
+	free(t->spilled);
+	free(t->links);
+	free(t);
+}

@@ -1,0 +1,74 @@
+/* The BPF function-tracing source: uprobe_multi links on the entries and
+ * returns of the traced functions run bpf/trace.bpf.c, which sums self time
+ * per (thread, call path) in the kernel; after the capture the map is read
+ * once into a profile whose weights are nanoseconds. */
+#ifndef FLAMEBPF_TRACER_H
+#define FLAMEBPF_TRACER_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "profile.h"
+#include "trace.h"
+
+/* A traced function; its index in the tracer's table is its id. */
+struct trace_func {
+	const char *name;   /* demangled when mangled */
+	const char *module; /* basename of the binary */
+};
+
+/* The functions to probe in one binary. */
+struct trace_target {
+	const char *path;
+	size_t n;
+	const uint64_t *offsets; /* file offsets of the entries */
+	const uint64_t *ids;	 /* function ids, indexes of the trace_func table */
+};
+
+struct tracer_opts {
+	bool filter_pids;
+	double duration; /* expected seconds (0: unknown), for sizing maps */
+};
+
+struct tracer_stats {
+	uint64_t counter[TCNT_NR];
+	uint64_t paths;	     /* unique call paths received */
+	uint64_t collisions; /* path ids that hashed alike */
+	uint64_t map_bytes;
+};
+
+struct tracer;
+
+/* Loads the BPF programs (not attached). Returns 0, -EOPNOTSUPP when the
+ * kernel has no uprobe_multi, or -errno. */
+int tracer__open(struct tracer **out, const struct tracer_opts *o);
+
+int tracer__add_pid(struct tracer *t, pid_t pid);
+
+/* Attaches entry and return probes for the target's functions; pid > 0
+ * limits them to that process. Functions the kernel refuses are skipped and
+ * flagged in bad[] (tg->n entries). Returns 0 or -errno. */
+int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad);
+
+/* Drains the ring buffer for up to timeout_ms. Returns 0 or -errno. */
+int tracer__poll(struct tracer *t, int timeout_ms);
+
+/* Calls completed so far. */
+uint64_t tracer__calls(struct tracer *t);
+
+/* Detaches every probe and drains what is queued. */
+void tracer__stop(struct tracer *t);
+
+/* Reads the kernel's sums into p, naming frames from funcs (nfuncs ids).
+ * Returns 0 or -errno. */
+int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfuncs,
+		    struct profile *p);
+
+void tracer__stats(struct tracer *t, struct tracer_stats *st);
+
+void tracer__free(struct tracer *t);
+
+#endif

@@ -1,0 +1,27 @@
+/* uprobe_multi links (Linux 6.6+) through the raw bpf() syscall: Debian's
+ * libbpf 1.1 has no API for them. */
+#ifndef FLAMEBPF_UPROBE_MULTI_H
+#define FLAMEBPF_UPROBE_MULTI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define UPROBE_MULTI_ATTACH_TYPE 48 /* BPF_TRACE_UPROBE_MULTI */
+
+/* Attaches prog_fd at the file offsets of path, each with its cookie, on
+ * entry or (ret) on return; pid > 0 limits the probes to that process.
+ * Returns the link fd, or -errno (-EOPNOTSUPP: the kernel has no
+ * uprobe_multi; 524/ENOTSUPP: one of the offsets cannot be probed). */
+int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
+			 const uint64_t *cookies, size_t n, bool ret, pid_t pid);
+
+/* Like uprobe_multi__attach, but first finds the offsets the kernel refuses
+ * (by bisection) and leaves them out: bad[i] is set for each. Returns the
+ * link fd, or -errno when nothing could be attached. */
+int uprobe_multi__attach_skipping(int prog_fd, const char *path, const uint64_t *offsets,
+				  const uint64_t *cookies, size_t n, bool ret, pid_t pid,
+				  bool *bad);
+
+#endif
