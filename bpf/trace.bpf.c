@@ -242,13 +242,12 @@ int on_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-SEC("kprobe")
-int on_return(struct pt_regs *ctx)
+/* A return of function func whose return address was at slot. */
+static __always_inline int leave(__u64 slot, __u32 func)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	__u64 slot = PT_REGS_SP(ctx) - 8; /* ret popped the return address */
 	struct shadow *sh = shadow_of(id, false);
-	__u32 d, func = bpf_get_attach_cookie(ctx);
+	__u32 d;
 
 	if (!sh)
 		return 0;
@@ -261,6 +260,22 @@ int on_return(struct pt_regs *ctx)
 	close_frame(sh, d - 1, now, id);
 	sh->depth = d - 1;
 	return 0;
+}
+
+/* A uretprobe: ret has popped the return address. */
+SEC("kprobe")
+int on_return(struct pt_regs *ctx)
+{
+	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx));
+}
+
+/* A probe on the function's ret (or tail-call jmp) instruction: the return
+ * address is still on the stack. Unlike a uretprobe, nothing on the stack is
+ * replaced, so unwinders (C++ exceptions, Go) see the real frames. */
+SEC("kprobe")
+int on_ret_insn(struct pt_regs *ctx)
+{
+	return leave(PT_REGS_SP(ctx), bpf_get_attach_cookie(ctx));
 }
 
 char LICENSE[] SEC("license") = "GPL";

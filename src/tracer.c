@@ -36,6 +36,7 @@ static int load(struct tracer *t)
 	skel->rodata->filter_pids = t->opts.filter_pids;
 	bpf_program__set_expected_attach_type(skel->progs.on_entry, UPROBE_MULTI_ATTACH_TYPE);
 	bpf_program__set_expected_attach_type(skel->progs.on_return, UPROBE_MULTI_ATTACH_TYPE);
+	bpf_program__set_expected_attach_type(skel->progs.on_ret_insn, UPROBE_MULTI_ATTACH_TYPE);
 	bpf_map__set_max_entries(skel->maps.counts, 65536);
 	bpf_map__set_max_entries(skel->maps.sent, 65536);
 	bpf_map__set_max_entries(skel->maps.events, 4 << 20);

@@ -6,7 +6,7 @@
 #   tools/deps.sh --all    all of the above
 set -eu
 
-BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev"
+BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcapstone-dev"
 TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils"
 BENCH_PKGS="linux-perf"
 
