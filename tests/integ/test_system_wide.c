@@ -8,31 +8,35 @@
 #include <stdio.h>
 #include <string.h>
 
-static bool cpu_tree_a(const char *stack, const void *arg)
-{
-	(void)arg;
-	return strncmp(stack, "cpu_tree;", 9) == 0 && h_has_frame(stack, "tree_a");
-}
-
+/* Roots are "cpu_tree-PID" (--pids): other tests may run a cpu_tree too. */
 static bool cpu_tree_root(const char *stack, const void *arg)
 {
-	(void)arg;
-	return strncmp(stack, "cpu_tree;", 9) == 0 || strcmp(stack, "cpu_tree") == 0;
+	const char *root = arg;
+	size_t n = strlen(root);
+
+	return strncmp(stack, root, n) == 0 && (stack[n] == ';' || stack[n] == '\0');
+}
+
+static bool cpu_tree_a(const char *stack, const void *arg)
+{
+	return cpu_tree_root(stack, arg) && h_has_frame(stack, "tree_a");
 }
 
 /*
  * CPU is what cpu_tree used while flamebpf ran (a little more than it was
  * sampled for): at FREQ samples per CPU second.
  */
-static void check_profile(const struct h_folded *f, double cpu, unsigned int freq)
+static void check_profile(const struct h_folded *f, pid_t pid, double cpu, unsigned int freq)
 {
-	unsigned long long mine = h_sum(f, cpu_tree_root, NULL);
+	char root[64];
+	unsigned long long mine;
 	double want = cpu * freq;
 
-	print_message("samples: total %llu, cpu_tree %llu, cpu_tree;...;tree_a %llu; "
-		      "cpu_tree used %.2f CPU s\n",
-		      f->total, mine, h_sum(f, cpu_tree_a, NULL), cpu);
-	if (!h_sum(f, cpu_tree_a, NULL)) {
+	snprintf(root, sizeof(root), "cpu_tree-%d", (int)pid);
+	mine = h_sum(f, cpu_tree_root, root);
+	print_message("samples: total %llu, %s %llu, ...;tree_a %llu; cpu_tree used %.2f CPU s\n",
+		      f->total, root, mine, h_sum(f, cpu_tree_a, root), cpu);
+	if (!h_sum(f, cpu_tree_a, root)) {
 		h_folded_dump(f, 40);
 		fail_msg("no cpu_tree stack with tree_a");
 	}
@@ -55,7 +59,7 @@ static void test_to_file(void **state)
 	h_sleep(0.2);
 	cpu = h_cpu_time(work.pid);
 	assert_int_equal(
-		h_run(&r, 30, H_ARGV(h_flamebpf(), "--sample", "99hz", "-d", "2", "-o", out)), 0);
+		h_run(&r, 30, H_ARGV(h_flamebpf(), "--sample", "99hz", "-d", "2", "--pids", "-o", out)), 0);
 	cpu = h_cpu_time(work.pid) - cpu;
 	h_stop(&work);
 	h_assert_status(&r, 0);
@@ -64,7 +68,7 @@ static void test_to_file(void **state)
 		fail_msg("samples written to stdout with -o");
 	h_result_free(&r);
 	h_folded_must_load(out, &f);
-	check_profile(&f, cpu, 99);
+	check_profile(&f, work.pid, cpu, 99);
 	h_folded_free(&f);
 }
 
@@ -81,12 +85,12 @@ static void test_to_stdout(void **state)
 	h_sleep(0.2);
 	/* also the -F spelling and a kHz frequency */
 	cpu = h_cpu_time(work.pid);
-	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "-F", "1khz", "-d", "1")), 0);
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "-F", "1khz", "-d", "1", "--pids")), 0);
 	cpu = h_cpu_time(work.pid) - cpu;
 	h_stop(&work);
 	h_assert_status(&r, 0);
 	h_folded_must_parse(r.out, "stdout", &f);
-	check_profile(&f, cpu, 1000);
+	check_profile(&f, work.pid, cpu, 1000);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
