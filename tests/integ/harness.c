@@ -705,6 +705,39 @@ int h_root_ids(const char *root, char *comm, size_t len, long *pid, long *tid)
 	return 0;
 }
 
+/* ---- flamebpf's stderr ---- */
+
+static const char *next_line(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+
+	return nl ? nl + 1 : NULL;
+}
+
+bool h_parse_summary(const char *err, struct h_summary *s)
+{
+	for (const char *line = err; line; line = next_line(line)) {
+		int end = 0;
+
+		if (sscanf(line,
+			   "flamebpf: %llu samples, %llu processes, %llu stacks in %lf s at %n",
+			   &s->samples, &s->processes, &s->stacks, &s->secs, &end) == 4 &&
+		    end > 0)
+			return true;
+	}
+	return false;
+}
+
+bool h_has_line(const char *text, const char *line)
+{
+	size_t len = strlen(line);
+
+	for (const char *s = text; (s = strstr(s, line)); s++)
+		if ((s == text || s[-1] == '\n') && (s[len] == '\n' || s[len] == '\0'))
+			return true;
+	return false;
+}
+
 /* ---- privileges ---- */
 
 static bool permission_error(const char *err)

@@ -133,6 +133,18 @@ const char *h_root(const char *stack, char *buf, size_t len);
 /* Splits a root "COMM-PID" or "COMM-PID/TID"; tid is 0 when absent. -1 if neither. */
 int h_root_ids(const char *root, char *comm, size_t len, long *pid, long *tid);
 
+/* The numbers of flamebpf's summary line on stderr:
+ * "flamebpf: N samples, P processes, S stacks in T s at ..." */
+struct h_summary {
+	unsigned long long samples, processes, stacks;
+	double secs;
+};
+
+/* Parses the summary line of ERR (flamebpf's stderr); false when there is none. */
+bool h_parse_summary(const char *err, struct h_summary *s);
+/* Whether LINE is one whole line of TEXT. */
+bool h_has_line(const char *text, const char *line);
+
 /* Skips the current test, with a printed reason, when real BPF cannot run. */
 void h_require_bpf(void);
 #define require_bpf() h_require_bpf()

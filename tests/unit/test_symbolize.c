@@ -1,0 +1,575 @@
+/* Unit tests of the user-space symbolization chain: src/procs.c (snapshots of
+ * a process's mappings), src/symcache.c (one symbol table per binary) and
+ * src/symbolize.c (addresses to profile frames), against the fixture of
+ * tests/fixtures/symfix.c run as a child process. The truth comes from
+ * outside: the child prints its functions' run-time addresses
+ * ("symfix_* addrs"), /proc/PID/maps gives a PIE's load address, and
+ * /proc/kallsyms the kernel's.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procs.h"
+#include "profile.h"
+#include "symbolize.h"
+#include "symcache.h"
+
+#ifndef FIXTURE_DIR
+#error "FIXTURE_DIR must name the directory of the built fixtures"
+#endif
+
+#define FIX_PIE	     FIXTURE_DIR "/symfix_pie"
+#define FIX_NOPIE    FIXTURE_DIR "/symfix_nopie"
+#define MAX_SYMS     64
+#define MAX_CHILDREN 4
+
+/* Which function each address the fixture prints belongs to (its alias
+ * policy is test_elf_symtab's business; here the chain must keep it). */
+static const struct {
+	const char *taken, *expect;
+} expected[] = {
+	{ "fixture_alpha", "fixture_alpha" },
+	{ "__fixture_a", "fixture_alpha" },
+	{ "fixture_beta", "fixture_beta" },
+	{ "fixture_b_longer_alias", "fixture_beta" },
+	{ "fixture_static", "fixture_static" },
+	{ "fixture_gamma", "fixture_gamma" },
+	{ "fixture_gamma_weak", "fixture_gamma" },
+	{ "fx_local", "fixture_exported_name" },
+	{ "fixture_exported_name", "fixture_exported_name" },
+	{ "fx_weak_local", "fixture_weak_of_local" },
+	{ "fixture_weak_of_local", "fixture_weak_of_local" },
+	{ "fixture_weak", "fixture_weak" },
+	{ "resolve_fixture_ifunc", "fixture_ifunc" },
+	{ "fixture_halfsized", "fixture_halfsized" },
+	{ "fx_halfsized_local", "fixture_halfsized" },
+	{ "fixture_nosize", "fixture_nosize" },
+};
+
+#define NEXPECTED (sizeof(expected) / sizeof(expected[0]))
+
+/* A running fixture: it printed its addresses and waits for stdin to close. */
+struct child {
+	pid_t pid; /* 0 once reaped */
+	FILE *out;
+	int in;
+	size_t n;
+	char names[MAX_SYMS][64];
+	uint64_t addrs[MAX_SYMS];
+};
+
+/* Per test: the chain under test and the children to clean up. */
+struct env {
+	struct profile *p;
+	struct procs *ps;
+	struct symbolizer *s;
+	struct child kids[MAX_CHILDREN];
+	size_t nkids;
+	char tmpdir[64]; /* "" unless the test made one */
+};
+
+static int setup(void **state)
+{
+	struct env *e = calloc(1, sizeof(*e));
+
+	if (!e)
+		return -1;
+	e->p = profile__new(UNIT_SAMPLES);
+	e->ps = procs__new();
+	e->s = e->p && e->ps ? symbolizer__new(e->p, e->ps) : NULL;
+	*state = e;
+	return e->s ? 0 : -1;
+}
+
+static void child_reap(struct child *c)
+{
+	int status;
+
+	if (!c->pid)
+		return;
+	close(c->in);
+	fclose(c->out);
+	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
+	c->pid = 0;
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+static void remove_tmpdir(const char *dir)
+{
+	static const char *const names[] = { "a_symfix", "b_symfix", "c_symfix" };
+	char path[128];
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+static int teardown(void **state)
+{
+	struct env *e = *state;
+
+	for (size_t i = 0; i < e->nkids; i++) {
+		struct child *c = &e->kids[i];
+
+		if (!c->pid)
+			continue;
+		kill(c->pid, SIGKILL);
+		close(c->in);
+		fclose(c->out);
+		waitpid(c->pid, NULL, 0);
+	}
+	if (e->tmpdir[0])
+		remove_tmpdir(e->tmpdir);
+	symbolizer__free(e->s);
+	procs__free(e->ps);
+	profile__free(e->p);
+	free(e);
+	return 0;
+}
+
+/* Reads "name 0xaddr" lines up to "end". */
+static void read_addrs(struct child *c)
+{
+	char line[256];
+
+	c->n = 0;
+	while (fgets(line, sizeof(line), c->out) && strcmp(line, "end\n") != 0) {
+		assert_true(c->n < MAX_SYMS);
+		assert_int_equal(sscanf(line, "%63s %" SCNx64, c->names[c->n], &c->addrs[c->n]), 2);
+		c->n++;
+	}
+	assert_int_equal(c->n, NEXPECTED);
+}
+
+/* Runs "PATH addrs" and reads what it prints; it stays alive until reaped. */
+static struct child *spawn(struct env *e, const char *path)
+{
+	struct child *c;
+	int out[2], in[2];
+
+	assert_true(e->nkids < MAX_CHILDREN);
+	c = &e->kids[e->nkids];
+	if (access(path, X_OK))
+		fail_msg("cannot run '%s': %s (build the fixtures first)", path, strerror(errno));
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+	c->pid = fork();
+	assert_true(c->pid >= 0);
+	if (c->pid == 0) {
+		dup2(out[1], STDOUT_FILENO);
+		dup2(in[0], STDIN_FILENO);
+		execl(path, path, "addrs", (char *)NULL);
+		_exit(127);
+	}
+	e->nkids++;
+	close(out[1]);
+	close(in[0]);
+	c->in = in[1];
+	c->out = fdopen(out[0], "r");
+	assert_non_null(c->out);
+	read_addrs(c);
+	return c;
+}
+
+static uint64_t addr_of(const struct child *c, const char *name)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->names[i], name) == 0)
+			return c->addrs[i];
+	fail_msg("the fixture printed no address for '%s'", name);
+	return 0;
+}
+
+static const char *expected_name(const char *taken)
+{
+	for (size_t i = 0; i < NEXPECTED; i++)
+		if (strcmp(expected[i].taken, taken) == 0)
+			return expected[i].expect;
+	fail_msg("fixture symbol '%s' has no expected name", taken);
+	return NULL;
+}
+
+static const struct frame *user_frame(struct env *e, pid_t pid, uint64_t ip, bool is_return,
+				      uint32_t *id)
+{
+	uint32_t tmp;
+	uint32_t *idp = id ? id : &tmp;
+
+	assert_int_equal(symbolizer__user(e->s, pid, ip, is_return, idp), 0);
+	assert_true(*idp < profile__nr_frames(e->p));
+	return profile__frame(e->p, *idp);
+}
+
+static void expect_frame(const struct frame *f, const char *name, const char *module,
+			 enum frame_kind kind, const char *what)
+{
+	if (strcmp(f->name, name) || strcmp(f->module, module) || f->kind != kind)
+		fail_msg("%s: got %s (module '%s', %s), expected %s (module '%s', %s)", what,
+			 f->name, f->module, f->kind == FRAME_KERNEL ? "kernel" : "user", name,
+			 module, kind == FRAME_KERNEL ? "kernel" : "user");
+}
+
+static void expect_user(struct env *e, pid_t pid, uint64_t ip, bool is_return, const char *name,
+			const char *module)
+{
+	char what[128];
+
+	snprintf(what, sizeof(what), "pid %d, 0x%" PRIx64 "%s", (int)pid, ip,
+		 is_return ? " (return address)" : "");
+	expect_frame(user_frame(e, pid, ip, is_return, NULL), name, module, FRAME_USER, what);
+}
+
+/* Every printed address, and the byte after it as a return address. */
+static void expect_all_names(struct env *e, const struct child *c, pid_t pid, const char *module)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		const char *want = expected_name(c->names[i]);
+
+		expect_user(e, pid, c->addrs[i], false, want, module);
+		expect_user(e, pid, c->addrs[i] + 1, true, want, module);
+	}
+}
+
+static void check_names(struct env *e, const char *path, const char *module)
+{
+	struct child *c = spawn(e, path);
+
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	assert_int_equal(procs__count(e->ps), 1);
+	expect_all_names(e, c, c->pid, module);
+	child_reap(c);
+}
+
+static void test_pie_names(void **state)
+{
+	check_names(*state, FIX_PIE, "symfix_pie");
+}
+
+static void test_nopie_names(void **state)
+{
+	check_names(*state, FIX_NOPIE, "symfix_nopie");
+}
+
+/* A return address right after a call that ends a function points at the
+ * first byte of the next one: it belongs to the caller. At -O1 the
+ * fixture's functions are packed: fixture_alpha ends where fixture_beta
+ * starts, fixture_static where fixture_gamma starts. */
+static void test_return_address(void **state)
+{
+	struct env *e = *state;
+	struct child *c = spawn(e, FIX_PIE);
+	uint64_t alpha = addr_of(c, "fixture_alpha"), beta = addr_of(c, "fixture_beta");
+	uint64_t gamma = addr_of(c, "fixture_gamma");
+	uint32_t id_ret, id_alpha;
+
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	expect_user(e, c->pid, beta - 1, false, "fixture_alpha", "symfix_pie");
+	expect_user(e, c->pid, beta, false, "fixture_beta", "symfix_pie");
+	expect_user(e, c->pid, beta, true, "fixture_alpha", "symfix_pie");
+	expect_user(e, c->pid, beta + 1, true, "fixture_beta", "symfix_pie");
+	expect_user(e, c->pid, gamma - 1, false, "fixture_static", "symfix_pie");
+	expect_user(e, c->pid, gamma, true, "fixture_static", "symfix_pie");
+	expect_user(e, c->pid, gamma, false, "fixture_gamma", "symfix_pie");
+	/* the frame of the caller, not a look-alike */
+	user_frame(e, c->pid, beta, true, &id_ret);
+	user_frame(e, c->pid, alpha, false, &id_alpha);
+	assert_int_equal(id_ret, id_alpha);
+	child_reap(c);
+}
+
+/* A process that exits before the end of a capture keeps its names: the
+ * snapshot taken while it ran is enough. One never snapshotted is not. */
+static void test_exited_process(void **state)
+{
+	struct env *e = *state;
+	struct child *c = spawn(e, FIX_PIE), *other = spawn(e, FIX_PIE);
+	pid_t pid = c->pid, other_pid = other->pid;
+	struct child saved = *c;
+
+	assert_int_equal(procs__snapshot(e->ps, pid), 0);
+	child_reap(c);
+	child_reap(other);
+	assert_int_equal(kill(pid, 0), -1);
+	assert_int_equal(errno, ESRCH);
+	assert_int_equal(procs__snapshot(e->ps, pid), -ESRCH);
+	expect_all_names(e, &saved, pid, "symfix_pie");
+	/* the snapshot does not invent mappings */
+	expect_user(e, pid, 0x10, false, "[unknown]", "");
+	/* the control: gone, no snapshot, nothing to read any more */
+	expect_user(e, other_pid, addr_of(&saved, "fixture_alpha"), false, "[unknown]", "");
+	assert_int_equal(procs__count(e->ps), 1);
+}
+
+static void test_unmapped_address(void **state)
+{
+	struct env *e = *state;
+	struct child *c = spawn(e, FIX_NOPIE), *fresh = spawn(e, FIX_NOPIE);
+	uint32_t id;
+
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	expect_user(e, c->pid, 0, false, "[unknown]", "");
+	expect_user(e, c->pid, 0x10, false, "[unknown]", "");
+	expect_user(e, c->pid, 0x11, true, "[unknown]", "");
+	expect_user(e, c->pid, 1ULL << 46, false, "[unknown]", "");
+	user_frame(e, c->pid, 0x10, false, &id);
+	assert_int_equal(profile__frame(e->p, id)->kind, FRAME_USER);
+	/* a live process without a snapshot is looked at when first needed */
+	expect_user(e, fresh->pid, addr_of(fresh, "fixture_beta"), false, "fixture_beta",
+		    "symfix_nopie");
+	expect_user(e, fresh->pid, 0x10, false, "[unknown]", "");
+	child_reap(c);
+	child_reap(fresh);
+}
+
+/* The load address of a PIE: where its first segment (file offset 0, link
+ * address 0) is mapped, from /proc/PID/maps itself. SUFFIX is "/NAME". */
+static uint64_t load_base(pid_t pid, const char *suffix)
+{
+	char maps[64], line[4096], file[4096];
+	uint64_t start, end, off, base = UINT64_MAX;
+	size_t slen = strlen(suffix);
+	FILE *f;
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	f = fopen(maps, "r");
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %*s %*u %4095s", &start,
+			   &end, &off, file) != 4)
+			continue;
+		size_t flen = strlen(file);
+
+		if (off == 0 && flen >= slen && strcmp(file + flen - slen, suffix) == 0 &&
+		    start < base)
+			base = start;
+	}
+	fclose(f);
+	if (base == UINT64_MAX)
+		fail_msg("no mapping of '*%s' at offset 0 in %s", suffix, maps);
+	return base;
+}
+
+/* fx_halfsized_local covers 3 bytes of fixture_halfsized; the rest, up to
+ * fixture_nosize, is alignment padding that no symbol covers: such an
+ * address is BINARY+0xLINK_ADDRESS. */
+static void check_no_symbol(struct env *e, const char *path, const char *module, bool pie)
+{
+	struct child *c = spawn(e, path);
+	uint64_t half = addr_of(c, "fixture_halfsized");
+	uint64_t base = pie ? load_base(c->pid, strrchr(path, '/')) : 0;
+	char want[128];
+
+	assert_true(addr_of(c, "fixture_nosize") - half >= 8);
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	expect_user(e, c->pid, half + 2, false, "fixture_halfsized", module);
+	snprintf(want, sizeof(want), "%s+0x%" PRIx64, module, half + 3 - base);
+	expect_user(e, c->pid, half + 3, false, want, module);
+	/* a return address names the address itself, not the byte before */
+	snprintf(want, sizeof(want), "%s+0x%" PRIx64, module, half + 5 - base);
+	expect_user(e, c->pid, half + 5, true, want, module);
+	child_reap(c);
+}
+
+static void test_no_symbol_pie(void **state)
+{
+	check_no_symbol(*state, FIX_PIE, "symfix_pie", true);
+}
+
+static void test_no_symbol_nopie(void **state)
+{
+	check_no_symbol(*state, FIX_NOPIE, "symfix_nopie", false);
+}
+
+/* Each frame is made once: the same address gives the same id, and so does
+ * another address in the same function; other functions get other ids. */
+static void test_same_address_same_id(void **state)
+{
+	struct env *e = *state;
+	struct child *c = spawn(e, FIX_PIE);
+	uint64_t alpha = addr_of(c, "fixture_alpha"), beta = addr_of(c, "fixture_beta");
+	uint32_t a1, a2, a3, b1;
+	size_t nframes;
+
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	user_frame(e, c->pid, alpha, false, &a1);
+	nframes = profile__nr_frames(e->p);
+	user_frame(e, c->pid, alpha, false, &a2);
+	user_frame(e, c->pid, alpha + 2, true, &a3);
+	assert_int_equal(a1, a2);
+	assert_int_equal(a1, a3);
+	assert_int_equal(profile__nr_frames(e->p), nframes);
+	user_frame(e, c->pid, beta, false, &b1);
+	assert_int_not_equal(a1, b1);
+	assert_int_equal(profile__nr_frames(e->p), nframes + 1);
+	child_reap(c);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	ssize_t n;
+
+	assert_true(in >= 0);
+	assert_true(out >= 0);
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, n), n);
+	assert_int_equal(n, 0);
+	close(in);
+	assert_int_equal(close(out), 0);
+}
+
+/* Two processes of one binary: one symbol table for both. */
+static void test_shared_binary(void **state)
+{
+	struct env *e = *state;
+	struct child *c1 = spawn(e, FIX_PIE), *c2 = spawn(e, FIX_PIE);
+	uint64_t a1 = addr_of(c1, "fixture_alpha"), a2 = addr_of(c2, "fixture_alpha");
+	const struct map_entry *m1, *m2;
+	struct symcache *cache = symcache__new();
+	struct binary *b1, *b2;
+	uint32_t id1, id2;
+
+	assert_non_null(cache);
+	assert_int_equal(procs__snapshot(e->ps, c1->pid), 0);
+	assert_int_equal(procs__snapshot(e->ps, c2->pid), 0);
+	assert_int_equal(procs__count(e->ps), 2);
+	m1 = procs__find(e->ps, c1->pid, a1);
+	m2 = procs__find(e->ps, c2->pid, a2);
+	assert_non_null(m1);
+	assert_non_null(m2);
+	b1 = symcache__findnew(cache, m1, c1->pid);
+	b2 = symcache__findnew(cache, m2, c2->pid);
+	assert_non_null(b1);
+	assert_ptr_equal(b1, b2);
+	assert_non_null(b1->syms);
+	assert_string_equal(b1->name, "symfix_pie");
+	symcache__free(cache);
+	expect_frame(user_frame(e, c1->pid, a1, false, &id1), "fixture_alpha", "symfix_pie",
+		     FRAME_USER, "first process");
+	expect_frame(user_frame(e, c2->pid, a2, false, &id2), "fixture_alpha", "symfix_pie",
+		     FRAME_USER, "second process");
+	assert_int_equal(id1, id2);
+	child_reap(c1);
+	child_reap(c2);
+}
+
+/* Sharing is by file (device and inode), not by path or by name: a hard
+ * link is the same binary, so its process's frames are the very frames of
+ * the first path's process (named after the path read first); a copy is
+ * another binary, with its own name. */
+static void test_shared_by_inode(void **state)
+{
+	struct env *e = *state;
+	char a[96], b[96], c[96];
+	struct child *ca, *cb, *cc;
+	uint32_t ida, idb, idc;
+
+	snprintf(e->tmpdir, sizeof(e->tmpdir), "/tmp/test_symbolize.XXXXXX");
+	assert_non_null(mkdtemp(e->tmpdir));
+	snprintf(a, sizeof(a), "%s/a_symfix", e->tmpdir);
+	snprintf(b, sizeof(b), "%s/b_symfix", e->tmpdir);
+	snprintf(c, sizeof(c), "%s/c_symfix", e->tmpdir);
+	copy_file(FIX_PIE, a);
+	assert_int_equal(link(a, b), 0);
+	copy_file(FIX_PIE, c);
+	ca = spawn(e, a);
+	cb = spawn(e, b);
+	cc = spawn(e, c);
+	assert_int_equal(procs__snapshot(e->ps, ca->pid), 0);
+	assert_int_equal(procs__snapshot(e->ps, cb->pid), 0);
+	assert_int_equal(procs__snapshot(e->ps, cc->pid), 0);
+	expect_frame(user_frame(e, ca->pid, addr_of(ca, "fixture_gamma"), false, &ida),
+		     "fixture_gamma", "a_symfix", FRAME_USER, "a_symfix");
+	expect_frame(user_frame(e, cb->pid, addr_of(cb, "fixture_gamma"), false, &idb),
+		     "fixture_gamma", "a_symfix", FRAME_USER, "b_symfix, a hard link of a_symfix");
+	assert_int_equal(ida, idb);
+	expect_frame(user_frame(e, cc->pid, addr_of(cc, "fixture_gamma"), false, &idc),
+		     "fixture_gamma", "c_symfix", FRAME_USER, "c_symfix, a copy of a_symfix");
+	assert_int_not_equal(ida, idc);
+	child_reap(ca);
+	child_reap(cb);
+	child_reap(cc);
+}
+
+/* The address of NAME (a text symbol) in /proc/kallsyms, 0 when hidden. */
+static uint64_t kallsyms_addr(const char *name)
+{
+	char line[512], sym[256], type;
+	uint64_t addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " %c %255s", &addr, &type, sym) == 3 &&
+		    (type == 'T' || type == 't') && strcmp(sym, name) == 0 && !strchr(line, '['))
+			found = addr;
+	}
+	fclose(f);
+	return found;
+}
+
+static void test_kernel_schedule(void **state)
+{
+	struct env *e = *state;
+	uint64_t addr = kallsyms_addr("schedule");
+	uint32_t id, id2;
+	const struct frame *f;
+
+	if (!addr) {
+		print_message("SKIP: /proc/kallsyms shows no address for 'schedule' (not root, "
+			      "or kernel.kptr_restrict)\n");
+		skip();
+	}
+	assert_int_equal(symbolizer__kernel(e->s, addr, false, &id), 0);
+	expect_frame(profile__frame(e->p, id), "schedule", "[kernel]", FRAME_KERNEL, "schedule");
+	assert_int_equal(symbolizer__kernel_err(e->s), 0);
+	assert_int_equal(symbolizer__kernel(e->s, addr + 1, true, &id2), 0);
+	assert_int_equal(id2, id);
+	assert_int_equal(symbolizer__kernel(e->s, addr + 4, false, &id2), 0);
+	assert_int_equal(id2, id);
+	/* the byte before belongs to whatever precedes schedule */
+	assert_int_equal(symbolizer__kernel(e->s, addr, true, &id2), 0);
+	f = profile__frame(e->p, id2);
+	assert_int_equal(f->kind, FRAME_KERNEL);
+	if (!strcmp(f->name, "schedule"))
+		fail_msg("0x%" PRIx64 " as a return address is still 'schedule'", addr);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_pie_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_nopie_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_return_address, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_exited_process, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmapped_address, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_symbol_pie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_symbol_nopie, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_address_same_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_binary, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_shared_by_inode, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kernel_schedule, setup, teardown),
+	};
+
+	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
+}
