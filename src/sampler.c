@@ -41,7 +41,7 @@ struct sampler {
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
 {
 	double expect = (double)o->freq * ncpus * (o->duration > 0 ? o->duration : 60);
-	uint32_t ring = bpf_maps__clamp((double)o->freq * ncpus * 512, 256 << 10, 8 << 20);
+	uint32_t ring = bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
