@@ -14,6 +14,8 @@ PKGS := libbpf libelf zlib capstone
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+# libiberty (the demangler binutils and perf use) has no pkg-config file.
+EXTRA_LIBS := -liberty
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
@@ -49,6 +51,9 @@ INTEG_HELPERS := $(filter-out $(INTEG_SRCS),$(wildcard tests/integ/*.c))
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(foreach f,$(patsubst tests/fixtures/%.c,%,$(FIXTURE_SRCS)),\
 	$(BUILD)/tests/fixtures/$(f)_pie $(BUILD)/tests/fixtures/$(f)_nopie $(BUILD)/tests/fixtures/lib$(f).so)
+FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cpp)
+FIXTURES += $(patsubst tests/fixtures/%.cpp,$(BUILD)/tests/fixtures/%_cxx,$(FIXTURE_CXX_SRCS)) \
+	$(BUILD)/tests/fixtures/symfix_runpath
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
 # Workloads are built with clang: unlike gcc it keeps frame pointers in leaf
@@ -92,11 +97,11 @@ $(BUILD)/asan/obj/%.o: src/%.c | $(SKELS) $(DEPS_STAMP)
 
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) $(EXTRA_LIBS) -o $@
 
 $(BUILD)/asan/flamebpf: $(ASAN_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(PKG_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(ASAN_FLAGS) $^ $(PKG_LIBS) $(EXTRA_LIBS) -o $@
 
 asan: $(BUILD)/asan/flamebpf
 
@@ -105,7 +110,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(ASAN_LIB_OBJS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -Itests -DFIXTURE_DIR='"$(abspath $(BUILD))/tests/fixtures"' \
-		$< $(ASAN_LIB_OBJS) $(PKG_LIBS) -lcmocka -ldl -o $@
+		$< $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -lcmocka -ldl -o $@
 
 # Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
 $(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c
@@ -117,6 +122,14 @@ $(BUILD)/tests/fixtures/%_nopie: tests/fixtures/%.c
 $(BUILD)/tests/fixtures/lib%.so: tests/fixtures/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB -Wl,--build-id $< -o $@
+# C++ fixtures, for mangled names.
+$(BUILD)/tests/fixtures/%_cxx: tests/fixtures/%.cpp
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@
+# Needs libsymfix.so, found through DT_RUNPATH $ORIGIN (library search tests).
+$(BUILD)/tests/fixtures/symfix_runpath: tests/fixtures/symfix.c $(BUILD)/tests/fixtures/libsymfix.so
+	$(Q)$(CC) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@ -L$(@D) -Wl,--no-as-needed -lsymfix \
+		-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN'
 
 $(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)

@@ -16,11 +16,16 @@
 /* Bounds one loaded file: far above the largest real symbol tables. */
 #define POOL_MAX (1UL << 31)
 
+/* POOL_MAX (each name takes 2 bytes or more) keeps counts below 2^32. */
 struct sym {
 	uint64_t addr;
-	uint64_t end; /* exclusive; holds st_size until the table is finished */
-	size_t name;  /* offset in the string pool */
+	uint64_t end;	 /* exclusive; holds st_size until the table is finished */
+	size_t name;	 /* offset in the string pool */
+	uint32_t alias;	 /* its first other name in aliases[] */
+	uint32_t nalias; /* how many other names share addr */
 	unsigned char bind;
+	bool sized;
+	bool ifunc;
 };
 
 struct seg {
@@ -32,8 +37,10 @@ struct elf_symtab {
 	size_t nsyms, syms_cap;
 	char *pool;
 	size_t pool_len, pool_cap;
+	size_t *aliases; /* pool offsets of the names dedup_syms set aside */
 	struct seg *segs;
 	size_t nsegs;
+	uint16_t type; /* e_type: ET_EXEC, ET_DYN, ... */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -178,7 +185,11 @@ static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name)
 		return err;
 	y->addr = s->st_value;
 	y->end = s->st_size;
+	y->alias = 0;
+	y->nalias = 0;
 	y->bind = GELF_ST_BIND(s->st_info);
+	y->sized = s->st_size != 0;
+	y->ifunc = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
 	t->nsyms++;
 	return 0;
 }
@@ -269,20 +280,49 @@ static int sym_cmp(const void *a, const void *b, void *pool)
 	return strcmp(xn, yn);
 }
 
-/* Keeps the best alias per address, with the largest size any alias states. */
-static void dedup_syms(struct elf_symtab *t)
+/* Whether name is not yet among the names of best (the first symbol of a
+ * group, whose other names so far end at aliases[na]): .symtab and .dynsym
+ * repeat most names. */
+static bool new_name(const struct elf_symtab *t, const struct sym *best, size_t na, size_t name)
 {
-	size_t i, n = 0;
+	size_t k;
 
+	if (!strcmp(t->pool + best->name, t->pool + name))
+		return false;
+	for (k = best->alias; k < na; k++) {
+		if (!strcmp(t->pool + t->aliases[k], t->pool + name))
+			return false;
+	}
+	return true;
+}
+
+/* Keeps the best alias per address, with the largest size any alias states;
+ * the other names go to aliases[], in order, for matching by name. */
+static int dedup_syms(struct elf_symtab *t)
+{
+	size_t i, n = 0, na = 0;
+
+	t->aliases = calloc(t->nsyms, sizeof(*t->aliases));
+	if (!t->aliases)
+		return -ENOMEM;
 	for (i = 0; i < t->nsyms; i++) {
-		if (n && t->syms[n - 1].addr == t->syms[i].addr) {
-			if (t->syms[i].end > t->syms[n - 1].end)
-				t->syms[n - 1].end = t->syms[i].end;
+		struct sym *best = n ? &t->syms[n - 1] : NULL, *s = &t->syms[i];
+
+		if (!best || best->addr != s->addr) {
+			t->syms[n] = *s;
+			t->syms[n++].alias = (uint32_t)na;
 			continue;
 		}
-		t->syms[n++] = t->syms[i];
+		best->end = s->end > best->end ? s->end : best->end;
+		best->sized |= s->sized;
+		best->ifunc |= s->ifunc;
+		if (new_name(t, best, na, s->name)) {
+			t->aliases[na++] = s->name;
+			best->nalias++;
+		}
 	}
 	t->nsyms = n;
+	return 0;
 }
 
 /* The end of the executable segment holding vaddr, or vaddr + 1. */
@@ -322,13 +362,18 @@ static void set_ends(struct elf_symtab *t)
 	}
 }
 
-static void finish_syms(struct elf_symtab *t)
+static int finish_syms(struct elf_symtab *t)
 {
+	int err;
+
 	if (!t->nsyms)
-		return;
+		return 0;
 	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp, t->pool);
-	dedup_syms(t);
+	err = dedup_syms(t);
+	if (err)
+		return err;
 	set_ends(t);
+	return 0;
 }
 
 static int load_elf(struct elf_symtab *t, Elf *elf)
@@ -338,6 +383,7 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
 
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
 		return -ENOEXEC;
+	t->type = eh.e_type;
 	err = load_segments(t, elf);
 	if (err)
 		return err;
@@ -373,7 +419,9 @@ int elf_symtab__load(int fd, struct elf_symtab **out)
 	err = read_elf(t, fd);
 	if (err)
 		goto free_table;
-	finish_syms(t);
+	err = finish_syms(t);
+	if (err)
+		goto free_table;
 	*out = t;
 	return 0;
 
@@ -391,6 +439,21 @@ int elf_symtab__vaddr(const struct elf_symtab *t, uint64_t file_off, uint64_t *v
 
 		if (file_off >= s->off && file_off - s->off < s->filesz) {
 			*vaddr = s->vaddr + (file_off - s->off);
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off)
+{
+	size_t i;
+
+	for (i = 0; i < t->nsegs; i++) {
+		const struct seg *s = &t->segs[i];
+
+		if (vaddr >= s->vaddr && vaddr - s->vaddr < s->filesz) {
+			*off = s->off + (vaddr - s->vaddr);
 			return 0;
 		}
 	}
@@ -432,12 +495,43 @@ size_t elf_symtab__count(const struct elf_symtab *t)
 	return t->nsyms;
 }
 
+int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f)
+{
+	const struct sym *s;
+
+	if (i >= t->nsyms)
+		return -ENOENT;
+	s = &t->syms[i];
+	*f = (struct elf_func){
+		.name = t->pool + s->name,
+		.vaddr = s->addr,
+		.size = s->end - s->addr,
+		.nalias = s->nalias,
+		.sized = s->sized,
+		.ifunc = s->ifunc,
+	};
+	return 0;
+}
+
+const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k)
+{
+	if (i >= t->nsyms || k >= t->syms[i].nalias)
+		return NULL;
+	return t->pool + t->aliases[t->syms[i].alias + k];
+}
+
+uint16_t elf_symtab__type(const struct elf_symtab *t)
+{
+	return t->type;
+}
+
 void elf_symtab__free(struct elf_symtab *t)
 {
 	if (!t)
 		return;
 	free(t->syms);
 	free(t->pool);
+	free(t->aliases);
 	free(t->segs);
 	free(t);
 }

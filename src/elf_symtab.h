@@ -2,10 +2,21 @@
 #ifndef FLAMEBPF_ELF_SYMTAB_H
 #define FLAMEBPF_ELF_SYMTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct elf_symtab;
+
+/* One function: every symbol at one address, under its best name. */
+struct elf_func {
+	const char *name; /* the best of its names; lives as long as the table */
+	uint64_t vaddr;	  /* link-time address */
+	uint64_t size;	  /* bytes it covers: its size, else up to the next function */
+	size_t nalias;	  /* its other names: elf_symtab__alias() */
+	bool sized;	  /* the ELF states a size (else size is a guess) */
+	bool ifunc;	  /* an STT_GNU_IFUNC resolver, which runs once, not per call */
+};
 
 /* Reads the symbols, the PT_LOAD segments and the build-id of the ELF file open
  * on fd (fd stays open and owned by the caller). Returns 0, -ENOEXEC when fd
@@ -16,6 +27,10 @@ int elf_symtab__load(int fd, struct elf_symtab **out);
  * link-time virtual address that symbols use. Returns 0 or -ENOENT. */
 int elf_symtab__vaddr(const struct elf_symtab *t, uint64_t file_off, uint64_t *vaddr);
 
+/* The inverse: a link-time address inside an executable PT_LOAD segment to
+ * its file offset (what uprobes attach at). Returns 0 or -ENOENT. */
+int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off);
+
 /* The function containing vaddr: its name, and vaddr's offset from its start.
  * Returns NULL when no function covers vaddr. The name lives as long as t. */
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off);
@@ -23,7 +38,17 @@ const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint6
 /* The GNU build-id (NULL, *len = 0 when there is none). */
 const uint8_t *elf_symtab__build_id(const struct elf_symtab *t, size_t *len);
 
+/* How many functions (distinct addresses) the table holds. */
 size_t elf_symtab__count(const struct elf_symtab *t);
+
+/* The i-th function in address order. Returns 0, or -ENOENT when i >= count. */
+int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f);
+
+/* The k-th other name of the i-th function (best first), or NULL past the last. */
+const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k);
+
+/* The ELF file type: ET_EXEC (fixed addresses) or ET_DYN (PIE, library). */
+uint16_t elf_symtab__type(const struct elf_symtab *t);
 
 void elf_symtab__free(struct elf_symtab *t);
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "demangle.h"
 #include "hashmap.h"
 #include "kallsyms.h"
 #include "symbolize.h"
@@ -51,6 +52,16 @@ static int unknown_frame(struct symbolizer *s, const char *module, uint64_t off,
 	return frame_at(s, name, module, kind, id);
 }
 
+/* A symbol's frame, under its demangled name when it has one. */
+static int symbol_frame(struct symbolizer *s, const char *sym, const char *module, uint32_t *id)
+{
+	char *name = demangle(sym);
+	int err = frame_at(s, name ? name : sym, module, FRAME_USER, id);
+
+	free(name);
+	return err;
+}
+
 /* A file-backed address: symbol, or BINARY+0xOFFSET (link-time address when
  * the ELF was readable, else the file offset). */
 static int file_frame(struct symbolizer *s, const struct map_entry *m, pid_t pid, uint64_t ip,
@@ -74,7 +85,7 @@ static int file_frame(struct symbolizer *s, const struct map_entry *m, pid_t pid
 	else if (!(name = elf_symtab__lookup(b->syms, vaddr, &off)))
 		err = unknown_frame(s, b->name, vaddr + is_return, FRAME_USER, id);
 	else
-		err = frame_at(s, name, b->name, FRAME_USER, id);
+		err = symbol_frame(s, name, b->name, id);
 	return err ? err : hashmap__set(&s->user_cache, key, *id);
 }
 

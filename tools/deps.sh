@@ -6,8 +6,8 @@
 #   tools/deps.sh --all    all of the above
 set -eu
 
-BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcapstone-dev"
-TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils"
+BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcapstone-dev libiberty-dev"
+TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils g++"
 BENCH_PKGS="linux-perf"
 
 case "${1:-}" in

@@ -801,6 +801,75 @@ static void test_headers_missing(void **state)
 	elf_symtab__free(t);
 }
 
+/* The i-th function by iteration: address order, the name lookup gives, the
+ * extent lookup uses, and each alias once, never the best name again. */
+static void check_iteration(const char *path, uint16_t type)
+{
+	struct elf_symtab *t = load_path(path);
+	uint64_t off, v, prev = 0;
+	const char *alias;
+	struct elf_func f;
+	size_t i, k;
+
+	assert_int_equal(elf_symtab__type(t), type);
+	for (i = 0; i < elf_symtab__count(t); i++) {
+		assert_int_equal(elf_symtab__func(t, i, &f), 0);
+		assert_true(i == 0 || f.vaddr > prev);
+		prev = f.vaddr;
+		assert_string_equal(elf_symtab__lookup(t, f.vaddr, &off), f.name);
+		assert_true(f.size > 0 && off == 0);
+		assert_ptr_equal(elf_symtab__lookup(t, f.vaddr + f.size - 1, &off), f.name);
+		/* file offsets and link-time addresses are inverses */
+		assert_int_equal(elf_symtab__file_offset(t, f.vaddr, &off), 0);
+		assert_int_equal(elf_symtab__vaddr(t, off, &v), 0);
+		assert_true(v == f.vaddr);
+		for (k = 0; (alias = elf_symtab__alias(t, i, k)); k++) {
+			assert_string_not_equal(alias, f.name);
+			for (size_t j = 0; j < k; j++)
+				assert_string_not_equal(alias, elf_symtab__alias(t, i, j));
+		}
+		assert_int_equal(k, f.nalias);
+	}
+	assert_int_equal(elf_symtab__func(t, i, &f), -ENOENT);
+	assert_null(elf_symtab__alias(t, i, 0));
+	assert_int_equal(elf_symtab__file_offset(t, 0, &off), -ENOENT);
+	elf_symtab__free(t);
+}
+
+static const struct elf_func *find_func(const struct elf_symtab *t, const char *name,
+					struct elf_func *f)
+{
+	for (size_t i = 0; !elf_symtab__func(t, i, f); i++) {
+		if (!strcmp(f->name, name))
+			return f;
+	}
+	fail_msg("no function '%s'", name);
+	return NULL;
+}
+
+/* Other names at an address are kept, for matching by name. */
+static void test_func_aliases(void **state)
+{
+	struct elf_symtab *t = load_path(FIX_PIE);
+	struct elf_func f;
+	size_t i;
+
+	(void)state;
+	check_iteration(FIX_PIE, ET_DYN);
+	check_iteration(FIX_NOPIE, ET_EXEC);
+	check_iteration(FIX_LIB, ET_DYN);
+	find_func(t, "fixture_alpha", &f);
+	assert_int_equal(f.nalias, 1);
+	for (i = 0; elf_symtab__func(t, i, &f) == 0 && strcmp(f.name, "fixture_alpha"); i++)
+		;
+	assert_string_equal(elf_symtab__alias(t, i, 0), "__fixture_a");
+	assert_true(find_func(t, "fixture_ifunc", &f)->ifunc);
+	assert_false(find_func(t, "fixture_gamma", &f)->ifunc);
+	assert_true(find_func(t, "fixture_halfsized", &f)->sized);
+	assert_false(find_func(t, "fixture_nosize", &f)->sized);
+	elf_symtab__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -814,6 +883,7 @@ int main(void)
 		cmocka_unit_test(test_segments_match_readelf),
 		cmocka_unit_test(test_headers_missing),
 		cmocka_unit_test(test_lookup_outside),
+		cmocka_unit_test(test_func_aliases),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_no_build_id),
 		cmocka_unit_test(test_not_elf),

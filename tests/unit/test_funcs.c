@@ -1,0 +1,578 @@
+/* Unit tests of src/funcs.c: the -f/-l argument split, and which functions a
+ * regex selects, with their file offsets. The truth comes from binutils'
+ * readelf (symbols, sizes, executable segments) for the fixtures of
+ * tests/fixtures/ and for the libc this process runs on.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "binaries.h"
+#include "funcs.h"
+
+#ifndef FIXTURE_DIR
+#error "FIXTURE_DIR must name the directory of the built fixtures"
+#endif
+
+#define FIX_PIE	  FIXTURE_DIR "/symfix_pie"
+#define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
+#define FIX_LIB	  FIXTURE_DIR "/libsymfix.so"
+#define FIX_CXX	  FIXTURE_DIR "/cxxfix_cxx"
+
+/* ---- readelf ---------------------------------------------------------- */
+
+struct rsym {
+	uint64_t value, size;
+	char *name; /* without any @VERSION */
+};
+
+struct relf {
+	struct rsym *syms; /* defined named functions */
+	size_t nsyms;
+	uint64_t seg[8][3]; /* executable PT_LOADs: offset, vaddr, filesz */
+	size_t nsegs;
+};
+
+static FILE *run_reader(char *const argv[], pid_t *pid)
+{
+	int fds[2];
+	FILE *f;
+
+	if (access("/usr/bin/readelf", X_OK)) {
+		print_message("SKIP: readelf (binutils) is not installed\n");
+		skip();
+	}
+	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
+	*pid = fork();
+	assert_true(*pid >= 0);
+	if (*pid == 0) {
+		dup2(fds[1], STDOUT_FILENO);
+		execv("/usr/bin/readelf", argv);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	assert_non_null(f);
+	return f;
+}
+
+static void reap(FILE *f, pid_t pid)
+{
+	int status;
+
+	fclose(f);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* "Num: Value Size Type Bind Vis Ndx Name" rows of FUNC/IFUNC, defined. */
+static void parse_sym_line(const char *line, struct relf *r)
+{
+	char type[16], bind[16], vis[16], ndx[16], *name = NULL;
+	uint64_t value, size;
+	unsigned int num;
+
+	if (sscanf(line, " %u: %" SCNx64 " %" SCNu64 " %15s %15s %15s %15s %ms", &num, &value,
+		   &size, type, bind, vis, ndx, &name) != 8)
+		return;
+	if ((strcmp(type, "FUNC") && strcmp(type, "IFUNC")) || !strcmp(ndx, "UND") || !value) {
+		free(name);
+		return;
+	}
+	name[strcspn(name, "@")] = '\0';
+	r->syms = reallocarray(r->syms, r->nsyms + 1, sizeof(*r->syms));
+	assert_non_null(r->syms);
+	r->syms[r->nsyms++] = (struct rsym){ value, size, name };
+}
+
+static void parse_seg_line(const char *line, struct relf *r)
+{
+	uint64_t off, vaddr, paddr, filesz, memsz;
+	char flags[16];
+
+	if (sscanf(line,
+		   " LOAD 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64
+		   " %15[RWE ]",
+		   &off, &vaddr, &paddr, &filesz, &memsz, flags) != 6 ||
+	    !strchr(flags, 'E'))
+		return;
+	assert_true(r->nsegs < 8);
+	r->seg[r->nsegs][0] = off;
+	r->seg[r->nsegs][1] = vaddr;
+	r->seg[r->nsegs][2] = filesz;
+	r->nsegs++;
+}
+
+static struct relf readelf(const char *path)
+{
+	char *argv[] = { "readelf", "-sW", "-lW", (char *)path, NULL };
+	struct relf r = { 0 };
+	char *line = NULL;
+	size_t cap = 0;
+	pid_t pid;
+	FILE *f = run_reader(argv, &pid);
+
+	while (getline(&line, &cap, f) > 0) {
+		parse_sym_line(line, &r);
+		parse_seg_line(line, &r);
+	}
+	free(line);
+	reap(f, pid);
+	assert_true(r.nsyms > 0 && r.nsegs > 0);
+	return r;
+}
+
+static void relf_free(struct relf *r)
+{
+	for (size_t i = 0; i < r->nsyms; i++)
+		free(r->syms[i].name);
+	free(r->syms);
+}
+
+/* The file offset of a link-time address, by readelf's segments. */
+static bool relf_offset(const struct relf *r, uint64_t vaddr, uint64_t *off)
+{
+	for (size_t i = 0; i < r->nsegs; i++) {
+		if (vaddr >= r->seg[i][1] && vaddr - r->seg[i][1] < r->seg[i][2]) {
+			*off = vaddr - r->seg[i][1] + r->seg[i][0];
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Distinct addresses that have a name re matches, and the largest size any
+ * symbol there states. */
+static size_t relf_matches(const struct relf *r, const regex_t *re, uint64_t value, uint64_t *size)
+{
+	size_t i, n = 0;
+
+	*size = 0;
+	for (i = 0; i < r->nsyms; i++) {
+		if (r->syms[i].value != value)
+			continue;
+		n += !regexec(re, r->syms[i].name, 0, NULL, 0);
+		if (r->syms[i].size > *size)
+			*size = r->syms[i].size;
+	}
+	return n;
+}
+
+static size_t relf_count(const struct relf *r, const regex_t *re)
+{
+	size_t i, j, n = 0;
+	uint64_t size;
+
+	for (i = 0; i < r->nsyms; i++) {
+		for (j = 0; j < i && r->syms[j].value != r->syms[i].value; j++)
+			;
+		if (j == i && relf_matches(r, re, r->syms[i].value, &size))
+			n++;
+	}
+	return n;
+}
+
+/* ---- helpers ---------------------------------------------------------- */
+
+static regex_t compile(const char *regex)
+{
+	regex_t re;
+
+	assert_int_equal(regcomp(&re, regex, REG_EXTENDED | REG_NOSUB), 0);
+	return re;
+}
+
+static struct binaries bins_of(const char *path)
+{
+	struct binaries b = { 0 };
+
+	assert_int_equal(binaries__add_path(&b, path), 0);
+	return b;
+}
+
+/* The functions of one binary that regex selects. */
+static struct funcs match(const char *path, const char *regex)
+{
+	struct binaries b = bins_of(path);
+	struct funcs list = { 0 };
+	regex_t re = compile(regex);
+	size_t failed = 99;
+
+	assert_int_equal(funcs__match(&list, &b, &re, &failed), 0);
+	assert_int_equal(failed, 99);
+	regfree(&re);
+	binaries__free(&b);
+	return list;
+}
+
+static const struct func *only(const struct funcs *list, const char *name)
+{
+	if (list->n != 1)
+		fail_msg("%zu functions, want only %s", list->n, name);
+	assert_string_equal(list->v[0].name, name);
+	return &list->v[0];
+}
+
+/* ---- tests ------------------------------------------------------------ */
+
+static void expect_split(const char *arg, const char *binary, const char *regex)
+{
+	char *b = (char *)1, *r = (char *)1;
+
+	assert_int_equal(funcs__parse_spec(arg, &b, &r), 0);
+	if (binary ? !b || strcmp(b, binary) : b != NULL)
+		fail_msg("'%s': binary '%s', want '%s'", arg, b ? b : "(none)",
+			 binary ? binary : "(none)");
+	assert_string_equal(r, regex);
+	free(b);
+	free(r);
+}
+
+static void test_parse_spec(void **state)
+{
+	char dir[] = "/tmp/test_funcs.XXXXXX", cwd[PATH_MAX], *b, *r;
+	int fd;
+
+	(void)state;
+	expect_split("parse_.*|eval", NULL, "parse_.*|eval");
+	expect_split("libc:^(malloc|free)$", "libc", "^(malloc|free)$");
+	expect_split("/usr/bin/python3.11:^_PyEval", "/usr/bin/python3.11", "^_PyEval");
+	expect_split("libc.so.6:^mem", "libc.so.6", "^mem");
+	expect_split("ld-linux-x86-64.so.2:^_dl_", "ld-linux-x86-64.so.2", "^_dl_");
+	expect_split("./prog:main", "./prog", "main");
+	expect_split("libc:", "libc", "");
+	/* C++ scopes are never the separator; later ':' belong to REGEX */
+	expect_split("ns::func", NULL, "ns::func");
+	expect_split("std::vector<int>::push_back", NULL, "std::vector<int>::push_back");
+	expect_split("libc::foo", NULL, "libc::foo");
+	expect_split("libfoo.so:ns::f", "libfoo.so", "ns::f");
+	expect_split("/opt/x:a:b", "/opt/x", "a:b");
+	/* not a binary: a regex with a ':' in it */
+	expect_split("a:b", NULL, "a:b");
+	expect_split(":foo", NULL, ":foo");
+	expect_split("python3:^_Py", NULL, "python3:^_Py");
+	/* unless a file of that name exists */
+	assert_non_null(getcwd(cwd, sizeof(cwd)));
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	fd = open("prog", O_CREAT | O_WRONLY | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	close(fd);
+	expect_split("prog:main", "prog", "main");
+	unlink("prog");
+	assert_int_equal(chdir(cwd), 0);
+	rmdir(dir);
+	assert_int_equal(funcs__parse_spec("", &b, &r), -EINVAL);
+	assert_null(b);
+	assert_null(r);
+}
+
+static void check_alpha(const char *path)
+{
+	struct funcs list = match(path, "^fixture_alpha$");
+	struct relf r = readelf(path);
+	const struct func *f = only(&list, "fixture_alpha");
+	char *real = realpath(path, NULL);
+	uint64_t off, size;
+	regex_t re = compile("^fixture_alpha$");
+
+	assert_string_equal(f->sym, "fixture_alpha");
+	assert_true(relf_matches(&r, &re, f->vaddr, &size) >= 1);
+	assert_true(relf_offset(&r, f->vaddr, &off));
+	assert_true(f->offset == off);
+	assert_true(f->size == size && f->sized && !f->ifunc);
+	assert_int_equal(list.bins.n, 1);
+	assert_string_equal(list.bins.v[f->bin].path, real);
+	regfree(&re);
+	free(real);
+	relf_free(&r);
+	funcs__free(&list);
+}
+
+static void test_alpha_offset(void **state)
+{
+	(void)state;
+	check_alpha(FIX_PIE);
+	check_alpha(FIX_NOPIE);
+	check_alpha(FIX_LIB);
+}
+
+/* A function is selected once, under its best name, by any of its names. */
+static void test_aliases_once(void **state)
+{
+	static const struct {
+		const char *regex, *name;
+	} cases[] = {
+		{ "^__fixture_a$", "fixture_alpha" },
+		{ "fixture_a", "fixture_alpha" }, /* both names match */
+		{ "^fixture_b", "fixture_beta" },
+		{ "^fx_local$", "fixture_exported_name" },
+		{ "gamma", "fixture_gamma" },
+		{ "^fx_weak_local$", "fixture_weak_of_local" },
+		{ "halfsized", "fixture_halfsized" },
+	};
+	struct funcs list;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		list = match(FIX_PIE, cases[i].regex);
+		only(&list, cases[i].name);
+		funcs__free(&list);
+	}
+	list = match(FIX_PIE, "^resolve_fixture_ifunc$");
+	assert_true(only(&list, "fixture_ifunc")->ifunc);
+	funcs__free(&list);
+	list = match(FIX_PIE, "^fixture_nosize$");
+	assert_false(only(&list, "fixture_nosize")->sized);
+	assert_true(list.v[0].size > 0);
+	funcs__free(&list);
+}
+
+/* Every selected function is one readelf knows, at readelf's offset; none
+ * is missing. */
+static void check_like_readelf(const char *path, const char *regex)
+{
+	struct funcs list = match(path, regex);
+	struct relf r = readelf(path);
+	regex_t re = compile(regex);
+	uint64_t off, size;
+
+	for (size_t i = 0; i < list.n; i++) {
+		const struct func *f = &list.v[i];
+
+		if (!relf_matches(&r, &re, f->vaddr, &size))
+			fail_msg("%s: %s at 0x%" PRIx64 " has no matching name", path, f->name,
+				 f->vaddr);
+		assert_true(relf_offset(&r, f->vaddr, &off));
+		assert_true(f->offset == off);
+		if (f->sized)
+			assert_true(f->size == size);
+		if (i)
+			assert_true(f->vaddr > list.v[i - 1].vaddr);
+	}
+	assert_int_equal(list.n, relf_count(&r, &re));
+	regfree(&re);
+	relf_free(&r);
+	funcs__free(&list);
+}
+
+static void test_all_like_readelf(void **state)
+{
+	(void)state;
+	check_like_readelf(FIX_PIE, "");
+	check_like_readelf(FIX_NOPIE, ".");
+	check_like_readelf(FIX_LIB, "^fixture_|^fx_");
+	check_like_readelf(FIX_LIB, "no_such_function");
+}
+
+/* libc (no .symtab on Debian: .dynsym only), through a library name. */
+static void test_libc(void **state)
+{
+	struct binaries libc = { 0 };
+	struct funcs list;
+
+	(void)state;
+	assert_int_equal(binaries__resolve("libc", NULL, &libc), 0);
+	check_like_readelf(libc.v[0].path, "^mem");
+	check_like_readelf(libc.v[0].path, "^(malloc|free)$");
+	check_like_readelf(libc.v[0].path, "");
+	list = match(libc.v[0].path, "^malloc$");
+	only(&list, "malloc");
+	funcs__free(&list);
+	binaries__free(&libc);
+}
+
+/* C++: matched and named by the demangled name, with or without parameters. */
+static void test_cxx(void **state)
+{
+	struct funcs list = match(FIX_CXX, "^flamefix::eval$");
+
+	(void)state;
+	assert_int_equal(list.n, 2);
+	assert_string_equal(list.v[0].name, "flamefix::eval(int)");
+	assert_string_equal(list.v[0].sym, "_ZN8flamefix4evalEi");
+	assert_string_equal(list.v[1].name, "flamefix::eval(char const*)");
+	assert_string_equal(list.v[1].sym, "_ZN8flamefix4evalEPKc");
+	funcs__free(&list);
+	list = match(FIX_CXX, "^flamefix::eval\\(int\\)$");
+	only(&list, "flamefix::eval(int)");
+	funcs__free(&list);
+	list = match(FIX_CXX, "Parser::parse_expr");
+	only(&list, "flamefix::Parser::parse_expr(int) const");
+	funcs__free(&list);
+	list = match(FIX_CXX, "twice<int>");
+	only(&list, "int flamefix::twice<int>(int)");
+	funcs__free(&list);
+	list = match(FIX_CXX, "^cxxfix_plain$");
+	assert_string_equal(only(&list, "cxxfix_plain")->sym, "cxxfix_plain");
+	funcs__free(&list);
+	/* the mangled form is not what is matched */
+	list = match(FIX_CXX, "_ZN8flamefix");
+	assert_int_equal(list.n, 0);
+	funcs__free(&list);
+}
+
+/* One file under two paths is read once, its functions listed once. */
+static void test_same_file_two_paths(void **state)
+{
+	char dir[] = "/tmp/test_funcs.XXXXXX", link[64];
+	struct target_binary e[2] = { { FIX_PIE, FIX_PIE, 0, 0 }, { link, link, 1, 1 } };
+	struct binaries b = { e, 2 };
+	struct funcs list = { 0 };
+	regex_t re = compile("^fixture_(alpha|beta)$");
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/alias", dir);
+	assert_int_equal(symlink(FIX_PIE, link), 0);
+	assert_int_equal(funcs__match(&list, &b, &re, NULL), 0);
+	assert_int_equal(list.n, 2);
+	assert_int_equal(list.bins.n, 1);
+	assert_string_equal(list.bins.v[0].path, FIX_PIE);
+	funcs__free(&list);
+	regfree(&re);
+	unlink(link);
+	rmdir(dir);
+}
+
+/* Several -f accumulate into one sorted list, each function once. */
+static void test_accumulate(void **state)
+{
+	struct binaries b = { 0 };
+	struct funcs list = { 0 };
+	regex_t alpha = compile("^fixture_alpha$"), both = compile("^fixture_(alpha|beta)$");
+
+	(void)state;
+	assert_int_equal(binaries__add_path(&b, FIX_LIB), 0);
+	assert_int_equal(binaries__add_path(&b, FIX_PIE), 0);
+	assert_int_equal(funcs__match(&list, &b, &alpha, NULL), 0);
+	assert_int_equal(list.n, 2);
+	assert_int_equal(funcs__match(&list, &b, &both, NULL), 0);
+	assert_int_equal(list.n, 4);
+	assert_int_equal(list.bins.n, 2);
+	for (size_t i = 0; i < list.n; i++) {
+		const struct func *f = &list.v[i];
+
+		assert_int_equal(f->bin, i / 2);
+		assert_string_equal(f->name, i % 2 ? "fixture_beta" : "fixture_alpha");
+		if (i % 2)
+			assert_true(f->vaddr > list.v[i - 1].vaddr);
+	}
+	assert_string_equal(list.bins.v[0].path, b.v[0].path);
+	funcs__free(&list);
+	binaries__free(&b);
+	regfree(&alpha);
+	regfree(&both);
+}
+
+static void test_unreadable(void **state)
+{
+	struct target_binary e[3] = { { FIX_PIE, FIX_PIE, 0, 0 },
+				      { "/etc/passwd", "/etc/passwd", 1, 1 },
+				      { "/nonexistent", "/nonexistent", 2, 2 } };
+	struct binaries b = { e, 2 };
+	struct funcs list = { 0 };
+	regex_t re = compile("fixture");
+	size_t failed = 99;
+
+	(void)state;
+	assert_int_equal(funcs__match(&list, &b, &re, &failed), -ENOEXEC);
+	assert_int_equal(failed, 1);
+	b.v = e + 2;
+	b.n = 1;
+	assert_int_equal(funcs__match(&list, &b, &re, &failed), -ENOENT);
+	assert_int_equal(failed, 0);
+	funcs__free(&list);
+	regfree(&re);
+}
+
+static char *print_to_string(const struct funcs *list)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	assert_non_null(f);
+	assert_int_equal(funcs__print(list, f), 0);
+	fclose(f);
+	return text;
+}
+
+static void test_print(void **state)
+{
+	struct funcs list = match(FIX_PIE, "^fixture_(alpha|beta)$");
+	char *real = realpath(FIX_PIE, NULL), *want, *got;
+
+	(void)state;
+	assert_true(asprintf(&want, "%s:fixture_alpha\n%s:fixture_beta\n", real, real) > 0);
+	got = print_to_string(&list);
+	assert_string_equal(got, want);
+	free(got);
+	/* a name cannot break the line format */
+	free(list.v[1].sym);
+	list.v[1].sym = list.v[1].name = strdup("bad\nname\x7f");
+	got = print_to_string(&list);
+	assert_non_null(strstr(got, ":bad?name?\n"));
+	free(got);
+	free(want);
+	free(real);
+	funcs__free(&list);
+	list = match(FIX_PIE, "no_such_function");
+	got = print_to_string(&list);
+	assert_string_equal(got, "");
+	free(got);
+	funcs__free(&list);
+}
+
+/* `-l` for a live process: its executable and libraries. */
+static void test_self_process(void **state)
+{
+	struct binaries self = { 0 };
+	struct funcs list = { 0 };
+	regex_t re = compile("^(test_self_process|malloc)$");
+
+	(void)state;
+	assert_int_equal(binaries__of_pid(getpid(), &self), 0);
+	assert_int_equal(funcs__match(&list, &self, &re, NULL), 0);
+	/* this test, libc's malloc, and ASan's interceptor */
+	assert_true(list.n >= 2);
+	assert_string_equal(list.v[0].name, "test_self_process");
+	assert_string_equal(list.bins.v[0].path, self.v[0].path);
+	funcs__free(&list);
+	binaries__free(&self);
+	regfree(&re);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_parse_spec),
+		cmocka_unit_test(test_alpha_offset),
+		cmocka_unit_test(test_aliases_once),
+		cmocka_unit_test(test_all_like_readelf),
+		cmocka_unit_test(test_libc),
+		cmocka_unit_test(test_cxx),
+		cmocka_unit_test(test_same_file_two_paths),
+		cmocka_unit_test(test_accumulate),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_print),
+		cmocka_unit_test(test_self_process),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
