@@ -18,10 +18,9 @@
 #include "options.h"
 #include "out_folded.h"
 #include "output.h"
-#include "privileges.h"
 #include "profile.h"
 #include "report.h"
-#include "sampler.h"
+#include "source.h"
 
 #define EXIT_USAGE     2
 #define POLL_MS	       50
@@ -33,10 +32,11 @@ static int verbosity;
 struct run {
 	const struct options *o;
 	struct output out;
-	struct sampler *s;
+	struct source src;
 	struct command cmd;
 	bool have_cmd, cmd_stopped, exec_failed;
-	int *pidfds; /* -p targets, to notice when they all exit */
+	bool bad_input; /* the source found the options unusable: exit 2 */
+	int *pidfds;	/* -p targets, to notice when they all exit */
 	struct profile *p;
 	double start, secs;
 	const char *why_stopped;
@@ -104,42 +104,17 @@ static int check_usage(const struct options *o)
 	return 0;
 }
 
-static const char *bpf_hint(int err)
-{
-	if (err == -EPERM || err == -EACCES)
-		return " (needs root, or CAP_BPF and CAP_PERFMON)";
-	return verbosity < 2 ? " (try -vv for libbpf's log)" : "";
-}
-
-static int open_sampler(struct run *r)
+static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	struct sampler_opts so = {
-		.freq = o->freq,
-		.duration = o->duration,
-		.filter_pids = o->npids || o->command,
-		.follow_children = o->command != NULL,
-		.user = !o->kernel_only,
-		.kernel = !o->user_only,
-	};
-	char missing[64];
-	int err;
+	int err = o->freq ? source_sample__open(&r->src, o, verbosity)
+			  : source_trace__open(&r->src, o, r->have_cmd ? r->cmd.pid : 0, verbosity);
 
-	if (privileges__missing(missing, sizeof(missing))) {
-		p_err("sampling needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
-		return -EPERM;
-	}
-	err = sampler__open(&r->s, &so);
-	if (err) {
-		p_err("cannot load the BPF sampler: %s%s", strerror(-err), bpf_hint(err));
-		return err;
-	}
 	for (size_t i = 0; i < o->npids && !err; i++)
-		err = sampler__add_pid(r->s, o->pids[i]);
+		err = r->src.ops->add_pid(r->src.impl, o->pids[i]);
 	if (!err && r->have_cmd)
-		err = sampler__add_pid(r->s, r->cmd.pid);
-	if (err)
-		p_err("cannot set the process filter: %s", strerror(-err));
+		err = r->src.ops->add_pid(r->src.impl, r->cmd.pid);
+	r->bad_input = err == -EINVAL;
 	return err;
 }
 
@@ -155,15 +130,11 @@ static int start(struct run *r)
 		}
 		r->have_cmd = true;
 	}
-	err = open_sampler(r);
+	err = open_source(r);
+	if (!err)
+		err = r->src.ops->start(r->src.impl);
 	if (err)
 		return err;
-	err = sampler__start(r->s);
-	if (err) {
-		p_err("cannot attach to the cpu-clock perf events: %s%s", strerror(-err),
-		      bpf_hint(err));
-		return err;
-	}
 	r->start = now();
 	if (r->have_cmd && (err = command__start(&r->cmd))) {
 		p_err("cannot run '%s': %s", r->o->command[0], strerror(-err));
@@ -217,10 +188,11 @@ static int capture(struct run *r)
 	open_pidfds(r);
 	while (!(r->why_stopped = stop_reason(r, t = now()))) {
 		if (t >= next_progress) {
-			report__progress(t - r->start, sampler__samples(r->s));
+			report__progress(t - r->start, r->src.ops->progress(r->src.impl),
+					 r->src.ops->what);
 			next_progress = t + PROGRESS_EVERY;
 		}
-		err = sampler__poll(r->s, POLL_MS);
+		err = r->src.ops->poll(r->src.impl, POLL_MS);
 		if (err && err != -EINTR) {
 			p_err("cannot read events from the kernel: %s", strerror(-err));
 			return err;
@@ -228,7 +200,7 @@ static int capture(struct run *r)
 	}
 	r->secs = now() - r->start;
 	report__progress_clear();
-	sampler__stop(r->s);
+	r->src.ops->stop(r->src.impl);
 	if (r->have_cmd && !command__exited(&r->cmd)) {
 		command__stop(&r->cmd);
 		r->cmd_stopped = true;
@@ -254,12 +226,12 @@ static int write_output(struct run *r)
 	struct folded_opts fo = { .root = r->o->root };
 	int err;
 
-	r->p = profile__new(UNIT_SAMPLES);
+	r->p = profile__new(r->src.unit);
 	if (!r->p)
 		return -ENOMEM;
-	err = sampler__collect(r->s, r->p);
+	err = r->src.ops->collect(r->src.impl, r->p);
 	if (err) {
-		p_err("cannot read the samples from the kernel: %s", strerror(-err));
+		p_err("cannot read the %s from the kernel: %s", r->src.ops->what, strerror(-err));
 		return err;
 	}
 	if (!profile__total_weight(r->p)) {
@@ -276,12 +248,9 @@ static int write_output(struct run *r)
 
 static void summarize(struct run *r)
 {
-	struct sampler_stats st;
-
 	if (r->have_cmd && r->cmd.reaped)
 		report__command_status(r->cmd.status, r->cmd_stopped);
-	sampler__stats(r->s, &st);
-	report__summary(r->p, &st, r->secs, r->o->freq, verbosity > 0);
+	r->src.ops->summary(r->src.impl, r->p, r->secs);
 	if (verbosity)
 		p_err("stopped: %s", r->why_stopped);
 }
@@ -295,7 +264,8 @@ static void cleanup(struct run *r)
 			command__stop(&r->cmd);
 	}
 	output__abort(&r->out);
-	sampler__free(r->s);
+	if (r->src.ops)
+		r->src.ops->free(r->src.impl);
 	profile__free(r->p);
 	for (size_t i = 0; r->pidfds && i < r->o->npids; i++)
 		if (r->pidfds[i] >= 0)
@@ -322,7 +292,16 @@ static int run(const struct options *o)
 	if (!err || err == -ENODATA)
 		summarize(&r);
 	cleanup(&r);
-	if (r.exec_failed && err == -ENOENT)
+	if ((r.exec_failed && err == -ENOENT) || r.bad_input)
+		return EXIT_USAGE;
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static int list_funcs(const struct options *o)
+{
+	int err = source_trace__list(o);
+
+	if (err == -EINVAL)
 		return EXIT_USAGE;
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 }
@@ -352,7 +331,12 @@ int main(int argc, char **argv)
 		options__free(&o);
 		return EXIT_SUCCESS;
 	}
-	ret = check_usage(&o) ? EXIT_USAGE : run(&o);
+	if (check_usage(&o))
+		ret = EXIT_USAGE;
+	else if (o.list)
+		ret = list_funcs(&o);
+	else
+		ret = run(&o);
 	options__free(&o);
 	return ret;
 }

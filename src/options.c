@@ -47,8 +47,11 @@ void options__usage(FILE *f)
 {
 	fputs("usage: flamebpf --sample FREQ [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "\n"
-	      "Sampling CPU profiler: counts user and kernel stacks in the kernel with eBPF\n"
-	      "and writes them as folded stacks for flame graphs.\n"
+	      "       flamebpf -f [BINARY:]REGEX [OPTIONS] [-- COMMAND [ARG...]]\n"
+	      "       flamebpf -l [BINARY:]REGEX [-p PID | -- COMMAND]\n"
+	      "\n"
+	      "Flame graphs with eBPF: samples user and kernel stacks on every CPU, or times\n"
+	      "every call of chosen functions with uprobes, and writes folded stacks.\n"
 	      "\n"
 	      "Target (none = system-wide):\n"
 	      "  -p, --pid PID[,PID...]   only these processes (all their threads)\n"
@@ -59,6 +62,15 @@ void options__usage(FILE *f)
 	      "\n"
 	      "Mode:\n"
 	      "  -F, --sample FREQ        sample every CPU at FREQ: 99, 99hz, 1khz, 4999hz\n"
+	      "  -f, --func [BINARY:]REGEX\n"
+	      "                           trace every call of the functions whose name\n"
+	      "                           matches REGEX (POSIX extended, unanchored; C++ and\n"
+	      "                           Rust names match demangled) in the target's program\n"
+	      "                           and libraries, or in BINARY (a path, or a library\n"
+	      "                           name: libc, libc.so.6); repeatable. Folded counts\n"
+	      "                           are self wall time in ns. System-wide needs BINARY\n"
+	      "  -l, --list [BINARY:]REGEX\n"
+	      "                           print the functions -f would trace and exit\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE (default: standard output)\n"
@@ -184,9 +196,18 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 			return usage_err(
 				"invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)", arg);
 		return 0;
-	case 'f':
+	case 'f': {
+		const char **v = realloc(o->funcs, (o->nfuncs + 1) * sizeof(*v));
+
+		if (!v)
+			return usage_err("out of memory");
+		o->funcs = v;
+		o->funcs[o->nfuncs++] = arg;
+		return 0;
+	}
 	case 'l':
-		return usage_err("uprobe tracing (-%c) is not available in this version yet", c);
+		o->list = arg;
+		return 0;
 	case 'o':
 		o->output = arg;
 		return 0;
@@ -235,8 +256,14 @@ static int check(struct options *o, bool format_set, char *err)
 	if (o->format != FORMAT_FOLDED)
 		return usage_err("output format '%s' is not available in this version yet",
 				 format_names[o->format]);
-	if (!o->freq)
-		return usage_err("no mode given: use --sample FREQ (see --help)");
+	if (o->list)
+		return o->freq || o->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
+	if (!o->freq && !o->nfuncs)
+		return usage_err("no mode given: use --sample FREQ or -f REGEX (see --help)");
+	if (o->freq && o->nfuncs)
+		return usage_err("--sample and -f cannot be combined yet");
+	if (o->nfuncs && (o->user_only || o->kernel_only))
+		return usage_err("-U and -K are for sampling mode");
 	if (o->user_only && o->kernel_only)
 		return usage_err("-U and -K exclude each other");
 	if (o->npids && o->command)
@@ -274,6 +301,8 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 
 void options__free(struct options *o)
 {
+	free(o->funcs);
+	o->funcs = NULL;
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;

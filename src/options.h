@@ -17,8 +17,11 @@ enum out_format {
 };
 
 struct options {
-	unsigned int freq; /* sampling frequency in Hz; 0 when not sampling */
-	double duration;   /* seconds; 0 = until signal or targets exit */
+	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
+	const char **funcs; /* -f arguments (uprobe mode) */
+	size_t nfuncs;
+	const char *list; /* -l argument */
+	double duration;  /* seconds; 0 = until signal or targets exit */
 	pid_t *pids;
 	size_t npids;
 	char **command; /* NULL-terminated argv after "--", or NULL */

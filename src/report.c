@@ -20,12 +20,12 @@ void p_err(const char *fmt, ...)
 	va_end(ap);
 }
 
-void report__progress(double elapsed, uint64_t samples)
+void report__progress(double elapsed, uint64_t n, const char *what)
 {
 	if (!isatty(STDERR_FILENO))
 		return;
-	fprintf(stderr, "\rflamebpf: sampling %.1f s, %" PRIu64 " samples (Ctrl-C to stop)\033[K",
-		elapsed, samples);
+	fprintf(stderr, "\rflamebpf: %.1f s, %" PRIu64 " %s (Ctrl-C to stop)\033[K", elapsed, n,
+		what);
 }
 
 void report__progress_clear(void)
@@ -70,6 +70,60 @@ void report__summary(const struct profile *p, const struct sampler_stats *st, do
 		      " samples of other processes skipped",
 		      st->stacks, st->map_bytes / 1048576.0, st->counter[CNT_SAMPLES_SPILLED],
 		      st->counter[CNT_FILTERED]);
+}
+
+static void report_trace_losses(const struct tracer_stats *st)
+{
+	const uint64_t *c = st->counter;
+	struct strbuf b = {};
+
+	add_loss(&b, c[TCNT_DROPPED], "calls (ring buffer full)");
+	add_loss(&b, c[TCNT_PATHS_DROPPED], "call paths (ring buffer full)");
+	add_loss(&b, st->collisions, "call paths (hash collision)");
+	add_loss(&b, c[TCNT_UNFINISHED], "calls without a return (longjmp, exception, exit)");
+	add_loss(&b, c[TCNT_UNMATCHED], "returns without an entry");
+	add_loss(&b, c[TCNT_TOO_DEEP], "calls nested too deep");
+	add_loss(&b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
+	p_err("lost: %s", b.len ? b.s : "nothing");
+	strbuf__free(&b);
+}
+
+static void report_left_out(const struct trace_attach_stats *at)
+{
+	struct strbuf b = {};
+
+	for (size_t i = 0; i < at->refused && i < 5; i++)
+		strbuf__addf(&b, "%s%s", i ? ", " : "", at->refused_names[i]);
+	if (at->refused)
+		p_err("%zu functions left out: the kernel cannot probe them (%s%s)", at->refused,
+		      b.s, at->refused > 5 ? ", ..." : "");
+	if (at->no_ret_sites)
+		p_err("%zu functions left out: exceptions may unwind through them and their "
+		      "returns could not be found",
+		      at->no_ret_sites);
+	if (at->bad_sites)
+		p_err("%zu return sites could not be probed: those returns are caught late",
+		      at->bad_sites);
+	strbuf__free(&b);
+}
+
+void report__trace_summary(const struct profile *p, const struct tracer_stats *st,
+			   const struct trace_attach_stats *at, double secs, bool verbose)
+{
+	p_err("%" PRIu64 " calls of %zu functions in %zu binaries, %zu processes, %" PRIu64
+	      " call paths in %.2f s",
+	      st->counter[TCNT_CALLS], at->attached, at->binaries, profile__nr_processes(p),
+	      st->paths, secs);
+	if (at->by_ret_sites)
+		p_err("returns: %zu by uretprobe, %zu by probes on ret instructions (where "
+		      "exceptions may unwind; slower: single-stepped)",
+		      at->by_uretprobe, at->by_ret_sites);
+	report_left_out(at);
+	report_trace_losses(st);
+	if (verbose)
+		p_err("%zu IFUNC resolvers left out; %" PRIu64 " calls beyond the counts map; "
+		      "%" PRIu64 " calls of other processes skipped",
+		      at->ifuncs, st->counter[TCNT_SPILLED], st->counter[TCNT_FILTERED]);
 }
 
 void report__command_status(int status, bool stopped_by_us)

@@ -7,17 +7,23 @@
 
 #include "profile.h"
 #include "sampler.h"
+#include "tracer.h"
 
 /* "flamebpf: " + message + newline. */
 void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The one-line status ("\r..."), only when stderr is a terminal. */
-void report__progress(double elapsed, uint64_t samples);
+void report__progress(double elapsed, uint64_t n, const char *what);
 void report__progress_clear(void);
 
 /* The end-of-run summary: what was captured and every loss. */
 void report__summary(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose);
+
+/* The same for function tracing: calls, functions, how returns are caught,
+ * what was left out and why, every loss. */
+void report__trace_summary(const struct profile *p, const struct tracer_stats *st,
+			   const struct trace_attach_stats *at, double secs, bool verbose);
 
 /* The command's wait status, in words. */
 void report__command_status(int status, bool stopped_by_us);

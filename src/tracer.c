@@ -137,23 +137,103 @@ static int keep_link(struct tracer *t, int fd)
 	return 0;
 }
 
-int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad)
+/* One link for the probes at offsets[i] with cookies ids[i], skipping those
+ * the kernel refuses (flagged in bad[]). A set with nothing to attach is
+ * not an error. */
+static int attach_set(struct tracer *t, int prog_fd, const char *path, const uint64_t *offsets,
+		      const uint64_t *ids, size_t n, bool ret, pid_t pid, bool *bad)
 {
-	int entry_fd = bpf_program__fd(t->skel->progs.on_entry);
-	int ret_fd = bpf_program__fd(t->skel->progs.on_return);
-	int fd, err;
+	int fd;
 
+	if (!n)
+		return 0;
+	fd = uprobe_multi__attach_skipping(prog_fd, path, offsets, ids, n, ret, pid, bad);
+	return fd < 0 ? fd : keep_link(t, fd);
+}
+
+static int attach_urets(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad)
+{
+	uint64_t *off = malloc((tg->n + 1) * sizeof(*off)),
+		 *ids = malloc((tg->n + 1) * sizeof(*ids));
+	bool *uret_bad = calloc(tg->n + 1, sizeof(*uret_bad));
+	size_t n = 0;
+	int err = -ENOMEM;
+
+	if (!off || !ids || !uret_bad)
+		goto out;
+	for (size_t i = 0; i < tg->n; i++) {
+		if (!tg->uret[i] || bad[i])
+			continue;
+		off[n] = tg->offsets[i];
+		ids[n++] = tg->ids[i];
+	}
+	err = attach_set(t, bpf_program__fd(t->skel->progs.on_return), tg->path, off, ids, n, true,
+			 pid, uret_bad);
+	/* a function without its return probe must not be entered either */
+	for (size_t i = 0, j = 0; !err && i < tg->n; i++)
+		if (tg->uret[i] && !bad[i])
+			bad[i] = uret_bad[j++];
+out:
+	free(off);
+	free(ids);
+	free(uret_bad);
+	return err;
+}
+
+static int attach_sites(struct tracer *t, const struct trace_target *tg, pid_t pid,
+			size_t *bad_sites)
+{
+	bool *bad = calloc(tg->nsites + 1, sizeof(*bad));
+	int err;
+
+	if (!bad)
+		return -ENOMEM;
+	err = attach_set(t, bpf_program__fd(t->skel->progs.on_ret_insn), tg->path, tg->site_offsets,
+			 tg->site_ids, tg->nsites, false, pid, bad);
+	*bad_sites = 0;
+	for (size_t i = 0; i < tg->nsites; i++)
+		*bad_sites += bad[i];
+	free(bad);
+	return err;
+}
+
+int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad,
+		   size_t *bad_sites)
+{
+	uint64_t *off, *ids;
+	bool *entry_bad;
+	size_t n = 0;
+	int err;
+
+	memset(bad, 0, tg->n * sizeof(*bad));
 	/* returns first: an entry without its return would unbalance the stack */
-	fd = uprobe_multi__attach_skipping(ret_fd, tg->path, tg->offsets, tg->ids, tg->n, true, pid,
-					   bad);
-	if (fd < 0)
-		return fd;
-	err = keep_link(t, fd);
+	err = attach_urets(t, tg, pid, bad);
+	if (!err)
+		err = attach_sites(t, tg, pid, bad_sites);
 	if (err)
 		return err;
-	fd = uprobe_multi__attach_skipping(entry_fd, tg->path, tg->offsets, tg->ids, tg->n, false,
-					   pid, bad);
-	return fd < 0 ? fd : keep_link(t, fd);
+	off = malloc((tg->n + 1) * sizeof(*off));
+	ids = malloc((tg->n + 1) * sizeof(*ids));
+	entry_bad = calloc(tg->n + 1, sizeof(*entry_bad));
+	err = -ENOMEM;
+	if (!off || !ids || !entry_bad)
+		goto out;
+	for (size_t i = 0; i < tg->n; i++) {
+		if (bad[i])
+			continue;
+		off[n] = tg->offsets[i];
+		ids[n++] = tg->ids[i];
+	}
+	err = attach_set(t, bpf_program__fd(t->skel->progs.on_entry), tg->path, off, ids, n, false,
+			 pid, entry_bad);
+	for (size_t i = 0, j = 0; !err && i < tg->n; i++)
+		if (!bad[i])
+			bad[i] = entry_bad[j++];
+out:
+	free(off);
+	free(ids);
+	free(entry_bad);
+	return err;
 }
 
 int tracer__poll(struct tracer *t, int timeout_ms)

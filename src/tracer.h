@@ -20,12 +20,18 @@ struct trace_func {
 	const char *module; /* basename of the binary */
 };
 
-/* The functions to probe in one binary. */
+/* The functions to probe in one binary. A function's return is caught by a
+ * uretprobe, or by probes on its return sites when something may unwind
+ * through it (a uretprobe replaces the return address on the stack). */
 struct trace_target {
 	const char *path;
 	size_t n;
 	const uint64_t *offsets; /* file offsets of the entries */
 	const uint64_t *ids;	 /* function ids, indexes of the trace_func table */
+	const bool *uret;	 /* per function: return caught by a uretprobe */
+	size_t nsites;
+	const uint64_t *site_offsets; /* return sites of the other functions */
+	const uint64_t *site_ids;     /* and whose they are */
 };
 
 struct tracer_opts {
@@ -40,6 +46,20 @@ struct tracer_stats {
 	uint64_t map_bytes;
 };
 
+/* What attaching did, for the summary. */
+struct trace_attach_stats {
+	size_t binaries;
+	size_t attached;     /* functions traced */
+	size_t by_uretprobe; /* ... whose return is caught by a uretprobe */
+	size_t by_ret_sites; /* ... by probes on their ret instructions */
+	size_t ifuncs;	     /* IFUNC resolvers left out: they run once, at load */
+	size_t no_ret_sites; /* left out: something may unwind through them and
+			      * their return sites could not be found */
+	size_t refused;	     /* left out: the kernel cannot probe them */
+	const char *refused_names[5];
+	size_t bad_sites; /* return sites the kernel refused */
+};
+
 struct tracer;
 
 /* Loads the BPF programs (not attached). Returns 0, -EOPNOTSUPP when the
@@ -49,9 +69,11 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o);
 int tracer__add_pid(struct tracer *t, pid_t pid);
 
 /* Attaches entry and return probes for the target's functions; pid > 0
- * limits them to that process. Functions the kernel refuses are skipped and
- * flagged in bad[] (tg->n entries). Returns 0 or -errno. */
-int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad);
+ * limits them to that process. Functions whose entry the kernel refuses are
+ * skipped and flagged in bad[] (tg->n entries); return sites it refuses are
+ * counted in *bad_sites. Returns 0 or -errno. */
+int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad,
+		   size_t *bad_sites);
 
 /* Drains the ring buffer for up to timeout_ms. Returns 0 or -errno. */
 int tracer__poll(struct tracer *t, int timeout_ms);

@@ -504,13 +504,33 @@ static void test_parse_help_version(void **state)
 	options__free(&o);
 }
 
-static void test_parse_uprobe_not_available(void **state)
+static void test_parse_uprobe_mode(void **state)
 {
+	struct args a;
+	struct options o;
+
 	(void)state;
-	expect_usage_error(ARGS("-f", "main"), "uprobe", "not available");
-	expect_usage_error(ARGS("--func", "libc:malloc"), "uprobe", "not available");
-	expect_usage_error(ARGS("-l", "main"), "uprobe", "not available");
-	expect_usage_error(ARGS("--list", "main"), "uprobe", "not available");
+	parse_ok(&a, ARGS("-f", "main", "--func", "libc:malloc", "-f", "ns::f"), &o);
+	assert_int_equal(o.nfuncs, 3);
+	assert_string_equal(o.funcs[0], "main");
+	assert_string_equal(o.funcs[1], "libc:malloc");
+	assert_string_equal(o.funcs[2], "ns::f");
+	assert_int_equal(o.freq, 0);
+	assert_null(o.list);
+	options__free(&o);
+	assert_null(o.funcs);
+	parse_ok(&a, ARGS("-l", "libc:^mem"), &o);
+	assert_string_equal(o.list, "libc:^mem");
+	assert_int_equal(o.nfuncs, 0);
+	options__free(&o);
+	parse_ok(&a, ARGS("--list", "main", "-p", "1"), &o);
+	assert_string_equal(o.list, "main");
+	options__free(&o);
+	expect_usage_error(ARGS("-l", "main", "-f", "x"), "-l", "no mode");
+	expect_usage_error(ARGS("-l", "main", "-F", "99"), "-l", "no mode");
+	expect_usage_error(ARGS("-f", "main", "-F", "99"), "--sample", "-f");
+	expect_usage_error(ARGS("-f", "main", "-U"), "-U", "sampling");
+	expect_usage_error(ARGS("-f"), "'-f'", "value");
 	expect_usage_error(ARGS("-F", "99", "--full-stack"), "--full-stack", "not available");
 	expect_usage_error(ARGS("-F", "99", "--flamechart"), "--flamechart", "not available");
 }
@@ -575,7 +595,7 @@ int main(void)
 		cmocka_unit_test(test_parse_unknown_option),
 		cmocka_unit_test(test_parse_missing_value),
 		cmocka_unit_test(test_parse_help_version),
-		cmocka_unit_test(test_parse_uprobe_not_available),
+		cmocka_unit_test(test_parse_uprobe_mode),
 		cmocka_unit_test(test_parse_twice_reused_argv),
 		cmocka_unit_test(test_parse_twice_after_error),
 	};

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The sampling source for the command line. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "privileges.h"
+#include "report.h"
+#include "sampler.h"
+#include "source.h"
+
+struct sample_source {
+	struct sampler *s;
+	const struct options *o;
+	int verbosity;
+};
+
+const char *source__bpf_hint(int err, int verbosity)
+{
+	if (err == -EPERM || err == -EACCES)
+		return " (needs root, or CAP_BPF and CAP_PERFMON)";
+	return verbosity < 2 ? " (try -vv for libbpf's log)" : "";
+}
+
+static int add_pid(void *impl, pid_t pid)
+{
+	struct sample_source *ss = impl;
+	int err = sampler__add_pid(ss->s, pid);
+
+	if (err)
+		p_err("cannot set the process filter: %s", strerror(-err));
+	return err;
+}
+
+static int start(void *impl)
+{
+	struct sample_source *ss = impl;
+	int err = sampler__start(ss->s);
+
+	if (err)
+		p_err("cannot attach to the cpu-clock perf events: %s%s", strerror(-err),
+		      source__bpf_hint(err, ss->verbosity));
+	return err;
+}
+
+static int poll_events(void *impl, int timeout_ms)
+{
+	return sampler__poll(((struct sample_source *)impl)->s, timeout_ms);
+}
+
+static uint64_t progress(void *impl)
+{
+	return sampler__samples(((struct sample_source *)impl)->s);
+}
+
+static void stop(void *impl)
+{
+	sampler__stop(((struct sample_source *)impl)->s);
+}
+
+static int collect(void *impl, struct profile *p)
+{
+	return sampler__collect(((struct sample_source *)impl)->s, p);
+}
+
+static void summary(void *impl, const struct profile *p, double secs)
+{
+	struct sample_source *ss = impl;
+	struct sampler_stats st;
+
+	sampler__stats(ss->s, &st);
+	report__summary(p, &st, secs, ss->o->freq, ss->verbosity > 0);
+}
+
+static void source_free(void *impl)
+{
+	struct sample_source *ss = impl;
+
+	if (!ss)
+		return;
+	sampler__free(ss->s);
+	free(ss);
+}
+
+static const struct source_ops sample_ops = {
+	.what = "samples",
+	.add_pid = add_pid,
+	.start = start,
+	.poll = poll_events,
+	.progress = progress,
+	.stop = stop,
+	.collect = collect,
+	.summary = summary,
+	.free = source_free,
+};
+
+int source_sample__open(struct source *src, const struct options *o, int verbosity)
+{
+	struct sampler_opts so = {
+		.freq = o->freq,
+		.duration = o->duration,
+		.filter_pids = o->npids || o->command,
+		.follow_children = o->command != NULL,
+		.user = !o->kernel_only,
+		.kernel = !o->user_only,
+	};
+	struct sample_source *ss = calloc(1, sizeof(*ss));
+	char missing[64];
+	int err;
+
+	if (!ss)
+		return -ENOMEM;
+	ss->o = o;
+	ss->verbosity = verbosity;
+	if (privileges__missing(missing, sizeof(missing))) {
+		p_err("sampling needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
+		free(ss);
+		return -EPERM;
+	}
+	err = sampler__open(&ss->s, &so);
+	if (err) {
+		p_err("cannot load the BPF sampler: %s%s", strerror(-err),
+		      source__bpf_hint(err, verbosity));
+		free(ss);
+		return err;
+	}
+	*src = (struct source){ &sample_ops, ss, UNIT_SAMPLES };
+	return 0;
+}

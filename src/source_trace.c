@@ -1,0 +1,452 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The function-tracing source for the command line: -f specs to functions,
+ * functions to probes (entry, and a uretprobe or return-site probes), and
+ * the -l listing. Bad input returns -EINVAL (a usage error). */
+#include <errno.h>
+#include <fcntl.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "funcs.h"
+#include "privileges.h"
+#include "report.h"
+#include "ret_sites.h"
+#include "source.h"
+#include "tracer.h"
+
+#define SKIPPED_SHOWN (sizeof(((struct trace_attach_stats *)0)->refused_names) / sizeof(char *))
+
+struct trace_source {
+	struct tracer *t;
+	const struct options *o;
+	int verbosity;
+	struct funcs funcs;
+	struct trace_func *names; /* by function id (index in funcs) */
+	struct trace_attach_stats at;
+};
+
+/* The binaries a -f without BINARY searches: the target's. */
+static int target_binaries(const struct options *o, struct binaries *out)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < o->npids && !err; i++) {
+		struct binaries one = {};
+
+		err = binaries__of_pid(o->pids[i], &one);
+		for (size_t j = 0; !err && j < one.n; j++)
+			err = binaries__add(out, &one.v[j]);
+		binaries__free(&one);
+		if (err)
+			p_err("cannot read the mappings of process %d: %s", o->pids[i],
+			      strerror(-err));
+	}
+	if (!err && o->command && (err = binaries__of_command(o->command[0], out)))
+		p_err("cannot find the binaries of '%s': %s", o->command[0], strerror(-err));
+	return err == -ENOENT || err == -ESRCH || err == -EACCES ? -EINVAL : err;
+}
+
+static void list_names(const struct binaries *b, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < b->n && used < len; i++)
+		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", b->v[i].path);
+}
+
+static int resolve_binary(const char *spec, const struct binaries *target, struct binaries *out)
+{
+	int err = binaries__resolve(spec, target->n ? target : NULL, out);
+
+	if (err == -ENOEXEC)
+		p_err("'%s' is not an ELF binary", spec);
+	else if (err == -ENOENT)
+		p_err("no binary '%s' in the target or the library directories", spec);
+	else if (err)
+		p_err("cannot open '%s': %s", spec, strerror(-err));
+	return err == -ENOMEM ? err : err ? -EINVAL : 0;
+}
+
+/* Adds the functions one -f/-l argument names. */
+static int match_one(struct funcs *list, const char *arg, const struct binaries *target)
+{
+	struct binaries own = {};
+	const struct binaries *bins = target;
+	struct funcs mine = {};
+	char *binary = NULL, *regex = NULL, names[512];
+	size_t failed;
+	regex_t re;
+	int err = funcs__parse_spec(arg, &binary, &regex);
+
+	if (err) {
+		p_err("invalid function spec '%s'", arg);
+		return err == -ENOMEM ? err : -EINVAL;
+	}
+	if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB)) {
+		p_err("invalid regular expression '%s'", regex);
+		err = -EINVAL;
+		goto out_free;
+	}
+	if (binary) {
+		err = resolve_binary(binary, target, &own);
+		bins = &own;
+	} else if (!target->n) {
+		p_err("'%s': tracing system-wide needs BINARY:REGEX (e.g. libc:%s)", arg, regex);
+		err = -EINVAL;
+	}
+	/* matched alone first: a spec whose functions another one selected
+	 * already still matches */
+	if (!err && (err = funcs__match(&mine, bins, &re, &failed)))
+		p_err("cannot read the symbols of '%s': %s",
+		      failed < bins->n ? bins->v[failed].path : arg, strerror(-err));
+	if (!err && mine.n)
+		err = funcs__match(list, bins, &re, &failed);
+	else if (!err) {
+		list_names(bins, names, sizeof(names));
+		p_err("no symbol matches '%s' in %s", regex, names);
+		err = -EINVAL;
+	}
+	regfree(&re);
+	funcs__free(&mine);
+out_free:
+	binaries__free(&own);
+	free(binary);
+	free(regex);
+	return err == -ENOEXEC ? -EINVAL : err;
+}
+
+static int select_funcs(const struct options *o, const char *const *specs, size_t n,
+			struct funcs *list)
+{
+	struct binaries target = {};
+	int err = target_binaries(o, &target);
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = match_one(list, specs[i], &target);
+	binaries__free(&target);
+	return err;
+}
+
+int source_trace__list(const struct options *o)
+{
+	struct funcs list = {};
+	int err = select_funcs(o, &o->list, 1, &list);
+
+	if (!err && (err = funcs__print(&list, stdout)))
+		p_err("cannot write the list: %s", strerror(-err));
+	funcs__free(&list);
+	return err;
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* The probes for the functions of binary b (funcs are sorted by binary). */
+struct probe_plan {
+	uint64_t *offsets, *ids, *site_offsets, *site_ids;
+	bool *uret, *bad;
+	size_t n, nsites, sites_cap;
+};
+
+static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uint64_t id)
+{
+	if (pl->nsites + rs->n > pl->sites_cap) {
+		size_t cap = (pl->nsites + rs->n) * 2;
+		uint64_t *o = realloc(pl->site_offsets, cap * sizeof(*o));
+		uint64_t *i = o ? realloc(pl->site_ids, cap * sizeof(*i)) : NULL;
+
+		if (o)
+			pl->site_offsets = o;
+		if (!i)
+			return -ENOMEM;
+		pl->site_ids = i;
+		pl->sites_cap = cap;
+	}
+	for (size_t k = 0; k < rs->n; k++) {
+		pl->site_offsets[pl->nsites] = rs->off[k];
+		pl->site_ids[pl->nsites++] = id;
+	}
+	return 0;
+}
+
+/* How function f returns: by uretprobe (0, *uret set), by its return sites
+ * (0, added to the plan), or not traceable (1). */
+static int plan_return(struct probe_plan *pl, struct disasm *d, int fd, bool unwinds,
+		       const struct func *f, uint64_t id, bool *uret)
+{
+	struct ret_sites rs = {};
+	int err;
+
+	*uret = !unwinds;
+	if (!unwinds)
+		return 0;
+	/* nothing unwinds through a function that calls nothing */
+	err = ret_sites__find(d, fd, f->offset, f->vaddr, f->size, &rs);
+	if (!err && rs.leaf)
+		*uret = true;
+	else if (!err && rs.complete && rs.n)
+		err = plan_add_sites(pl, &rs, id);
+	else
+		err = 1;
+	ret_sites__free(&rs);
+	return err;
+}
+
+static void plan_free(struct probe_plan *pl)
+{
+	free(pl->offsets);
+	free(pl->ids);
+	free(pl->site_offsets);
+	free(pl->site_ids);
+	free(pl->uret);
+	free(pl->bad);
+	memset(pl, 0, sizeof(*pl));
+}
+
+static int plan_alloc(struct probe_plan *pl, size_t n)
+{
+	pl->offsets = malloc((n + 1) * sizeof(*pl->offsets));
+	pl->ids = malloc((n + 1) * sizeof(*pl->ids));
+	pl->uret = calloc(n + 1, sizeof(*pl->uret));
+	pl->bad = calloc(n + 1, sizeof(*pl->bad));
+	return pl->offsets && pl->ids && pl->uret && pl->bad ? 0 : -ENOMEM;
+}
+
+/* Plans the functions [first, last) of one binary. */
+static int plan_binary(struct trace_source *ts, struct disasm *d, int fd, size_t first, size_t last,
+		       struct probe_plan *pl)
+{
+	bool unwinds = ret_sites__unwinds(fd);
+	int err = plan_alloc(pl, last - first);
+
+	for (size_t i = first; i < last && !err; i++) {
+		const struct func *f = &ts->funcs.v[i];
+		bool uret;
+
+		if (f->ifunc) { /* a resolver runs once, at load: nothing to time */
+			ts->at.ifuncs++;
+			continue;
+		}
+		err = plan_return(pl, d, fd, unwinds, f, i, &uret);
+		if (err == 1) {
+			ts->at.no_ret_sites++;
+			err = 0;
+			continue;
+		}
+		pl->offsets[pl->n] = f->offset;
+		pl->ids[pl->n] = i;
+		pl->uret[pl->n++] = uret;
+		ts->at.by_uretprobe += uret;
+		ts->at.by_ret_sites += !uret;
+	}
+	return err;
+}
+
+static void note_skipped(struct trace_source *ts, const struct probe_plan *pl)
+{
+	for (size_t i = 0; i < pl->n; i++) {
+		ts->at.attached += !pl->bad[i];
+		if (!pl->bad[i])
+			continue;
+		if (ts->at.refused < SKIPPED_SHOWN)
+			ts->at.refused_names[ts->at.refused] = ts->funcs.v[pl->ids[i]].name;
+		ts->at.refused++;
+	}
+}
+
+static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, size_t first,
+			 size_t last, pid_t pid)
+{
+	const char *path = ts->funcs.bins.v[bin].open_path;
+	struct probe_plan pl = {};
+	size_t bad_sites = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = -errno;
+		p_err("cannot open '%s': %s", path, strerror(-err));
+		return err;
+	}
+	err = plan_binary(ts, d, fd, first, last, &pl);
+	close(fd);
+	if (!err) {
+		struct trace_target tg = { path,    pl.n,      pl.offsets,	pl.ids,
+					   pl.uret, pl.nsites, pl.site_offsets, pl.site_ids };
+
+		err = tracer__attach(ts->t, &tg, pid, pl.bad, &bad_sites);
+		if (err)
+			p_err("cannot attach uprobes to '%s': %s%s", path, strerror(-err),
+			      source__bpf_hint(err, ts->verbosity));
+	}
+	if (!err)
+		note_skipped(ts, &pl);
+	ts->at.bad_sites += bad_sites;
+	ts->at.binaries++;
+	plan_free(&pl);
+	return err;
+}
+
+/* The single process the links can be limited to, or 0. */
+static pid_t link_pid(const struct options *o, pid_t cmd_pid)
+{
+	if (o->npids == 1)
+		return o->pids[0];
+	return o->command ? cmd_pid : 0;
+}
+
+static int attach_all(struct trace_source *ts, pid_t pid)
+{
+	struct disasm *d;
+	size_t first = 0;
+	int err = disasm__new(&d);
+
+	if (err) {
+		p_err("cannot start the x86-64 disassembler: %s", strerror(-err));
+		return err;
+	}
+	while (first < ts->funcs.n && !err) {
+		size_t last = first, bin = ts->funcs.v[first].bin;
+
+		while (last < ts->funcs.n && ts->funcs.v[last].bin == bin)
+			last++;
+		err = attach_binary(ts, d, bin, first, last, pid);
+		first = last;
+	}
+	disasm__free(d);
+	return err;
+}
+
+static int make_names(struct trace_source *ts)
+{
+	ts->names = calloc(ts->funcs.n + 1, sizeof(*ts->names));
+	if (!ts->names)
+		return -ENOMEM;
+	for (size_t i = 0; i < ts->funcs.n; i++) {
+		ts->names[i].name = ts->funcs.v[i].name;
+		ts->names[i].module = basename_of(ts->funcs.bins.v[ts->funcs.v[i].bin].path);
+	}
+	return 0;
+}
+
+static int add_pid(void *impl, pid_t pid)
+{
+	int err = tracer__add_pid(((struct trace_source *)impl)->t, pid);
+
+	if (err)
+		p_err("cannot set the process filter: %s", strerror(-err));
+	return err;
+}
+
+static int start(void *impl)
+{
+	(void)impl; /* the probes are live from attach on */
+	return 0;
+}
+
+static int poll_events(void *impl, int timeout_ms)
+{
+	return tracer__poll(((struct trace_source *)impl)->t, timeout_ms);
+}
+
+static uint64_t progress(void *impl)
+{
+	return tracer__calls(((struct trace_source *)impl)->t);
+}
+
+static void stop(void *impl)
+{
+	tracer__stop(((struct trace_source *)impl)->t);
+}
+
+static int collect(void *impl, struct profile *p)
+{
+	struct trace_source *ts = impl;
+
+	return tracer__collect(ts->t, ts->names, ts->funcs.n, p);
+}
+
+static void summary(void *impl, const struct profile *p, double secs)
+{
+	struct trace_source *ts = impl;
+	struct tracer_stats st;
+
+	tracer__stats(ts->t, &st);
+	report__trace_summary(p, &st, &ts->at, secs, ts->verbosity > 0);
+}
+
+static void source_free(void *impl)
+{
+	struct trace_source *ts = impl;
+
+	if (!ts)
+		return;
+	tracer__free(ts->t);
+	funcs__free(&ts->funcs);
+	free(ts->names);
+	free(ts);
+}
+
+static const struct source_ops trace_ops = {
+	.what = "calls",
+	.add_pid = add_pid,
+	.start = start,
+	.poll = poll_events,
+	.progress = progress,
+	.stop = stop,
+	.collect = collect,
+	.summary = summary,
+	.free = source_free,
+};
+
+static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
+{
+	struct tracer_opts to = {
+		.filter_pids = ts->o->npids || ts->o->command,
+		.duration = ts->o->duration,
+	};
+	char missing[64];
+	int err;
+
+	if (privileges__missing(missing, sizeof(missing))) {
+		p_err("tracing needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
+		return -EPERM;
+	}
+	err = tracer__open(&ts->t, &to);
+	if (err) {
+		p_err("cannot load the BPF tracer: %s%s", strerror(-err),
+		      source__bpf_hint(err, ts->verbosity));
+		return err == -EINVAL ? -EIO : err;
+	}
+	err = attach_all(ts, link_pid(ts->o, cmd_pid));
+	return err == -EINVAL ? -EIO : err;
+}
+
+int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pid, int verbosity)
+{
+	struct trace_source *ts = calloc(1, sizeof(*ts));
+	int err;
+
+	if (!ts)
+		return -ENOMEM;
+	ts->o = o;
+	ts->verbosity = verbosity;
+	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs);
+	if (!err)
+		err = make_names(ts);
+	if (!err)
+		err = open_tracer(ts, cmd_pid);
+	if (err) {
+		source_free(ts);
+		return err;
+	}
+	*src = (struct source){ &trace_ops, ts, UNIT_NANOSECONDS };
+	return 0;
+}
