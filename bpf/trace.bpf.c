@@ -102,9 +102,31 @@ static __always_inline __u64 path_id(__u64 parent, __u32 func)
 	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
 }
 
+struct copy_ctx {
+	struct shadow *sh;
+	struct sample_stack_event *ev;
+	__u32 d;
+};
+
+/* bpf_loop() callbacks are verified once, not once per iteration. */
+static int copy_func(__u32 i, void *arg)
+{
+	struct copy_ctx *c = arg;
+	__u32 k = i;
+
+	if (k > c->d)
+		return 1;
+	barrier_var(k); /* keep the bound check on the register used to index */
+	if (k >= TRACE_MAX_DEPTH)
+		return 1;
+	c->ev->ip[k] = FR(c->sh, c->d - k).func;
+	return 0;
+}
+
 /* Sends the path ending at frame d (functions leaf first) unless sent. */
 static __always_inline bool send_path(struct shadow *sh, __u32 d)
 {
+	struct copy_ctx copy;
 	__u32 zero = 0;
 	struct sample_stack_event *ev = bpf_map_lookup_elem(&scratch, &zero);
 	__u64 id;
@@ -118,11 +140,10 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
 	ev->type = EV_STACK;
 	ev->id = id;
 	ev->nr = d + 1;
-	for (__u32 i = 0; i < TRACE_MAX_DEPTH; i++) {
-		if (i > d)
-			break;
-		ev->ip[i] = FR(sh, d - i).func;
-	}
+	copy.sh = sh;
+	copy.ev = ev;
+	copy.d = d;
+	bpf_loop(d + 1, copy_func, &copy, 0);
 	if (bpf_ringbuf_output(&events, ev, offsetof(struct sample_stack_event, ip) + (d + 1) * 8,
 			       BPF_RB_NO_WAKEUP)) {
 		count(TCNT_PATHS_DROPPED);
@@ -188,17 +209,29 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 
 /* Pops the frames whose stack slot lies below sp: they were left without a
  * return (longjmp, an exception, a uretprobe the kernel did not install). */
+struct unwind_ctx {
+	struct shadow *sh;
+	__u64 sp, now, id;
+};
+
+static int unwind_one(__u32 i, void *arg)
+{
+	struct unwind_ctx *u = arg;
+	__u32 d = u->sh->depth;
+
+	if (!d || d > TRACE_MAX_DEPTH || FR(u->sh, d - 1).sp >= u->sp)
+		return 1;
+	close_frame(u->sh, d - 1, u->now, u->id);
+	u->sh->depth = d - 1;
+	count(TCNT_UNFINISHED);
+	return 0;
+}
+
 static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
 {
-	for (int i = 0; i < TRACE_MAX_DEPTH; i++) {
-		__u32 d = sh->depth;
+	struct unwind_ctx u = { sh, sp, now, id };
 
-		if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp >= sp)
-			break;
-		close_frame(sh, d - 1, now, id);
-		sh->depth = d - 1;
-		count(TCNT_UNFINISHED);
-	}
+	bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
 }
 
 static __always_inline struct shadow *shadow_of(__u64 id, bool create)

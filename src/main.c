@@ -210,7 +210,15 @@ static int capture(struct run *r)
 
 static void explain_empty(const struct run *r)
 {
-	if (r->have_cmd)
+	const char *who = r->have_cmd	? "the command"
+			  : r->o->npids ? "the target processes"
+					: "any process";
+
+	if (r->src.unit == UNIT_NANOSECONDS)
+		p_err("no calls: %s never returned from a traced function during the capture (not "
+		      "called, or still running: try a longer capture)",
+		      who);
+	else if (r->have_cmd)
 		p_err("no samples: the command never ran on a CPU while sampled (it was too "
 		      "short for %u Hz, or only slept)",
 		      r->o->freq);

@@ -133,6 +133,42 @@ void ret_sites__free(struct ret_sites *rs)
 	memset(rs, 0, sizeof(*rs));
 }
 
+static bool bad_prefix(const cs_x86 *x)
+{
+	for (int i = 0; i < 4; i++) {
+		switch (x->prefix[i]) {
+		case 0xf0: /* lock */
+		case 0x26: /* es */
+		case 0x2e: /* cs */
+		case 0x36: /* ss */
+		case 0x3e: /* ds */
+			return true;
+		}
+	}
+	return false;
+}
+
+bool disasm__probeable(struct disasm *d, int fd, uint64_t file_off)
+{
+	uint8_t code[16];
+	const uint8_t *p = code;
+	size_t left;
+	uint64_t addr = 0;
+	cs_insn *insn;
+	bool ok = true;
+	ssize_t n = pread(fd, code, sizeof(code), file_off);
+
+	if (n <= 0 || !(insn = cs_malloc(d->cs)))
+		return true;
+	left = n;
+	if (cs_disasm_iter(d->cs, &p, &left, &addr, insn))
+		ok = !bad_prefix(&insn->detail->x86) && insn->id != X86_INS_INT3 &&
+		     insn->id != X86_INS_INT && insn->id != X86_INS_INTO &&
+		     insn->id != X86_INS_INT1;
+	cs_free(insn, 1);
+	return ok;
+}
+
 static bool has_section(Elf *elf, const char *const *names)
 {
 	size_t shstrndx;

@@ -29,6 +29,12 @@ int ret_sites__find(struct disasm *d, int fd, uint64_t file_off, uint64_t vaddr,
 
 void ret_sites__free(struct ret_sites *rs);
 
+/* False when the instruction at file_off is one x86 uprobes refuse (a lock
+ * or ES/CS/SS/DS segment prefix, int3/int/into/int1): leaving those out up
+ * front spares a failed link, which costs the kernel ~0.1 s to undo. True
+ * when unsure: the kernel has the last word. */
+bool disasm__probeable(struct disasm *d, int fd, uint64_t file_off);
+
 /* True when code in the ELF file open on fd can be unwound through by
  * something that reads return addresses: C++ exception tables
  * (.gcc_except_table) or Go (.gopclntab). */

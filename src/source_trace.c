@@ -220,6 +220,13 @@ static int plan_alloc(struct probe_plan *pl, size_t n)
 	return pl->offsets && pl->ids && pl->uret && pl->bad ? 0 : -ENOMEM;
 }
 
+static void note_refused(struct trace_source *ts, const char *name)
+{
+	if (ts->at.refused < SKIPPED_SHOWN)
+		ts->at.refused_names[ts->at.refused] = name;
+	ts->at.refused++;
+}
+
 /* Plans the functions [first, last) of one binary. */
 static int plan_binary(struct trace_source *ts, struct disasm *d, int fd, size_t first, size_t last,
 		       struct probe_plan *pl)
@@ -233,6 +240,10 @@ static int plan_binary(struct trace_source *ts, struct disasm *d, int fd, size_t
 
 		if (f->ifunc) { /* a resolver runs once, at load: nothing to time */
 			ts->at.ifuncs++;
+			continue;
+		}
+		if (!disasm__probeable(d, fd, f->offset)) {
+			note_refused(ts, f->name);
 			continue;
 		}
 		err = plan_return(pl, d, fd, unwinds, f, i, &uret);
@@ -254,11 +265,8 @@ static void note_skipped(struct trace_source *ts, const struct probe_plan *pl)
 {
 	for (size_t i = 0; i < pl->n; i++) {
 		ts->at.attached += !pl->bad[i];
-		if (!pl->bad[i])
-			continue;
-		if (ts->at.refused < SKIPPED_SHOWN)
-			ts->at.refused_names[ts->at.refused] = ts->funcs.v[pl->ids[i]].name;
-		ts->at.refused++;
+		if (pl->bad[i])
+			note_refused(ts, ts->funcs.v[pl->ids[i]].name);
 	}
 }
 
