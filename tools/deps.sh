@@ -7,7 +7,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcapstone-dev libiberty-dev"
-TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils g++"
+TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils g++ bsdutils"
 BENCH_PKGS="linux-perf"
 
 case "${1:-}" in
