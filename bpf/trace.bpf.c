@@ -14,6 +14,7 @@
 #define EEXIST 17
 
 const volatile bool filter_pids = false;
+const volatile bool want_calls = false;
 
 struct frame {
 	__u32 func;
@@ -22,6 +23,7 @@ struct frame {
 	__u64 child_ns; /* inclusive time of the calls it made */
 	__u64 sp;	/* at entry: the address of the return address */
 	__u64 path;	/* id of the call path ending here */
+	__u64 args[TRACE_NARGS];
 };
 
 #define SHADOW_SLOTS 128 /* > TRACE_MAX_DEPTH, a power of two for masking */
@@ -187,7 +189,30 @@ static __always_inline void add_time(struct sample_key *key, __u64 self)
 
 /* Closes frame d at time now: its self time goes to its path, its inclusive
  * time to its parent's children. */
-static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, __u64 id)
+static __always_inline void send_record(struct shadow *sh, __u32 d, __u64 dur, __u64 id, __u64 ret,
+					__u32 flags)
+{
+	struct trace_call_record r = {
+		.type = EV_CALL_RECORD,
+		.depth = d,
+		.pid = id >> 32,
+		.tid = (__u32)id,
+		.start = FR(sh, d).start,
+		.dur = dur,
+		.path = FR(sh, d).path,
+		.ret = ret,
+		.flags = flags,
+	};
+
+	r.args[0] = FR(sh, d).args[0];
+	r.args[1] = FR(sh, d).args[1];
+	r.args[2] = FR(sh, d).args[2];
+	if (bpf_ringbuf_output(&events, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+		count(TCNT_RECORDS_DROPPED);
+}
+
+static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, __u64 id, __u64 ret,
+					__u32 flags)
 {
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
@@ -201,6 +226,8 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 		FR(sh, d - 1).child_ns += dur;
 	if (!send_path(sh, d))
 		return;
+	if (want_calls)
+		send_record(sh, d, dur, id, ret, flags);
 	key.ustack = FR(sh, d).path;
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
@@ -221,7 +248,7 @@ static int unwind_one(__u32 i, void *arg)
 
 	if (!d || d > TRACE_MAX_DEPTH || FR(u->sh, d - 1).sp >= u->sp)
 		return 1;
-	close_frame(u->sh, d - 1, u->now, u->id);
+	close_frame(u->sh, d - 1, u->now, u->id, 0, CALL_UNFINISHED);
 	u->sh->depth = d - 1;
 	count(TCNT_UNFINISHED);
 	return 0;
@@ -271,12 +298,15 @@ int on_entry(struct pt_regs *ctx)
 	FR(sh, d).child_ns = 0;
 	FR(sh, d).sp = sp;
 	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : 0, func);
+	FR(sh, d).args[0] = PT_REGS_PARM1(ctx);
+	FR(sh, d).args[1] = PT_REGS_PARM2(ctx);
+	FR(sh, d).args[2] = PT_REGS_PARM3(ctx);
 	sh->depth = d + 1;
 	return 0;
 }
 
 /* A return of function func whose return address was at slot. */
-static __always_inline int leave(__u64 slot, __u32 func)
+static __always_inline int leave(__u64 slot, __u32 func, __u64 ret)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct shadow *sh = shadow_of(id, false);
@@ -290,7 +320,7 @@ static __always_inline int leave(__u64 slot, __u32 func)
 		count(TCNT_UNMATCHED);
 		return 0;
 	}
-	close_frame(sh, d - 1, now, id);
+	close_frame(sh, d - 1, now, id, ret, 0);
 	sh->depth = d - 1;
 	return 0;
 }
@@ -299,7 +329,7 @@ static __always_inline int leave(__u64 slot, __u32 func)
 SEC("kprobe")
 int on_return(struct pt_regs *ctx)
 {
-	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx));
+	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
 }
 
 /* A probe on the function's ret (or tail-call jmp) instruction: the return
@@ -308,7 +338,7 @@ int on_return(struct pt_regs *ctx)
 SEC("kprobe")
 int on_ret_insn(struct pt_regs *ctx)
 {
-	return leave(PT_REGS_SP(ctx), bpf_get_attach_cookie(ctx));
+	return leave(PT_REGS_SP(ctx), bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
 }
 
 char LICENSE[] SEC("license") = "GPL";

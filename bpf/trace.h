@@ -8,15 +8,16 @@
 #define TRACE_MAX_DEPTH 127 /* a call path fits a struct sample_stack_event */
 
 enum trace_counter {
-	TCNT_CALLS,	    /* calls completed and accounted */
-	TCNT_FILTERED,	    /* calls of processes outside the pid filter */
-	TCNT_UNFINISHED,    /* calls whose return never came (longjmp, exception, ...) */
-	TCNT_UNMATCHED,	    /* returns without a matching entry */
-	TCNT_TOO_DEEP,	    /* calls deeper than TRACE_MAX_DEPTH, not traced */
-	TCNT_NO_STORAGE,    /* no per-thread shadow stack could be allocated */
-	TCNT_PATHS_DROPPED, /* a new call path found the ring buffer full */
-	TCNT_SPILLED,	    /* counts map full: the call went through the ring buffer */
-	TCNT_DROPPED,	    /* counts map and ring buffer full: call lost */
+	TCNT_CALLS,	      /* calls completed and accounted */
+	TCNT_FILTERED,	      /* calls of processes outside the pid filter */
+	TCNT_UNFINISHED,      /* calls whose return never came (longjmp, exception, ...) */
+	TCNT_UNMATCHED,	      /* returns without a matching entry */
+	TCNT_TOO_DEEP,	      /* calls deeper than TRACE_MAX_DEPTH, not traced */
+	TCNT_NO_STORAGE,      /* no per-thread shadow stack could be allocated */
+	TCNT_PATHS_DROPPED,   /* a new call path found the ring buffer full */
+	TCNT_SPILLED,	      /* counts map full: the call went through the ring buffer */
+	TCNT_DROPPED,	      /* counts map and ring buffer full: call lost */
+	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_NR,
 };
 
@@ -36,6 +37,24 @@ struct trace_call_event {
 	__u32 pad;
 	struct sample_key key;
 	struct trace_value val;
+};
+
+/* One call, for timelines (sent only when user space asks: want_calls). */
+#define EV_CALL_RECORD	17
+#define CALL_UNFINISHED 1 /* no return was seen: dur ends where it was noticed */
+#define TRACE_NARGS	3
+
+struct trace_call_record {
+	__u32 type;
+	__u32 depth; /* 0 for an outermost traced call */
+	__u32 pid, tid;
+	__u64 start; /* CLOCK_MONOTONIC ns */
+	__u64 dur;
+	__u64 path;
+	__u64 args[TRACE_NARGS]; /* the first integer arguments */
+	__u64 ret;		 /* the return value */
+	__u32 flags;
+	__u32 pad;
 };
 
 #endif

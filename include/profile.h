@@ -32,6 +32,19 @@ struct profile_stack {
 	uint64_t weight;
 };
 
+#define PROFILE_NARGS		 3
+#define PROFILE_EVENT_UNFINISHED 1 /* no end was seen: dur ends where that was noticed */
+
+/* A timed event on a thread's timeline (a traced call), kept only when a
+ * timeline output asks for it. */
+struct profile_event {
+	uint32_t stack; /* index of its stack: owner and path */
+	uint32_t flags;
+	uint64_t ts, dur; /* ns */
+	uint64_t args[PROFILE_NARGS];
+	uint64_t ret;
+};
+
 enum profile_unit {
 	UNIT_SAMPLES,
 	UNIT_NANOSECONDS,
@@ -53,6 +66,14 @@ int profile__findnew_frame(struct profile *p, const char *name, const char *modu
 /* Adds weight to the stack (merged with an identical one). 0 or -ENOMEM. */
 int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 		       uint32_t nframes, uint64_t weight);
+
+/* Adds an event on the stack (created with weight 0 if new); ev->stack is
+ * set from it. Returns 0 or -ENOMEM. */
+int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+		       uint32_t nframes, const struct profile_event *ev);
+
+size_t profile__nr_events(const struct profile *p);
+const struct profile_event *profile__event(const struct profile *p, size_t i);
 
 enum profile_unit profile__unit(const struct profile *p);
 size_t profile__nr_stacks(const struct profile *p);

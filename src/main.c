@@ -246,7 +246,8 @@ static int write_output(struct run *r)
 		explain_empty(r);
 		return -ENODATA;
 	}
-	err = folded__write(r->p, &fo, r->out.f);
+	err = r->o->flamechart ? folded__write_flamechart(r->p, &fo, r->out.f)
+			       : folded__write(r->p, &fo, r->out.f);
 	if (!err)
 		err = output__commit(&r->out);
 	if (err)

@@ -77,6 +77,8 @@ void options__usage(FILE *f)
 	      "      --format folded      output format (folded is the one supported so far)\n"
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
+	      "      --flamechart         (-f) folded lines in time order, one per stretch\n"
+	      "                           of a call's self time, not merged\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
@@ -268,8 +270,8 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("-U and -K exclude each other");
 	if (o->npids && o->command)
 		return usage_err("-p and COMMAND exclude each other");
-	if (o->flamechart)
-		return usage_err("--flamechart is not available in this version yet");
+	if (o->flamechart && !o->nfuncs)
+		return usage_err("--flamechart is available with -f only, so far");
 	return 0;
 }
 

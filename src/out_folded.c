@@ -33,8 +33,8 @@ static int append_root(struct strbuf *b, const struct stack_owner *who, enum roo
 	return 0;
 }
 
-static int format_line(const struct profile *p, const struct profile_stack *s,
-		       const struct folded_opts *o, struct strbuf *b)
+int folded__format_stack(const struct profile *p, const struct profile_stack *s,
+			 const struct folded_opts *o, struct strbuf *b)
 {
 	if (append_root(b, &s->who, o->root))
 		return -ENOMEM;
@@ -89,7 +89,7 @@ int folded__write(const struct profile *p, const struct folded_opts *o, FILE *f)
 	for (; done < n; done++) {
 		const struct profile_stack *s = profile__stack(p, done);
 
-		if (format_line(p, s, o, &b))
+		if (folded__format_stack(p, s, o, &b))
 			goto out;
 		lines[done].text = strbuf__detach(&b);
 		lines[done].count = s->weight;

@@ -21,6 +21,17 @@ struct folded_opts {
  * Returns 0, -ENOMEM, or -EIO when writing failed. */
 int folded__write(const struct profile *p, const struct folded_opts *o, FILE *f);
 
+/* Appends the stack's line, without its count, to b. Returns 0 or -ENOMEM. */
+int folded__format_stack(const struct profile *p, const struct profile_stack *s,
+			 const struct folded_opts *o, struct strbuf *b);
+
+/* --flamechart: the profile's events in time order, thread by thread, each
+ * call split into its self-time segments around its children, so that
+ * widths laid end to end follow the timeline; identical lines are not
+ * merged. Returns 0, -ENODATA when the profile has no events, -ENOMEM or
+ * -EIO. */
+int folded__write_flamechart(const struct profile *p, const struct folded_opts *o, FILE *f);
+
 /* Appends name to buf, made safe for a folded line: ';' becomes ':', control
  * bytes become '?'. Exposed for the tests. Returns 0 or -ENOMEM. */
 int folded__append_name(struct strbuf *buf, const char *name);

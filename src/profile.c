@@ -17,6 +17,7 @@ struct profile {
 	struct vec strings; /* char * */
 	struct vec frames;  /* struct frame */
 	struct vec stacks;  /* struct profile_stack */
+	struct vec events;  /* struct profile_event */
 	struct hashmap string_idx, frame_idx, stack_idx, pids;
 	uint64_t total;
 };
@@ -76,6 +77,7 @@ void profile__free(struct profile *p)
 	free(p->strings.v);
 	free(p->frames.v);
 	free(p->stacks.v);
+	free(p->events.v);
 	hashmap__free(&p->string_idx);
 	hashmap__free(&p->frame_idx);
 	hashmap__free(&p->stack_idx);
@@ -191,27 +193,59 @@ static int stack_insert(struct profile *p, const struct profile_stack *s, uint64
 	return 0;
 }
 
-int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
-		       uint32_t nframes, uint64_t weight)
+static int findnew_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+			 uint32_t nframes, uint64_t *idx)
 {
 	struct profile_stack s = { *who, nframes, frames, 0 };
 	struct stack_eq_arg arg = { p, &s };
-	uint64_t i, key;
+	uint64_t key;
 	int err;
 
 	s.who.comm = profile__intern(p, who->comm ? who->comm : "");
 	s.who.tcomm = profile__intern(p, who->tcomm ? who->tcomm : "");
 	if (!s.who.comm || !s.who.tcomm)
 		return -ENOMEM;
-	if (!idx_find(&p->stack_idx, stack_hash(&s), stack_eq, &arg, &i, &key)) {
-		i = p->stacks.n;
-		err = stack_insert(p, &s, key);
-		if (err)
-			return err;
-	}
+	if (idx_find(&p->stack_idx, stack_hash(&s), stack_eq, &arg, idx, &key))
+		return 0;
+	*idx = p->stacks.n;
+	err = stack_insert(p, &s, key);
+	return err ? err : hashmap__set(&p->pids, who->pid, 1);
+}
+
+int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+		       uint32_t nframes, uint64_t weight)
+{
+	uint64_t i;
+	int err = findnew_stack(p, who, frames, nframes, &i);
+
+	if (err)
+		return err;
 	((struct profile_stack *)p->stacks.v)[i].weight += weight;
 	p->total += weight;
-	return hashmap__set(&p->pids, who->pid, 1);
+	return 0;
+}
+
+int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+		       uint32_t nframes, const struct profile_event *ev)
+{
+	struct profile_event copy = *ev;
+	uint64_t i;
+	int err = findnew_stack(p, who, frames, nframes, &i);
+
+	if (err)
+		return err;
+	copy.stack = i;
+	return vec_push(&p->events, &copy, sizeof(copy));
+}
+
+size_t profile__nr_events(const struct profile *p)
+{
+	return p->events.n;
+}
+
+const struct profile_event *profile__event(const struct profile *p, size_t i)
+{
+	return &((const struct profile_event *)p->events.v)[i];
 }
 
 enum profile_unit profile__unit(const struct profile *p)

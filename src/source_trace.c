@@ -418,6 +418,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
 	struct tracer_opts to = {
 		.filter_pids = ts->o->npids || ts->o->command,
+		.want_calls = ts->o->flamechart,
 		.duration = ts->o->duration,
 	};
 	char missing[64];

@@ -8,6 +8,7 @@
 #include <bpf/libbpf.h>
 
 #include "bpf_maps.h"
+#include "hashmap.h"
 #include "stack_table.h"
 #include "trace.skel.h"
 #include "tracer.h"
@@ -23,6 +24,9 @@ struct tracer {
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
 	struct trace_call_event *spilled; /* calls that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
+	struct trace_call_record *records; /* calls for timelines, when wanted */
+	size_t nrecords, records_cap;
+	uint64_t records_over;
 	int event_err;
 };
 
@@ -34,6 +38,7 @@ static int load(struct tracer *t)
 	if (!skel)
 		return -errno;
 	skel->rodata->filter_pids = t->opts.filter_pids;
+	skel->rodata->want_calls = t->opts.want_calls;
 	bpf_program__set_expected_attach_type(skel->progs.on_entry, UPROBE_MULTI_ATTACH_TYPE);
 	bpf_program__set_expected_attach_type(skel->progs.on_return, UPROBE_MULTI_ATTACH_TYPE);
 	bpf_program__set_expected_attach_type(skel->progs.on_ret_insn, UPROBE_MULTI_ATTACH_TYPE);
@@ -64,6 +69,25 @@ static int spill(struct tracer *t, const struct trace_call_event *ev)
 	return 0;
 }
 
+static int keep_record(struct tracer *t, const struct trace_call_record *r)
+{
+	if (t->nrecords >= t->opts.max_calls) {
+		t->records_over++;
+		return 0;
+	}
+	if (t->nrecords == t->records_cap) {
+		size_t cap = t->records_cap ? t->records_cap * 2 : 4096;
+		struct trace_call_record *v = realloc(t->records, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->records = v;
+		t->records_cap = cap;
+	}
+	t->records[t->nrecords++] = *r;
+	return 0;
+}
+
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -77,6 +101,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = stack_table__add_event(&t->paths, data, size);
 	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
 		err = spill(t, data);
+	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
+		err = keep_record(t, data);
 	if (err && !t->event_err)
 		t->event_err = err;
 	return err;
@@ -90,6 +116,8 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	if (!t)
 		return -ENOMEM;
 	t->opts = *o;
+	if (!t->opts.max_calls)
+		t->opts.max_calls = 1000000;
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		err = t->ncpus ? t->ncpus : -EINVAL;
@@ -268,6 +296,9 @@ void tracer__stop(struct tracer *t)
 
 struct collect_ctx {
 	struct profile *p;
+	struct hashmap owners;	  /* pid << 32 | tid -> index in names */
+	struct sample_key *names; /* comm and thread name of each thread */
+	size_t nnames;
 	const struct stack_table *paths;
 	const struct trace_func *funcs;
 	size_t nfuncs;
@@ -292,21 +323,66 @@ static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
 	return err;
 }
 
-static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 self_ns)
+/* The frames of a call path, root first, into c->frames; returns how many
+ * or -errno. */
+static int path_frames(struct collect_ctx *c, __u64 id)
 {
-	struct sample_key key = *k;
-	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
-	const struct raw_stack *path = stack_table__find(c->paths, key.ustack);
+	const struct raw_stack *path = stack_table__find(c->paths, id);
 	uint32_t n = 0;
 	int err = 0;
 
-	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	if (!path)
 		err = profile__findnew_frame(c->p, "[lost call path]", "", FRAME_USER,
 					     &c->frames[n++]);
 	for (uint32_t i = path ? path->nr : 0; i-- > 0 && !err;)
 		err = func_frame(c, path->ip[i], &c->frames[n++]);
-	return err ? err : profile__add_stack(c->p, &who, c->frames, n, self_ns);
+	return err ? err : (int)n;
+}
+
+/* Remembers each thread's names: timeline records do not carry them. */
+static int note_owner(struct collect_ctx *c, const struct sample_key *k)
+{
+	uint64_t key = (uint64_t)k->pid << 32 | k->tid, i;
+	struct sample_key *v;
+
+	if (hashmap__get(&c->owners, key, &i))
+		return 0;
+	v = realloc(c->names, (c->nnames + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	c->names = v;
+	c->names[c->nnames] = *k;
+	return hashmap__set(&c->owners, key, c->nnames++);
+}
+
+static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 self_ns)
+{
+	struct sample_key key = *k;
+	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
+	int n, err;
+
+	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
+	err = note_owner(c, &key);
+	n = err ? err : path_frames(c, key.ustack);
+	return n < 0 ? n : profile__add_stack(c->p, &who, c->frames, n, self_ns);
+}
+
+static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
+{
+	struct profile_event ev = { .ts = r->start, .dur = r->dur, .ret = r->ret };
+	struct stack_owner who = { r->pid, r->tid, "", "" };
+	uint64_t i;
+	int n = path_frames(c, r->path);
+
+	if (n < 0)
+		return n;
+	if (hashmap__get(&c->owners, (uint64_t)r->pid << 32 | r->tid, &i)) {
+		who.comm = c->names[i].comm;
+		who.tcomm = c->names[i].tcomm;
+	}
+	ev.flags = r->flags & CALL_UNFINISHED ? PROFILE_EVENT_UNFINISHED : 0;
+	memcpy(ev.args, r->args, sizeof(ev.args));
+	return profile__add_event(c->p, &who, c->frames, n, &ev);
 }
 
 static int read_counts(struct collect_ctx *c, int fd)
@@ -330,8 +406,13 @@ static int read_counts(struct collect_ctx *c, int fd)
 int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfuncs,
 		    struct profile *p)
 {
-	struct collect_ctx c = { p, &t->paths, funcs, nfuncs,
-				 calloc(nfuncs + 1, sizeof(uint32_t)) };
+	struct collect_ctx c = {
+		.p = p,
+		.paths = &t->paths,
+		.funcs = funcs,
+		.nfuncs = nfuncs,
+		.frame_of = calloc(nfuncs + 1, sizeof(uint32_t)),
+	};
 	int err;
 
 	if (!c.frame_of)
@@ -339,7 +420,11 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 	err = read_counts(&c, bpf_map__fd(t->skel->maps.counts));
 	for (size_t i = 0; i < t->nspilled && !err; i++)
 		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns);
+	for (size_t i = 0; i < t->nrecords && !err; i++)
+		err = add_record(&c, &t->records[i]);
 	free(c.frame_of);
+	free(c.names);
+	hashmap__free(&c.owners);
 	return err;
 }
 
@@ -348,6 +433,7 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	memset(st, 0, sizeof(*st));
 	bpf_maps__sum_percpu(bpf_map__fd(t->skel->maps.counters), TCNT_NR, t->ncpus, st->counter);
 	st->paths = t->paths.n;
+	st->calls_over = t->records_over;
 	st->collisions = t->paths.collisions;
 	st->map_bytes = bpf_map__max_entries(t->skel->maps.events);
 }
@@ -362,6 +448,7 @@ void tracer__free(struct tracer *t)
 	trace_bpf__destroy(t->skel);
 	stack_table__free(&t->paths);
 	free(t->spilled);
+	free(t->records);
 	free(t->links);
 	free(t);
 }

@@ -36,12 +36,15 @@ struct trace_target {
 
 struct tracer_opts {
 	bool filter_pids;
-	double duration; /* expected seconds (0: unknown), for sizing maps */
+	bool want_calls;  /* keep each call for timelines (profile events) */
+	size_t max_calls; /* at most this many (0: a default) */
+	double duration;  /* expected seconds (0: unknown), for sizing maps */
 };
 
 struct tracer_stats {
 	uint64_t counter[TCNT_NR];
 	uint64_t paths;	     /* unique call paths received */
+	uint64_t calls_over; /* timeline records beyond max_calls, not kept */
 	uint64_t collisions; /* path ids that hashed alike */
 	uint64_t map_bytes;
 };

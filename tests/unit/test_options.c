@@ -532,7 +532,10 @@ static void test_parse_uprobe_mode(void **state)
 	expect_usage_error(ARGS("-f", "main", "-U"), "-U", "sampling");
 	expect_usage_error(ARGS("-f"), "'-f'", "value");
 	expect_usage_error(ARGS("-F", "99", "--full-stack"), "--full-stack", "not available");
-	expect_usage_error(ARGS("-F", "99", "--flamechart"), "--flamechart", "not available");
+	expect_usage_error(ARGS("-F", "99", "--flamechart"), "--flamechart", "-f");
+	parse_ok(&a, ARGS("-f", "x", "--flamechart"), &o);
+	assert_true(o.flamechart);
+	options__free(&o);
 }
 
 /* options__parse() resets getopt itself: a second parse of an argv array

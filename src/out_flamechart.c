@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Folded lines in time order (--flamechart), from the profile's events. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include "out_folded.h"
+
+struct open_call {
+	size_t ev;
+	uint64_t cursor; /* where its next self-time segment starts */
+};
+
+struct sweep {
+	const struct profile *p;
+	const struct folded_opts *o;
+	FILE *f;
+	struct strbuf line;
+	struct open_call *open;
+	size_t depth;
+};
+
+/* Events by thread, then start; a parent (longer) before a child that
+ * starts with it. */
+static int cmp_event(const void *a, const void *b, void *arg)
+{
+	const struct profile *p = arg;
+	const struct profile_event *x = profile__event(p, *(const size_t *)a);
+	const struct profile_event *y = profile__event(p, *(const size_t *)b);
+	const struct stack_owner *wx = &profile__stack(p, x->stack)->who;
+	const struct stack_owner *wy = &profile__stack(p, y->stack)->who;
+
+	if (wx->pid != wy->pid)
+		return wx->pid < wy->pid ? -1 : 1;
+	if (wx->tid != wy->tid)
+		return wx->tid < wy->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	return (*(const size_t *)a > *(const size_t *)b) -
+	       (*(const size_t *)a < *(const size_t *)b);
+}
+
+static uint64_t end_of(const struct profile_event *e)
+{
+	return e->ts + e->dur;
+}
+
+static int emit(struct sweep *sw, const struct profile_event *e, uint64_t from, uint64_t to)
+{
+	if (to <= from)
+		return 0;
+	strbuf__reset(&sw->line);
+	if (folded__format_stack(sw->p, profile__stack(sw->p, e->stack), sw->o, &sw->line))
+		return -ENOMEM;
+	return fprintf(sw->f, "%s %" PRIu64 "\n", sw->line.s, to - from) < 0 ? -EIO : 0;
+}
+
+/* Closes the innermost open call: its last segment, then its parent resumes. */
+static int close_top(struct sweep *sw)
+{
+	const struct profile_event *e = profile__event(sw->p, sw->open[sw->depth - 1].ev);
+	int err = emit(sw, e, sw->open[sw->depth - 1].cursor, end_of(e));
+
+	sw->depth--;
+	if (sw->depth && sw->open[sw->depth - 1].cursor < end_of(e))
+		sw->open[sw->depth - 1].cursor = end_of(e);
+	return err;
+}
+
+static int step(struct sweep *sw, size_t ev, bool new_thread)
+{
+	const struct profile_event *e = profile__event(sw->p, ev);
+	int err = 0;
+
+	while (sw->depth && !err &&
+	       (new_thread || end_of(profile__event(sw->p, sw->open[sw->depth - 1].ev)) <= e->ts))
+		err = close_top(sw);
+	if (!err && sw->depth) {
+		struct open_call *top = &sw->open[sw->depth - 1];
+
+		err = emit(sw, profile__event(sw->p, top->ev), top->cursor, e->ts);
+		if (top->cursor < e->ts)
+			top->cursor = e->ts;
+	}
+	sw->open[sw->depth++] = (struct open_call){ ev, e->ts };
+	return err;
+}
+
+static bool same_thread(const struct profile *p, size_t a, size_t b)
+{
+	const struct stack_owner *wa = &profile__stack(p, profile__event(p, a)->stack)->who;
+	const struct stack_owner *wb = &profile__stack(p, profile__event(p, b)->stack)->who;
+
+	return wa->pid == wb->pid && wa->tid == wb->tid;
+}
+
+int folded__write_flamechart(const struct profile *p, const struct folded_opts *o, FILE *f)
+{
+	size_t n = profile__nr_events(p), *order;
+	struct sweep sw = { p, o, f, {}, NULL, 0 };
+	int err = 0;
+
+	if (!n)
+		return -ENODATA;
+	order = malloc(n * sizeof(*order));
+	sw.open = malloc(n * sizeof(*sw.open));
+	if (!order || !sw.open) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	qsort_r(order, n, sizeof(*order), cmp_event, (void *)p);
+	for (size_t i = 0; i < n && !err; i++)
+		err = step(&sw, order[i], i && !same_thread(p, order[i - 1], order[i]));
+	while (sw.depth && !err)
+		err = close_top(&sw);
+out:
+	strbuf__free(&sw.line);
+	free(sw.open);
+	free(order);
+	return err;
+}
