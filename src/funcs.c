@@ -275,6 +275,19 @@ int funcs__print(const struct funcs *list, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+void funcs__keep(struct funcs *list, const bool *keep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < list->n; i++) {
+		if (keep[i])
+			list->v[n++] = list->v[i];
+		else
+			func_free(&list->v[i]);
+	}
+	list->n = n;
+}
+
 void funcs__free(struct funcs *list)
 {
 	size_t i;

@@ -58,6 +58,9 @@ int funcs__match(struct funcs *list, const struct binaries *bins, const regex_t 
  * control bytes become '?'). Returns 0 or -errno of the failed write. */
 int funcs__print(const struct funcs *list, FILE *f);
 
+/* Drops the functions whose keep[i] is false, keeping the order. */
+void funcs__keep(struct funcs *list, const bool *keep);
+
 void funcs__free(struct funcs *list);
 
 #endif

@@ -120,6 +120,10 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 		p_err("returns: %zu by uretprobe, %zu by probes on ret instructions (where "
 		      "exceptions may unwind; slower: single-stepped)",
 		      at->by_uretprobe, at->by_ret_sites);
+	if (at->entries_stepped)
+		p_err("entries: %zu of %zu single-stepped (their first instruction is not one the "
+		      "kernel emulates: a few us a call instead of under 1 us)",
+		      at->entries_stepped, at->attached);
 	report_left_out(at);
 	report_trace_losses(st);
 	if (verbose)

@@ -148,25 +148,52 @@ static bool bad_prefix(const cs_x86 *x)
 	return false;
 }
 
-bool disasm__probeable(struct disasm *d, int fd, uint64_t file_off)
+static bool is_nop5(const cs_insn *insn)
 {
-	uint8_t code[16];
-	const uint8_t *p = code;
-	size_t left;
-	uint64_t addr = 0;
-	cs_insn *insn;
-	bool ok = true;
-	ssize_t n = pread(fd, code, sizeof(code), file_off);
+	return insn->id == X86_INS_NOP && insn->size == 5;
+}
 
-	if (n <= 0 || !(insn = cs_malloc(d->cs)))
-		return true;
-	left = n;
-	if (cs_disasm_iter(d->cs, &p, &left, &addr, insn))
-		ok = !bad_prefix(&insn->detail->x86) && insn->id != X86_INS_INT3 &&
-		     insn->id != X86_INS_INT && insn->id != X86_INS_INTO &&
-		     insn->id != X86_INS_INT1;
+static enum entry_kind kind_of(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (bad_prefix(x) || insn->id == X86_INS_INT3 || insn->id == X86_INS_INT ||
+	    insn->id == X86_INS_INTO || insn->id == X86_INS_INT1)
+		return ENTRY_REFUSED;
+	if (insn->id == X86_INS_PUSH || is_nop5(insn))
+		return ENTRY_EMULATED;
+	/* relative jumps and calls, jcxz and friends excepted */
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM || insn->id == X86_INS_JCXZ ||
+	    insn->id == X86_INS_JECXZ || insn->id == X86_INS_JRCXZ)
+		return ENTRY_STEPPED;
+	return insn->id == X86_INS_CALL || (insn->id >= X86_INS_JAE && insn->id <= X86_INS_JS)
+		       ? ENTRY_EMULATED
+		       : ENTRY_STEPPED;
+}
+
+enum entry_kind disasm__entry(struct disasm *d, int fd, uint64_t file_off, uint64_t *site)
+{
+	uint8_t code[32];
+	const uint8_t *p = code;
+	uint64_t addr = 0;
+	enum entry_kind kind = ENTRY_STEPPED, next;
+	ssize_t n = pread(fd, code, sizeof(code), file_off);
+	size_t left = n > 0 ? n : 0;
+	cs_insn *insn;
+
+	*site = file_off;
+	if (!left || !(insn = cs_malloc(d->cs)))
+		return ENTRY_STEPPED;
+	if (cs_disasm_iter(d->cs, &p, &left, &addr, insn)) {
+		kind = kind_of(insn);
+		if (insn->id == X86_INS_ENDBR64 && cs_disasm_iter(d->cs, &p, &left, &addr, insn) &&
+		    (next = kind_of(insn)) == ENTRY_EMULATED) {
+			*site = file_off + insn->address;
+			kind = next;
+		}
+	}
 	cs_free(insn, 1);
-	return ok;
+	return kind;
 }
 
 static bool has_section(Elf *elf, const char *const *names)

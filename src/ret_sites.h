@@ -29,11 +29,22 @@ int ret_sites__find(struct disasm *d, int fd, uint64_t file_off, uint64_t vaddr,
 
 void ret_sites__free(struct ret_sites *rs);
 
-/* False when the instruction at file_off is one x86 uprobes refuse (a lock
- * or ES/CS/SS/DS segment prefix, int3/int/into/int1): leaving those out up
- * front spares a failed link, which costs the kernel ~0.1 s to undo. True
- * when unsure: the kernel has the last word. */
-bool disasm__probeable(struct disasm *d, int fd, uint64_t file_off);
+/* How a uprobe at a function's entry runs (measured on Linux 6.18): the
+ * kernel emulates push and branches and turns a 5-byte nop into a call
+ * (~0.2-0.4 us); any other instruction is single-stepped out of line (~4 us
+ * in a VM); some it refuses outright. */
+enum entry_kind {
+	ENTRY_EMULATED,
+	ENTRY_STEPPED,
+	ENTRY_REFUSED, /* a lock or ES/CS/SS/DS segment prefix, int3/int/into/int1 */
+};
+
+/* Where to probe the entry of the function at file_off, and how that probe
+ * runs. An endbr64 (which changes nothing a probe reads) is stepped over
+ * when the instruction after it is emulated. Refused entries are worth
+ * knowing up front: a failed link costs the kernel ~0.1 s to undo. When
+ * the code cannot be read, says STEPPED and lets the kernel decide. */
+enum entry_kind disasm__entry(struct disasm *d, int fd, uint64_t file_off, uint64_t *site);
 
 /* True when code in the ELF file open on fd can be unwound through by
  * something that reads return addresses: C++ exception tables

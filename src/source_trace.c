@@ -131,13 +131,68 @@ static int select_funcs(const struct options *o, const char *const *specs, size_
 	return err;
 }
 
+/* Marks in keep[] the entries of list the kernel can probe; counts those
+ * whose probe would be single-stepped. */
+static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
+{
+	size_t stepped = 0;
+	int fd = -1;
+
+	for (size_t i = 0; i < list->n; i++) {
+		uint64_t site;
+		enum entry_kind k = ENTRY_STEPPED;
+
+		if (!i || list->v[i].bin != list->v[i - 1].bin) {
+			if (fd >= 0)
+				close(fd);
+			fd = open(list->bins.v[list->v[i].bin].open_path, O_RDONLY | O_CLOEXEC);
+		}
+		if (fd >= 0)
+			k = disasm__entry(d, fd, list->v[i].offset, &site);
+		keep[i] = k != ENTRY_REFUSED;
+		stepped += k == ENTRY_STEPPED;
+	}
+	if (fd >= 0)
+		close(fd);
+	return stepped;
+}
+
+/* -l: the probe-able functions on stdout; on stderr, which are the slow kind
+ * and how many cannot be probed at all. */
+static int list_probeable(struct funcs *list)
+{
+	size_t stepped = 0, n = list->n;
+	bool *keep = calloc(n + 1, sizeof(*keep));
+	struct disasm *d = NULL;
+	int err = keep ? disasm__new(&d) : -ENOMEM;
+
+	if (!err) {
+		stepped = probeable(list, d, keep);
+		funcs__keep(list, keep);
+		err = funcs__print(list, stdout);
+		if (err)
+			p_err("cannot write the list: %s", strerror(-err));
+	}
+	if (!err && stepped)
+		p_err("%zu of %zu have an entry the kernel single-steps (a few us a call instead "
+		      "of under 1 us)",
+		      stepped, list->n);
+	if (!err && n > list->n)
+		p_err("%zu left out: the kernel cannot probe their first instruction (a lock or "
+		      "segment prefix)",
+		      n - list->n);
+	disasm__free(d);
+	free(keep);
+	return !err && !list->n ? -EINVAL : err;
+}
+
 int source_trace__list(const struct options *o)
 {
 	struct funcs list = {};
 	int err = select_funcs(o, &o->list, 1, &list);
 
-	if (!err && (err = funcs__print(&list, stdout)))
-		p_err("cannot write the list: %s", strerror(-err));
+	if (!err)
+		err = list_probeable(&list);
 	funcs__free(&list);
 	return err;
 }
@@ -236,13 +291,16 @@ static int plan_binary(struct trace_source *ts, struct disasm *d, int fd, size_t
 
 	for (size_t i = first; i < last && !err; i++) {
 		const struct func *f = &ts->funcs.v[i];
+		enum entry_kind kind;
+		uint64_t site;
 		bool uret;
 
 		if (f->ifunc) { /* a resolver runs once, at load: nothing to time */
 			ts->at.ifuncs++;
 			continue;
 		}
-		if (!disasm__probeable(d, fd, f->offset)) {
+		kind = disasm__entry(d, fd, f->offset, &site);
+		if (kind == ENTRY_REFUSED) {
 			note_refused(ts, f->name);
 			continue;
 		}
@@ -252,7 +310,8 @@ static int plan_binary(struct trace_source *ts, struct disasm *d, int fd, size_t
 			err = 0;
 			continue;
 		}
-		pl->offsets[pl->n] = f->offset;
+		ts->at.entries_stepped += kind == ENTRY_STEPPED;
+		pl->offsets[pl->n] = site;
 		pl->ids[pl->n] = i;
 		pl->uret[pl->n++] = uret;
 		ts->at.by_uretprobe += uret;

@@ -52,13 +52,14 @@ struct tracer_stats {
 /* What attaching did, for the summary. */
 struct trace_attach_stats {
 	size_t binaries;
-	size_t attached;     /* functions traced */
-	size_t by_uretprobe; /* ... whose return is caught by a uretprobe */
-	size_t by_ret_sites; /* ... by probes on their ret instructions */
-	size_t ifuncs;	     /* IFUNC resolvers left out: they run once, at load */
-	size_t no_ret_sites; /* left out: something may unwind through them and
-			      * their return sites could not be found */
-	size_t refused;	     /* left out: the kernel cannot probe them */
+	size_t attached;	/* functions traced */
+	size_t by_uretprobe;	/* ... whose return is caught by a uretprobe */
+	size_t by_ret_sites;	/* ... by probes on their ret instructions */
+	size_t entries_stepped; /* ... whose entry probe is single-stepped (slow) */
+	size_t ifuncs;		/* IFUNC resolvers left out: they run once, at load */
+	size_t no_ret_sites;	/* left out: something may unwind through them and
+				 * their return sites could not be found */
+	size_t refused;		/* left out: the kernel cannot probe them */
 	const char *refused_names[5];
 	size_t bad_sites; /* return sites the kernel refused */
 };

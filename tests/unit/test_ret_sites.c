@@ -120,6 +120,38 @@ static void test_bad_sizes(void **state)
 	assert_int_equal(rs.n, 0);
 }
 
+static enum entry_kind entry_of(struct fixture *f, const char *name, uint64_t *delta)
+{
+	uint64_t addr = (uintptr_t)dlsym(f->handle, name), site;
+	const struct map_entry *m = proc_maps__find(&f->maps, addr);
+	uint64_t off;
+	enum entry_kind k;
+
+	assert_true(addr && m);
+	off = addr - m->start + m->offset;
+	k = disasm__entry(f->d, f->fd, off, &site);
+	*delta = site - off;
+	return k;
+}
+
+static void test_entry_kinds(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t delta;
+
+	assert_int_equal(entry_of(f, "e_endbr_push", &delta), ENTRY_EMULATED);
+	assert_int_equal(delta, 4);
+	assert_int_equal(entry_of(f, "e_endbr_mov", &delta), ENTRY_STEPPED);
+	assert_int_equal(delta, 0);
+	assert_int_equal(entry_of(f, "e_lock", &delta), ENTRY_REFUSED);
+	assert_int_equal(entry_of(f, "e_mov", &delta), ENTRY_STEPPED);
+	assert_int_equal(entry_of(f, "e_nop5", &delta), ENTRY_EMULATED);
+	assert_int_equal(delta, 0);
+	assert_int_equal(entry_of(f, "e_jmp", &delta), ENTRY_EMULATED);
+	assert_int_equal(entry_of(f, "caller_fn", &delta), ENTRY_EMULATED);
+	assert_int_equal(entry_of(f, "two_rets", &delta), ENTRY_STEPPED);
+}
+
 static void test_unwinds(void **state)
 {
 	struct fixture *f = *state;
@@ -136,9 +168,10 @@ static void test_unwinds(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_rets),      cmocka_unit_test(test_tail_jump),
-		cmocka_unit_test(test_caller),	      cmocka_unit_test(test_indirect_jump),
-		cmocka_unit_test(test_bad_sizes),     cmocka_unit_test(test_unwinds),
+		cmocka_unit_test(test_two_rets),    cmocka_unit_test(test_tail_jump),
+		cmocka_unit_test(test_caller),	    cmocka_unit_test(test_indirect_jump),
+		cmocka_unit_test(test_bad_sizes),   cmocka_unit_test(test_unwinds),
+		cmocka_unit_test(test_entry_kinds),
 	};
 
 	return cmocka_run_group_tests_name("ret_sites", tests, setup, teardown);
