@@ -6,6 +6,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include "stack.bpf.h"
 #include "sample.h"
 
 #define EEXIST 17
@@ -70,21 +71,6 @@ static __always_inline void count(__u32 which)
 
 	if (c)
 		*c += 1;
-}
-
-static __always_inline __u64 hash_ips(const struct sample_stack_event *st)
-{
-	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
-
-	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
-		if (i >= st->nr)
-			break;
-		h = (h ^ st->ip[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
 }
 
 /* Returns the stack's id, STACK_ID_NONE when empty, STACK_ID_LOST when it

@@ -9,12 +9,14 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
+#include "stack.bpf.h"
 #include "trace.h"
 
 #define EEXIST 17
 
 const volatile bool filter_pids = false;
 const volatile bool want_calls = false;
+const volatile bool want_stacks = false;
 
 struct frame {
 	__u32 func;
@@ -24,6 +26,7 @@ struct frame {
 	__u64 sp;	/* at entry: the address of the return address */
 	__u64 path;	/* id of the call path ending here */
 	__u64 args[TRACE_NARGS];
+	__u64 ustack; /* the user stack under the outermost traced call */
 };
 
 #define SHADOW_SLOTS 128 /* > TRACE_MAX_DEPTH, a power of two for masking */
@@ -66,6 +69,15 @@ struct {
 	__type(value, __u8);
 	__uint(max_entries, 1); /* sized by user space */
 } sent SEC(".maps");
+
+/* Processes seen, so that user space snapshots their mappings while they
+ * live (--full-stack symbolizes user stacks). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 16384);
+} seen SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -125,6 +137,63 @@ static int copy_func(__u32 i, void *arg)
 	return 0;
 }
 
+static __always_inline void note_process(__u32 pid)
+{
+	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
+		return;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+		count(TCNT_PATHS_DROPPED);
+}
+
+static __always_inline bool send_root(__u64 path, __u64 ustack)
+{
+	struct trace_path_root r = { .type = EV_PATH_ROOT, .path = path, .ustack = ustack };
+
+	if (!bpf_ringbuf_output(&events, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+		return true;
+	count(TCNT_PATHS_DROPPED);
+	return false;
+}
+
+/* The user stack at an outermost traced call, sent once by content hash. */
+static __always_inline __u64 take_ustack(void *ctx)
+{
+	__u32 zero = 0, nr;
+	struct sample_stack_event *st = bpf_map_lookup_elem(&scratch, &zero);
+	__u8 one = 1;
+	long n;
+	__u64 id;
+
+	if (!st)
+		return STACK_ID_LOST;
+	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), BPF_F_USER_STACK);
+	if (n < 0) {
+		count(TCNT_USTACK_ERR);
+		return STACK_ID_LOST;
+	}
+	nr = n / sizeof(__u64);
+	if (nr > SAMPLE_MAX_DEPTH)
+		nr = SAMPLE_MAX_DEPTH;
+	if (!nr)
+		return STACK_ID_NONE;
+	st->nr = nr;
+	id = hash_ips(st);
+	if (bpf_map_lookup_elem(&sent, &id))
+		return id;
+	st->type = EV_USTACK;
+	st->id = id;
+	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
+			       BPF_RB_NO_WAKEUP)) {
+		count(TCNT_PATHS_DROPPED);
+		return STACK_ID_LOST;
+	}
+	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
+	return id;
+}
+
 /* Sends the path ending at frame d (functions leaf first) unless sent. */
 static __always_inline bool send_path(struct shadow *sh, __u32 d)
 {
@@ -151,6 +220,8 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
 		count(TCNT_PATHS_DROPPED);
 		return false;
 	}
+	if (want_stacks && !send_root(id, FR(sh, 0).ustack))
+		return false;
 	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
 	return true;
 }
@@ -297,7 +368,11 @@ int on_entry(struct pt_regs *ctx)
 	FR(sh, d).start = now;
 	FR(sh, d).child_ns = 0;
 	FR(sh, d).sp = sp;
-	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : 0, func);
+	if (want_stacks && !d)
+		note_process(id >> 32);
+	/* under --full-stack a path also grows from its user stack */
+	FR(sh, d).ustack = d ? FR(sh, d - 1).ustack : want_stacks ? take_ustack(ctx) : 0;
+	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : FR(sh, d).ustack, func);
 	FR(sh, d).args[0] = PT_REGS_PARM1(ctx);
 	FR(sh, d).args[1] = PT_REGS_PARM2(ctx);
 	FR(sh, d).args[2] = PT_REGS_PARM3(ctx);

@@ -17,6 +17,7 @@ enum trace_counter {
 	TCNT_PATHS_DROPPED,   /* a new call path found the ring buffer full */
 	TCNT_SPILLED,	      /* counts map full: the call went through the ring buffer */
 	TCNT_DROPPED,	      /* counts map and ring buffer full: call lost */
+	TCNT_USTACK_ERR,      /* the user stack under a call could not be read */
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_NR,
 };
@@ -37,6 +38,19 @@ struct trace_call_event {
 	__u32 pad;
 	struct sample_key key;
 	struct trace_value val;
+};
+
+/* --full-stack: the user stack under an outermost traced call (struct
+ * sample_stack_event with this type), and which stack a call path grows
+ * from (sent with the path). */
+#define EV_USTACK    18
+#define EV_PATH_ROOT 19
+
+struct trace_path_root {
+	__u32 type;
+	__u32 pad;
+	__u64 path;
+	__u64 ustack; /* STACK_ID_NONE / STACK_ID_LOST or the stack's id */
 };
 
 /* One call, for timelines (sent only when user space asks: want_calls). */

@@ -77,6 +77,7 @@ void options__usage(FILE *f)
 	      "      --format folded      output format (folded is the one supported so far)\n"
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
+	      "      --full-stack         (-f) each traced call under its real user call stack\n"
 	      "      --flamechart         (-f) folded lines in time order, one per stretch\n"
 	      "                           of a call's self time, not merged\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
@@ -235,7 +236,8 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		o->flamechart = true;
 		return 0;
 	case OPT_FULL_STACK:
-		return usage_err("--full-stack needs uprobe mode, which is not available yet");
+		o->full_stack = true;
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -270,6 +272,8 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("-U and -K exclude each other");
 	if (o->npids && o->command)
 		return usage_err("-p and COMMAND exclude each other");
+	if (o->full_stack && !o->nfuncs)
+		return usage_err("--full-stack is for uprobe mode (-f)");
 	if (o->flamechart && !o->nfuncs)
 		return usage_err("--flamechart is available with -f only, so far");
 	return 0;

@@ -30,6 +30,7 @@ struct options {
 	enum root_style root;
 	bool user_only, kernel_only;
 	bool flamechart;
+	bool full_stack;
 	int verbose;
 	bool help, version;
 };

@@ -478,6 +478,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 	struct tracer_opts to = {
 		.filter_pids = ts->o->npids || ts->o->command,
 		.want_calls = ts->o->flamechart,
+		.want_stacks = ts->o->full_stack,
 		.duration = ts->o->duration,
 	};
 	char missing[64];

@@ -9,6 +9,8 @@
 
 #include "bpf_maps.h"
 #include "hashmap.h"
+#include "procs.h"
+#include "symbolize.h"
 #include "stack_table.h"
 #include "trace.skel.h"
 #include "tracer.h"
@@ -22,6 +24,9 @@ struct tracer {
 	size_t nlinks, links_cap;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
+	struct stack_table ustacks;	  /* --full-stack: user stacks, leaf first */
+	struct hashmap roots;		  /* path id -> the user stack it grows from */
+	struct procs *procs;		  /* mappings, to symbolize user stacks */
 	struct trace_call_event *spilled; /* calls that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
 	struct trace_call_record *records; /* calls for timelines, when wanted */
@@ -39,6 +44,7 @@ static int load(struct tracer *t)
 		return -errno;
 	skel->rodata->filter_pids = t->opts.filter_pids;
 	skel->rodata->want_calls = t->opts.want_calls;
+	skel->rodata->want_stacks = t->opts.want_stacks;
 	bpf_program__set_expected_attach_type(skel->progs.on_entry, UPROBE_MULTI_ATTACH_TYPE);
 	bpf_program__set_expected_attach_type(skel->progs.on_return, UPROBE_MULTI_ATTACH_TYPE);
 	bpf_program__set_expected_attach_type(skel->progs.on_ret_insn, UPROBE_MULTI_ATTACH_TYPE);
@@ -99,6 +105,13 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if (*type == EV_STACK)
 		err = stack_table__add_event(&t->paths, data, size);
+	else if (*type == EV_USTACK)
+		err = stack_table__add_event(&t->ustacks, data, size);
+	else if (*type == EV_PATH_ROOT && size >= sizeof(struct trace_path_root))
+		err = hashmap__set(&t->roots, ((const struct trace_path_root *)data)->path,
+				   ((const struct trace_path_root *)data)->ustack);
+	else if (*type == EV_PROC && size >= sizeof(struct sample_proc_event))
+		procs__snapshot(t->procs, ((const struct sample_proc_event *)data)->pid);
 	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
 		err = spill(t, data);
 	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
@@ -118,6 +131,11 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	t->opts = *o;
 	if (!t->opts.max_calls)
 		t->opts.max_calls = 1000000;
+	t->procs = procs__new();
+	if (!t->procs) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 	t->ncpus = libbpf_num_possible_cpus();
 	if (t->ncpus <= 0) {
 		err = t->ncpus ? t->ncpus : -EINVAL;
@@ -296,6 +314,8 @@ void tracer__stop(struct tracer *t)
 
 struct collect_ctx {
 	struct profile *p;
+	struct tracer *t;
+	struct symbolizer *sym;	  /* --full-stack only */
 	struct hashmap owners;	  /* pid << 32 | tid -> index in names */
 	struct sample_key *names; /* comm and thread name of each thread */
 	size_t nnames;
@@ -303,7 +323,7 @@ struct collect_ctx {
 	const struct trace_func *funcs;
 	size_t nfuncs;
 	uint32_t *frame_of; /* function id -> frame id + 1, 0 when not made yet */
-	uint32_t frames[TRACE_MAX_DEPTH];
+	uint32_t frames[SAMPLE_MAX_DEPTH + TRACE_MAX_DEPTH + 1];
 };
 
 static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
@@ -323,13 +343,32 @@ static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
 	return err;
 }
 
+/* --full-stack: the user stack the path grows from, root first, without its
+ * leaf (the entry of the outermost traced function itself). */
+static int root_frames(struct collect_ctx *c, pid_t pid, __u64 path_id, uint32_t *n)
+{
+	const struct raw_stack *st;
+	uint64_t id;
+	int err = 0;
+
+	if (!c->sym || !hashmap__get(&c->t->roots, path_id, &id) || id == STACK_ID_NONE)
+		return 0;
+	st = stack_table__find(&c->t->ustacks, id);
+	if (!st)
+		return profile__findnew_frame(c->p, "[lost user stack]", "", FRAME_USER,
+					      &c->frames[(*n)++]);
+	for (uint32_t i = st->nr; i-- > 1 && !err;)
+		err = symbolizer__user(c->sym, pid, st->ip[i], true, &c->frames[(*n)++]);
+	return err;
+}
+
 /* The frames of a call path, root first, into c->frames; returns how many
  * or -errno. */
-static int path_frames(struct collect_ctx *c, __u64 id)
+static int path_frames(struct collect_ctx *c, pid_t pid, __u64 id)
 {
 	const struct raw_stack *path = stack_table__find(c->paths, id);
 	uint32_t n = 0;
-	int err = 0;
+	int err = root_frames(c, pid, id, &n);
 
 	if (!path)
 		err = profile__findnew_frame(c->p, "[lost call path]", "", FRAME_USER,
@@ -363,7 +402,7 @@ static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 sel
 
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	err = note_owner(c, &key);
-	n = err ? err : path_frames(c, key.ustack);
+	n = err ? err : path_frames(c, key.pid, key.ustack);
 	return n < 0 ? n : profile__add_stack(c->p, &who, c->frames, n, self_ns);
 }
 
@@ -372,7 +411,7 @@ static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
 	struct profile_event ev = { .ts = r->start, .dur = r->dur, .ret = r->ret };
 	struct stack_owner who = { r->pid, r->tid, "", "" };
 	uint64_t i;
-	int n = path_frames(c, r->path);
+	int n = path_frames(c, r->pid, r->path);
 
 	if (n < 0)
 		return n;
@@ -408,6 +447,8 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 {
 	struct collect_ctx c = {
 		.p = p,
+		.t = t,
+		.sym = t->opts.want_stacks ? symbolizer__new(p, t->procs) : NULL,
 		.paths = &t->paths,
 		.funcs = funcs,
 		.nfuncs = nfuncs,
@@ -415,14 +456,18 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 	};
 	int err;
 
-	if (!c.frame_of)
+	if (!c.frame_of || (t->opts.want_stacks && !c.sym)) {
+		free(c.frame_of);
+		symbolizer__free(c.sym);
 		return -ENOMEM;
+	}
 	err = read_counts(&c, bpf_map__fd(t->skel->maps.counts));
 	for (size_t i = 0; i < t->nspilled && !err; i++)
 		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns);
 	for (size_t i = 0; i < t->nrecords && !err; i++)
 		err = add_record(&c, &t->records[i]);
 	free(c.frame_of);
+	symbolizer__free(c.sym);
 	free(c.names);
 	hashmap__free(&c.owners);
 	return err;
@@ -447,6 +492,9 @@ void tracer__free(struct tracer *t)
 	ring_buffer__free(t->rb);
 	trace_bpf__destroy(t->skel);
 	stack_table__free(&t->paths);
+	stack_table__free(&t->ustacks);
+	hashmap__free(&t->roots);
+	procs__free(t->procs);
 	free(t->spilled);
 	free(t->records);
 	free(t->links);

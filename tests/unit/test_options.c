@@ -531,7 +531,10 @@ static void test_parse_uprobe_mode(void **state)
 	expect_usage_error(ARGS("-f", "main", "-F", "99"), "--sample", "-f");
 	expect_usage_error(ARGS("-f", "main", "-U"), "-U", "sampling");
 	expect_usage_error(ARGS("-f"), "'-f'", "value");
-	expect_usage_error(ARGS("-F", "99", "--full-stack"), "--full-stack", "not available");
+	expect_usage_error(ARGS("-F", "99", "--full-stack"), "--full-stack", "-f");
+	parse_ok(&a, ARGS("-f", "x", "--full-stack"), &o);
+	assert_true(o.full_stack);
+	options__free(&o);
 	expect_usage_error(ARGS("-F", "99", "--flamechart"), "--flamechart", "-f");
 	parse_ok(&a, ARGS("-f", "x", "--flamechart"), &o);
 	assert_true(o.flamechart);
