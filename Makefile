@@ -9,6 +9,7 @@ PREFIX ?= /usr/local
 
 CC ?= gcc
 CLANG ?= clang
+CLANGXX ?= clang++
 BPFTOOL ?= bpftool
 PKGS := libbpf libelf zlib capstone
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
@@ -55,7 +56,9 @@ FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cpp)
 FIXTURES += $(patsubst tests/fixtures/%.cpp,$(BUILD)/tests/fixtures/%_cxx,$(FIXTURE_CXX_SRCS)) \
 	$(BUILD)/tests/fixtures/symfix_runpath
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
-WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS))
+WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cpp)
+WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS)) \
+	$(patsubst tests/workloads/%.cpp,$(BUILD)/workloads/%,$(WORKLOAD_CXX_SRCS))
 # Workloads are built with clang: unlike gcc it keeps frame pointers in leaf
 # functions, so frame-pointer stacks do not lose a leaf's caller.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror -pthread
@@ -141,6 +144,11 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) $< -o $@
 
+$(BUILD)/workloads/%: tests/workloads/%.cpp | $(DEPS_STAMP)
+	$(call msg,CXX-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANGXX) $(WORKLOAD_CFLAGS) $< -o $@
+
 TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES)
 
 test: | $(DEPS_STAMP)
@@ -160,6 +168,7 @@ demo: $(BUILD)/flamebpf $(BUILD)/workloads/demo
 bench: $(BUILD)/flamebpf $(WORKLOADS)
 	$(Q)tools/deps.sh --bench
 	$(Q)tools/bench.sh
+	$(Q)tools/bench_trace.sh
 
 install: $(BUILD)/flamebpf
 	install -D -m 0755 $(BUILD)/flamebpf $(DESTDIR)$(PREFIX)/bin/flamebpf

@@ -345,20 +345,43 @@ static __always_inline struct shadow *shadow_of(__u64 id, bool create)
 				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 }
 
+static long vma_is_anon(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	*(bool *)data = !vma->vm_file;
+	return 0;
+}
+
+static __always_inline bool in_anon_code(__u64 addr)
+{
+	bool anon = false;
+
+	bpf_find_vma(bpf_get_current_task_btf(), addr, vma_is_anon, &anon, 0);
+	return anon;
+}
+
 SEC("kprobe")
 int on_entry(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
 	struct shadow *sh = shadow_of(id, true);
 	__u32 d, func = bpf_get_attach_cookie(ctx);
+	__u64 ret_addr = 0;
 
 	if (!sh) {
 		count(filter_pids ? TCNT_FILTERED : TCNT_NO_STORAGE);
 		return 0;
 	}
-	/* a slot at or above a deeper frame's means that frame is gone; an equal
-	 * slot is a tail call, which nests */
+	/* a slot above a deeper frame's means that frame is gone */
 	unwind_to(sh, sp, now, id);
+	d = sh->depth;
+	/* The same slot: a tail call nests (the slot then holds the uretprobe
+	 * trampoline, in an anonymous mapping); a new call after a longjmp
+	 * does not (the slot holds a return address into a file's code). */
+	if (d && d <= TRACE_MAX_DEPTH && FR(sh, d - 1).sp == sp) {
+		bpf_probe_read_user(&ret_addr, sizeof(ret_addr), (void *)sp);
+		if (!in_anon_code(ret_addr))
+			unwind_to(sh, sp + 1, now, id);
+	}
 	d = sh->depth;
 	if (d >= TRACE_MAX_DEPTH) {
 		count(TCNT_TOO_DEEP);
@@ -414,6 +437,17 @@ SEC("kprobe")
 int on_ret_insn(struct pt_regs *ctx)
 {
 	return leave(PT_REGS_SP(ctx), bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+}
+
+/* A thread that exits inside traced calls: they end here, without a return. */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(on_exit, struct task_struct *p)
+{
+	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
+
+	if (sh && sh->depth)
+		unwind_to(sh, ~0ULL, bpf_ktime_get_ns(), bpf_get_current_pid_tgid());
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -81,7 +81,6 @@ static void report_trace_losses(const struct tracer_stats *st)
 	add_loss(&b, c[TCNT_PATHS_DROPPED], "call paths (ring buffer full)");
 	add_loss(&b, st->collisions, "call paths (hash collision)");
 	add_loss(&b, c[TCNT_UNFINISHED], "calls without a return (longjmp, exception, exit)");
-	add_loss(&b, c[TCNT_UNMATCHED], "returns without an entry");
 	add_loss(&b, c[TCNT_TOO_DEEP], "calls nested too deep");
 	add_loss(&b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
 	add_loss(&b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
@@ -125,6 +124,10 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 		      "kernel emulates: a few us a call instead of under 1 us)",
 		      at->entries_stepped, at->attached);
 	report_left_out(at);
+	if (st->counter[TCNT_UNMATCHED])
+		p_err("%" PRIu64 " returns of calls that began before the probes were in place "
+		      "(ignored)",
+		      st->counter[TCNT_UNMATCHED]);
 	report_trace_losses(st);
 	if (verbose)
 		p_err("%zu IFUNC resolvers left out; %" PRIu64 " calls beyond the counts map; "

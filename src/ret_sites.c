@@ -216,6 +216,33 @@ static bool has_section(Elf *elf, const char *const *names)
 	return false;
 }
 
+/* True when .dynsym names an _Unwind_ function: the unwinder itself
+ * (libgcc_s) or code that calls it, which walks through its own frames. */
+static bool has_unwind_symbol(Elf *elf)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym sym;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
+		    !(data = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			const char *name;
+
+			if (!gelf_getsym(data, i, &sym))
+				break;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (name && !strncmp(name, "_Unwind_", 8))
+				return true;
+		}
+	}
+	return false;
+}
+
 bool ret_sites__unwinds(int fd)
 {
 	static const char *const names[] = { ".gcc_except_table", ".gopclntab", NULL };
@@ -226,7 +253,7 @@ bool ret_sites__unwinds(int fd)
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf)
 		return false;
-	found = elf_kind(elf) == ELF_K_ELF && has_section(elf, names);
+	found = elf_kind(elf) == ELF_K_ELF && (has_section(elf, names) || has_unwind_symbol(elf));
 	elf_end(elf);
 	return found;
 }

@@ -48,7 +48,8 @@ enum entry_kind disasm__entry(struct disasm *d, int fd, uint64_t file_off, uint6
 
 /* True when code in the ELF file open on fd can be unwound through by
  * something that reads return addresses: C++ exception tables
- * (.gcc_except_table) or Go (.gopclntab). */
+ * (.gcc_except_table), Go (.gopclntab), or the unwinder and its callers
+ * (an _Unwind_ symbol, defined or imported). */
 bool ret_sites__unwinds(int fd);
 
 #endif

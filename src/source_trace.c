@@ -72,6 +72,36 @@ static int resolve_binary(const char *spec, const struct binaries *target, struc
 }
 
 /* Adds the functions one -f/-l argument names. */
+static const char *basename_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+/* "prog:REGEX" where prog is the bare name of one of the target's binaries
+ * (the spec parser takes bare names for regexes): split it here. */
+static int split_target_name(const char *arg, const struct binaries *target, char **binary,
+			     char **regex)
+{
+	const char *colon = strchr(arg, ':');
+	size_t len = colon ? (size_t)(colon - arg) : 0;
+
+	if (!colon || colon[1] == ':' || !len)
+		return 0;
+	for (size_t i = 0; i < target->n; i++) {
+		const char *base = basename_of(target->v[i].path);
+
+		if (strlen(base) != len || strncmp(base, arg, len))
+			continue;
+		free(*regex);
+		*regex = strdup(colon + 1);
+		*binary = strndup(arg, len);
+		return *regex && *binary ? 0 : -ENOMEM;
+	}
+	return 0;
+}
+
 static int match_one(struct funcs *list, const char *arg, const struct binaries *target)
 {
 	struct binaries own = {};
@@ -82,9 +112,12 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 	regex_t re;
 	int err = funcs__parse_spec(arg, &binary, &regex);
 
+	if (!err && !binary)
+		err = split_target_name(arg, target, &binary, &regex);
 	if (err) {
 		p_err("invalid function spec '%s'", arg);
-		return err == -ENOMEM ? err : -EINVAL;
+		err = err == -ENOMEM ? err : -EINVAL;
+		goto out_free;
 	}
 	if (regcomp(&re, regex, REG_EXTENDED | REG_NOSUB)) {
 		p_err("invalid regular expression '%s'", regex);
@@ -195,13 +228,6 @@ int source_trace__list(const struct options *o)
 		err = list_probeable(&list);
 	funcs__free(&list);
 	return err;
-}
-
-static const char *basename_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-
-	return slash ? slash + 1 : path;
 }
 
 /* The probes for the functions of binary b (funcs are sorted by binary). */

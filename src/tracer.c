@@ -22,6 +22,7 @@ struct tracer {
 	int ncpus;
 	int *links;
 	size_t nlinks, links_cap;
+	struct bpf_link *exit_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
 	struct stack_table ustacks;	  /* --full-stack: user stacks, leaf first */
@@ -144,6 +145,12 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	err = load(t);
 	if (err)
 		goto err_free;
+	/* calls a thread is in when it exits end there: counted, not dropped */
+	t->exit_link = bpf_program__attach(t->skel->progs.on_exit);
+	if (!t->exit_link) {
+		err = -errno;
+		goto err_free;
+	}
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event, t, NULL);
 	if (!t->rb) {
 		err = -errno;
@@ -305,9 +312,11 @@ uint64_t tracer__calls(struct tracer *t)
 
 void tracer__stop(struct tracer *t)
 {
-	for (size_t i = 0; i < t->nlinks; i++)
-		close(t->links[i]);
-	t->nlinks = 0;
+	/* newest first: entries go before the returns they need */
+	while (t->nlinks)
+		close(t->links[--t->nlinks]);
+	bpf_link__destroy(t->exit_link);
+	t->exit_link = NULL;
 	if (t->rb)
 		ring_buffer__consume(t->rb);
 }

@@ -555,7 +555,8 @@ static int add_line(struct h_folded *f, size_t *cap, const struct h_line *l)
 	return 0;
 }
 
-int h_folded_parse(const char *text, struct h_folded *f, char *why, size_t whylen)
+/* Parses the lines of TEXT, without the sorted and unique checks. */
+static int parse_lines(const char *text, struct h_folded *f, char *why, size_t whylen)
 {
 	size_t cap = 0, lineno = 0;
 	char *line, *nl;
@@ -578,9 +579,21 @@ int h_folded_parse(const char *text, struct h_folded *f, char *why, size_t whyle
 		if (add_line(f, &cap, &l))
 			return why_set(why, whylen, lineno, "%s", "out of memory");
 	}
+	return 0;
+}
+
+int h_folded_parse(const char *text, struct h_folded *f, char *why, size_t whylen)
+{
+	if (parse_lines(text, f, why, whylen))
+		return -1;
 	if (check_unique(f, why, whylen) || check_sorted(f, why, whylen))
 		return -1;
 	return 0;
+}
+
+int h_flamechart_parse(const char *text, struct h_folded *f, char *why, size_t whylen)
+{
+	return parse_lines(text, f, why, whylen);
 }
 
 void h_folded_free(struct h_folded *f)
@@ -608,6 +621,27 @@ void h_folded_must_load(const char *path, struct h_folded *f)
 	if (!text)
 		fail_msg("cannot read '%s': %s", path, strerror(errno));
 	h_folded_must_parse(text, path, f);
+	free(text);
+}
+
+void h_flamechart_must_parse(const char *text, const char *what, struct h_folded *f)
+{
+	char why[512];
+
+	if (h_flamechart_parse(text, f, why, sizeof(why)) == 0)
+		return;
+	print_message("--- %s (start):\n%.3000s\n", what, text);
+	h_folded_free(f);
+	fail_msg("%s is not valid flamechart output: %s", what, why);
+}
+
+void h_flamechart_must_load(const char *path, struct h_folded *f)
+{
+	char *text = h_slurp(path);
+
+	if (!text)
+		fail_msg("cannot read '%s': %s", path, strerror(errno));
+	h_flamechart_must_parse(text, path, f);
 	free(text);
 }
 
@@ -726,6 +760,60 @@ bool h_parse_summary(const char *err, struct h_summary *s)
 			return true;
 	}
 	return false;
+}
+
+bool h_parse_trace_summary(const char *err, struct h_trace_summary *s)
+{
+	for (const char *line = err; line; line = next_line(line)) {
+		int end = 0;
+
+		if (sscanf(line,
+			   "flamebpf: %llu calls of %llu functions in %llu binaries, "
+			   "%llu processes, %llu call paths in %lf s%n",
+			   &s->calls, &s->functions, &s->binaries, &s->processes, &s->paths,
+			   &s->secs, &end) == 6 &&
+		    end > 0)
+			return true;
+	}
+	return false;
+}
+
+const char *h_find_line(const char *text, const char *prefix, char *buf, size_t len)
+{
+	size_t plen = strlen(prefix);
+
+	for (const char *line = text; line; line = next_line(line)) {
+		size_t n = strcspn(line, "\n");
+
+		if (strncmp(line, prefix, plen))
+			continue;
+		if (n >= len)
+			n = len - 1;
+		memcpy(buf, line, n);
+		buf[n] = '\0';
+		return buf;
+	}
+	return NULL;
+}
+
+long long h_lost(const char *err, const char *what)
+{
+	char line[4096];
+	const char *item;
+
+	if (!h_find_line(err, "flamebpf: lost: ", line, sizeof(line)))
+		return -1;
+	/* items are "N TEXT", separated by ", " */
+	for (item = line + strlen("flamebpf: lost: "); item; item = strstr(item, ", ")) {
+		unsigned long long n;
+		int off = 0;
+
+		item += item[0] == ',' ? 2 : 0;
+		if (sscanf(item, "%llu %n", &n, &off) == 1 && off > 0 &&
+		    !strncmp(item + off, what, strlen(what)))
+			return (long long)n;
+	}
+	return 0;
 }
 
 bool h_has_line(const char *text, const char *line)

@@ -115,6 +115,13 @@ int h_folded_parse(const char *text, struct h_folded *f, char *why, size_t whyle
 void h_folded_must_load(const char *path, struct h_folded *f);
 void h_folded_must_parse(const char *text, const char *what, struct h_folded *f);
 void h_folded_free(struct h_folded *f);
+/*
+ * Like h_folded_parse, for --flamechart output: lines in time order, so
+ * neither sorted nor unique.
+ */
+int h_flamechart_parse(const char *text, struct h_folded *f, char *why, size_t whylen);
+void h_flamechart_must_parse(const char *text, const char *what, struct h_folded *f);
+void h_flamechart_must_load(const char *path, struct h_folded *f);
 /* Prints up to MAX lines of F (for the log of a failing test). */
 void h_folded_dump(const struct h_folded *f, size_t max);
 
@@ -142,6 +149,24 @@ struct h_summary {
 
 /* Parses the summary line of ERR (flamebpf's stderr); false when there is none. */
 bool h_parse_summary(const char *err, struct h_summary *s);
+/* The numbers of the summary of uprobe mode (-f):
+ * "flamebpf: N calls of F functions in B binaries, P processes, S call paths in T s" */
+struct h_trace_summary {
+	unsigned long long calls, functions, binaries, processes, paths;
+	double secs;
+};
+
+bool h_parse_trace_summary(const char *err, struct h_trace_summary *s);
+/*
+ * From the "flamebpf: lost: ..." line of ERR, the number N of the item
+ * "N WHAT" (WHAT is matched as a prefix of the item's text, e.g. "calls
+ * without a return"); 0 when the line has no such item; -1 when there is no
+ * "lost:" line at all.
+ */
+long long h_lost(const char *err, const char *what);
+/* The whole line of TEXT that starts with PREFIX, copied into BUF; NULL if none. */
+const char *h_find_line(const char *text, const char *prefix, char *buf, size_t len);
+
 /* Whether LINE is one whole line of TEXT. */
 bool h_has_line(const char *text, const char *line);
 
