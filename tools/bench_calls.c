@@ -1,0 +1,254 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Call loops for tools/bench_trace.sh: what one traced call costs, by the
+ * kind of probe site. Built twice from this file: as C (no exception tables:
+ * flamebpf catches every return with a uretprobe) and as C++ with a dummy
+ * try/catch (a .gcc_except_table: flamebpf probes the ret instructions of
+ * functions that call something). Every bench_* function is noinline, so its
+ * calls stay calls; tools/bench_trace.sh checks their first instructions.
+ *
+ *   bench_calls loop FUNC SECONDS FILE
+ *	call FUNC (push, nop5, sstep, outer) in a loop for SECONDS of wall
+ *	time; write "calls N" and "ns_per_call X" to FILE
+ *   bench_calls hammer NTHREADS RATE SECONDS FILE
+ *	NTHREADS threads call bench_hammer (a push leaf) for SECONDS, RATE
+ *	calls per second in all (0: as fast as they can); write "calls N",
+ *	"secs T" and "rate R" (calls per second achieved) to FILE
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifdef __cplusplus
+#define EXPORT extern "C"
+#else
+#define EXPORT
+#endif
+
+#define BATCH	    256 /* calls between looks at the clock */
+#define WARMUP	    1000
+#define MAX_THREADS 64
+
+/* An ordinary frame-pointer function: starts with push %rbp (emulated). */
+EXPORT __attribute__((noinline)) uint64_t bench_push(uint64_t x)
+{
+	return x * 3 + 1;
+}
+
+/* Starts with a 5-byte nop (0f 1f 44 00 00), which kernels from 6.18 turn
+ * into a call to a trampoline instead of a trap. The nop is written out:
+ * clang's patchable_function_entry(5) emits 0f 1f 44 00 08. */
+EXPORT __attribute__((naked, noinline)) uint64_t bench_nop5(uint64_t x)
+{
+	__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		"push %rbp\n\t"
+		"mov %rsp, %rbp\n\t"
+		"lea 1(%rdi,%rdi,2), %rax\n\t"
+		"pop %rbp\n\t"
+		"ret");
+}
+
+/* A leaf without a frame whose first instruction (lea) the kernel neither
+ * emulates nor optimises: it is single-stepped out of line. */
+EXPORT __attribute__((naked, noinline)) uint64_t bench_sstep(uint64_t x)
+{
+	__asm__("lea 1(%rdi,%rdi,2), %rax\n\t"
+		"ret");
+}
+
+EXPORT __attribute__((noinline)) uint64_t bench_inner(uint64_t x)
+{
+	return x ^ (x >> 7);
+}
+
+/* Calls something (not as a tail call): not a leaf. Written out, for the
+ * label bench_outer_ret on its ret instruction: bpftrace 0.17 attaches to a
+ * symbol but refuses an offset into one. */
+EXPORT __attribute__((naked, noinline)) uint64_t bench_outer(uint64_t x)
+{
+	__asm__("push %rbp\n\t"
+		"mov %rsp, %rbp\n\t"
+		"call bench_inner\n\t"
+		"add $1, %rax\n\t"
+		"pop %rbp\n"
+		".globl bench_outer_ret\n"
+		".type bench_outer_ret, @function\n"
+		"bench_outer_ret:\n\t"
+		"ret\n"
+		".size bench_outer_ret, 1");
+}
+
+EXPORT __attribute__((noinline)) uint64_t bench_hammer(uint64_t x)
+{
+	return x * 5 + 3;
+}
+
+#ifdef __cplusplus
+/* Gives the binary a .gcc_except_table, like any C++ program that catches. */
+static __attribute__((noinline)) int cxx_guard(int argc)
+{
+	try {
+		if (argc < 0)
+			throw argc;
+	} catch (int e) {
+		return e;
+	}
+	return 0;
+}
+#endif
+
+static volatile uint64_t sink;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int parse_num(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	return errno || end == s || *end || !(*out >= 0) ? -EINVAL : 0;
+}
+
+static int write_kv(const char *file, const char *text)
+{
+	FILE *f = fopen(file, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		fprintf(stderr, "bench_calls: cannot write '%s': %s\n", file, strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
+typedef uint64_t (*func_t)(uint64_t);
+
+/* Inlined with a constant FN: every iteration is one direct call, as untraced
+ * code would make it. Returns the seconds the timed calls took. */
+static inline __attribute__((always_inline)) double call_loop(func_t fn, double secs,
+							      uint64_t *calls)
+{
+	uint64_t acc = 0, i;
+	double t0, t;
+
+	for (i = 0; i < WARMUP; i++)
+		acc += fn(i);
+	t0 = now();
+	do {
+		for (int j = 0; j < BATCH; j++, i++)
+			acc += fn(i);
+		t = now();
+	} while (t - t0 < secs);
+	sink = acc;
+	*calls = i - WARMUP;
+	return t - t0;
+}
+
+static int loop(const char *func, const char *secs_s, const char *file)
+{
+	uint64_t calls;
+	double secs;
+	char text[128];
+
+	if (parse_num(secs_s, &secs))
+		return 2;
+	if (!strcmp(func, "push"))
+		secs = call_loop(bench_push, secs, &calls);
+	else if (!strcmp(func, "nop5"))
+		secs = call_loop(bench_nop5, secs, &calls);
+	else if (!strcmp(func, "sstep"))
+		secs = call_loop(bench_sstep, secs, &calls);
+	else if (!strcmp(func, "outer"))
+		secs = call_loop(bench_outer, secs, &calls);
+	else
+		return 2;
+	snprintf(text, sizeof(text), "calls %llu\nns_per_call %.3f\n", (unsigned long long)calls,
+		 secs * 1e9 / calls);
+	return write_kv(file, text);
+}
+
+struct worker {
+	pthread_t tid;
+	double rate; /* calls per second, 0: no limit */
+	double secs;
+	uint64_t calls;
+	char pad[64]; /* each worker on its own cache line */
+};
+
+/* Calls in batches; when ahead of the rate, spins until the batch is due. */
+static void *hammer_thread(void *arg)
+{
+	struct worker *w = (struct worker *)arg;
+	uint64_t acc = 0, i = 0;
+	double t0 = now(), t;
+
+	do {
+		for (int j = 0; j < BATCH; j++, i++)
+			acc += bench_hammer(i);
+		t = now();
+		while (w->rate > 0 && t - t0 < i / w->rate && t - t0 < w->secs)
+			t = now();
+	} while (t - t0 < w->secs);
+	w->calls = i;
+	sink = acc;
+	return NULL;
+}
+
+static int hammer(const char *nthreads_s, const char *rate_s, const char *secs_s, const char *file)
+{
+	static struct worker w[MAX_THREADS];
+	double nthreads, rate, secs, t0, t1;
+	uint64_t calls = 0;
+	char text[160];
+	int n;
+
+	if (parse_num(nthreads_s, &nthreads) || parse_num(rate_s, &rate) ||
+	    parse_num(secs_s, &secs) || nthreads < 1 || nthreads > MAX_THREADS)
+		return 2;
+	n = (int)nthreads;
+	t0 = now();
+	for (int i = 0; i < n; i++) {
+		w[i].rate = rate / n;
+		w[i].secs = secs;
+		if (pthread_create(&w[i].tid, NULL, hammer_thread, &w[i])) {
+			fprintf(stderr, "bench_calls: cannot create a thread\n");
+			return 1;
+		}
+	}
+	for (int i = 0; i < n; i++) {
+		pthread_join(w[i].tid, NULL);
+		calls += w[i].calls;
+	}
+	t1 = now();
+	snprintf(text, sizeof(text), "calls %llu\nsecs %.6f\nrate %.0f\n",
+		 (unsigned long long)calls, t1 - t0, calls / (t1 - t0));
+	return write_kv(file, text);
+}
+
+int main(int argc, char **argv)
+{
+	int status = 2;
+
+#ifdef __cplusplus
+	if (cxx_guard(argc))
+		return 1;
+#endif
+	if (argc == 5 && !strcmp(argv[1], "loop"))
+		status = loop(argv[2], argv[3], argv[4]);
+	else if (argc == 6 && !strcmp(argv[1], "hammer"))
+		status = hammer(argv[2], argv[3], argv[4], argv[5]);
+	if (status == 2)
+		fprintf(stderr, "usage: bench_calls loop push|nop5|sstep|outer SECONDS FILE\n"
+				"       bench_calls hammer NTHREADS RATE SECONDS FILE\n");
+	return status;
+}

@@ -1,0 +1,730 @@
+#!/usr/bin/env bash
+# Benchmarks flamebpf's uprobe mode (-f) side by side with bpftrace in one run:
+# the cost of one traced call by kind of probe site, start-up and exit with
+# every function of libc, and the call rate traced without loss. Appends a
+# Markdown table to build/bench/results.md (every measurement goes to
+# build/bench/raw_trace.tsv). Run by `make bench` after tools/bench.sh, from
+# the repository root; needs root, build/flamebpf, clang and objdump, and
+# installs bpftrace when it is missing (without it, its columns stay empty).
+#
+#   BENCH_RUNS=N   repetitions of each measurement, medians reported (default 5)
+#   BENCH_QUICK=1  smoke run: 1 repetition, short durations
+#   FLAMEBPF, BPFTRACE override build/flamebpf and bpftrace
+set -euo pipefail
+# Every background job gets its own process group, so cleanup can end a job
+# together with whatever it started.
+set -m
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+OUT=$ROOT/build/bench
+FLAMEBPF=${FLAMEBPF:-$ROOT/build/flamebpf}
+BPFTRACE=${BPFTRACE:-bpftrace}
+
+if [[ ${BENCH_QUICK:-0} == 1 ]]; then
+	RUNS=${BENCH_RUNS:-1} LOOP_SECS=0.2 BASE_SECS=0.1 RATE_SECS=1 STOP_AFTER=0.5
+else
+	RUNS=${BENCH_RUNS:-5} LOOP_SECS=0.5 BASE_SECS=0.2 RATE_SECS=3 STOP_AFTER=1
+fi
+WARMUP=1000 # untimed calls bench_calls makes before its loop (traced too)
+SHORT=0.01  # -d of the libc start-up run
+CALL_ROWS=(push nop5 sstep outer outerx)
+CALL_CONDS=(none floor fb hist)
+# NTHREADS:RATE (calls per second in all; 0: no limit); u: untraced
+RATE_CONDS=(u2:0 2:500000 2:1000000 2:2000000 2:0 8:0)
+
+declare -A BG=()        # pids of running background jobs (= their process groups)
+declare -A M=()         # measurements: M[key] is a space-separated list of values
+declare -A SITE=()      # per-call rows: what flamebpf said about the probe sites
+declare -A LOST=()      # rate conditions: the distinct "lost:" lines, each in []
+declare -A SHORTFALL=() # rate conditions: calls made but not seen, summed
+WORK=
+HAVE_BT=0
+BT_NOTE=
+WARNINGS=()
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+
+# die with the tail of a log file: die_log FILE MESSAGE
+die_log() {
+	sed -e 's/^/  | /' -- "$1" | tail -n 20 >&2 || true
+	die "$2"
+}
+
+cleanup() {
+	local pid
+
+	trap - INT TERM HUP
+	for pid in "${!BG[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	[[ -z $WORK ]] || rm -rf -- "$WORK"
+}
+
+# Starts "$@" in the background as a job of its own; its pid is in $!.
+start_job() {
+	"$@" </dev/null &
+	BG[$!]=1
+}
+
+# Waits for job PID; returns its status.
+wait_job() {
+	local status=0
+
+	wait "$1" || status=$?
+	unset "BG[$1]"
+	return "$status"
+}
+
+# Ends job PID (and its process group) and waits for it, quietly.
+end_job() {
+	{
+		kill -TERM -- "-$1"
+		wait_job "$1"
+	} 2>/dev/null || true
+}
+
+# Runs "$@" as a job and waits for it, so a signal reaches our trap at once.
+run_job() {
+	start_job "$@"
+	wait_job "$!"
+}
+
+pause() { run_job sleep "$1"; }
+
+# Records a measurement: add KEY VALUE (also appended to raw_trace.tsv).
+add() {
+	M[$1]="${M[$1]:-} $2"
+	printf '%s\t%s\n' "$1" "$2" >>"$OUT/raw_trace.tsv"
+}
+
+# Median, minimum or maximum of the values of KEY: mstat median|min|max KEY
+mstat() {
+	# shellcheck disable=SC2086 # the value list is split on purpose
+	printf '%s\n' ${M[$2]:-} | sort -g | awk -v what="$1" '
+		{ v[NR] = $1 }
+		END {
+			if (!NR) exit 1
+			if (what == "min") r = v[1]
+			else if (what == "max") r = v[NR]
+			else if (NR % 2) r = v[(NR + 1) / 2]
+			else r = (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.10g\n", r
+		}'
+}
+
+# calc EXPR [VAR=VALUE...]: floating-point arithmetic through awk.
+calc() {
+	local expr=$1 a args=()
+
+	shift
+	for a in "$@"; do
+		args+=(-v "$a")
+	done
+	awk "${args[@]}" "BEGIN { printf \"%.10g\\n\", $expr }" </dev/null
+}
+
+# The value of KEY in a key/value file: kv FILE KEY
+kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+secs_fmt() {
+	awk -v s="$1" 'BEGIN { if (s < 1) printf "%.1f ms", s * 1000; else printf "%.2f s", s }'
+}
+ns_fmt() {
+	awk -v v="$1" 'BEGIN {
+		if (v < 10) printf "%.2f ns", v; else if (v < 100) printf "%.1f ns", v
+		else printf "%.0f ns", v }'
+}
+rate_fmt() {
+	awk -v v="$1" 'BEGIN { if (v >= 1e6) printf "%.2f M/s", v / 1e6; else printf "%.0f k/s", v / 1e3 }'
+}
+ratio_fmt() { awk -v v="$1" 'BEGIN { printf "%.2f×", v }'; }
+
+check_env() {
+	local tool
+
+	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$RUNS'"
+	[[ $(id -u) == 0 ]] || die "needs root (uprobes and BPF programs)"
+	[[ -x $FLAMEBPF ]] || die "cannot run '$FLAMEBPF': build it first (make)"
+	for tool in clang clang++ objdump gcc; do
+		command -v "$tool" >/dev/null || die "cannot find '$tool' (tools/deps.sh --all installs it)"
+	done
+}
+
+# Sets HAVE_BT; installs Debian's bpftrace when it is missing (as root).
+check_bpftrace() {
+	local apt=$OUT/apt-bpftrace.log tried=0
+
+	if ! command -v "$BPFTRACE" >/dev/null && [[ $BPFTRACE == bpftrace ]] &&
+		! dpkg -s bpftrace >/dev/null 2>&1; then
+		log "installing bpftrace (the peer of the per-call rows; log in $apt)"
+		export DEBIAN_FRONTEND=noninteractive
+		tried=1
+		apt-get install -y -qq --no-install-recommends bpftrace >"$apt" 2>&1 ||
+			{ apt-get update -qq >>"$apt" 2>&1 &&
+				apt-get install -y -qq --no-install-recommends bpftrace >>"$apt" 2>&1; } ||
+			true
+	fi
+	if ! command -v "$BPFTRACE" >/dev/null; then
+		BT_NOTE="No bpftrace: cannot find '$BPFTRACE'"
+		((!tried)) || BT_NOTE+=" (apt-get install bpftrace failed: see $apt)"
+		BT_NOTE+="; its cells are empty."
+	elif [[ $WORK == *[[:space:]]* ]]; then
+		BT_NOTE="No bpftrace: its -c cannot take '$WORK' (a space); its cells are empty."
+	else
+		HAVE_BT=1
+		return
+	fi
+	log "warning: $BT_NOTE"
+}
+
+build_helpers() {
+	local flags=(-O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread)
+
+	clang "${flags[@]}" -std=gnu11 "$ROOT/tools/bench_calls.c" -o "$BC"
+	# clang++ links libstdc++; the dummy try/catch gives a .gcc_except_table
+	clang++ "${flags[@]}" -x c++ "$ROOT/tools/bench_calls.c" -x none -o "$BCXX"
+	gcc -O2 -Wall -Wextra -Werror -std=gnu11 "$ROOT/tools/bench_marker.c" -o "$MARKER"
+	check_sites
+}
+
+# The first instruction of SYMBOL in BINARY as "BYTES|TEXT": insn BINARY SYMBOL
+insn() {
+	objdump -d --disassemble="$2" "$1" | awk -F '\t' -v s="<$2>:" '
+		index($0, s) { on = 1; next }
+		on && NF >= 3 && !done {
+			gsub(/ +$/, "", $2)
+			gsub(/ +/, " ", $3)
+			print $2 "|" $3
+			done = 1
+		}'
+}
+
+# Fails unless the probe sites are what the rows claim.
+check_sites() {
+	local got
+
+	got=$(insn "$BC" bench_push)
+	[[ $got == "55|push %rbp" ]] || die "bench_push starts with '$got', not push %rbp"
+	got=$(insn "$BC" bench_nop5)
+	[[ ${got%%|*} == "0f 1f 44 00 00" ]] || die "bench_nop5 starts with '$got', not a nop5"
+	got=$(insn "$BC" bench_sstep)
+	[[ ${got#*|} == lea* ]] || die "bench_sstep starts with '$got', not lea"
+	got=$(insn "$BCXX" bench_outer_ret)
+	[[ ${got%%|*} == c3 ]] || die "bench_outer_ret is '$got', not a ret"
+	# whole outputs, not pipes into grep -q: a SIGPIPE would fail them under pipefail
+	[[ $(objdump -h "$BCXX") == *.gcc_except_table* ]] || die "$BCXX has no .gcc_except_table"
+	[[ $(objdump -h "$BC") != *.gcc_except_table* ]] || die "$BC has a .gcc_except_table"
+}
+
+# Per-call cost ------------------------------------------------------------
+
+# Sets BIN, FUNC, LOOPARG and RETP (bpftrace's return probe) for a row.
+call_site() {
+	BIN=$BC FUNC=bench_$1 LOOPARG=$1
+	case $1 in
+	outer) FUNC=bench_outer ;;
+	outerx) BIN=$BCXX FUNC=bench_outer LOOPARG=outer ;;
+	esac
+	RETP="uretprobe:$BIN:$FUNC"
+	# flamebpf probes the ret instruction there: so do the peers
+	[[ $1 != outerx ]] || RETP="uprobe:$BIN:bench_outer_ret"
+}
+
+# Sets CMD to the command line of ROW under COND, the loop writing to FILE:
+# call_argv ROW COND SECONDS FILE
+call_argv() {
+	local loop
+
+	call_site "$1"
+	loop=("$BIN" loop "$LOOPARG" "$3" "$4")
+	case $2 in
+	none) CMD=("${loop[@]}") ;;
+	fb) CMD=("$FLAMEBPF" -f "$BIN:^$FUNC\$" -o "$WORK/call.folded" -- "${loop[@]}") ;;
+	floor) CMD=("$BPFTRACE" -e "uprobe:$BIN:$FUNC {} $RETP {}" -c "${loop[*]}") ;;
+	hist)
+		CMD=("$BPFTRACE" -e "uprobe:$BIN:$FUNC { @s[tid] = nsecs; } $RETP {
+			@h = hist(nsecs - @s[tid]); delete(@s[tid]); }" -c "${loop[*]}")
+		;;
+	*) die "unknown condition '$2'" ;;
+	esac
+}
+
+# What flamebpf's summary in LOG says about the probe sites of ROW: record_site ROW LOG
+record_site() {
+	local ret stepped
+
+	ret=$(sed -n 's/^flamebpf: returns: .*, \([0-9]*\) by probes on ret .*/\1/p' "$2")
+	stepped=$(sed -n 's/^flamebpf: entries: \([0-9]*\) of .* single-stepped.*/\1/p' "$2")
+	SITE[$1]=
+	[[ ${stepped:-0} == 0 ]] || SITE[$1]=" (single-stepped)"
+	if [[ ${ret:-0} == 0 ]]; then
+		SITE[$1]+=", uretprobe return"
+	else
+		SITE[$1]+=", probe on \`ret\` (single-stepped) as return"
+	fi
+}
+
+# Checks that flamebpf saw every call the loop of ROW made: check_calls ROW LOG RESULT
+check_calls() {
+	local seen made
+
+	seen=$(sed -n 's/^flamebpf: \([0-9]*\) calls of .*/\1/p' "$2")
+	made=$(($(kv "$3" calls) + WARMUP))
+	[[ $seen == "$made" ]] ||
+		WARNINGS+=("flamebpf counted ${seen:-no} calls of $1's loop, which made $made.")
+}
+
+# Sets NS to the ns per call of ROW under COND: call_once ROW COND
+call_once() {
+	local res=$WORK/call.res log=$WORK/call.log secs=$LOOP_SECS
+
+	[[ $2 != none ]] || secs=$BASE_SECS
+	call_argv "$1" "$2" "$secs" "$res"
+	rm -f -- "$res"
+	run_job "${CMD[@]}" >"$log" 2>&1 || die_log "$log" "'${CMD[*]}' failed"
+	# bpftrace -c exits 0 whatever the command did: the result file tells
+	[[ -s $res ]] || die_log "$log" "'${CMD[*]}' did not finish its loop"
+	NS=$(kv "$res" ns_per_call)
+	if [[ $2 == fb ]]; then
+		record_site "$1" "$log"
+		check_calls "$1" "$log" "$res"
+	fi
+	rm -f -- "$WORK/call.folded"
+}
+
+call_conds() {
+	if ((HAVE_BT)); then
+		CONDS=("${CALL_CONDS[@]}")
+	else
+		CONDS=(none fb)
+	fi
+}
+
+# Rows and conditions rotate by one place each repetition.
+bench_calls() {
+	local r i j nr=${#CALL_ROWS[@]} nc row cond
+
+	call_conds
+	nc=${#CONDS[@]}
+	for ((r = 0; r < RUNS; r++)); do
+		for ((i = 0; i < nr; i++)); do
+			row=${CALL_ROWS[(i + r) % nr]}
+			for ((j = 0; j < nc; j++)); do
+				cond=${CONDS[(j + i + r) % nc]}
+				log "per call: run $((r + 1))/$RUNS: $row: $cond"
+				call_once "$row" "$cond"
+				add "ns:$row:$cond" "$NS"
+				add "ns:$row:$cond:$r" "$NS"
+			done
+		done
+	done
+	((HAVE_BT)) || return 0
+	for row in "${CALL_ROWS[@]}"; do
+		for cond in fb hist; do
+			for ((r = 0; r < RUNS; r++)); do
+				add "ratio:$row:$cond" "$(calc 'v / f' v="${M[ns:$row:$cond:$r]# }" \
+					f="${M[ns:$row:floor:$r]# }")"
+			done
+		done
+	done
+}
+
+# Start-up and exit with every function of libc -----------------------------
+
+# The launch-to-start and exit times in COMMAND mode (any repetition).
+libc_command_once() {
+	local res=$WORK/libc.res mark=$WORK/libc.mark status
+
+	CMD=("$FLAMEBPF" -f 'libc:.' -o "$WORK/libc.out" -- "$MARKER")
+	run_job "$MARKER" run -o "$res" -- "${CMD[@]}" >"$mark" 2>"$WORK/libc.log" ||
+		die "bench_marker failed"
+	status=$(kv "$res" status)
+	[[ $status == 0 && -s $mark ]] || die_log "$WORK/libc.log" "'${CMD[*]}' failed (status $status)"
+	add libc:ready "$(calc 'm - l' m="$(cat "$mark")" l="$(kv "$res" launch)")"
+	add libc:exit "$(calc 'e - m' e="$(kv "$res" exit)" m="$(cat "$mark")")"
+	rm -f -- "$WORK/libc.out"
+}
+
+# Status 1 is fine when it only says that the sleeper made no calls: ok_status RES LOG
+ok_status() {
+	local status
+
+	status=$(kv "$1" status)
+	[[ $status == 0 ]] || { [[ $status == 1 ]] && grep -q '^flamebpf: no calls' "$2"; } ||
+		die_log "$2" "'${CMD[*]}' failed (status $status)"
+}
+
+# The wall time of -p SLEEPER -d SHORT in repetition R (-v: the summary has
+# everything): libc_short_once R
+libc_short_once() {
+	local res=$WORK/libc.res
+
+	CMD=("$FLAMEBPF" -v -f 'libc:.' -p "$SLEEPER" -d "$SHORT" -o "$WORK/libc.out")
+	run_job "$MARKER" run -o "$res" -- "${CMD[@]}" >/dev/null 2>"$WORK/libc.log" ||
+		die "bench_marker failed"
+	ok_status "$res" "$WORK/libc.log"
+	add libc:short "$(calc 'e - l' e="$(kv "$res" exit)" l="$(kv "$res" launch)")"
+	add "libc:short:$1" "${M[libc:short]##* }"
+	cp -- "$WORK/libc.log" "$WORK/libc.summary"
+	rm -f -- "$WORK/libc.out"
+}
+
+# The stop time of -p SLEEPER in repetition R, SIGINT to exit: libc_stop_once R
+libc_stop_once() {
+	local res=$WORK/libc.res
+
+	CMD=("$FLAMEBPF" -f 'libc:.' -p "$SLEEPER" -o "$WORK/libc.out")
+	run_job "$MARKER" run -o "$res" -i "$STOP_AFTER" -- "${CMD[@]}" >/dev/null \
+		2>"$WORK/libc.log" || die "bench_marker failed"
+	ok_status "$res" "$WORK/libc.log"
+	add libc:stop "$(calc 'e - i' e="$(kv "$res" exit)" i="$(kv "$res" sigint)")"
+	add "libc:stop:$1" "${M[libc:stop]##* }"
+	rm -f -- "$WORK/libc.out"
+}
+
+# What bpftrace says to every function of libc (one try).
+libc_bpftrace() {
+	local libc pid
+
+	BT_LIBC="—"
+	((HAVE_BT)) || return 0
+	libc=$(awk '$6 ~ /\/libc\.so/ { print $6; exit }' "/proc/$SLEEPER/maps")
+	start_job "$BPFTRACE" -e "uprobe:$libc:* {}" -p "$SLEEPER" >"$WORK/bt.log" 2>&1
+	pid=$!
+	# it refuses at once; should a newer one not, it gets 20 s to attach
+	for _ in {1..200}; do
+		kill -0 "$pid" 2>/dev/null || break
+		pause 0.1
+	done
+	end_job "$pid"
+	BT_LIBC=$(grep -m 1 -e "^ERROR: Can't" -e '^Attaching' "$WORK/bt.log" || true)
+	BT_LIBC=${BT_LIBC#ERROR: }
+	case $BT_LIBC in
+	Attaching*) BT_LIBC="attached: \`${BT_LIBC}\` (stopped; not timed)" ;;
+	'') BT_LIBC="failed: \`$(grep -m 1 -v RLIMIT "$WORK/bt.log" || true)\`" ;;
+	*) BT_LIBC="refuses: \`$BT_LIBC\`" ;;
+	esac
+}
+
+bench_libc() {
+	local r i n=3 steps=(libc_command_once libc_short_once libc_stop_once)
+
+	start_job sleep 3600
+	SLEEPER=$!
+	pause 0.2
+	log "every function of libc: warm-up (not measured)"
+	run_job "$FLAMEBPF" -f 'libc:.' -p "$SLEEPER" -d "$SHORT" -o "$WORK/libc.out" 2>/dev/null ||
+		true
+	for ((r = 0; r < RUNS; r++)); do
+		for ((i = 0; i < n; i++)); do
+			log "every function of libc: run $((r + 1))/$RUNS: ${steps[(i + r) % n]#libc_}"
+			"${steps[(i + r) % n]}" "$r"
+		done
+		add libc:start "$(calc "s - $SHORT - t" s="${M[libc:short:$r]# }" \
+			t="${M[libc:stop:$r]# }")"
+	done
+	log "every function of libc: bpftrace"
+	libc_bpftrace
+	end_job "$SLEEPER"
+}
+
+# Call rate in aggregated mode ---------------------------------------------
+
+# One run of rate condition COND ([u]NTHREADS:RATE).
+rate_once() {
+	local res=$WORK/rate.res log=$WORK/rate.log n=${1%%:*} lost seen made
+
+	n=${n#u}
+	CMD=("$BC" hammer "$n" "${1#*:}" "$RATE_SECS" "$res")
+	[[ $1 == u* ]] || CMD=("$FLAMEBPF" -f "$BC:^bench_hammer\$" -o "$WORK/rate.out" -- "${CMD[@]}")
+	rm -f -- "$res"
+	run_job "${CMD[@]}" >"$log" 2>&1 || die_log "$log" "'${CMD[*]}' failed"
+	[[ -s $res ]] || die_log "$log" "'${CMD[*]}' wrote no result"
+	add "rate:$1" "$(kv "$res" rate)"
+	[[ $1 != u* ]] || return 0
+	lost=$(sed -n 's/^flamebpf: lost: //p' "$log")
+	[[ -n $lost ]] || die_log "$log" "no 'lost:' line in flamebpf's summary"
+	[[ ${LOST[$1]:-} == *"[$lost]"* ]] || LOST[$1]+="[$lost]"
+	seen=$(sed -n 's/^flamebpf: \([0-9]*\) calls of .*/\1/p' "$log")
+	made=$(kv "$res" calls)
+	SHORTFALL[$1]=$((${SHORTFALL[$1]:-0} + made - ${seen:-0}))
+	rm -f -- "$WORK/rate.out"
+}
+
+bench_rate() {
+	local r i n=${#RATE_CONDS[@]} cond
+
+	for ((r = 0; r < RUNS; r++)); do
+		for ((i = 0; i < n; i++)); do
+			cond=${RATE_CONDS[(i + r) % n]}
+			log "call rate: run $((r + 1))/$RUNS: $cond"
+			rate_once "$cond"
+		done
+	done
+}
+
+# Sets BUSY to the percentage of the CPUs' time spent busy over one second
+# (from /proc/stat) and warns when something else keeps them busy.
+check_idle() {
+	local a b
+
+	a=$(head -n 1 /proc/stat)
+	pause 1
+	b=$(head -n 1 /proc/stat)
+	# user nice system idle iowait irq softirq steal (guest time is in user)
+	BUSY=$(awk -v a="$a" -v b="$b" 'BEGIN {
+		split(a, x); split(b, y)
+		for (i = 2; i <= 9; i++) {
+			d = y[i] - x[i]; t += d
+			if (i == 5 || i == 6) idle += d
+		}
+		printf "%.0f\n", t ? 100 * (1 - idle / t) : 0
+	}')
+	((BUSY <= 5)) ||
+		log "warning: the CPUs are ${BUSY}% busy without the benchmark: noisy results"
+}
+
+# One untimed run of every per-call condition (page cache, bpftrace's start).
+warm_up() {
+	local cond
+
+	log "warm-up (not measured)"
+	call_conds
+	for cond in "${CONDS[@]}"; do
+		call_once push "$cond"
+	done
+	SITE=()
+	WARNINGS=()
+}
+
+# Table cells -------------------------------------------------------------
+
+# "median (range min–max)" when there is more than one run: spread KEY FMT
+spread() {
+	local med lo hi
+
+	med=$(mstat median "$1")
+	if ((RUNS == 1)); then
+		"$2" "$med"
+		return
+	fi
+	lo=$(mstat min "$1")
+	hi=$(mstat max "$1")
+	printf '%s (%s–%s)' "$("$2" "$med")" "$("$2" "$lo")" "$("$2" "$hi")"
+}
+
+row() {
+	local out='|' cell
+
+	for cell in "$@"; do
+		out+=" $cell |"
+	done
+	printf '%s\n' "$out"
+}
+
+call_label() {
+	local i
+
+	call_site "$1"
+	i=$(insn "$BIN" "$FUNC")
+	# shellcheck disable=SC2016 # the backquotes are Markdown
+	printf '`%s`, %s %s: `%s` entry%s' "$FUNC" "$([[ $BIN == "$BCXX" ]] && echo C++ || echo C)" \
+		"$([[ $FUNC == bench_outer ]] && echo non-leaf || echo leaf)" "${i#*|}" "${SITE[$1]:-?}"
+}
+
+# The cell of ROW under COND: ns per call, and for fb and hist the ratio to the floor.
+call_cell() {
+	if [[ $2 == floor || $2 == hist ]] && ((!HAVE_BT)); then
+		printf '—'
+		return
+	fi
+	spread "ns:$1:$2" ns_fmt
+	if [[ $2 == fb || $2 == hist ]] && ((HAVE_BT)); then
+		printf '; %s' "$(ratio_fmt "$(mstat median "ratio:$1:$2")")"
+	fi
+}
+
+table_calls() {
+	local r
+
+	row "per-call cost, tight loop: ns per call; × the floor" "untraced" \
+		"floor: empty probes (bpftrace)" "flamebpf -f (aggregated)" "bpftrace hist()"
+	row "---" "---" "---" "---" "---"
+	for r in "${CALL_ROWS[@]}"; do
+		row "$(call_label "$r")" "$(call_cell "$r" none)" "$(call_cell "$r" floor)" \
+			"$(call_cell "$r" fb)" "$(call_cell "$r" hist)"
+	done
+}
+
+# Functions attached and left out, from flamebpf's summary (-v).
+libc_funcs() {
+	local s=$WORK/libc.summary attached uret ret stepped ifuncs left
+
+	attached=$(sed -n 's/^flamebpf: [0-9]* calls of \([0-9]*\) functions.*/\1/p' "$s")
+	uret=$(sed -n 's/^flamebpf: returns: \([0-9]*\) by uretprobe.*/\1/p' "$s")
+	ret=$(sed -n 's/^flamebpf: returns: .*, \([0-9]*\) by probes on ret .*/\1/p' "$s")
+	stepped=$(sed -n 's/^flamebpf: entries: \([0-9]*\) of .*/\1/p' "$s")
+	ifuncs=$(sed -n 's/^flamebpf: \([0-9]*\) IFUNC resolvers left out.*/\1/p' "$s")
+	left=$(sed -n 's/^flamebpf: \([0-9]*\) functions left out: \(.*\)/\1: \2/p' "$s" |
+		paste -sd ';' | sed 's/;/; /g')
+	printf '%s attached (returns: %s by uretprobe, %s by probes on ret instructions; ' \
+		"${attached:-?}" "${uret:-all}" "${ret:-0}"
+	printf '%s entries single-stepped); left out: %s%s IFUNC resolvers' "${stepped:-0}" \
+		"${left:+$left; }" "${ifuncs:-?}"
+}
+
+table_libc() {
+	row "every function of libc (\`-f 'libc:.'\`)" "flamebpf"
+	row "---" "---"
+	row "ready: launch to command start (\`-- bench_marker\`)" "$(spread libc:ready secs_fmt)"
+	row "exit: command end to flamebpf's exit" "$(spread libc:exit secs_fmt)"
+	row "\`-p PID -d $SHORT\` of a sleeping process: launch to exit" \
+		"$(spread libc:short secs_fmt)"
+	row "\`-p PID\`: SIGINT to exit" "$(spread libc:stop secs_fmt)"
+	row "\`-p PID\`: launch to tracing live (wall − $SHORT s − stop, paired runs)" \
+		"$(spread libc:start secs_fmt)"
+	row "functions (summary)" "$(libc_funcs)"
+	row "bpftrace 0.17, \`uprobe:LIBC:*\`" "$BT_LIBC"
+}
+
+rate_label() {
+	local n=${1%%:*} r=${1#*:} limit
+
+	limit="$(rate_fmt "$r") target"
+	[[ $r != 0 ]] || limit="no limit"
+	if [[ $n == u* ]]; then
+		printf 'untraced, %s threads, %s' "${n#u}" "$limit"
+	else
+		printf 'traced, %s threads, %s' "$n" "$limit"
+	fi
+}
+
+rate_lost() {
+	local l=${LOST[$1]#[}
+
+	l=${l%]}
+	printf '%s' "${l//][/ \/ }"
+}
+
+table_rate() {
+	local c best='' bestc='' lossy=''
+
+	row "call rate, aggregated mode (\`bench_hammer\`, push leaf)" "calls/s achieved" \
+		"calls not seen (all runs)" "lost: (summary)"
+	row "---" "---" "---" "---"
+	for c in "${RATE_CONDS[@]}"; do
+		if [[ $c == u* ]]; then
+			row "$(rate_label "$c")" "$(spread "rate:$c" rate_fmt)" "—" "—"
+			continue
+		fi
+		row "$(rate_label "$c")" "$(spread "rate:$c" rate_fmt)" "${SHORTFALL[$c]}" \
+			"$(rate_lost "$c")"
+		if [[ ${LOST[$c]} == "[nothing]" && ${SHORTFALL[$c]} == 0 ]]; then
+			if [[ -z $best ]] || (($(calc '(r > b)' r="$(mstat median "rate:$c")" b="$best"))); then
+				best=$(mstat median "rate:$c") bestc=$c
+			fi
+		else
+			lossy+="${lossy:+, }$(rate_label "$c")"
+		fi
+	done
+	printf '\nSustained without loss: %s' "${best:+$(rate_fmt "$best") ($(rate_label "$bestc"))}"
+	[[ -n $best ]] || printf 'none'
+	if [[ -n $lossy ]]; then
+		printf '. Loss seen at: %s.\n' "$lossy"
+	else
+		printf '; loss did not begin at any rate reached (both CPUs busy with the calls).\n'
+	fi
+}
+
+table_head() {
+	printf '## flamebpf uprobe mode vs bpftrace (%s)\n\n' "$(date '+%Y-%m-%d %H:%M')"
+	printf 'Linux %s, %s CPUs; %s; %s; medians of %s run(s)' "$(uname -r)" "$(nproc)" \
+		"$("$FLAMEBPF" --version)" \
+		"$( ((HAVE_BT)) && "$BPFTRACE" --version || echo "no bpftrace")" "$RUNS"
+	((RUNS == 1)) || printf ', (min–max) in brackets'
+	printf '.\nCPUs busy without the benchmark (other load): %s%% before, %s%% after.\n' \
+		"$BUSY_BEFORE" "$BUSY_AFTER"
+	[[ -z $BT_NOTE ]] || printf '%s\n' "$BT_NOTE"
+	printf '\n'
+}
+
+table() {
+	local w
+
+	table_head
+	table_calls
+	for w in "${WARNINGS[@]}"; do
+		printf '\nWarning: %s\n' "$w"
+	done
+	printf '\n'
+	table_libc
+	printf '\n'
+	table_rate
+	notes
+}
+
+notes() {
+	cat <<EOF
+
+Per call: tools/bench_calls.c calls one noinline function in a loop for
+${LOOP_SECS} s (untraced ${BASE_SECS} s) and prints the wall time per call; built with
+clang -O2 -fno-omit-frame-pointer as C, and as C++ with a try/catch (a
+.gcc_except_table: flamebpf then catches the returns of functions that call
+something with probes on their ret instructions). The row says what flamebpf's
+summary reported; the kernel emulates \`push\`, turns a 5-byte nop into a call
+(6.18+), and single-steps other instructions (\`lea\` here, \`ret\`) out of line.
+Floor: \`bpftrace -e 'uprobe:BIN:F {} R {}' -c LOOP\` with R the return probe
+flamebpf uses (\`uretprobe:BIN:F\`, or \`uprobe:BIN:bench_outer_ret\`,
+a symbol on the ret instruction); hist(): \`@s[tid] = nsecs\` at entry,
+\`@h = hist(nsecs - @s[tid]); delete(@s[tid])\` at R. flamebpf: \`flamebpf -f
+'BIN:^F\$' -o FILE -- LOOP\`. Ratios are paired with the same repetition's floor;
+rows and conditions rotate within repetitions. libc: \`flamebpf -f 'libc:.'\`;
+ready is launch to the first instruction of the command (it starts once every
+probe is attached), exit is the command's end to flamebpf's exit; \`-p\` runs
+trace a \`sleep\`; the stop run gets SIGINT after ${STOP_AFTER} s. Call rate:
+\`bench_calls hammer N RATE ${RATE_SECS} FILE\` (N threads calling \`bench_hammer\`,
+RATE calls per second in all) under \`flamebpf -f 'BIN:^bench_hammer\$' -- ...\`;
+"calls not seen" compares flamebpf's count with the threads' own.
+EOF
+}
+
+main() {
+	local started=$SECONDS
+
+	check_env
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+	mkdir -p -- "$OUT"
+	WORK=$(mktemp -d "$OUT/trace.XXXXXX")
+	BC=$WORK/bench_calls BCXX=$WORK/bench_calls_cxx MARKER=$WORK/bench_marker
+	build_helpers
+	check_bpftrace
+	# a copy, so that every measurement uses the same build even if make runs meanwhile
+	cp -- "$FLAMEBPF" "$WORK/flamebpf"
+	FLAMEBPF=$WORK/flamebpf
+	: >"$OUT/raw_trace.tsv"
+	check_idle
+	BUSY_BEFORE=$BUSY
+	warm_up
+	bench_calls
+	bench_libc
+	bench_rate
+	check_idle
+	BUSY_AFTER=$BUSY
+	table >"$WORK/results.md"
+	{
+		printf '\n'
+		cat -- "$WORK/results.md"
+	} >>"$OUT/results.md"
+	log "done in $((SECONDS - started)) s; table appended to build/bench/results.md"
+	cat -- "$WORK/results.md"
+}
+
+main "$@"
