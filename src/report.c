@@ -115,6 +115,9 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 	      " call paths in %.2f s",
 	      st->counter[TCNT_CALLS], at->attached, at->binaries, profile__nr_processes(p),
 	      st->paths, secs);
+	if (st->classic)
+		p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
+		      "(Linux 6.6+)");
 	if (at->by_ret_sites)
 		p_err("returns: %zu by uretprobe, %zu by probes on ret instructions (where "
 		      "exceptions may unwind; slower: single-stepped)",

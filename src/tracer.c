@@ -20,8 +20,12 @@ struct tracer {
 	struct tracer_opts opts;
 	struct trace_bpf *skel;
 	int ncpus;
-	int *links;
+	struct tlink {
+		int fd;		     /* a uprobe_multi link */
+		struct bpf_link *bl; /* or a classic uprobe's */
+	} * links;
 	size_t nlinks, links_cap;
+	bool multi; /* the kernel has uprobe_multi links */
 	struct bpf_link *exit_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
@@ -46,9 +50,14 @@ static int load(struct tracer *t)
 	skel->rodata->filter_pids = t->opts.filter_pids;
 	skel->rodata->want_calls = t->opts.want_calls;
 	skel->rodata->want_stacks = t->opts.want_stacks;
-	bpf_program__set_expected_attach_type(skel->progs.on_entry, UPROBE_MULTI_ATTACH_TYPE);
-	bpf_program__set_expected_attach_type(skel->progs.on_return, UPROBE_MULTI_ATTACH_TYPE);
-	bpf_program__set_expected_attach_type(skel->progs.on_ret_insn, UPROBE_MULTI_ATTACH_TYPE);
+	if (t->multi) {
+		bpf_program__set_expected_attach_type(skel->progs.on_entry,
+						      UPROBE_MULTI_ATTACH_TYPE);
+		bpf_program__set_expected_attach_type(skel->progs.on_return,
+						      UPROBE_MULTI_ATTACH_TYPE);
+		bpf_program__set_expected_attach_type(skel->progs.on_ret_insn,
+						      UPROBE_MULTI_ATTACH_TYPE);
+	}
 	bpf_map__set_max_entries(skel->maps.counts, 65536);
 	bpf_map__set_max_entries(skel->maps.sent, 65536);
 	bpf_map__set_max_entries(skel->maps.events, 4 << 20);
@@ -132,6 +141,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	t->opts = *o;
 	if (!t->opts.max_calls)
 		t->opts.max_calls = 1000000;
+	t->multi = uprobe_multi__supported();
 	t->procs = procs__new();
 	if (!t->procs) {
 		err = -ENOMEM;
@@ -173,35 +183,69 @@ int tracer__add_pid(struct tracer *t, pid_t pid)
 	return 0;
 }
 
-static int keep_link(struct tracer *t, int fd)
+static int keep_link(struct tracer *t, int fd, struct bpf_link *bl)
 {
 	if (t->nlinks == t->links_cap) {
 		size_t cap = t->links_cap ? t->links_cap * 2 : 16;
-		int *v = realloc(t->links, cap * sizeof(*v));
+		struct tlink *v = realloc(t->links, cap * sizeof(*v));
 
 		if (!v) {
-			close(fd);
+			if (fd >= 0)
+				close(fd);
+			bpf_link__destroy(bl);
 			return -ENOMEM;
 		}
 		t->links = v;
 		t->links_cap = cap;
 	}
-	t->links[t->nlinks++] = fd;
+	t->links[t->nlinks++] = (struct tlink){ fd, bl };
 	return 0;
+}
+
+/* Kernels before 6.6: one classic uprobe (perf_event uprobe PMU, no tracefs)
+ * per offset, for every process (a perf event on one pid would see one
+ * thread only; the BPF pid filter does the rest). Slow to attach and detach
+ * by the thousand, but it works. */
+static int attach_classic(struct tracer *t, struct bpf_program *prog, const char *path,
+			  const uint64_t *offsets, const uint64_t *ids, size_t n, bool ret,
+			  bool *bad)
+{
+	int first_err = 0, attached = 0, err;
+
+	for (size_t i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ids[i], .retprobe = ret);
+		struct bpf_link *bl =
+			bpf_program__attach_uprobe_opts(prog, -1, path, offsets[i], &uo);
+
+		if (!bl) {
+			bad[i] = true;
+			first_err = first_err ? first_err : -errno;
+			continue;
+		}
+		err = keep_link(t, -1, bl);
+		if (err)
+			return err;
+		attached++;
+	}
+	return attached ? 0 : first_err;
 }
 
 /* One link for the probes at offsets[i] with cookies ids[i], skipping those
  * the kernel refuses (flagged in bad[]). A set with nothing to attach is
  * not an error. */
-static int attach_set(struct tracer *t, int prog_fd, const char *path, const uint64_t *offsets,
-		      const uint64_t *ids, size_t n, bool ret, pid_t pid, bool *bad)
+static int attach_set(struct tracer *t, struct bpf_program *prog, const char *path,
+		      const uint64_t *offsets, const uint64_t *ids, size_t n, bool ret, pid_t pid,
+		      bool *bad)
 {
 	int fd;
 
 	if (!n)
 		return 0;
-	fd = uprobe_multi__attach_skipping(prog_fd, path, offsets, ids, n, ret, pid, bad);
-	return fd < 0 ? fd : keep_link(t, fd);
+	if (!t->multi)
+		return attach_classic(t, prog, path, offsets, ids, n, ret, bad);
+	fd = uprobe_multi__attach_skipping(bpf_program__fd(prog), path, offsets, ids, n, ret, pid,
+					   bad);
+	return fd < 0 ? fd : keep_link(t, fd, NULL);
 }
 
 static int attach_urets(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad)
@@ -220,8 +264,7 @@ static int attach_urets(struct tracer *t, const struct trace_target *tg, pid_t p
 		off[n] = tg->offsets[i];
 		ids[n++] = tg->ids[i];
 	}
-	err = attach_set(t, bpf_program__fd(t->skel->progs.on_return), tg->path, off, ids, n, true,
-			 pid, uret_bad);
+	err = attach_set(t, t->skel->progs.on_return, tg->path, off, ids, n, true, pid, uret_bad);
 	/* a function without its return probe must not be entered either */
 	for (size_t i = 0, j = 0; !err && i < tg->n; i++)
 		if (tg->uret[i] && !bad[i])
@@ -241,8 +284,8 @@ static int attach_sites(struct tracer *t, const struct trace_target *tg, pid_t p
 
 	if (!bad)
 		return -ENOMEM;
-	err = attach_set(t, bpf_program__fd(t->skel->progs.on_ret_insn), tg->path, tg->site_offsets,
-			 tg->site_ids, tg->nsites, false, pid, bad);
+	err = attach_set(t, t->skel->progs.on_ret_insn, tg->path, tg->site_offsets, tg->site_ids,
+			 tg->nsites, false, pid, bad);
 	*bad_sites = 0;
 	for (size_t i = 0; i < tg->nsites; i++)
 		*bad_sites += bad[i];
@@ -277,8 +320,7 @@ int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, b
 		off[n] = tg->offsets[i];
 		ids[n++] = tg->ids[i];
 	}
-	err = attach_set(t, bpf_program__fd(t->skel->progs.on_entry), tg->path, off, ids, n, false,
-			 pid, entry_bad);
+	err = attach_set(t, t->skel->progs.on_entry, tg->path, off, ids, n, false, pid, entry_bad);
 	for (size_t i = 0, j = 0; !err && i < tg->n; i++)
 		if (!bad[i])
 			bad[i] = entry_bad[j++];
@@ -313,8 +355,13 @@ uint64_t tracer__calls(struct tracer *t)
 void tracer__stop(struct tracer *t)
 {
 	/* newest first: entries go before the returns they need */
-	while (t->nlinks)
-		close(t->links[--t->nlinks]);
+	while (t->nlinks) {
+		struct tlink *l = &t->links[--t->nlinks];
+
+		if (l->fd >= 0)
+			close(l->fd);
+		bpf_link__destroy(l->bl);
+	}
 	bpf_link__destroy(t->exit_link);
 	t->exit_link = NULL;
 	if (t->rb)
@@ -488,6 +535,7 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	bpf_maps__sum_percpu(bpf_map__fd(t->skel->maps.counters), TCNT_NR, t->ncpus, st->counter);
 	st->paths = t->paths.n;
 	st->calls_over = t->records_over;
+	st->classic = !t->multi;
 	st->collisions = t->paths.collisions;
 	st->map_bytes = bpf_map__max_entries(t->skel->maps.events);
 }

@@ -46,6 +46,7 @@ struct tracer_stats {
 	uint64_t counter[TCNT_NR];
 	uint64_t paths;	     /* unique call paths received */
 	uint64_t calls_over; /* timeline records beyond max_calls, not kept */
+	bool classic;	     /* classic uprobes: the kernel has no uprobe_multi */
 	uint64_t collisions; /* path ids that hashed alike */
 	uint64_t map_bytes;
 };

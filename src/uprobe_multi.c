@@ -7,6 +7,8 @@
 
 #include <linux/bpf.h>
 
+#include <bpf/btf.h>
+
 #include "uprobe_multi.h"
 
 #define UPROBE_MULTI_RETURN 1 /* BPF_F_UPROBE_MULTI_RETURN */
@@ -27,6 +29,33 @@ struct link_create_uprobe_multi {
 	__u32 pid;
 	__u32 pad;
 };
+
+static bool enum_has(const struct btf *btf, const char *type, const char *value)
+{
+	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), value))
+			return true;
+	return false;
+}
+
+bool uprobe_multi__supported(void)
+{
+	const char *force = getenv("FLAMEBPF_CLASSIC_UPROBES");
+	struct btf *btf;
+	bool yes;
+
+	if (force && !strcmp(force, "1"))
+		return false;
+	btf = btf__load_vmlinux_btf();
+	if (!btf)
+		return true; /* cannot tell: try, and report what the kernel says */
+	yes = enum_has(btf, "bpf_attach_type", "BPF_TRACE_UPROBE_MULTI");
+	btf__free(btf);
+	return yes;
+}
 
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, size_t n, bool ret, pid_t pid)

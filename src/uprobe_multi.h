@@ -10,6 +10,11 @@
 
 #define UPROBE_MULTI_ATTACH_TYPE 48 /* BPF_TRACE_UPROBE_MULTI */
 
+/* Whether the running kernel has uprobe_multi links: its BTF names the
+ * attach type. FLAMEBPF_CLASSIC_UPROBES=1 in the environment says no (to
+ * test the fallback on a new kernel). */
+bool uprobe_multi__supported(void);
+
 /* Attaches prog_fd at the file offsets of path, each with its cookie, on
  * entry or (ret) on return; pid > 0 limits the probes to that process.
  * Returns the link fd, or -errno (-EOPNOTSUPP: the kernel has no
