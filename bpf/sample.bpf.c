@@ -6,7 +6,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "stack.bpf.h"
 #include "sample.h"
 
 #define EEXIST 17
@@ -73,43 +72,7 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
-/* Returns the stack's id, STACK_ID_NONE when empty, STACK_ID_LOST when it
- * could not be sent. A new stack goes to user space through the ring buffer
- * (no wakeup: user space drains it on its own clock). */
-static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 err_counter)
-{
-	__u32 zero = 0, nr;
-	struct sample_stack_event *st = bpf_map_lookup_elem(&scratch, &zero);
-	__u8 one = 1;
-	long n;
-	__u64 id;
-
-	if (!st)
-		return STACK_ID_LOST;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
-	if (n < 0) {
-		count(err_counter);
-		return STACK_ID_LOST;
-	}
-	nr = n / sizeof(__u64);
-	if (nr > SAMPLE_MAX_DEPTH)
-		nr = SAMPLE_MAX_DEPTH;
-	if (!nr)
-		return STACK_ID_NONE;
-	st->nr = nr;
-	id = hash_ips(st);
-	if (bpf_map_lookup_elem(&sent, &id))
-		return id;
-	st->type = EV_STACK;
-	st->id = id;
-	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
-			       BPF_RB_NO_WAKEUP)) {
-		count(CNT_STACKS_DROPPED);
-		return STACK_ID_LOST;
-	}
-	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
-	return id;
-}
+#include "stack.bpf.h"
 
 static __always_inline void note_process(__u32 pid)
 {
@@ -156,9 +119,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	if (want_user && key.pid)
-		key.ustack = take_stack(ctx, BPF_F_USER_STACK, CNT_USTACK_ERR);
+		key.ustack = take_stack(ctx, BPF_F_USER_STACK, EV_STACK, CNT_USTACK_ERR,
+					CNT_STACKS_DROPPED);
 	if (want_kernel)
-		key.kstack = take_stack(ctx, 0, CNT_KSTACK_ERR);
+		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
 	if (key.pid)

@@ -9,7 +9,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include <bpf/bpf_tracing.h>
-#include "stack.bpf.h"
 #include "trace.h"
 
 #define EEXIST 17
@@ -106,6 +105,8 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
+#include "stack.bpf.h"
+
 static __always_inline __u64 path_id(__u64 parent, __u32 func)
 {
 	__u64 h = (parent ^ (func + 0x9e3779b97f4a7c15ULL)) * 0xff51afd7ed558ccdULL;
@@ -156,42 +157,6 @@ static __always_inline bool send_root(__u64 path, __u64 ustack)
 		return true;
 	count(TCNT_PATHS_DROPPED);
 	return false;
-}
-
-/* The user stack at an outermost traced call, sent once by content hash. */
-static __always_inline __u64 take_ustack(void *ctx)
-{
-	__u32 zero = 0, nr;
-	struct sample_stack_event *st = bpf_map_lookup_elem(&scratch, &zero);
-	__u8 one = 1;
-	long n;
-	__u64 id;
-
-	if (!st)
-		return STACK_ID_LOST;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), BPF_F_USER_STACK);
-	if (n < 0) {
-		count(TCNT_USTACK_ERR);
-		return STACK_ID_LOST;
-	}
-	nr = n / sizeof(__u64);
-	if (nr > SAMPLE_MAX_DEPTH)
-		nr = SAMPLE_MAX_DEPTH;
-	if (!nr)
-		return STACK_ID_NONE;
-	st->nr = nr;
-	id = hash_ips(st);
-	if (bpf_map_lookup_elem(&sent, &id))
-		return id;
-	st->type = EV_USTACK;
-	st->id = id;
-	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
-			       BPF_RB_NO_WAKEUP)) {
-		count(TCNT_PATHS_DROPPED);
-		return STACK_ID_LOST;
-	}
-	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
-	return id;
 }
 
 /* Sends the path ending at frame d (functions leaf first) unless sent. */
@@ -394,7 +359,10 @@ int on_entry(struct pt_regs *ctx)
 	if (want_stacks && !d)
 		note_process(id >> 32);
 	/* under --full-stack a path also grows from its user stack */
-	FR(sh, d).ustack = d ? FR(sh, d - 1).ustack : want_stacks ? take_ustack(ctx) : 0;
+	FR(sh, d).ustack = d		 ? FR(sh, d - 1).ustack
+			   : want_stacks ? take_stack(ctx, BPF_F_USER_STACK, EV_USTACK,
+						      TCNT_USTACK_ERR, TCNT_PATHS_DROPPED)
+					 : 0;
 	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : FR(sh, d).ustack, func);
 	FR(sh, d).args[0] = PT_REGS_PARM1(ctx);
 	FR(sh, d).args[1] = PT_REGS_PARM2(ctx);
