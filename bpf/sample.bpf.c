@@ -80,6 +80,9 @@ static __always_inline void note_process(__u32 pid)
 	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
 	long err;
 
+	/* the common case, without the bucket lock an update takes */
+	if (bpf_map_lookup_elem(&seen, &pid))
+		return;
 	err = bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST);
 	if (err == -EEXIST)
 		return;

@@ -143,7 +143,8 @@ static __always_inline void note_process(__u32 pid)
 	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
 	__u8 one = 1;
 
-	if (bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
+	if (bpf_map_lookup_elem(&seen, &pid) ||
+	    bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
 		return;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(TCNT_PATHS_DROPPED);
