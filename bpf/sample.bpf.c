@@ -11,7 +11,6 @@
 #define EEXIST 17
 
 const volatile bool filter_pids = false;
-const volatile bool follow_children = false;
 const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 
@@ -72,6 +71,7 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
+#include "pids.bpf.h"
 #include "stack.bpf.h"
 
 static __always_inline void note_process(__u32 pid)
@@ -150,11 +150,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ppid = BPF_CORE_READ(parent, tgid), cpid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
-
-	if (ppid != cpid && bpf_map_lookup_elem(&pids, &ppid) &&
-	    bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY))
+	if (!follow_fork(parent, child))
 		count(CNT_PIDS_FULL);
 	return 0;
 }

@@ -105,6 +105,7 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
+#include "pids.bpf.h"
 #include "stack.bpf.h"
 
 static __always_inline __u64 path_id(__u64 parent, __u32 func)
@@ -143,8 +144,7 @@ static __always_inline void note_process(__u32 pid)
 	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
 	__u8 one = 1;
 
-	if (bpf_map_lookup_elem(&seen, &pid) ||
-	    bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
+	if (bpf_map_lookup_elem(&seen, &pid) || bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
 		return;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
 		count(TCNT_PATHS_DROPPED);
@@ -406,6 +406,15 @@ SEC("kprobe")
 int on_ret_insn(struct pt_regs *ctx)
 {
 	return leave(PT_REGS_SP(ctx), bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+}
+
+/* Children of a traced process are traced too (COMMAND mode). */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
+{
+	if (!follow_fork(parent, child))
+		count(TCNT_PIDS_FULL);
+	return 0;
 }
 
 /* A thread that exits inside traced calls: they end here, without a return. */

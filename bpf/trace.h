@@ -17,6 +17,7 @@ enum trace_counter {
 	TCNT_PATHS_DROPPED,   /* a new call path found the ring buffer full */
 	TCNT_SPILLED,	      /* counts map full: the call went through the ring buffer */
 	TCNT_DROPPED,	      /* counts map and ring buffer full: call lost */
+	TCNT_PIDS_FULL,	      /* a child of a traced process did not fit in the pid filter */
 	TCNT_USTACK_ERR,      /* the user stack under a call could not be read */
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_NR,

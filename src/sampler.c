@@ -56,7 +56,6 @@ static int load(struct sampler *s)
 	if (!skel)
 		return -errno;
 	skel->rodata->filter_pids = s->opts.filter_pids;
-	skel->rodata->follow_children = s->opts.follow_children;
 	skel->rodata->want_user = s->opts.user;
 	skel->rodata->want_kernel = s->opts.kernel;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);

@@ -26,6 +26,7 @@ struct trace_source {
 	struct funcs funcs;
 	struct trace_func *names; /* by function id (index in funcs) */
 	struct trace_attach_stats at;
+	struct target_binary exe; /* the target's program (dev, ino only) */
 };
 
 /* The binaries a -f without BINARY searches: the target's. */
@@ -152,14 +153,20 @@ out_free:
 	return err == -ENOEXEC ? -EINVAL : err;
 }
 
+/* Selects the functions of the specs; *exe (if not NULL) gets the target's
+ * main executable, the first of its binaries. */
 static int select_funcs(const struct options *o, const char *const *specs, size_t n,
-			struct funcs *list)
+			struct funcs *list, struct target_binary *exe)
 {
 	struct binaries target = {};
 	int err = target_binaries(o, &target);
 
 	for (size_t i = 0; i < n && !err; i++)
 		err = match_one(list, specs[i], &target);
+	if (!err && exe && target.n) {
+		exe->dev = target.v[0].dev;
+		exe->ino = target.v[0].ino;
+	}
 	binaries__free(&target);
 	return err;
 }
@@ -222,7 +229,7 @@ static int list_probeable(struct funcs *list)
 int source_trace__list(const struct options *o)
 {
 	struct funcs list = {};
-	int err = select_funcs(o, &o->list, 1, &list);
+	int err = select_funcs(o, &o->list, 1, &list, NULL);
 
 	if (!err)
 		err = list_probeable(&list);
@@ -387,15 +394,23 @@ static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, 
 	return err;
 }
 
-/* The single process the links can be limited to, or 0. */
-static pid_t link_pid(const struct options *o, pid_t cmd_pid)
+/* The single process the links of binary bin can be limited to, or 0. A
+ * COMMAND's own program is probed in every process that runs it, so that
+ * the children it forks are traced too (the BPF pid filter follows them);
+ * its shared libraries only in the command process, so that the rest of
+ * the system does not trap in them. */
+static pid_t link_pid(const struct trace_source *ts, size_t bin, pid_t cmd_pid)
 {
-	if (o->npids == 1)
-		return o->pids[0];
-	return o->command ? cmd_pid : 0;
+	const struct target_binary *b = &ts->funcs.bins.v[bin];
+
+	if (ts->o->npids == 1)
+		return ts->o->pids[0];
+	if (!ts->o->command)
+		return 0;
+	return b->dev == ts->exe.dev && b->ino == ts->exe.ino ? 0 : cmd_pid;
 }
 
-static int attach_all(struct trace_source *ts, pid_t pid)
+static int attach_all(struct trace_source *ts, pid_t cmd_pid)
 {
 	struct disasm *d;
 	size_t first = 0;
@@ -410,7 +425,7 @@ static int attach_all(struct trace_source *ts, pid_t pid)
 
 		while (last < ts->funcs.n && ts->funcs.v[last].bin == bin)
 			last++;
-		err = attach_binary(ts, d, bin, first, last, pid);
+		err = attach_binary(ts, d, bin, first, last, link_pid(ts, bin, cmd_pid));
 		first = last;
 	}
 	disasm__free(d);
@@ -503,6 +518,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
 	struct tracer_opts to = {
 		.filter_pids = ts->o->npids || ts->o->command,
+		.follow_children = ts->o->command != NULL,
 		.want_calls = ts->o->flamechart,
 		.want_stacks = ts->o->full_stack,
 		.duration = ts->o->duration,
@@ -520,7 +536,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 		      source__bpf_hint(err, ts->verbosity));
 		return err == -EINVAL ? -EIO : err;
 	}
-	err = attach_all(ts, link_pid(ts->o, cmd_pid));
+	err = attach_all(ts, cmd_pid);
 	return err == -EINVAL ? -EIO : err;
 }
 
@@ -533,7 +549,7 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 		return -ENOMEM;
 	ts->o = o;
 	ts->verbosity = verbosity;
-	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs);
+	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe);
 	if (!err)
 		err = make_names(ts);
 	if (!err)

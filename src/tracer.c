@@ -26,7 +26,7 @@ struct tracer {
 	} * links;
 	size_t nlinks, links_cap;
 	bool multi; /* the kernel has uprobe_multi links */
-	struct bpf_link *exit_link;
+	struct bpf_link *exit_link, *fork_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
 	struct stack_table ustacks;	  /* --full-stack: user stacks, leaf first */
@@ -49,6 +49,7 @@ static int load(struct tracer *t)
 		return -errno;
 	skel->rodata->filter_pids = t->opts.filter_pids;
 	skel->rodata->want_calls = t->opts.want_calls;
+	bpf_program__set_autoload(skel->progs.on_fork, t->opts.follow_children);
 	skel->rodata->want_stacks = t->opts.want_stacks;
 	if (t->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.on_entry,
@@ -158,6 +159,11 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	/* calls a thread is in when it exits end there: counted, not dropped */
 	t->exit_link = bpf_program__attach(t->skel->progs.on_exit);
 	if (!t->exit_link) {
+		err = -errno;
+		goto err_free;
+	}
+	if (t->opts.follow_children &&
+	    !(t->fork_link = bpf_program__attach(t->skel->progs.on_fork))) {
 		err = -errno;
 		goto err_free;
 	}
@@ -363,7 +369,8 @@ void tracer__stop(struct tracer *t)
 		bpf_link__destroy(l->bl);
 	}
 	bpf_link__destroy(t->exit_link);
-	t->exit_link = NULL;
+	bpf_link__destroy(t->fork_link);
+	t->exit_link = t->fork_link = NULL;
 	if (t->rb)
 		ring_buffer__consume(t->rb);
 }

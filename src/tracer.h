@@ -36,10 +36,11 @@ struct trace_target {
 
 struct tracer_opts {
 	bool filter_pids;
-	bool want_calls;  /* keep each call for timelines (profile events) */
-	bool want_stacks; /* --full-stack: calls under their real user stack */
-	size_t max_calls; /* at most this many (0: a default) */
-	double duration;  /* expected seconds (0: unknown), for sizing maps */
+	bool follow_children; /* add the children of filtered processes (COMMAND) */
+	bool want_calls;      /* keep each call for timelines (profile events) */
+	bool want_stacks;     /* --full-stack: calls under their real user stack */
+	size_t max_calls;     /* at most this many (0: a default) */
+	double duration;      /* expected seconds (0: unknown), for sizing maps */
 };
 
 struct tracer_stats {
