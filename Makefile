@@ -46,6 +46,7 @@ ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
+UNIT_HELPERS := $(filter-out $(UNIT_SRCS),$(wildcard tests/unit/*.c))
 INTEG_SRCS := $(wildcard tests/integ/test_*.c)
 INTEG_BINS := $(patsubst tests/integ/%.c,$(BUILD)/tests/integ/%,$(INTEG_SRCS))
 INTEG_HELPERS := $(filter-out $(INTEG_SRCS),$(wildcard tests/integ/*.c))
@@ -109,11 +110,11 @@ $(BUILD)/asan/flamebpf: $(ASAN_OBJS)
 asan: $(BUILD)/asan/flamebpf
 
 # Unit tests link the library objects with the ASan+UBSan build.
-$(BUILD)/tests/unit/%: tests/unit/%.c $(ASAN_LIB_OBJS) | $(DEPS_STAMP)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ASAN_LIB_OBJS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -Itests -DFIXTURE_DIR='"$(abspath $(BUILD))/tests/fixtures"' \
-		$< $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -lcmocka -ldl -o $@
+		$< $(UNIT_HELPERS) $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -lcmocka -ldl -o $@
 
 # Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
 $(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c
@@ -142,7 +143,7 @@ $(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
 $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) $< -o $@
+	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) -MMD -MP $< -o $@
 
 $(BUILD)/workloads/%: tests/workloads/%.cpp | $(DEPS_STAMP)
 	$(call msg,CXX-WORK,$@)

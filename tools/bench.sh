@@ -13,9 +13,10 @@ set -euo pipefail
 # together with whatever it started (bench_marker's profiler, find, gcc).
 set -m
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$ROOT/build/bench
-FLAMEBPF=${FLAMEBPF:-$ROOT/build/flamebpf}
+# ROOT, OUT, FLAMEBPF, and the functions shared with bench_trace.sh
+# shellcheck source=SCRIPTDIR/bench_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+RAW=$OUT/raw.tsv
 PERF=${PERF:-perf}
 SPIN=$OUT/bench_spin
 MARKER=$OUT/bench_marker
@@ -30,109 +31,10 @@ TAIL=0.5  # seconds it keeps sampling after the spin workload ended
 FREQS=(99 4999)
 OVH_CONDS=(none fb@99 perfg@99 perf@99 fb@4999 perfg@4999 perf@4999)
 
-declare -A BG=()  # pids of running background jobs (= their process groups)
-declare -A M=()   # measurements: M[key] is a space-separated list of values
-WORK=
-
-log() { printf 'bench: %s\n' "$*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-
-# die with the tail of a log file: die_log FILE MESSAGE
-die_log() {
-	sed -e 's/^/  | /' -- "$1" | tail -n 20 >&2 || true
-	die "$2"
-}
-
-cleanup() {
-	local pid
-
-	trap - INT TERM HUP
-	for pid in "${!BG[@]}"; do
-		kill -TERM -- "-$pid" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	[[ -z $WORK ]] || rm -rf -- "$WORK"
-}
-
-# Starts "$@" in the background as a job of its own; its pid is in $!.
-start_job() {
-	"$@" </dev/null &
-	BG[$!]=1
-}
-
-# Waits for job PID; returns its status.
-wait_job() {
-	local status=0
-
-	wait "$1" || status=$?
-	unset "BG[$1]"
-	return "$status"
-}
-
-# Ends job PID (and its process group) and waits for it, quietly: the shell
-# reports jobs killed by a signal, and this one is killed on purpose.
-end_job() {
-	{
-		kill -TERM -- "-$1"
-		wait_job "$1"
-	} 2>/dev/null || true
-}
-
-# Runs "$@" as a job and waits for it, so a signal reaches our trap at once.
-run_job() {
-	start_job "$@"
-	wait_job "$!"
-}
-
-pause() { run_job sleep "$1"; }
-
-# Records a measurement: add KEY VALUE (also appended to raw.tsv).
-add() {
-	M[$1]="${M[$1]:-} $2"
-	printf '%s\t%s\n' "$1" "$2" >>"$OUT/raw.tsv"
-}
-
-# Median, minimum or maximum of the values of KEY: mstat median|min|max KEY
-mstat() {
-	# shellcheck disable=SC2086 # the value list is split on purpose
-	printf '%s\n' ${M[$2]:-} | sort -g | awk -v what="$1" '
-		{ v[NR] = $1 }
-		END {
-			if (!NR) exit 1
-			if (what == "min") r = v[1]
-			else if (what == "max") r = v[NR]
-			else if (NR % 2) r = v[(NR + 1) / 2]
-			else r = (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.10g\n", r
-		}'
-}
-
-# calc EXPR [VAR=VALUE...]: floating-point arithmetic through awk.
-calc() {
-	local expr=$1 a args=()
-
-	shift
-	for a in "$@"; do
-		args+=(-v "$a")
-	done
-	awk "${args[@]}" "BEGIN { printf \"%.10g\\n\", $expr }" </dev/null
-}
-
-# The value of KEY in a key/value file written by bench_marker run.
-kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-
-secs_fmt() {
-	awk -v s="$1" 'BEGIN { if (s < 1) printf "%.1f ms", s * 1000; else printf "%.2f s", s }'
-}
 mib_fmt() { awk -v k="$1" 'BEGIN { printf "%.1f MiB", k / 1024 }'; }
 
 check_env() {
-	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$RUNS'"
-	[[ $(id -u) == 0 ]] || die "needs root (BPF programs and system-wide perf events)"
-	[[ -x $FLAMEBPF ]] || die "cannot run '$FLAMEBPF': build it first (make)"
+	check_basics "BPF programs and system-wide perf events"
 	command -v "$PERF" >/dev/null ||
 		die "cannot find '$PERF' (tools/deps.sh --bench installs it)"
 	command -v gcc >/dev/null || die "cannot find gcc"
@@ -331,27 +233,6 @@ bench_losses() {
 	[[ -n $LOSS_SUMMARY && -n $LOSS_LINE ]] || die_log "$err" "cannot parse flamebpf's summary"
 }
 
-# Sets BUSY to the percentage of the CPUs' time spent busy over one second
-# (from /proc/stat) and warns when something else keeps them busy.
-check_idle() {
-	local a b
-
-	a=$(head -n 1 /proc/stat)
-	pause 1
-	b=$(head -n 1 /proc/stat)
-	# user nice system idle iowait irq softirq steal (guest time is in user)
-	BUSY=$(awk -v a="$a" -v b="$b" 'BEGIN {
-		split(a, x); split(b, y)
-		for (i = 2; i <= 9; i++) {
-			d = y[i] - x[i]; t += d
-			if (i == 5 || i == 6) idle += d
-		}
-		printf "%.0f\n", t ? 100 * (1 - idle / t) : 0
-	}')
-	((BUSY <= 5)) ||
-		log "warning: the CPUs are ${BUSY}% busy without the benchmark: noisy results"
-}
-
 # Sets IRQ_TIME to a warning when the kernel keeps interrupt time apart from
 # the interrupted thread's CPU time, which hides the sampling cost from the spin.
 check_irq_time() {
@@ -373,20 +254,6 @@ warm_up() {
 
 # Table cells -------------------------------------------------------------
 
-# "median (range min–max)" when there is more than one run: spread KEY FMT
-spread() {
-	local med lo hi
-
-	med=$(mstat median "$1")
-	if ((RUNS == 1)); then
-		"$2" "$med"
-		return
-	fi
-	lo=$(mstat min "$1")
-	hi=$(mstat max "$1")
-	printf '%s (%s–%s)' "$("$2" "$med")" "$("$2" "$lo")" "$("$2" "$hi")"
-}
-
 pct_fmt() { awk -v p="$1" 'BEGIN { p = sprintf("%.1f", p); printf "%s%%", p + 0 == 0 ? "0.0" : p }'; }
 mtput_fmt() { awk -v v="$1" 'BEGIN { printf "%.1f M", v / 1e6 }'; }
 
@@ -402,15 +269,8 @@ text_cell() {
 
 ovh_secs() { calc 's + t + a' s="$SETTLE" t="$SPIN_SECS" a="$TAIL"; }
 
-row() { printf '| %s | %s | %s | %s |\n' "$@"; }
-
 table_head() {
-	printf '## flamebpf vs perf record (%s)\n\n' "$(date '+%Y-%m-%d %H:%M')"
-	printf 'Linux %s, %s CPUs; %s; %s; medians of %s run(s)' "$(uname -r)" "$(nproc)" \
-		"$("$FLAMEBPF" --version)" "$("$PERF" --version)" "$RUNS"
-	((RUNS == 1)) || printf ', (min–max) in brackets'
-	printf '.\nCPUs busy without the benchmark (other load): %s%% before, %s%% after.\n' \
-		"$BUSY_BEFORE" "$BUSY_AFTER"
+	table_intro "flamebpf vs perf record" "$("$PERF" --version)"
 	printf 'Spin workload alone: %s iterations per CPU-second (2 threads, %s s);\n' \
 		"$(mtput_fmt "$(mstat median tput:none)")" "$SPIN_SECS"
 	printf 'overhead cells give that throughput under the profiler after the ";".\n'
@@ -476,16 +336,11 @@ main() {
 	local started=$SECONDS
 
 	check_env
-	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-	trap 'exit 129' HUP
+	set_traps
 	build_helpers
 	WORK=$(mktemp -d "$OUT/tmp.XXXXXX")
-	# a copy, so that every measurement uses the same build even if make runs meanwhile
-	cp -- "$FLAMEBPF" "$WORK/flamebpf"
-	FLAMEBPF=$WORK/flamebpf
-	: >"$OUT/raw.tsv"
+	freeze_flamebpf
+	: >"$RAW"
 	check_irq_time
 	check_idle
 	BUSY_BEFORE=$BUSY

@@ -15,9 +15,10 @@ set -euo pipefail
 # together with whatever it started.
 set -m
 
-ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-OUT=$ROOT/build/bench
-FLAMEBPF=${FLAMEBPF:-$ROOT/build/flamebpf}
+# ROOT, OUT, FLAMEBPF, and the functions shared with bench.sh
+# shellcheck source=SCRIPTDIR/bench_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+RAW=$OUT/raw_trace.tsv
 BPFTRACE=${BPFTRACE:-bpftrace}
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
@@ -32,108 +33,13 @@ CALL_CONDS=(none floor fb hist)
 # NTHREADS:RATE (calls per second in all; 0: no limit); u: untraced
 RATE_CONDS=(u2:0 2:500000 2:1000000 2:2000000 2:0 8:0)
 
-declare -A BG=()        # pids of running background jobs (= their process groups)
-declare -A M=()         # measurements: M[key] is a space-separated list of values
 declare -A SITE=()      # per-call rows: what flamebpf said about the probe sites
 declare -A LOST=()      # rate conditions: the distinct "lost:" lines, each in []
 declare -A SHORTFALL=() # rate conditions: calls made but not seen, summed
-WORK=
 HAVE_BT=0
 BT_NOTE=
 WARNINGS=()
 
-log() { printf 'bench: %s\n' "$*" >&2; }
-die() {
-	log "$*"
-	exit 1
-}
-
-# die with the tail of a log file: die_log FILE MESSAGE
-die_log() {
-	sed -e 's/^/  | /' -- "$1" | tail -n 20 >&2 || true
-	die "$2"
-}
-
-cleanup() {
-	local pid
-
-	trap - INT TERM HUP
-	for pid in "${!BG[@]}"; do
-		kill -TERM -- "-$pid" 2>/dev/null || true
-	done
-	wait 2>/dev/null || true
-	[[ -z $WORK ]] || rm -rf -- "$WORK"
-}
-
-# Starts "$@" in the background as a job of its own; its pid is in $!.
-start_job() {
-	"$@" </dev/null &
-	BG[$!]=1
-}
-
-# Waits for job PID; returns its status.
-wait_job() {
-	local status=0
-
-	wait "$1" || status=$?
-	unset "BG[$1]"
-	return "$status"
-}
-
-# Ends job PID (and its process group) and waits for it, quietly.
-end_job() {
-	{
-		kill -TERM -- "-$1"
-		wait_job "$1"
-	} 2>/dev/null || true
-}
-
-# Runs "$@" as a job and waits for it, so a signal reaches our trap at once.
-run_job() {
-	start_job "$@"
-	wait_job "$!"
-}
-
-pause() { run_job sleep "$1"; }
-
-# Records a measurement: add KEY VALUE (also appended to raw_trace.tsv).
-add() {
-	M[$1]="${M[$1]:-} $2"
-	printf '%s\t%s\n' "$1" "$2" >>"$OUT/raw_trace.tsv"
-}
-
-# Median, minimum or maximum of the values of KEY: mstat median|min|max KEY
-mstat() {
-	# shellcheck disable=SC2086 # the value list is split on purpose
-	printf '%s\n' ${M[$2]:-} | sort -g | awk -v what="$1" '
-		{ v[NR] = $1 }
-		END {
-			if (!NR) exit 1
-			if (what == "min") r = v[1]
-			else if (what == "max") r = v[NR]
-			else if (NR % 2) r = v[(NR + 1) / 2]
-			else r = (v[NR / 2] + v[NR / 2 + 1]) / 2
-			printf "%.10g\n", r
-		}'
-}
-
-# calc EXPR [VAR=VALUE...]: floating-point arithmetic through awk.
-calc() {
-	local expr=$1 a args=()
-
-	shift
-	for a in "$@"; do
-		args+=(-v "$a")
-	done
-	awk "${args[@]}" "BEGIN { printf \"%.10g\\n\", $expr }" </dev/null
-}
-
-# The value of KEY in a key/value file: kv FILE KEY
-kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
-
-secs_fmt() {
-	awk -v s="$1" 'BEGIN { if (s < 1) printf "%.1f ms", s * 1000; else printf "%.2f s", s }'
-}
 ns_fmt() {
 	awk -v v="$1" 'BEGIN {
 		if (v < 10) printf "%.2f ns", v; else if (v < 100) printf "%.1f ns", v
@@ -147,9 +53,7 @@ ratio_fmt() { awk -v v="$1" 'BEGIN { printf "%.2f×", v }'; }
 check_env() {
 	local tool
 
-	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$RUNS'"
-	[[ $(id -u) == 0 ]] || die "needs root (uprobes and BPF programs)"
-	[[ -x $FLAMEBPF ]] || die "cannot run '$FLAMEBPF': build it first (make)"
+	check_basics "uprobes and BPF programs"
 	for tool in clang clang++ objdump gcc; do
 		command -v "$tool" >/dev/null || die "cannot find '$tool' (tools/deps.sh --all installs it)"
 	done
@@ -468,27 +372,6 @@ bench_rate() {
 	done
 }
 
-# Sets BUSY to the percentage of the CPUs' time spent busy over one second
-# (from /proc/stat) and warns when something else keeps them busy.
-check_idle() {
-	local a b
-
-	a=$(head -n 1 /proc/stat)
-	pause 1
-	b=$(head -n 1 /proc/stat)
-	# user nice system idle iowait irq softirq steal (guest time is in user)
-	BUSY=$(awk -v a="$a" -v b="$b" 'BEGIN {
-		split(a, x); split(b, y)
-		for (i = 2; i <= 9; i++) {
-			d = y[i] - x[i]; t += d
-			if (i == 5 || i == 6) idle += d
-		}
-		printf "%.0f\n", t ? 100 * (1 - idle / t) : 0
-	}')
-	((BUSY <= 5)) ||
-		log "warning: the CPUs are ${BUSY}% busy without the benchmark: noisy results"
-}
-
 # One untimed run of every per-call condition (page cache, bpftrace's start).
 warm_up() {
 	local cond
@@ -503,29 +386,6 @@ warm_up() {
 }
 
 # Table cells -------------------------------------------------------------
-
-# "median (range min–max)" when there is more than one run: spread KEY FMT
-spread() {
-	local med lo hi
-
-	med=$(mstat median "$1")
-	if ((RUNS == 1)); then
-		"$2" "$med"
-		return
-	fi
-	lo=$(mstat min "$1")
-	hi=$(mstat max "$1")
-	printf '%s (%s–%s)' "$("$2" "$med")" "$("$2" "$lo")" "$("$2" "$hi")"
-}
-
-row() {
-	local out='|' cell
-
-	for cell in "$@"; do
-		out+=" $cell |"
-	done
-	printf '%s\n' "$out"
-}
 
 call_label() {
 	local i
@@ -642,13 +502,8 @@ table_rate() {
 }
 
 table_head() {
-	printf '## flamebpf uprobe mode vs bpftrace (%s)\n\n' "$(date '+%Y-%m-%d %H:%M')"
-	printf 'Linux %s, %s CPUs; %s; %s; medians of %s run(s)' "$(uname -r)" "$(nproc)" \
-		"$("$FLAMEBPF" --version)" \
-		"$( ((HAVE_BT)) && "$BPFTRACE" --version || echo "no bpftrace")" "$RUNS"
-	((RUNS == 1)) || printf ', (min–max) in brackets'
-	printf '.\nCPUs busy without the benchmark (other load): %s%% before, %s%% after.\n' \
-		"$BUSY_BEFORE" "$BUSY_AFTER"
+	table_intro "flamebpf uprobe mode vs bpftrace" \
+		"$( ((HAVE_BT)) && "$BPFTRACE" --version || echo "no bpftrace")"
 	[[ -z $BT_NOTE ]] || printf '%s\n' "$BT_NOTE"
 	printf '\n'
 }
@@ -697,19 +552,14 @@ main() {
 	local started=$SECONDS
 
 	check_env
-	trap cleanup EXIT
-	trap 'exit 130' INT
-	trap 'exit 143' TERM
-	trap 'exit 129' HUP
+	set_traps
 	mkdir -p -- "$OUT"
 	WORK=$(mktemp -d "$OUT/trace.XXXXXX")
 	BC=$WORK/bench_calls BCXX=$WORK/bench_calls_cxx MARKER=$WORK/bench_marker
 	build_helpers
 	check_bpftrace
-	# a copy, so that every measurement uses the same build even if make runs meanwhile
-	cp -- "$FLAMEBPF" "$WORK/flamebpf"
-	FLAMEBPF=$WORK/flamebpf
-	: >"$OUT/raw_trace.tsv"
+	freeze_flamebpf
+	: >"$RAW"
 	check_idle
 	BUSY_BEFORE=$BUSY
 	warm_up

@@ -185,6 +185,12 @@ int h_start(struct h_proc *p, const char *const argv[])
 	return h_start_to(p, argv, NULL);
 }
 
+void h_start_workload(struct h_proc *p, const char *const argv[])
+{
+	assert_int_equal(h_start(p, argv), 0);
+	h_sleep(0.2);
+}
+
 int h_start_to(struct h_proc *p, const char *const argv[], const char *out_path)
 {
 	static unsigned int seq;
@@ -267,6 +273,29 @@ int h_run(struct h_result *r, double timeout, const char *const argv[])
 		return err;
 	}
 	return h_finish(&p, timeout, r);
+}
+
+void h_finish_folded(struct h_proc *p, double timeout, struct h_result *r, const char *out,
+		     struct h_folded *f)
+{
+	struct h_result own;
+
+	if (!r)
+		r = &own;
+	h_finish(p, timeout, r);
+	h_assert_status(r, 0);
+	if (r == &own)
+		h_result_free(r);
+	h_folded_must_load(out, f);
+}
+
+void h_run_folded(struct h_result *r, double timeout, const char *out, struct h_folded *f,
+		  const char *const argv[])
+{
+	struct h_proc p;
+
+	assert_int_equal(h_start(&p, argv), 0);
+	h_finish_folded(&p, timeout, r, out, f);
 }
 
 void h_signal(const struct h_proc *p, int sig)
@@ -357,8 +386,10 @@ bool h_wait_attached(pid_t pid, double timeout)
 
 	while ((n = count_perf_fds(pid)) == 0 && h_now() < deadline)
 		h_sleep(0.02);
-	if (n <= 0)
+	if (n <= 0) {
+		print_message("flamebpf opened no perf event in %.0f s; going on\n", timeout);
 		return false;
+	}
 	h_sleep(0.3);
 	return true;
 }
@@ -603,46 +634,49 @@ void h_folded_free(struct h_folded *f)
 	memset(f, 0, sizeof(*f));
 }
 
-void h_folded_must_parse(const char *text, const char *what, struct h_folded *f)
+typedef int (*parse_fn)(const char *text, struct h_folded *f, char *why, size_t whylen);
+
+/* Parses TEXT with PARSE, failing the test with the reason; KIND names the format. */
+static void must_parse(parse_fn parse, const char *kind, const char *text, const char *what,
+		       struct h_folded *f)
 {
 	char why[512];
 
-	if (h_folded_parse(text, f, why, sizeof(why)) == 0)
+	if (parse(text, f, why, sizeof(why)) == 0)
 		return;
 	print_message("--- %s (start):\n%.3000s\n", what, text);
 	h_folded_free(f);
-	fail_msg("%s is not valid folded output: %s", what, why);
+	fail_msg("%s is not valid %s output: %s", what, kind, why);
+}
+
+static void must_load(parse_fn parse, const char *kind, const char *path, struct h_folded *f)
+{
+	char *text = h_slurp(path);
+
+	if (!text)
+		fail_msg("cannot read '%s': %s", path, strerror(errno));
+	must_parse(parse, kind, text, path, f);
+	free(text);
+}
+
+void h_folded_must_parse(const char *text, const char *what, struct h_folded *f)
+{
+	must_parse(h_folded_parse, "folded", text, what, f);
 }
 
 void h_folded_must_load(const char *path, struct h_folded *f)
 {
-	char *text = h_slurp(path);
-
-	if (!text)
-		fail_msg("cannot read '%s': %s", path, strerror(errno));
-	h_folded_must_parse(text, path, f);
-	free(text);
+	must_load(h_folded_parse, "folded", path, f);
 }
 
 void h_flamechart_must_parse(const char *text, const char *what, struct h_folded *f)
 {
-	char why[512];
-
-	if (h_flamechart_parse(text, f, why, sizeof(why)) == 0)
-		return;
-	print_message("--- %s (start):\n%.3000s\n", what, text);
-	h_folded_free(f);
-	fail_msg("%s is not valid flamechart output: %s", what, why);
+	must_parse(h_flamechart_parse, "flamechart", text, what, f);
 }
 
 void h_flamechart_must_load(const char *path, struct h_folded *f)
 {
-	char *text = h_slurp(path);
-
-	if (!text)
-		fail_msg("cannot read '%s': %s", path, strerror(errno));
-	h_flamechart_must_parse(text, path, f);
-	free(text);
+	must_load(h_flamechart_parse, "flamechart", path, f);
 }
 
 void h_folded_dump(const struct h_folded *f, size_t max)
@@ -662,6 +696,23 @@ unsigned long long h_sum(const struct h_folded *f, h_pred pred, const void *arg)
 		if (pred(f->lines[i].stack, arg))
 			sum += f->lines[i].count;
 	return sum;
+}
+
+unsigned long long h_count_of(const struct h_folded *f, const char *stack)
+{
+	for (size_t i = 0; i < f->n; i++)
+		if (!strcmp(f->lines[i].stack, stack))
+			return f->lines[i].count;
+	return 0;
+}
+
+size_t h_depth(const char *stack)
+{
+	size_t d = 0;
+
+	for (const char *s = stack; (s = strchr(s, ';')); s++)
+		d++;
+	return d;
 }
 
 static bool pred_frame(const char *stack, const void *frame)
@@ -748,34 +799,73 @@ static const char *next_line(const char *text)
 	return nl ? nl + 1 : NULL;
 }
 
-bool h_parse_summary(const char *err, struct h_summary *s)
+/*
+ * Whether a line of TEXT matches FMT whole: its NCONV conversions, then the
+ * %n that ends FMT, whose pointer END is also the last of the arguments.
+ */
+__attribute__((format(scanf, 4, 5))) static bool scan_line(const char *text, int nconv, int *end,
+							   const char *fmt, ...)
 {
-	for (const char *line = err; line; line = next_line(line)) {
-		int end = 0;
+	for (const char *line = text; line; line = next_line(line)) {
+		va_list ap;
+		int n;
 
-		if (sscanf(line,
-			   "flamebpf: %llu samples, %llu processes, %llu stacks in %lf s at %n",
-			   &s->samples, &s->processes, &s->stacks, &s->secs, &end) == 4 &&
-		    end > 0)
+		*end = 0;
+		va_start(ap, fmt);
+		n = vsscanf(line, fmt, ap);
+		va_end(ap);
+		if (n == nconv && *end > 0)
 			return true;
 	}
 	return false;
 }
 
+bool h_parse_summary(const char *err, struct h_summary *s)
+{
+	int end;
+
+	return scan_line(err, 4, &end,
+			 "flamebpf: %llu samples, %llu processes, %llu stacks in %lf s at %n",
+			 &s->samples, &s->processes, &s->stacks, &s->secs, &end);
+}
+
 bool h_parse_trace_summary(const char *err, struct h_trace_summary *s)
 {
-	for (const char *line = err; line; line = next_line(line)) {
-		int end = 0;
+	int end;
 
-		if (sscanf(line,
-			   "flamebpf: %llu calls of %llu functions in %llu binaries, "
-			   "%llu processes, %llu call paths in %lf s%n",
-			   &s->calls, &s->functions, &s->binaries, &s->processes, &s->paths,
-			   &s->secs, &end) == 6 &&
-		    end > 0)
-			return true;
+	return scan_line(err, 6, &end,
+			 "flamebpf: %llu calls of %llu functions in %llu binaries, "
+			 "%llu processes, %llu call paths in %lf s%n",
+			 &s->calls, &s->functions, &s->binaries, &s->processes, &s->paths, &s->secs,
+			 &end);
+}
+
+struct h_trace_summary h_must_trace_summary(const struct h_result *r)
+{
+	struct h_trace_summary s;
+
+	if (!h_parse_trace_summary(r->err, &s)) {
+		h_dump(r, "flamebpf");
+		fail_msg("no 'N calls of F functions ...' summary on stderr");
 	}
-	return false;
+	return s;
+}
+
+void h_expect_calls(const struct h_result *r, unsigned long long want)
+{
+	struct h_trace_summary s = h_must_trace_summary(r);
+
+	print_message("calls: %llu, expected %llu\n", s.calls, want);
+	if (s.calls != want) {
+		h_dump(r, "flamebpf");
+		fail_msg("the summary counts %llu calls, expected exactly %llu", s.calls, want);
+	}
+}
+
+void h_nest_times(const char *out, long long *outer, long long *inner)
+{
+	if (sscanf(out, "outer %lld inner %lld", outer, inner) != 2)
+		fail_msg("tracee printed '%.200s', not 'outer NS inner NS'", out);
 }
 
 const char *h_find_line(const char *text, const char *prefix, char *buf, size_t len)

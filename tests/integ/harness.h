@@ -84,7 +84,18 @@ int h_run(struct h_result *r, double timeout, const char *const argv[]);
 int h_start(struct h_proc *p, const char *const argv[]);
 /* Likewise, with stdout going to OUT_PATH (a device or FIFO is fine). */
 int h_start_to(struct h_proc *p, const char *const argv[], const char *out_path);
+/* Starts a background workload (failing the test if it cannot), then gives it 0.2 s to exec. */
+void h_start_workload(struct h_proc *p, const char *const argv[]);
 int h_finish(struct h_proc *p, double timeout, struct h_result *r);
+/*
+ * h_finish for a process that must exit 0 having written folded output to
+ * OUT, which is loaded into F. R keeps the result (free it); NULL: not kept.
+ */
+void h_finish_folded(struct h_proc *p, double timeout, struct h_result *r, const char *out,
+		     struct h_folded *f);
+/* Likewise, running argv as h_run does. */
+void h_run_folded(struct h_result *r, double timeout, const char *out, struct h_folded *f,
+		  const char *const argv[]);
 /* Signals the process (not its group) / its whole group. */
 void h_signal(const struct h_proc *p, int sig);
 void h_signal_group(const struct h_proc *p, int sig);
@@ -96,7 +107,10 @@ void h_dump(const struct h_result *r, const char *what);
 
 /* CPU seconds (user + system) PID used so far; -1 when it cannot be read. */
 double h_cpu_time(pid_t pid);
-/* Waits until PID has a perf event open (it has attached), then 0.3 s more. */
+/*
+ * Waits until PID has a perf event open (it has attached), then 0.3 s more;
+ * says so and returns false when it has none after TIMEOUT seconds.
+ */
 bool h_wait_attached(pid_t pid, double timeout);
 
 /* Reads a whole file; NULL and errno set on failure. */
@@ -130,6 +144,11 @@ unsigned long long h_sum(const struct h_folded *f, h_pred pred, const void *arg)
 /* Sum of the counts of the stacks that have FRAME as one of their frames. */
 unsigned long long h_sum_frame(const struct h_folded *f, const char *frame);
 
+/* The count of the line whose stack is exactly STACK; 0 when there is none. */
+unsigned long long h_count_of(const struct h_folded *f, const char *stack);
+/* How deep STACK is: its frames after the root. */
+size_t h_depth(const char *stack);
+
 /* Whether FRAME is one whole frame of STACK (the root included). */
 bool h_has_frame(const char *stack, const char *frame);
 /* Whether SEQ ("a;b") occurs in STACK as consecutive whole frames. */
@@ -157,6 +176,12 @@ struct h_trace_summary {
 };
 
 bool h_parse_trace_summary(const char *err, struct h_trace_summary *s);
+/* The uprobe-mode summary of R's stderr; fails the test when there is none. */
+struct h_trace_summary h_must_trace_summary(const struct h_result *r);
+/* Fails the test unless that summary counts exactly WANT calls. */
+void h_expect_calls(const struct h_result *r, unsigned long long want);
+/* The wall times `tracee nest` measured and printed in OUT ("outer NS inner NS"). */
+void h_nest_times(const char *out, long long *outer, long long *inner);
 /*
  * From the "flamebpf: lost: ..." line of ERR, the number N of the item
  * "N WHAT" (WHAT is matched as a prefix of the item's text, e.g. "calls

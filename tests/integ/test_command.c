@@ -41,18 +41,15 @@ static void test_exit_status_reported(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--sample", "199", "-o", out, "--",
-				      h_workload("cpu_tree"), "1", "3")),
-			 0);
-	/* the command's failure is not flamebpf's */
-	h_assert_status(&r, 0);
+	/* the command's failure is not flamebpf's: status 0 */
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "199", "-o", out, "--",
+			    h_workload("cpu_tree"), "1", "3"));
 	if (!says_status(r.err, 3)) {
 		h_dump(&r, "flamebpf");
 		fail_msg("stderr does not report the command's exit status 3");
 	}
 	h_result_free(&r);
-	h_folded_must_load(out, &f);
 	assert_true(h_sum_frame(&f, "tree_a") > 0);
 	h_folded_free(&f);
 }
@@ -67,15 +64,12 @@ static void test_children_followed(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--sample", "499", "-o", out, "--",
-				      h_workload("spawner"), "1.5", h_workload("cpu_tree"), "1.5")),
-			 0);
-	h_assert_status(&r, 0);
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "499", "-o", out, "--", h_workload("spawner"),
+			    "1.5", h_workload("cpu_tree"), "1.5"));
 	/* both children spin for 1.5 s: each gets about half of the CPU used */
 	want = r.cpu * 499;
 	h_result_free(&r);
-	h_folded_must_load(out, &f);
 	execd = h_sum(&f, execd_child, NULL);
 	forked = h_sum(&f, spawner_child, NULL);
 	print_message("samples: total %llu, exec'd child %llu, forked child %llu; %.0f expected\n",
@@ -97,16 +91,13 @@ static void test_duration_stops_command(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--sample", "99", "-d", "1", "-o", out, "--",
-				      h_workload("cpu_tree"), "10")),
-			 0);
-	h_assert_status(&r, 0);
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "99", "-d", "1", "-o", out, "--",
+			    h_workload("cpu_tree"), "10"));
 	print_message("-d 1 with a 10 s command took %.2f s\n", r.elapsed);
 	assert_true(r.elapsed < 5);
 	assert_true(r.elapsed >= 0.9);
 	h_result_free(&r);
-	h_folded_must_load(out, &f);
 	/* at most 1 s at 99 Hz (less on a busy machine) */
 	assert_in_range(f.total, 20, 120);
 	h_folded_free(&f);

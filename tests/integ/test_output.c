@@ -41,6 +41,23 @@ static void make_node(const char *path, mode_t type, unsigned int major_, unsign
 	close(fd);
 }
 
+/* Profiles cpu_tree for SECONDS at FREQ Hz with -o OUT. */
+static void profile_to(struct h_result *r, const char *out, const char *freq, const char *seconds)
+{
+	assert_int_equal(h_run(r, 30,
+			       H_ARGV(h_flamebpf(), "--sample", freq, "--format", "folded", "-o",
+				      out, "--", h_workload("cpu_tree"), seconds)),
+			 0);
+}
+
+/* PATH is still the node of TYPE it was made as, not replaced by another file. */
+static void expect_node(const char *path, mode_t type)
+{
+	if (!is_type(path, type))
+		fail_msg("the %s '%s' was replaced by another file",
+			 type == S_IFIFO ? "FIFO" : "device node", path);
+}
+
 static void test_fifo(void **state)
 {
 	const char *fifo = h_path("pipe");
@@ -52,15 +69,11 @@ static void test_fifo(void **state)
 	require_bpf();
 	make_node(fifo, S_IFIFO, 0, 0);
 	assert_int_equal(h_start(&reader, H_ARGV("cat", fifo)), 0);
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--sample", "499", "--format", "folded", "-o",
-				      fifo, "--", h_workload("cpu_tree"), "0.5")),
-			 0);
+	profile_to(&r, fifo, "499", "0.5");
 	h_assert_status(&r, 0);
 	h_result_free(&r);
 	h_finish(&reader, 5, &got);
-	if (!is_type(fifo, S_IFIFO))
-		fail_msg("the FIFO '%s' was replaced by another file", fifo);
+	expect_node(fifo, S_IFIFO);
 	assert_int_equal(got.status, 0);
 	h_folded_must_parse(got.out, "what the FIFO's reader got", &f);
 	assert_true(h_sum_frame(&f, "tree_a") > 0);
@@ -76,14 +89,10 @@ static void test_null_device(void **state)
 	(void)state;
 	require_bpf();
 	make_node(null, S_IFCHR, 1, 3);
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--sample", "99", "--format", "folded", "-o",
-				      null, "--", h_workload("cpu_tree"), "0.3")),
-			 0);
+	profile_to(&r, null, "99", "0.3");
 	h_assert_status(&r, 0);
 	h_result_free(&r);
-	if (!is_type(null, S_IFCHR))
-		fail_msg("the device node '%s' was replaced by a regular file", null);
+	expect_node(null, S_IFCHR);
 }
 
 static void test_full_device(void **state)
@@ -94,12 +103,8 @@ static void test_full_device(void **state)
 	(void)state;
 	require_bpf();
 	make_node(full, S_IFCHR, 1, 7);
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--sample", "99", "--format", "folded", "-o",
-				      full, "--", h_workload("cpu_tree"), "0.3")),
-			 0);
-	if (!is_type(full, S_IFCHR))
-		fail_msg("the device node '%s' was replaced by a regular file", full);
+	profile_to(&r, full, "99", "0.3");
+	expect_node(full, S_IFCHR);
 	h_assert_status(&r, 1);
 	if (!strstr(r.err, full)) {
 		h_dump(&r, "flamebpf");

@@ -24,11 +24,9 @@ static double profile_cpu_tree(const char *seconds, const char *root_opt, struct
 	struct h_result r;
 	double cpu;
 
-	assert_int_equal(h_run(&r, 30, root_opt ? with_opt : plain), 0);
-	h_assert_status(&r, 0);
+	h_run_folded(&r, 30, out, f, root_opt ? with_opt : plain);
 	cpu = r.cpu;
 	h_result_free(&r);
-	h_folded_must_load(out, f);
 	if (f->n == 0)
 		fail_msg("'%s' has no samples", out);
 	return cpu;

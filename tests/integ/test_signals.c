@@ -35,8 +35,7 @@ static void stop_with(struct h_proc *p, int sig, enum target to)
 	struct h_result r;
 	double sent;
 
-	if (!h_wait_attached(p->pid, 15))
-		print_message("flamebpf opened no perf event in 15 s; going on\n");
+	h_wait_attached(p->pid, 15);
 	h_sleep(1);
 	sent = h_now();
 	if (to == TO_GROUP)

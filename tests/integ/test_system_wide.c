@@ -45,52 +45,60 @@ static void check_profile(const struct h_folded *f, pid_t pid, double cpu, unsig
 	assert_true(f->total >= mine);
 }
 
+/*
+ * Runs flamebpf with ARGV (status 0) while a cpu_tree runs beside it; returns
+ * the CPU time cpu_tree used meanwhile, and its pid in PID.
+ */
+static double run_beside_cpu_tree(struct h_result *r, const char *const argv[], pid_t *pid)
+{
+	struct h_proc work;
+	double cpu;
+
+	h_start_workload(&work, H_ARGV(h_workload("cpu_tree"), "10"));
+	cpu = h_cpu_time(work.pid);
+	assert_int_equal(h_run(r, 30, argv), 0);
+	cpu = h_cpu_time(work.pid) - cpu;
+	h_stop(&work);
+	h_assert_status(r, 0);
+	*pid = work.pid;
+	return cpu;
+}
+
 static void test_to_file(void **state)
 {
 	const char *out = h_path("system.folded");
-	struct h_proc work;
 	struct h_folded f;
 	struct h_result r;
 	double cpu;
+	pid_t pid;
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_start(&work, H_ARGV(h_workload("cpu_tree"), "10")), 0);
-	h_sleep(0.2);
-	cpu = h_cpu_time(work.pid);
-	assert_int_equal(
-		h_run(&r, 30, H_ARGV(h_flamebpf(), "--sample", "99hz", "-d", "2", "--pids", "-o", out)), 0);
-	cpu = h_cpu_time(work.pid) - cpu;
-	h_stop(&work);
-	h_assert_status(&r, 0);
+	cpu = run_beside_cpu_tree(
+		&r, H_ARGV(h_flamebpf(), "--sample", "99hz", "-d", "2", "--pids", "-o", out), &pid);
 	assert_true(r.elapsed < 10);
 	if (strstr(r.out, "cpu_tree"))
 		fail_msg("samples written to stdout with -o");
 	h_result_free(&r);
 	h_folded_must_load(out, &f);
-	check_profile(&f, work.pid, cpu, 99);
+	check_profile(&f, pid, cpu, 99);
 	h_folded_free(&f);
 }
 
 static void test_to_stdout(void **state)
 {
-	struct h_proc work;
 	struct h_folded f;
 	struct h_result r;
 	double cpu;
+	pid_t pid;
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_start(&work, H_ARGV(h_workload("cpu_tree"), "10")), 0);
-	h_sleep(0.2);
 	/* also the -F spelling and a kHz frequency */
-	cpu = h_cpu_time(work.pid);
-	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "-F", "1khz", "-d", "1", "--pids")), 0);
-	cpu = h_cpu_time(work.pid) - cpu;
-	h_stop(&work);
-	h_assert_status(&r, 0);
+	cpu = run_beside_cpu_tree(&r, H_ARGV(h_flamebpf(), "-F", "1khz", "-d", "1", "--pids"),
+				  &pid);
 	h_folded_must_parse(r.out, "stdout", &f);
-	check_profile(&f, work.pid, cpu, 1000);
+	check_profile(&f, pid, cpu, 1000);
 	h_folded_free(&f);
 	h_result_free(&r);
 }

@@ -14,52 +14,13 @@
 
 #define MS 1000000.0 /* ns */
 
-/* Runs flamebpf with ARGV, which writes folded output to OUT; status 0. */
-static void trace(struct h_result *r, const char *out, struct h_folded *f, const char *const argv[])
-{
-	assert_int_equal(h_run(r, 60, argv), 0);
-	h_assert_status(r, 0);
-	h_folded_must_load(out, f);
-}
-
-static struct h_trace_summary summary_of(const struct h_result *r)
-{
-	struct h_trace_summary s;
-
-	if (!h_parse_trace_summary(r->err, &s)) {
-		h_dump(r, "flamebpf");
-		fail_msg("no 'N calls of F functions ...' summary on stderr");
-	}
-	return s;
-}
-
-static void expect_calls(const struct h_result *r, unsigned long long want)
-{
-	struct h_trace_summary s = summary_of(r);
-
-	print_message("calls: %llu, expected %llu\n", s.calls, want);
-	if (s.calls != want) {
-		h_dump(r, "flamebpf");
-		fail_msg("the summary counts %llu calls, expected exactly %llu", s.calls, want);
-	}
-}
-
-/* The count of the line whose stack is exactly STACK; 0 when there is none. */
-static unsigned long long count_of(const struct h_folded *f, const char *stack)
-{
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->lines[i].stack, stack))
-			return f->lines[i].count;
-	return 0;
-}
-
 /* F has exactly the stacks of the NULL-terminated WANT, in any order. */
 static void expect_stacks(const struct h_folded *f, const char *const want[])
 {
 	size_t n = 0;
 
 	for (; want[n]; n++) {
-		if (count_of(f, want[n]))
+		if (h_count_of(f, want[n]))
 			continue;
 		h_folded_dump(f, 40);
 		fail_msg("no line '%s COUNT'", want[n]);
@@ -93,6 +54,19 @@ static void expect_busy(const char *what, double got, double want, double elapse
 			 what, got / MS, want / MS, elapsed * 1e3);
 }
 
+/* The summary reports between MIN and MAX calls without a return; WHY says why. */
+static void expect_unfinished(const struct h_result *r, long long min, long long max,
+			      const char *why)
+{
+	long long n = h_lost(r->err, "calls without a return");
+
+	print_message("calls without a return: %lld, expected %lld to %lld\n", n, min, max);
+	if (n < min || n > max) {
+		h_dump(r, "flamebpf");
+		fail_msg("%lld calls without a return reported, expected %s", n, why);
+	}
+}
+
 static bool says(const char *text, const char *what)
 {
 	return strstr(text, what) != NULL;
@@ -108,8 +82,7 @@ static void nest_measured(const char *out, double want_outer, double want_inner,
 {
 	long long o, i;
 
-	if (sscanf(out, "outer %lld inner %lld", &o, &i) != 2)
-		fail_msg("tracee printed '%.200s', not 'outer NS inner NS'", out);
+	h_nest_times(out, &o, &i);
 	print_message("measured by tracee: outer %.2f ms, inner %.2f ms (asked for %.2f, %.2f)\n",
 		      o / MS, i / MS, want_outer / MS, want_inner / MS);
 	assert_true(o >= want_outer && i >= want_inner);
@@ -136,16 +109,16 @@ static void test_nesting_and_times(void **state)
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", "^(outer|inner)$", "-o", out, "--", h_workload("tracee"),
-		     "nest", "4", "6", "50"));
-	expect_calls(&r, 2 * k);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^(outer|inner)$", "-o", out, "--",
+			    h_workload("tracee"), "nest", "4", "6", "50"));
+	h_expect_calls(&r, 2 * k);
 	expect_stacks(&f, H_ARGV("tracee;outer", "tracee;outer;inner"));
 	/* k * x and k * y ms, unless preempted; self times: a mix-up with
 	 * inclusive times is off by far more */
 	nest_measured(r.out, k * (x + y) * MS, k * y * MS, &outer, &inner);
-	expect_near("outer self", count_of(&f, "tracee;outer"), outer - inner, 0.10);
-	expect_near("inner self", count_of(&f, "tracee;outer;inner"), inner, 0.10);
+	expect_near("outer self", h_count_of(&f, "tracee;outer"), outer - inner, 0.10);
+	expect_near("inner self", h_count_of(&f, "tracee;outer;inner"), inner, 0.10);
 	expect_near("outer inclusive", h_sum_frame(&f, "outer"), outer, 0.10);
 	assert_true(f.total <= r.elapsed * 1e9);
 	h_folded_free(&f);
@@ -163,15 +136,15 @@ static void test_command_sees_main(void **state)
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", "^(main|outer|inner)$", "-o", out, "--",
-		     h_workload("tracee"), "nest", "1", "2", "10"));
-	expect_calls(&r, 1 + 10 + 10);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^(main|outer|inner)$", "-o", out, "--",
+			    h_workload("tracee"), "nest", "1", "2", "10"));
+	h_expect_calls(&r, 1 + 10 + 10);
 	expect_stacks(&f, H_ARGV("tracee;main", "tracee;main;outer", "tracee;main;outer;inner"));
 	nest_measured(r.out, 10 * 3 * MS, 10 * 2 * MS, &outer, &inner);
 	main_incl = h_sum_frame(&f, "main");
 	expect_near("main inclusive", main_incl, outer, 0.15);
-	expect_near("inner self", count_of(&f, "tracee;main;outer;inner"), inner, 0.10);
+	expect_near("inner self", h_count_of(&f, "tracee;main;outer;inner"), inner, 0.10);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -185,10 +158,10 @@ static void test_exact_count_own_function(void **state)
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", "^count_me$", "-o", out, "--", h_workload("tracee"),
-		     "count", "10000"));
-	expect_calls(&r, 10000);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^count_me$", "-o", out, "--", h_workload("tracee"),
+			    "count", "10000"));
+	h_expect_calls(&r, 10000);
 	expect_stacks(&f, H_ARGV("tracee;count_me"));
 	assert_true(h_has_line(r.err, "flamebpf: lost: nothing"));
 	h_folded_free(&f);
@@ -211,7 +184,7 @@ static unsigned long long malloc_calls(const char *n)
 		h_dump(&r, "flamebpf");
 		fail_msg("exit status %d, expected 0 (or 1 without calls)", r.status);
 	}
-	calls = summary_of(&r).calls;
+	calls = h_must_trace_summary(&r).calls;
 	if (r.status == 1 && calls) {
 		h_dump(&r, "flamebpf");
 		fail_msg("exit status 1 with %llu calls", calls);
@@ -247,10 +220,10 @@ static void test_exact_count_threads(void **state)
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "--tids", "-f", "^count_me$", "-o", out, "--",
-		     h_workload("tracee"), "threads", "4", "5000"));
-	expect_calls(&r, 4 * 5000);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--tids", "-f", "^count_me$", "-o", out, "--",
+			    h_workload("tracee"), "threads", "4", "5000"));
+	h_expect_calls(&r, 4 * 5000);
 	for (size_t i = 0; i < f.n; i++) {
 		char root[256], comm[64];
 		long p, t;
@@ -277,16 +250,6 @@ static void test_exact_count_threads(void **state)
 	h_result_free(&r);
 }
 
-/* How deep STACK is: its frames after the root. */
-static size_t depth_of(const char *stack)
-{
-	size_t d = 0;
-
-	for (const char *s = stack; (s = strchr(s, ';')); s++)
-		d++;
-	return d;
-}
-
 /* fib(20): 21891 calls, every depth 1..20 once, and self times adding up. */
 static void test_recursion(void **state)
 {
@@ -299,15 +262,15 @@ static void test_recursion(void **state)
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", "^fib$", "-o", out, "--", h_workload("tracee"), "fib",
-		     "20"));
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^fib$", "-o", out, "--", h_workload("tracee"),
+			    "fib", "20"));
 	/* fib(n) makes 2 * F(n + 1) - 1 calls */
-	expect_calls(&r, 2 * 10946 - 1);
+	h_expect_calls(&r, 2 * 10946 - 1);
 	if (sscanf(r.out, "fib 20 = %ld in %lld ns", &value, &measured) != 2 || value != 6765)
 		fail_msg("the workload printed '%.200s'", r.out);
 	for (size_t i = 0; i < f.n; i++) {
-		size_t d = depth_of(f.lines[i].stack);
+		size_t d = h_depth(f.lines[i].stack);
 
 		if (strncmp(f.lines[i].stack, "tracee;fib", 10) || d > 20 || seen[d]) {
 			h_folded_dump(&f, 30);
@@ -341,20 +304,19 @@ static void test_deeper_than_uretprobes(void **state)
 {
 	const char *out = h_path("deep.folded");
 	bool seen[101] = { false };
-	long long unfinished;
 	struct h_folded f;
 	struct h_result r;
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", "^(deep|inner)$", "-o", out, "--", h_workload("tracee"),
-		     "deep", "100", "3"));
-	expect_calls(&r, 3 * 100 + 3);
-	expect_busy("inner", count_of(&f, "tracee;inner"), 3 * 0.1 * MS, r.elapsed);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^(deep|inner)$", "-o", out, "--",
+			    h_workload("tracee"), "deep", "100", "3"));
+	h_expect_calls(&r, 3 * 100 + 3);
+	expect_busy("inner", h_count_of(&f, "tracee;inner"), 3 * 0.1 * MS, r.elapsed);
 	for (size_t i = 0; i < f.n; i++) {
 		const char *s = f.lines[i].stack;
-		size_t d = depth_of(s);
+		size_t d = h_depth(s);
 
 		if (!strcmp(s, "tracee;inner"))
 			continue;
@@ -367,12 +329,7 @@ static void test_deeper_than_uretprobes(void **state)
 	for (size_t d = 1; d <= 100; d++)
 		if (!seen[d])
 			fail_msg("no call path of depth %zu", d);
-	unfinished = h_lost(r.err, "calls without a return");
-	print_message("calls without a return: %lld\n", unfinished);
-	if (unfinished < 1 || unfinished > 3 * 100) {
-		h_dump(&r, "flamebpf");
-		fail_msg("the returns the kernel did not catch are not reported");
-	}
+	expect_unfinished(&r, 1, 3 * 100, "some: the returns the kernel did not catch");
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -387,13 +344,12 @@ static void test_longjmp(void **state)
 	const char *out = h_path("jump.folded");
 	struct h_folded f;
 	struct h_result r;
-	long long unfinished;
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", "^(jump_f|jump_g|after_jump|after_leaf)$", "-o", out, "--",
-		     h_workload("tracee"), "jump", "20"));
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^(jump_f|jump_g|after_jump|after_leaf)$", "-o",
+			    out, "--", h_workload("tracee"), "jump", "20"));
 	assert_true(says(r.err, "command exited with status 0"));
 	assert_true(h_has_line(r.out, "jumped 20 times"));
 	for (size_t i = 0; i < f.n; i++) {
@@ -408,17 +364,10 @@ static void test_longjmp(void **state)
 	}
 	expect_stacks(&f, H_ARGV("tracee;jump_f", "tracee;jump_f;jump_g", "tracee;after_jump",
 				 "tracee;after_jump;after_leaf"));
-	expect_busy("after_leaf self", count_of(&f, "tracee;after_jump;after_leaf"), 20 * 0.2 * MS,
-		    r.elapsed);
-	unfinished = h_lost(r.err, "calls without a return");
-	print_message("calls without a return: %lld, expected 40\n", unfinished);
-	if (unfinished != 40) {
-		h_dump(&r, "flamebpf");
-		fail_msg("%lld calls without a return reported, expected 40 (jump_f and jump_g, "
-			 "20 times)",
-			 unfinished);
-	}
-	expect_calls(&r, 4 * 20);
+	expect_busy("after_leaf self", h_count_of(&f, "tracee;after_jump;after_leaf"),
+		    20 * 0.2 * MS, r.elapsed);
+	expect_unfinished(&r, 40, 40, "40 (jump_f and jump_g, 20 times)");
+	h_expect_calls(&r, 4 * 20);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -442,13 +391,12 @@ static void test_exit_inside_call(void **state)
 	const char *out = h_path("exit.folded");
 	struct h_folded f;
 	struct h_result r;
-	long long unfinished;
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "--tids", "-f", "^(leave_early|inner)$", "-o", out, "--",
-		     h_workload("tracee"), "exit"));
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--tids", "-f", "^(leave_early|inner)$", "-o", out, "--",
+			    h_workload("tracee"), "exit"));
 	assert_true(says(r.err, "command exited with status 0"));
 	/* per thread: inner, and leave_early's own time up to the exit */
 	if (f.n != 4 || count_matching(&f, "leave_early;inner") != 2) {
@@ -458,13 +406,7 @@ static void test_exit_inside_call(void **state)
 	for (size_t i = 0; i < f.n; i++)
 		assert_true(h_has_frame(f.lines[i].stack, "leave_early"));
 	expect_busy("inner", h_sum_frame(&f, "inner"), 2 * MS, r.elapsed);
-	unfinished = h_lost(r.err, "calls without a return");
-	if (unfinished != 2) {
-		h_dump(&r, "flamebpf");
-		fail_msg("%lld calls without a return reported, expected 2 (leave_early, left by "
-			 "pthread_exit and by exit)",
-			 unfinished);
-	}
+	expect_unfinished(&r, 2, 2, "2 (leave_early, left by pthread_exit and by exit)");
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -498,14 +440,15 @@ static void test_cxx_exceptions(void **state)
 	require_bpf();
 	assert_int_equal(h_run(&plain, 30, H_ARGV(h_workload("throws"), "3000")), 0);
 	h_assert_status(&plain, 0);
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", X_REGEX, "-o", out, "--", h_workload("throws"), "3000"));
+	h_run_folded(
+		&r, 60, out, &f,
+		H_ARGV(h_flamebpf(), "-f", X_REGEX, "-o", out, "--", h_workload("throws"), "3000"));
 	if (!says(r.err, "command exited with status 0") || !same_first_line(r.out, plain.out)) {
 		h_dump(&r, "flamebpf");
 		fail_msg("traced, the program printed '%.200s', untraced '%.200s'", r.out,
 			 plain.out);
 	}
-	expect_calls(&r, 3 * 3000);
+	h_expect_calls(&r, 3 * 3000);
 	if (!h_find_line(r.err, "flamebpf: returns: ", line, sizeof(line)) ||
 	    sscanf(line, "flamebpf: returns: %lu by uretprobe, %lu by probes on ret instructions",
 		   &uret, &ret_insn) != 2 ||
@@ -513,7 +456,7 @@ static void test_cxx_exceptions(void **state)
 		h_dump(&r, "flamebpf");
 		fail_msg("no 'returns: 0 by uretprobe, 3 by probes on ret instructions' line");
 	}
-	assert_int_equal(h_lost(r.err, "calls without a return"), 2 * 2000);
+	expect_unfinished(&r, 2 * 2000, 2 * 2000, "4000 (xb_pass and xc_throw, 2000 throws)");
 	expect_stacks(&f, H_ARGV("throws;" XA, "throws;" XA ";" XB, "throws;" XA ";" XB ";" XC));
 	for (size_t i = 0; i < f.n; i++)
 		assert_false(self_nested(f.lines[i].stack));
@@ -566,17 +509,17 @@ static void test_cxx_exception_times(void **state)
 
 	(void)state;
 	require_bpf();
-	trace(&r, out, &f,
-	      H_ARGV(h_flamebpf(), "-f", X_REGEX, "-o", out, "--", h_workload("throws"), "600",
-		     "200"));
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", X_REGEX, "-o", out, "--", h_workload("throws"),
+			    "600", "200"));
 	assert_true(says(r.err, "command exited with status 0"));
-	expect_calls(&r, 3 * 600);
+	h_expect_calls(&r, 3 * 600);
 	text = strstr(r.out, "\nxa_catch ");
 	if (!text || sscanf(text, "\nxa_catch %lld", &measured) != 1)
 		fail_msg("throws printed '%.200s', no 'xa_catch NS'", r.out);
-	xa = count_of(&f, "throws;" XA);
-	xb = count_of(&f, "throws;" XA ";" XB);
-	xc = count_of(&f, "throws;" XA ";" XB ";" XC);
+	xa = h_count_of(&f, "throws;" XA);
+	xb = h_count_of(&f, "throws;" XA ";" XB);
+	xc = h_count_of(&f, "throws;" XA ";" XB ";" XC);
 	/* 120 ms unless preempted: the calls as measured around them */
 	expect_near("xa_catch inclusive", h_sum_frame(&f, XA), measured, 0.10);
 	expect_near("xc_throw self", xc, measured, 0.10);
@@ -609,11 +552,11 @@ static void test_command_children(void **state)
 		skip();
 	}
 	h_assert_status(&r, 0);
-	expect_calls(&r, 2 * 20);
+	h_expect_calls(&r, 2 * 20);
 	h_folded_must_load(out, &f);
 	expect_stacks(&f, H_ARGV("tracee;outer", "tracee;outer;inner"));
 	nest_measured(r.out, 20 * 5 * MS, 20 * 3 * MS, &outer, &inner);
-	expect_near("inner self", count_of(&f, "tracee;outer;inner"), inner, 0.10);
+	expect_near("inner self", h_count_of(&f, "tracee;outer;inner"), inner, 0.10);
 	expect_near("outer inclusive", h_sum_frame(&f, "outer"), outer, 0.10);
 	h_folded_free(&f);
 	h_result_free(&r);

@@ -29,8 +29,24 @@ static const char *tracee_abs(void)
 /* Starts `tracee loop SECONDS` (outer 2 ms + inner 3 ms, back to back). */
 static void start_loop(struct h_proc *p, const char *seconds)
 {
-	assert_int_equal(h_start(p, H_ARGV(h_workload("tracee"), "loop", seconds)), 0);
-	h_sleep(0.2);
+	h_start_workload(p, H_ARGV(h_workload("tracee"), "loop", seconds));
+}
+
+/* Starts flamebpf tracing outer and inner of the tracee PID into OUT, for
+ * SECONDS, or until the process exits when NULL. */
+static void start_trace(struct h_proc *fb, pid_t pid, const char *seconds, const char *out)
+{
+	char p[32];
+
+	snprintf(p, sizeof(p), "%d", (int)pid);
+	if (seconds)
+		assert_int_equal(h_start(fb, H_ARGV(h_flamebpf(), "--pids", "-p", p, "-f",
+						    "^(outer|inner)$", "-d", seconds, "-o", out)),
+				 0);
+	else
+		assert_int_equal(h_start(fb, H_ARGV(h_flamebpf(), "--pids", "-p", p, "-f",
+						    "^(outer|inner)$", "-o", out)),
+				 0);
 }
 
 static void root_of(char *buf, size_t len, pid_t pid)
@@ -44,10 +60,7 @@ static unsigned long long count_at(const struct h_folded *f, const char *root, c
 	char stack[512];
 
 	snprintf(stack, sizeof(stack), "%s;%s", root, rest);
-	for (size_t i = 0; i < f->n; i++)
-		if (!strcmp(f->lines[i].stack, stack))
-			return f->lines[i].count;
-	return 0;
+	return h_count_of(f, stack);
 }
 
 /*
@@ -105,22 +118,16 @@ static void expect_clean_exit(struct h_proc *p)
 static void test_attach_running(void **state)
 {
 	const char *out = h_path("attach.folded");
-	struct h_proc target, decoy;
+	struct h_proc target, decoy, fb;
 	struct h_folded f;
 	struct h_result r;
-	char pid[32];
 
 	(void)state;
 	require_bpf();
 	start_loop(&target, "2.5");
 	start_loop(&decoy, "2.5");
-	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--pids", "-p", pid, "-f", "^(outer|inner)$",
-				      "-d", "1", "-o", out)),
-			 0);
-	h_assert_status(&r, 0);
-	h_folded_must_load(out, &f);
+	start_trace(&fb, target.pid, "1", out);
+	h_finish_folded(&fb, 30, &r, out, &f);
 	check_loop_trace(&f, &r, target.pid, 0.5, 1.3);
 	h_folded_free(&f);
 	h_result_free(&r);
@@ -132,21 +139,17 @@ static void test_attach_running(void **state)
 static void test_exit_mid_trace(void **state)
 {
 	const char *out = h_path("exits.folded");
-	struct h_proc target;
+	struct h_proc target, fb;
 	struct h_folded f;
 	struct h_result r;
 	double ends;
-	char pid[32];
 
 	(void)state;
 	require_bpf();
 	start_loop(&target, "1.2");
 	ends = target.started + 1.2;
-	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
-	assert_int_equal(h_run(&r, 20,
-			       H_ARGV(h_flamebpf(), "--pids", "-p", pid, "-f", "^(outer|inner)$",
-				      "-o", out)),
-			 0);
+	start_trace(&fb, target.pid, NULL, out);
+	h_finish(&fb, 20, &r);
 	h_assert_status(&r, 0);
 	print_message("flamebpf ended %.2f s after the process\n", h_now() - ends);
 	assert_true(h_now() - ends < 1.5);
@@ -166,21 +169,14 @@ static void test_two_sessions(void **state)
 	struct h_proc target, fb[2];
 	struct h_folded f;
 	struct h_result r;
-	char pid[32];
 
 	(void)state;
 	require_bpf();
 	start_loop(&target, "2.5");
-	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
 	for (int i = 0; i < 2; i++)
-		assert_int_equal(
-			h_start(&fb[i], H_ARGV(h_flamebpf(), "--pids", "-p", pid, "-f",
-					       "^(outer|inner)$", "-d", "1", "-o", out[i])),
-			0);
+		start_trace(&fb[i], target.pid, "1", out[i]);
 	for (int i = 0; i < 2; i++) {
-		h_finish(&fb[i], 30, &r);
-		h_assert_status(&r, 0);
-		h_folded_must_load(out[i], &f);
+		h_finish_folded(&fb[i], 30, &r, out[i], &f);
 		check_loop_trace(&f, &r, target.pid, 0.5, 1.3);
 		h_folded_free(&f);
 		h_result_free(&r);
@@ -196,16 +192,13 @@ static void test_system_wide(void **state)
 	unsigned long long outer;
 	struct h_proc target;
 	struct h_folded f;
-	struct h_result r;
 
 	(void)state;
 	require_bpf();
 	start_loop(&target, "3");
 	snprintf(spec, sizeof(spec), "%s:^outer$", tracee_abs());
-	assert_int_equal(
-		h_run(&r, 30, H_ARGV(h_flamebpf(), "--pids", "-f", spec, "-d", "2", "-o", out)), 0);
-	h_assert_status(&r, 0);
-	h_folded_must_load(out, &f);
+	h_run_folded(NULL, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--pids", "-f", spec, "-d", "2", "-o", out));
 	root_of(root, sizeof(root), target.pid);
 	outer = count_at(&f, root, "outer");
 	print_message("%s;outer: %.1f ms in 2 s\n", root, outer / MS);
@@ -220,7 +213,6 @@ static void test_system_wide(void **state)
 	/* outer runs back to back: its inclusive time is the whole window */
 	assert_in_range(outer, 1.4e9, 2.3e9);
 	h_folded_free(&f);
-	h_result_free(&r);
 	expect_clean_exit(&target);
 }
 

@@ -22,22 +22,20 @@ static int classic_teardown(void **state)
 	return h_group_teardown(state);
 }
 
+/* h_run_folded, for a run that must say it used classic uprobes. */
 static void run_traced(struct h_result *r, struct h_folded *f, const char *out,
 		       const char *const argv[])
 {
-	assert_int_equal(h_run(r, 60, argv), 0);
-	h_assert_status(r, 0);
+	h_run_folded(r, 60, out, f, argv);
 	if (!strstr(r->err, "flamebpf: classic uprobes")) {
 		h_dump(r, "flamebpf");
 		fail_msg("the run did not say it used classic uprobes");
 	}
-	h_folded_must_load(out, f);
 }
 
 static void test_exact_count(void **state)
 {
 	const char *out = h_path("classic.folded");
-	struct h_trace_summary s;
 	struct h_folded f;
 	struct h_result r;
 
@@ -46,8 +44,7 @@ static void test_exact_count(void **state)
 	run_traced(&r, &f, out,
 		   H_ARGV(h_flamebpf(), "-f", "^count_me$", "-o", out, "--", h_workload("tracee"),
 			  "count", "3000"));
-	assert_true(h_parse_trace_summary(r.err, &s));
-	assert_int_equal(s.calls, 3000);
+	h_expect_calls(&r, 3000);
 	assert_int_equal(f.n, 1);
 	assert_string_equal(f.lines[0].stack, "tracee;count_me");
 	assert_true(h_has_line(r.err, "flamebpf: lost: nothing"));

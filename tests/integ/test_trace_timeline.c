@@ -14,37 +14,24 @@
 
 #define MS 1000000.0 /* ns */
 
-static void expect_calls(const struct h_result *r, unsigned long long want)
+/*
+ * Runs flamebpf with ARGV, which must exit 0; skips the test when flamebpf
+ * refused the option of FEATURE as not (yet) there.
+ */
+static void run_feature(struct h_result *r, double timeout, const char *feature,
+			const char *const argv[])
 {
-	struct h_trace_summary s;
-
-	if (!h_parse_trace_summary(r->err, &s) || s.calls != want) {
-		h_dump(r, "flamebpf");
-		fail_msg("the summary does not count exactly %llu calls", want);
+	assert_int_equal(h_run(r, timeout, argv), 0);
+	if (r->status == 2) {
+		print_message("SKIP: %s is missing (flamebpf said: %.*s)\n", feature,
+			      (int)strcspn(r->err, "\n"), r->err);
+		h_result_free(r);
+		skip();
 	}
-}
-
-/* Skips the test when flamebpf refused ARGV's option as not (yet) there. */
-static void skip_if_missing(struct h_result *r, const char *feature)
-{
-	if (r->status != 2)
-		return;
-	print_message("SKIP: %s is missing (flamebpf said: %.*s)\n", feature,
-		      (int)strcspn(r->err, "\n"), r->err);
-	h_result_free(r);
-	skip();
+	h_assert_status(r, 0);
 }
 
 /* ---- --flamechart ---- */
-
-static size_t depth_of(const char *stack)
-{
-	size_t d = 0;
-
-	for (const char *s = stack; (s = strchr(s, ';')); s++)
-		d++;
-	return d;
-}
 
 /*
  * outer 2 ms, inner 3 ms, 5 times: outer, outer;inner, outer's tail, in
@@ -62,14 +49,10 @@ static void test_flamechart_order(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--flamechart", "-f", "^(outer|inner)$", "-o",
-				      out, "--", h_workload("tracee"), "nest", "2", "3", "5")),
-			 0);
-	skip_if_missing(&r, "--flamechart in uprobe mode");
-	h_assert_status(&r, 0);
-	if (sscanf(r.out, "outer %lld inner %lld", &outer, &inner) != 2)
-		fail_msg("tracee printed '%.200s', not 'outer NS inner NS'", r.out);
+	run_feature(&r, 30, "--flamechart in uprobe mode",
+		    H_ARGV(h_flamebpf(), "--flamechart", "-f", "^(outer|inner)$", "-o", out, "--",
+			   h_workload("tracee"), "nest", "2", "3", "5"));
+	h_nest_times(r.out, &outer, &inner);
 	h_flamechart_must_load(out, &f);
 	if (f.n != 15) {
 		h_folded_dump(&f, 30);
@@ -111,20 +94,17 @@ static void test_flamechart_recursion(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--flamechart", "-f", "^fib$", "-o", out, "--",
-				      h_workload("tracee"), "fib", "4")),
-			 0);
-	skip_if_missing(&r, "--flamechart in uprobe mode");
-	h_assert_status(&r, 0);
-	expect_calls(&r, 9);
+	run_feature(&r, 30, "--flamechart in uprobe mode",
+		    H_ARGV(h_flamebpf(), "--flamechart", "-f", "^fib$", "-o", out, "--",
+			   h_workload("tracee"), "fib", "4"));
+	h_expect_calls(&r, 9);
 	h_flamechart_must_load(out, &f);
 	for (size_t i = 0; i < f.n && i < n; i++) {
-		if (depth_of(f.lines[i].stack) == want[i] &&
+		if (h_depth(f.lines[i].stack) == want[i] &&
 		    !strncmp(f.lines[i].stack, "tracee;fib", 10))
 			continue;
 		h_folded_dump(&f, 30);
-		fail_msg("line %zu: depth %zu, expected %zu", i + 1, depth_of(f.lines[i].stack),
+		fail_msg("line %zu: depth %zu, expected %zu", i + 1, h_depth(f.lines[i].stack),
 			 want[i]);
 	}
 	if (f.n != n) {
@@ -153,14 +133,10 @@ static void test_flamechart_thread_counts(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(
-		h_run(&r, 60,
-		      H_ARGV(h_flamebpf(), "--flamechart", "--tids", "-f", "^count_(me|other)$",
-			     "-o", out, "--", h_workload("tracee"), "threads", "4", "2000")),
-		0);
-	skip_if_missing(&r, "--flamechart in uprobe mode");
-	h_assert_status(&r, 0);
-	expect_calls(&r, 2 * 4 * 2000);
+	run_feature(&r, 60, "--flamechart in uprobe mode",
+		    H_ARGV(h_flamebpf(), "--flamechart", "--tids", "-f", "^count_(me|other)$", "-o",
+			   out, "--", h_workload("tracee"), "threads", "4", "2000"));
+	h_expect_calls(&r, 2 * 4 * 2000);
 	h_flamechart_must_load(out, &f);
 	for (size_t i = 0; i < f.n; i++) {
 		const char *stack = f.lines[i].stack, *leaf = strchr(stack, ';');
@@ -471,9 +447,7 @@ static struct jv *run_chrome(struct h_result *r, const char *out, const char *re
 	for (size_t i = 0; work[i]; i++)
 		argv[n++] = work[i];
 	argv[n] = NULL;
-	assert_int_equal(h_run(r, 30, argv), 0);
-	skip_if_missing(r, "the Chrome JSON output (per-call timeline) in uprobe mode");
-	h_assert_status(r, 0);
+	run_feature(r, 30, "the Chrome JSON output (per-call timeline) in uprobe mode", argv);
 	text = h_slurp(out);
 	assert_non_null(text);
 	doc = jparse_must(text);
@@ -565,14 +539,10 @@ static void full_stack_run(const char *regex, const char *out, struct h_folded *
 {
 	struct h_result r;
 
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "--full-stack", "-f", regex, "-o", out, "--",
-				      h_workload("tracee"), "nest", "2", "3", "5")),
-			 0);
-	skip_if_missing(&r, "--full-stack");
-	h_assert_status(&r, 0);
-	if (sscanf(r.out, "outer %lld inner %lld", outer, inner) != 2)
-		fail_msg("tracee printed '%.200s', not 'outer NS inner NS'", r.out);
+	run_feature(&r, 30, "--full-stack",
+		    H_ARGV(h_flamebpf(), "--full-stack", "-f", regex, "-o", out, "--",
+			   h_workload("tracee"), "nest", "2", "3", "5"));
+	h_nest_times(r.out, outer, inner);
 	h_result_free(&r);
 	h_folded_must_load(out, f);
 }

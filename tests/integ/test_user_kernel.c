@@ -18,12 +18,8 @@ static void profile_syscalls(const char *mode_opt, const char *out, struct h_fol
 					 "1",	       NULL };
 	const char *const plain[] = { h_flamebpf(),	      "--sample", "499", "-o", out, "--",
 				      h_workload("syscalls"), "1",	  NULL };
-	struct h_result r;
 
-	assert_int_equal(h_run(&r, 30, mode_opt ? with_opt : plain), 0);
-	h_assert_status(&r, 0);
-	h_result_free(&r);
-	h_folded_must_load(out, f);
+	h_run_folded(NULL, 30, out, f, mode_opt ? with_opt : plain);
 	if (f->total < 50)
 		fail_msg("only %llu samples in 1 s at 499 Hz", f->total);
 }

@@ -10,9 +10,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +21,7 @@
 #include <unistd.h>
 
 #include "binaries.h"
+#include "util.h"
 
 #ifndef FIXTURE_DIR
 #error "FIXTURE_DIR must name the directory of the built fixtures"
@@ -116,23 +115,13 @@ static void maps_files(pid_t pid, struct binaries *out)
 	fclose(f);
 }
 
-static char *self_exe(void)
-{
-	static char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
-	assert_true(n > 0);
-	exe[n] = '\0';
-	return exe;
-}
-
 static void test_self_pid(void **state)
 {
 	struct binaries b = { 0 }, truth;
 
 	(void)state;
 	assert_int_equal(binaries__of_pid(getpid(), &b), 0);
-	assert_string_equal(b.v[0].path, self_exe());
+	assert_string_equal(b.v[0].path, u_self_exe());
 	expect_base(&b, "libc.so.6");
 	expect_base(&b, "ld-linux-x86-64.so.2");
 	check_entries(&b);
@@ -157,79 +146,19 @@ static void test_pid_gone(void **state)
 	assert_int_equal(b.n, 0);
 }
 
-/* A child running path "addrs" (the fixtures print, then wait on stdin). */
-struct child {
-	pid_t pid;
-	FILE *out;
-	int in;
-};
-
-static void spawn(const char *path, struct child *c)
-{
-	char line[256];
-	int out[2], in[2];
-
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		dup2(out[1], STDOUT_FILENO);
-		dup2(in[0], STDIN_FILENO);
-		execl(path, path, "addrs", (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(in[0]);
-	c->in = in[1];
-	c->out = fdopen(out[0], "r");
-	assert_non_null(c->out);
-	/* Its maps are complete once it printed. */
-	while (fgets(line, sizeof(line), c->out) && strcmp(line, "end\n"))
-		;
-}
-
-static void reap(struct child *c)
-{
-	int status;
-
-	close(c->in);
-	fclose(c->out);
-	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0755);
-	ssize_t n;
-
-	assert_true(in >= 0 && out >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(out, buf, (size_t)n), n);
-	assert_int_equal(fchmod(out, 0755), 0);
-	close(in);
-	close(out);
-}
-
 /* A running binary deleted since: named by its old path, read through the
  * mapping itself (root only: /proc/PID/map_files needs CAP_SYS_ADMIN). */
 static void test_deleted_binary(void **state)
 {
 	char path[] = "/tmp/test_binaries.XXXXXX";
 	struct binaries b = { 0 };
-	struct child c;
+	struct u_fixture c;
 	struct stat st;
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	copy_file(FIX_PIE, path);
+	u_copy_to(FIX_PIE, u_temp_file(path, NULL, 0));
 	assert_int_equal(stat(path, &st), 0);
-	spawn(path, &c);
+	u_fixture_spawn(&c, path);
 	unlink(path);
 	assert_int_equal(binaries__of_pid(c.pid, &b), 0);
 	assert_true(b.n > 0);
@@ -240,30 +169,21 @@ static void test_deleted_binary(void **state)
 		check_entries(&b);
 	}
 	binaries__free(&b);
-	reap(&c);
+	u_fixture_reap(&c);
 }
 
 /* What the dynamic loader itself says path maps: `ld.so --list path`. */
 static void ldso_list(const char *path, struct binaries *out)
 {
+	char *argv[] = { LD_SO, "--list", (char *)path, NULL };
 	char line[4096], *p;
 	struct stat st;
-	int fds[2];
 	pid_t pid;
 	FILE *f;
 
 	if (access(LD_SO, X_OK))
 		skip();
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		execl(LD_SO, LD_SO, "--list", path, (char *)NULL);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
+	f = u_run_reader(LD_SO, argv, &pid);
 	*out = (struct binaries){ 0 };
 	assert_int_equal(binaries__add_path(out, path), 0);
 	while (fgets(line, sizeof(line), f)) {
@@ -324,8 +244,8 @@ static void test_command_self(void **state)
 	struct binaries b = { 0 }, running;
 
 	(void)state;
-	check_command(self_exe(), self_exe());
-	assert_int_equal(binaries__of_command(self_exe(), &b), 0);
+	check_command(u_self_exe(), u_self_exe());
+	assert_int_equal(binaries__of_command(u_self_exe(), &b), 0);
 	maps_files(getpid(), &running);
 	expect_same_files(&b, &running);
 	binaries__free(&running);
@@ -336,16 +256,16 @@ static void test_command_self(void **state)
 static void test_command_runpath(void **state)
 {
 	struct binaries b = { 0 }, running;
-	struct child c;
+	struct u_fixture c;
 
 	(void)state;
 	check_command(FIX_RUNPATH, FIX_RUNPATH);
 	assert_int_equal(binaries__of_command(FIX_RUNPATH, &b), 0);
 	expect_base(&b, "libsymfix.so");
-	spawn(FIX_RUNPATH, &c);
+	u_fixture_spawn(&c, FIX_RUNPATH);
 	maps_files(c.pid, &running);
 	expect_same_files(&b, &running);
-	reap(&c);
+	u_fixture_reap(&c);
 	binaries__free(&running);
 	binaries__free(&b);
 }
@@ -416,11 +336,10 @@ static void test_command_script(void **state)
 	char path[] = "/tmp/test_binaries.XXXXXX";
 	char *sh = realpath("/bin/sh", NULL);
 	struct binaries b = { 0 };
-	int fd = mkstemp(path);
 
 	(void)state;
-	assert_true(fd >= 0 && sh);
-	close(fd);
+	assert_non_null(sh);
+	close(u_temp_file(path, NULL, 0));
 	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
 		write_script(path, texts[i], 0755);
 		assert_int_equal(binaries__of_command(path, &b), 0);

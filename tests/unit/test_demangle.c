@@ -8,20 +8,18 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "demangle.h"
 #include "procs.h"
 #include "profile.h"
 #include "symbolize.h"
+#include "util.h"
 
 #ifndef FIXTURE_DIR
 #error "FIXTURE_DIR must name the directory of the built fixtures"
@@ -108,41 +106,6 @@ static void test_not_mangled(void **state)
 	assert_true(demangle__is_mangled("_RNvC7mycrate3foo"));
 }
 
-/* Runs /usr/bin/argv[0] without a shell; the returned stream reads its stdout. */
-static FILE *run_reader(char *const argv[], pid_t *pid)
-{
-	char tool[64];
-	int fds[2];
-	FILE *f;
-
-	snprintf(tool, sizeof(tool), "/usr/bin/%s", argv[0]);
-	if (access(tool, X_OK) != 0) {
-		print_message("SKIP: %s (binutils) is not installed\n", argv[0]);
-		skip();
-	}
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	*pid = fork();
-	assert_true(*pid >= 0);
-	if (*pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		execv(tool, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	assert_non_null(f);
-	return f;
-}
-
-static void reap(FILE *f, pid_t pid)
-{
-	int status;
-
-	fclose(f);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
 /* The name column of "ADDR TYPE NAME" (nm), or NULL. */
 static char *nm_name(char *line)
 {
@@ -165,7 +128,7 @@ static size_t compare_with_nm(const char *path, const char *table)
 	char *raw = NULL, *dem = NULL, *r, *d, *got;
 	size_t rcap = 0, dcap = 0, mangled = 0;
 	pid_t rpid, dpid;
-	FILE *rf = run_reader(raw_argv, &rpid), *df = run_reader(dem_argv, &dpid);
+	FILE *rf = u_run_tool(raw_argv, &rpid), *df = u_run_tool(dem_argv, &dpid);
 
 	while (getline(&raw, &rcap, rf) > 0) {
 		assert_true(getline(&dem, &dcap, df) > 0);
@@ -184,8 +147,8 @@ static size_t compare_with_nm(const char *path, const char *table)
 	}
 	free(raw);
 	free(dem);
-	reap(rf, rpid);
-	reap(df, dpid);
+	u_reap_tool(rf, rpid);
+	u_reap_tool(df, dpid);
 	return mangled;
 }
 
@@ -198,33 +161,6 @@ static void test_libstdcxx_like_nm(void **state)
 	}
 	assert_true(compare_with_nm(LIBSTDCXX, "-D") > 1000);
 	assert_int_equal(compare_with_nm(FIX_CXX, "-a"), 4);
-}
-
-struct child {
-	pid_t pid;
-	FILE *out;
-	int in;
-};
-
-static void spawn_addrs(const char *path, struct child *c)
-{
-	int out[2], in[2];
-
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		dup2(out[1], STDOUT_FILENO);
-		dup2(in[0], STDIN_FILENO);
-		execl(path, path, "addrs", (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(in[0]);
-	c->in = in[1];
-	c->out = fdopen(out[0], "r");
-	assert_non_null(c->out);
 }
 
 static void check_frame(struct symbolizer *s, const struct profile *p, pid_t pid, const char *sym,
@@ -249,24 +185,15 @@ static void test_symbolizer_demangles(void **state)
 	struct profile *p = profile__new(UNIT_SAMPLES);
 	struct procs *ps = procs__new();
 	struct symbolizer *s = p && ps ? symbolizer__new(p, ps) : NULL;
-	char line[256], sym[128];
-	struct child c;
-	uint64_t addr;
-	size_t n = 0;
-	int status;
+	struct u_fixture c;
 
 	(void)state;
 	assert_non_null(s);
-	spawn_addrs(FIX_CXX, &c);
-	while (fgets(line, sizeof(line), c.out) && strcmp(line, "end\n")) {
-		assert_int_equal(sscanf(line, "%127s %" SCNx64, sym, &addr), 2);
-		check_frame(s, p, c.pid, sym, addr);
-		n++;
-	}
-	assert_int_equal(n, 3);
-	close(c.in);
-	fclose(c.out);
-	assert_int_equal(waitpid(c.pid, &status, 0), c.pid);
+	u_fixture_spawn(&c, FIX_CXX);
+	for (size_t i = 0; i < c.n; i++)
+		check_frame(s, p, c.pid, c.names[i], c.addrs[i]);
+	assert_int_equal(c.n, 3);
+	u_fixture_reap(&c);
 	symbolizer__free(s);
 	procs__free(ps);
 	profile__free(p);

@@ -14,26 +14,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "elf_symtab.h"
 #include "proc_maps.h"
+#include "util.h"
 
 #ifndef FIXTURE_DIR
 #error "FIXTURE_DIR must name the directory of the built fixtures"
 #endif
 
-#define FIX_PIE FIXTURE_DIR "/symfix_pie"
+#define FIX_PIE	  FIXTURE_DIR "/symfix_pie"
 #define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
-#define FIX_LIB FIXTURE_DIR "/libsymfix.so"
-#define MAX_SYMS 64
+#define FIX_LIB	  FIXTURE_DIR "/libsymfix.so"
 
 /* Same layout as in tests/fixtures/symfix.c. */
 struct fixture_sym {
@@ -42,52 +40,6 @@ struct fixture_sym {
 };
 
 typedef const struct fixture_sym *(*fixture_table_fn)(size_t *n);
-
-/* Which name each address of the fixture must resolve to. */
-static const struct {
-	const char *taken, *expect;
-} expected[] = {
-	{ "fixture_alpha", "fixture_alpha" },
-	{ "__fixture_a", "fixture_alpha" }, /* shorter, but leading underscores */
-	{ "fixture_beta", "fixture_beta" },
-	{ "fixture_b_longer_alias", "fixture_beta" }, /* sorts first, but longer */
-	{ "fixture_static", "fixture_static" },
-	{ "fixture_gamma", "fixture_gamma" },
-	{ "fixture_gamma_weak", "fixture_gamma" }, /* weak alias */
-	{ "fx_local", "fixture_exported_name" }, /* local under a global alias */
-	{ "fixture_exported_name", "fixture_exported_name" },
-	{ "fx_weak_local", "fixture_weak_of_local" }, /* local under a weak alias */
-	{ "fixture_weak_of_local", "fixture_weak_of_local" },
-	{ "fixture_weak", "fixture_weak" },
-	{ "resolve_fixture_ifunc", "fixture_ifunc" }, /* STT_GNU_IFUNC over its resolver */
-	{ "fixture_halfsized", "fixture_halfsized" }, /* size 0, but its alias has one */
-	{ "fx_halfsized_local", "fixture_halfsized" },
-	{ "fixture_nosize", "fixture_nosize" }, /* size 0: runs to the next symbol */
-};
-
-/* One symbol as readelf -sW prints it. */
-struct rsym {
-	uint64_t value, size;
-	char type[16], ndx[16];
-	char *name; /* without any @VERSION */
-};
-
-struct rsyms {
-	struct rsym *v;
-	size_t n;
-};
-
-static const char *expected_name(const char *taken)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(expected) / sizeof(expected[0]); i++) {
-		if (strcmp(expected[i].taken, taken) == 0)
-			return expected[i].expect;
-	}
-	fail_msg("fixture symbol '%s' has no expected name", taken);
-	return NULL;
-}
 
 static struct elf_symtab *load_path(const char *path)
 {
@@ -102,121 +54,24 @@ static struct elf_symtab *load_path(const char *path)
 	return t;
 }
 
-/* Runs /usr/bin/argv[0] without a shell; the returned stream reads its stdout. */
-static FILE *run_reader(char *const argv[], pid_t *pid)
-{
-	char tool[64];
-	int fds[2];
-	FILE *f;
-
-	snprintf(tool, sizeof(tool), "/usr/bin/%s", argv[0]);
-	if (access(tool, X_OK) != 0) {
-		print_message("SKIP: %s (binutils) is not installed\n", argv[0]);
-		skip();
-	}
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	*pid = fork();
-	assert_true(*pid >= 0);
-	if (*pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		execv(tool, argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	assert_non_null(f);
-	return f;
-}
-
-static void reap(FILE *f, pid_t pid)
-{
-	int status;
-
-	fclose(f);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-/* Parses "Num: Value Size Type Bind Vis Ndx [Name]" rows of readelf -sW. */
-static int parse_rsym(const char *line, struct rsym *s)
-{
-	unsigned int num;
-	char bind[16], vis[16];
-	int n;
-
-	s->name = NULL;
-	n = sscanf(line, " %u: %" SCNx64 " %" SCNu64 " %15s %15s %15s %15s %ms", &num, &s->value,
-		   &s->size, s->type, bind, vis, s->ndx, &s->name);
-	if (n < 7)
-		return -1;
-	if (!s->name)
-		s->name = strdup("");
-	assert_non_null(s->name);
-	s->name[strcspn(s->name, "@")] = '\0';
-	return 0;
-}
-
-static bool wanted_rsym(const struct rsym *s)
-{
-	if (strcmp(s->type, "FUNC") && strcmp(s->type, "IFUNC"))
-		return false;
-	return strcmp(s->ndx, "UND") && s->value && s->name[0];
-}
-
-static void free_rsyms(struct rsyms *r)
-{
-	size_t i;
-
-	for (i = 0; i < r->n; i++)
-		free(r->v[i].name);
-	free(r->v);
-}
-
-/* The symbols elf_symtab keeps: named functions defined at a non-zero address. */
-static struct rsyms readelf_funcs(const char *path)
-{
-	char *argv[] = { "readelf", "-sW", (char *)path, NULL };
-	struct rsyms r = { NULL, 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	struct rsym s;
-	pid_t pid;
-	FILE *f = run_reader(argv, &pid);
-
-	while (getline(&line, &cap, f) > 0) {
-		if (parse_rsym(line, &s))
-			continue;
-		if (!wanted_rsym(&s)) {
-			free(s.name);
-			continue;
-		}
-		r.v = reallocarray(r.v, r.n + 1, sizeof(*r.v));
-		assert_non_null(r.v);
-		r.v[r.n++] = s;
-	}
-	free(line);
-	reap(f, pid);
-	return r;
-}
-
-static size_t distinct_values(const struct rsyms *r)
+static size_t distinct_values(const struct u_readelf *r)
 {
 	size_t i, j, n = 0;
 
-	for (i = 0; i < r->n; i++) {
-		for (j = 0; j < i && r->v[j].value != r->v[i].value; j++)
+	for (i = 0; i < r->nsyms; i++) {
+		for (j = 0; j < i && r->syms[j].value != r->syms[i].value; j++)
 			;
 		n += j == i;
 	}
 	return n;
 }
 
-static bool same_start(const struct rsyms *r, uint64_t value, const char *name)
+static bool same_start(const struct u_readelf *r, uint64_t value, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < r->n; i++) {
-		if (r->v[i].value == value && strcmp(r->v[i].name, name) == 0)
+	for (i = 0; i < r->nsyms; i++) {
+		if (r->syms[i].value == value && strcmp(r->syms[i].name, name) == 0)
 			return true;
 	}
 	return false;
@@ -228,15 +83,15 @@ static bool same_start(const struct rsyms *r, uint64_t value, const char *name)
 static void check_against_readelf(const char *path)
 {
 	struct elf_symtab *t = load_path(path);
-	struct rsyms r = readelf_funcs(path);
+	struct u_readelf r = u_readelf(path);
 	const char *name;
 	uint64_t off;
 	size_t i;
 
-	assert_true(r.n > 0);
+	assert_true(r.nsyms > 0);
 	assert_int_equal(elf_symtab__count(t), distinct_values(&r));
-	for (i = 0; i < r.n; i++) {
-		const struct rsym *s = &r.v[i];
+	for (i = 0; i < r.nsyms; i++) {
+		const struct u_rsym *s = &r.syms[i];
 		uint64_t last = s->size ? s->size - 1 : 0;
 
 		name = elf_symtab__lookup(t, s->value, &off);
@@ -255,7 +110,7 @@ static void check_against_readelf(const char *path)
 			fail_msg("%s: %s+%" PRIu64 " still inside at its end", path, s->name,
 				 s->size);
 	}
-	free_rsyms(&r);
+	u_readelf_free(&r);
 	elf_symtab__free(t);
 }
 
@@ -269,13 +124,8 @@ static void test_counts_sizes_match_readelf(void **state)
 
 static void test_self_exe_matches_readelf(void **state)
 {
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-
 	(void)state;
-	assert_true(n > 0);
-	exe[n] = '\0';
-	check_against_readelf(exe);
+	check_against_readelf(u_self_exe());
 }
 
 /* A copy without .symtab: only .dynsym is left to read. */
@@ -284,65 +134,39 @@ static void test_stripped_matches_readelf(void **state)
 	char path[] = "/tmp/test_elf_symtab.XXXXXX";
 	char *argv[] = { "objcopy", "--strip-all", FIX_LIB, path, NULL };
 	pid_t pid;
-	int fd = mkstemp(path);
 	FILE *out;
 
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	out = run_reader(argv, &pid);
-	reap(out, pid);
+	close(u_temp_file(path, NULL, 0));
+	out = u_run_tool(argv, &pid);
+	u_reap_tool(out, pid);
 	check_against_readelf(path);
 	unlink(path);
-}
-
-/* Executable PT_LOAD segments as readelf -lW prints them. */
-static size_t readelf_exec_segments(const char *path, uint64_t (*seg)[3], size_t max)
-{
-	char *argv[] = { "readelf", "-lW", (char *)path, NULL };
-	char line[512], flags[16];
-	uint64_t off, vaddr, paddr, filesz, memsz;
-	size_t n = 0;
-	pid_t pid;
-	FILE *f = run_reader(argv, &pid);
-
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line,
-			   " LOAD 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64
-			   " 0x%" SCNx64 " %15[RWE ]",
-			   &off, &vaddr, &paddr, &filesz, &memsz, flags) != 6)
-			continue;
-		if (!strchr(flags, 'E') || n == max)
-			continue;
-		seg[n][0] = off;
-		seg[n][1] = vaddr;
-		seg[n][2] = filesz;
-		n++;
-	}
-	reap(f, pid);
-	return n;
 }
 
 /* File offsets map into executable segments only, from first to last byte. */
 static void check_segments(const char *path)
 {
 	struct elf_symtab *t = load_path(path);
-	uint64_t seg[8][3], v;
-	size_t i, n = readelf_exec_segments(path, seg, 8);
+	struct u_readelf r = u_readelf(path);
+	uint64_t v;
 
-	assert_true(n > 0);
+	assert_true(r.nsegs > 0);
 	/* Offset 0, the ELF header, sits in a read-only segment here. */
-	assert_true(seg[0][0] > 0);
+	assert_true(r.seg[0][0] > 0);
 	assert_int_equal(elf_symtab__vaddr(t, 0, &v), -ENOENT);
-	for (i = 0; i < n; i++) {
-		assert_int_equal(elf_symtab__vaddr(t, seg[i][0], &v), 0);
-		assert_true(v == seg[i][1]);
-		assert_int_equal(elf_symtab__vaddr(t, seg[i][0] + seg[i][2] - 1, &v), 0);
-		assert_true(v == seg[i][1] + seg[i][2] - 1);
+	for (size_t i = 0; i < r.nsegs; i++) {
+		uint64_t off = r.seg[i][0], vaddr = r.seg[i][1], size = r.seg[i][2];
+
+		assert_int_equal(elf_symtab__vaddr(t, off, &v), 0);
+		assert_true(v == vaddr);
+		assert_int_equal(elf_symtab__vaddr(t, off + size - 1, &v), 0);
+		assert_true(v == vaddr + size - 1);
 		/* The linker puts read-only data, not code, around the text. */
-		assert_int_equal(elf_symtab__vaddr(t, seg[i][0] + seg[i][2], &v), -ENOENT);
-		assert_int_equal(elf_symtab__vaddr(t, seg[i][0] - 1, &v), -ENOENT);
+		assert_int_equal(elf_symtab__vaddr(t, off + size, &v), -ENOENT);
+		assert_int_equal(elf_symtab__vaddr(t, off - 1, &v), -ENOENT);
 	}
+	u_readelf_free(&r);
 	elf_symtab__free(t);
 }
 
@@ -375,7 +199,7 @@ static const char *symbolize(const struct proc_maps *m, const char *path,
 static void check_fixture_addr(const struct proc_maps *m, const char *path,
 			       const struct elf_symtab *t, const char *taken, uint64_t addr)
 {
-	const char *want = expected_name(taken), *got;
+	const char *want = u_symfix_expected(taken), *got;
 	uint64_t vaddr, off;
 
 	got = symbolize(m, path, t, addr, &vaddr, &off);
@@ -400,7 +224,7 @@ static void test_library_in_process(void **state)
 	table = (fixture_table_fn)dlsym(h, "fixture_table");
 	assert_non_null(table);
 	tab = table(&n);
-	assert_int_equal(n, sizeof(expected) / sizeof(expected[0]));
+	assert_int_equal(n, U_SYMFIX_NSYMS);
 	/* The table's addresses are the ones the dynamic linker hands out. */
 	assert_ptr_equal(dlsym(h, "fixture_alpha"), (void *)tab[0].fn);
 	assert_ptr_equal(dlsym(h, "fixture_gamma_weak"), dlsym(h, "fixture_gamma"));
@@ -412,70 +236,25 @@ static void test_library_in_process(void **state)
 	elf_symtab__free(t);
 }
 
-struct child {
-	pid_t pid;
-	FILE *out; /* the child's stdout */
-	int in; /* the child's stdin: closing it lets the child exit */
-};
-
-static void spawn_fixture(const char *path, struct child *c)
-{
-	int out[2], in[2];
-
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		dup2(out[1], STDOUT_FILENO);
-		dup2(in[0], STDIN_FILENO);
-		execl(path, path, "addrs", (char *)NULL);
-		_exit(127);
-	}
-	close(out[1]);
-	close(in[0]);
-	c->in = in[1];
-	c->out = fdopen(out[0], "r");
-	assert_non_null(c->out);
-}
-
-/* Reads "name 0xaddr" lines up to "end". */
-static size_t read_child_addrs(FILE *f, char names[][64], uint64_t *addrs)
-{
-	char line[256];
-	size_t n = 0;
-
-	while (fgets(line, sizeof(line), f) && strcmp(line, "end\n") != 0) {
-		assert_true(n < MAX_SYMS);
-		assert_int_equal(sscanf(line, "%63s %" SCNx64, names[n], &addrs[n]), 2);
-		n++;
-	}
-	return n;
-}
-
 static void check_child(const char *path, bool identity)
 {
-	char names[MAX_SYMS][64];
-	uint64_t addrs[MAX_SYMS], vaddr, off;
 	struct elf_symtab *t = load_path(path);
+	uint64_t vaddr, off;
 	struct proc_maps m;
-	struct child c;
-	size_t i, n;
+	struct u_fixture c;
 
-	spawn_fixture(path, &c);
-	n = read_child_addrs(c.out, names, addrs);
-	assert_int_equal(n, sizeof(expected) / sizeof(expected[0]));
+	u_fixture_spawn(&c, path);
+	assert_int_equal(c.n, U_SYMFIX_NSYMS);
 	/* The child waits on stdin, so its maps are still there. */
 	assert_int_equal(proc_maps__read(c.pid, &m), 0);
-	for (i = 0; i < n; i++) {
-		check_fixture_addr(&m, path, t, names[i], addrs[i]);
-		assert_non_null(symbolize(&m, path, t, addrs[i], &vaddr, &off));
+	for (size_t i = 0; i < c.n; i++) {
+		check_fixture_addr(&m, path, t, c.names[i], c.addrs[i]);
+		assert_non_null(symbolize(&m, path, t, c.addrs[i], &vaddr, &off));
 		if (identity)
-			assert_true(vaddr == addrs[i]);
+			assert_true(vaddr == c.addrs[i]);
 	}
 	proc_maps__free(&m);
-	close(c.in);
-	reap(c.out, c.pid);
+	u_fixture_reap(&c);
 	elf_symtab__free(t);
 }
 
@@ -497,17 +276,13 @@ static void test_self_exe(void **state)
 {
 	uint64_t addr = (uint64_t)(uintptr_t)test_self_exe, vaddr, off;
 	struct elf_symtab *t = load_path("/proc/self/exe");
-	char exe[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct proc_maps m;
 	const char *name;
 
 	(void)state;
-	assert_true(n > 0);
-	exe[n] = '\0';
 	assert_true(elf_symtab__count(t) > 10);
 	assert_int_equal(proc_maps__read(getpid(), &m), 0);
-	name = symbolize(&m, exe, t, addr, &vaddr, &off);
+	name = symbolize(&m, u_self_exe(), t, addr, &vaddr, &off);
 	assert_non_null(name);
 	assert_string_equal(name, "test_self_exe");
 	assert_true(off == 0);
@@ -536,7 +311,7 @@ static size_t readelf_build_id(const char *path, uint8_t *id, size_t max)
 	char line[512], hex[256];
 	size_t n = 0;
 	pid_t pid;
-	FILE *f = run_reader(argv, &pid);
+	FILE *f = u_run_tool(argv, &pid);
 
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, " Build ID: %255s", hex) != 1)
@@ -544,7 +319,7 @@ static size_t readelf_build_id(const char *path, uint8_t *id, size_t max)
 		for (n = 0; n < max && sscanf(hex + 2 * n, "%2hhx", &id[n]) == 1; n++)
 			;
 	}
-	reap(f, pid);
+	u_reap_tool(f, pid);
 	return n;
 }
 
@@ -590,11 +365,9 @@ static uint8_t *read_file(const char *path, size_t *len)
 static int temp_with(const void *buf, size_t len)
 {
 	char path[] = "/tmp/test_elf_symtab.XXXXXX";
-	int fd = mkstemp(path);
+	int fd = u_temp_file(path, buf, len);
 
-	assert_true(fd >= 0);
 	unlink(path);
-	assert_int_equal(write(fd, buf, len), (ssize_t)len);
 	return fd;
 }
 

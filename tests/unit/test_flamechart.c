@@ -41,28 +41,34 @@ static char *render(const struct profile *p, enum root_style root)
 	return out.buf;
 }
 
+static void expect_chart(const struct profile *p, enum root_style root, const char *want)
+{
+	char *text = render(p, root);
+
+	assert_string_equal(text, want);
+	free(text);
+}
+
 /* main [0,100): a [10,40) with b [20,30) inside, then a again [50,60). Events
  * arrive in completion order, as the tracer sends them. */
 static void test_nested_segments(void **state)
 {
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
 	const char *m[] = { "main" }, *ma[] = { "main", "a" }, *mab[] = { "main", "a", "b" };
-	char *text;
 
 	(void)state;
 	add(p, 7, mab, 3, 20, 10);
 	add(p, 7, ma, 2, 10, 30);
 	add(p, 7, ma, 2, 50, 10);
 	add(p, 7, m, 1, 0, 100);
-	text = render(p, ROOT_COMM);
-	assert_string_equal(text, "app;main 10\n"
-				  "app;main;a 10\n"
-				  "app;main;a;b 10\n"
-				  "app;main;a 10\n"
-				  "app;main 10\n"
-				  "app;main;a 10\n"
-				  "app;main 40\n");
-	free(text);
+	expect_chart(p, ROOT_COMM,
+		     "app;main 10\n"
+		     "app;main;a 10\n"
+		     "app;main;a;b 10\n"
+		     "app;main;a 10\n"
+		     "app;main 10\n"
+		     "app;main;a 10\n"
+		     "app;main 40\n");
 	profile__free(p);
 }
 
@@ -71,19 +77,17 @@ static void test_threads_and_repeats(void **state)
 {
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
 	const char *f[] = { "f" };
-	char *text;
 
 	(void)state;
 	add(p, 9, f, 1, 5, 3);
 	add(p, 8, f, 1, 100, 2);
 	add(p, 8, f, 1, 0, 1);
 	add(p, 9, f, 1, 1, 2);
-	text = render(p, ROOT_TID);
-	assert_string_equal(text, "app-7/8;f 1\n"
-				  "app-7/8;f 2\n"
-				  "app-7/9;f 2\n"
-				  "app-7/9;f 3\n");
-	free(text);
+	expect_chart(p, ROOT_TID,
+		     "app-7/8;f 1\n"
+		     "app-7/8;f 2\n"
+		     "app-7/9;f 2\n"
+		     "app-7/9;f 3\n");
 	profile__free(p);
 }
 
@@ -92,14 +96,11 @@ static void test_same_start(void **state)
 {
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
 	const char *a[] = { "a" }, *ab[] = { "a", "b" };
-	char *text;
 
 	(void)state;
 	add(p, 1, ab, 2, 0, 4);
 	add(p, 1, a, 1, 0, 6);
-	text = render(p, ROOT_COMM);
-	assert_string_equal(text, "app;a;b 4\napp;a 2\n");
-	free(text);
+	expect_chart(p, ROOT_COMM, "app;a;b 4\napp;a 2\n");
 	profile__free(p);
 }
 

@@ -18,12 +18,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "binaries.h"
 #include "funcs.h"
+#include "util.h"
 
 #ifndef FIXTURE_DIR
 #error "FIXTURE_DIR must name the directory of the built fixtures"
@@ -36,116 +35,17 @@
 
 /* ---- readelf ---------------------------------------------------------- */
 
-struct rsym {
-	uint64_t value, size;
-	char *name; /* without any @VERSION */
-};
-
-struct relf {
-	struct rsym *syms; /* defined named functions */
-	size_t nsyms;
-	uint64_t seg[8][3]; /* executable PT_LOADs: offset, vaddr, filesz */
-	size_t nsegs;
-};
-
-static FILE *run_reader(char *const argv[], pid_t *pid)
+/* What readelf says about PATH, which has functions and executable segments. */
+static struct u_readelf relf_load(const char *path)
 {
-	int fds[2];
-	FILE *f;
+	struct u_readelf r = u_readelf(path);
 
-	if (access("/usr/bin/readelf", X_OK)) {
-		print_message("SKIP: readelf (binutils) is not installed\n");
-		skip();
-	}
-	assert_int_equal(pipe2(fds, O_CLOEXEC), 0);
-	*pid = fork();
-	assert_true(*pid >= 0);
-	if (*pid == 0) {
-		dup2(fds[1], STDOUT_FILENO);
-		execv("/usr/bin/readelf", argv);
-		_exit(127);
-	}
-	close(fds[1]);
-	f = fdopen(fds[0], "r");
-	assert_non_null(f);
-	return f;
-}
-
-static void reap(FILE *f, pid_t pid)
-{
-	int status;
-
-	fclose(f);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-/* "Num: Value Size Type Bind Vis Ndx Name" rows of FUNC/IFUNC, defined. */
-static void parse_sym_line(const char *line, struct relf *r)
-{
-	char type[16], bind[16], vis[16], ndx[16], *name = NULL;
-	uint64_t value, size;
-	unsigned int num;
-
-	if (sscanf(line, " %u: %" SCNx64 " %" SCNu64 " %15s %15s %15s %15s %ms", &num, &value,
-		   &size, type, bind, vis, ndx, &name) != 8)
-		return;
-	if ((strcmp(type, "FUNC") && strcmp(type, "IFUNC")) || !strcmp(ndx, "UND") || !value) {
-		free(name);
-		return;
-	}
-	name[strcspn(name, "@")] = '\0';
-	r->syms = reallocarray(r->syms, r->nsyms + 1, sizeof(*r->syms));
-	assert_non_null(r->syms);
-	r->syms[r->nsyms++] = (struct rsym){ value, size, name };
-}
-
-static void parse_seg_line(const char *line, struct relf *r)
-{
-	uint64_t off, vaddr, paddr, filesz, memsz;
-	char flags[16];
-
-	if (sscanf(line,
-		   " LOAD 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64 " 0x%" SCNx64
-		   " %15[RWE ]",
-		   &off, &vaddr, &paddr, &filesz, &memsz, flags) != 6 ||
-	    !strchr(flags, 'E'))
-		return;
-	assert_true(r->nsegs < 8);
-	r->seg[r->nsegs][0] = off;
-	r->seg[r->nsegs][1] = vaddr;
-	r->seg[r->nsegs][2] = filesz;
-	r->nsegs++;
-}
-
-static struct relf readelf(const char *path)
-{
-	char *argv[] = { "readelf", "-sW", "-lW", (char *)path, NULL };
-	struct relf r = { 0 };
-	char *line = NULL;
-	size_t cap = 0;
-	pid_t pid;
-	FILE *f = run_reader(argv, &pid);
-
-	while (getline(&line, &cap, f) > 0) {
-		parse_sym_line(line, &r);
-		parse_seg_line(line, &r);
-	}
-	free(line);
-	reap(f, pid);
 	assert_true(r.nsyms > 0 && r.nsegs > 0);
 	return r;
 }
 
-static void relf_free(struct relf *r)
-{
-	for (size_t i = 0; i < r->nsyms; i++)
-		free(r->syms[i].name);
-	free(r->syms);
-}
-
 /* The file offset of a link-time address, by readelf's segments. */
-static bool relf_offset(const struct relf *r, uint64_t vaddr, uint64_t *off)
+static bool relf_offset(const struct u_readelf *r, uint64_t vaddr, uint64_t *off)
 {
 	for (size_t i = 0; i < r->nsegs; i++) {
 		if (vaddr >= r->seg[i][1] && vaddr - r->seg[i][1] < r->seg[i][2]) {
@@ -158,7 +58,8 @@ static bool relf_offset(const struct relf *r, uint64_t vaddr, uint64_t *off)
 
 /* Distinct addresses that have a name re matches, and the largest size any
  * symbol there states. */
-static size_t relf_matches(const struct relf *r, const regex_t *re, uint64_t value, uint64_t *size)
+static size_t relf_matches(const struct u_readelf *r, const regex_t *re, uint64_t value,
+			   uint64_t *size)
 {
 	size_t i, n = 0;
 
@@ -173,7 +74,7 @@ static size_t relf_matches(const struct relf *r, const regex_t *re, uint64_t val
 	return n;
 }
 
-static size_t relf_count(const struct relf *r, const regex_t *re)
+static size_t relf_count(const struct u_readelf *r, const regex_t *re)
 {
 	size_t i, j, n = 0;
 	uint64_t size;
@@ -285,7 +186,7 @@ static void test_parse_spec(void **state)
 static void check_alpha(const char *path)
 {
 	struct funcs list = match(path, "^fixture_alpha$");
-	struct relf r = readelf(path);
+	struct u_readelf r = relf_load(path);
 	const struct func *f = only(&list, "fixture_alpha");
 	char *real = realpath(path, NULL);
 	uint64_t off, size;
@@ -300,7 +201,7 @@ static void check_alpha(const char *path)
 	assert_string_equal(list.bins.v[f->bin].path, real);
 	regfree(&re);
 	free(real);
-	relf_free(&r);
+	u_readelf_free(&r);
 	funcs__free(&list);
 }
 
@@ -348,7 +249,7 @@ static void test_aliases_once(void **state)
 static void check_like_readelf(const char *path, const char *regex)
 {
 	struct funcs list = match(path, regex);
-	struct relf r = readelf(path);
+	struct u_readelf r = relf_load(path);
 	regex_t re = compile(regex);
 	uint64_t off, size;
 
@@ -367,7 +268,7 @@ static void check_like_readelf(const char *path, const char *regex)
 	}
 	assert_int_equal(list.n, relf_count(&r, &re));
 	regfree(&re);
-	relf_free(&r);
+	u_readelf_free(&r);
 	funcs__free(&list);
 }
 

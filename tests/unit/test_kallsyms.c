@@ -17,17 +17,13 @@
 #include <unistd.h>
 
 #include "kallsyms.h"
+#include "util.h"
 
 /* Writes text to a new temporary file; the caller unlinks path. */
 static void write_temp(char path[static 32], const char *text, size_t len)
 {
-	int fd;
-
 	strcpy(path, "/tmp/test_kallsyms.XXXXXX");
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	assert_int_equal(write(fd, text, len), (ssize_t)len);
-	close(fd);
+	close(u_temp_file(path, text, len));
 }
 
 static int load_text(const char *text, struct kallsyms **k)

@@ -13,21 +13,19 @@
 #include <cmocka.h>
 
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "procs.h"
 #include "profile.h"
 #include "symbolize.h"
 #include "symcache.h"
+#include "util.h"
 
 #ifndef FIXTURE_DIR
 #error "FIXTURE_DIR must name the directory of the built fixtures"
@@ -35,50 +33,14 @@
 
 #define FIX_PIE	     FIXTURE_DIR "/symfix_pie"
 #define FIX_NOPIE    FIXTURE_DIR "/symfix_nopie"
-#define MAX_SYMS     64
 #define MAX_CHILDREN 4
-
-/* Which function each address the fixture prints belongs to (its alias
- * policy is test_elf_symtab's business; here the chain must keep it). */
-static const struct {
-	const char *taken, *expect;
-} expected[] = {
-	{ "fixture_alpha", "fixture_alpha" },
-	{ "__fixture_a", "fixture_alpha" },
-	{ "fixture_beta", "fixture_beta" },
-	{ "fixture_b_longer_alias", "fixture_beta" },
-	{ "fixture_static", "fixture_static" },
-	{ "fixture_gamma", "fixture_gamma" },
-	{ "fixture_gamma_weak", "fixture_gamma" },
-	{ "fx_local", "fixture_exported_name" },
-	{ "fixture_exported_name", "fixture_exported_name" },
-	{ "fx_weak_local", "fixture_weak_of_local" },
-	{ "fixture_weak_of_local", "fixture_weak_of_local" },
-	{ "fixture_weak", "fixture_weak" },
-	{ "resolve_fixture_ifunc", "fixture_ifunc" },
-	{ "fixture_halfsized", "fixture_halfsized" },
-	{ "fx_halfsized_local", "fixture_halfsized" },
-	{ "fixture_nosize", "fixture_nosize" },
-};
-
-#define NEXPECTED (sizeof(expected) / sizeof(expected[0]))
-
-/* A running fixture: it printed its addresses and waits for stdin to close. */
-struct child {
-	pid_t pid; /* 0 once reaped */
-	FILE *out;
-	int in;
-	size_t n;
-	char names[MAX_SYMS][64];
-	uint64_t addrs[MAX_SYMS];
-};
 
 /* Per test: the chain under test and the children to clean up. */
 struct env {
 	struct profile *p;
 	struct procs *ps;
 	struct symbolizer *s;
-	struct child kids[MAX_CHILDREN];
+	struct u_fixture kids[MAX_CHILDREN];
 	size_t nkids;
 	char tmpdir[64]; /* "" unless the test made one */
 };
@@ -94,19 +56,6 @@ static int setup(void **state)
 	e->s = e->p && e->ps ? symbolizer__new(e->p, e->ps) : NULL;
 	*state = e;
 	return e->s ? 0 : -1;
-}
-
-static void child_reap(struct child *c)
-{
-	int status;
-
-	if (!c->pid)
-		return;
-	close(c->in);
-	fclose(c->out);
-	assert_int_equal(waitpid(c->pid, &status, 0), c->pid);
-	c->pid = 0;
-	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
 static void remove_tmpdir(const char *dir)
@@ -125,16 +74,8 @@ static int teardown(void **state)
 {
 	struct env *e = *state;
 
-	for (size_t i = 0; i < e->nkids; i++) {
-		struct child *c = &e->kids[i];
-
-		if (!c->pid)
-			continue;
-		kill(c->pid, SIGKILL);
-		close(c->in);
-		fclose(c->out);
-		waitpid(c->pid, NULL, 0);
-	}
+	for (size_t i = 0; i < e->nkids; i++)
+		u_fixture_kill(&e->kids[i]);
 	if (e->tmpdir[0])
 		remove_tmpdir(e->tmpdir);
 	symbolizer__free(e->s);
@@ -144,66 +85,16 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Reads "name 0xaddr" lines up to "end". */
-static void read_addrs(struct child *c)
-{
-	char line[256];
-
-	c->n = 0;
-	while (fgets(line, sizeof(line), c->out) && strcmp(line, "end\n") != 0) {
-		assert_true(c->n < MAX_SYMS);
-		assert_int_equal(sscanf(line, "%63s %" SCNx64, c->names[c->n], &c->addrs[c->n]), 2);
-		c->n++;
-	}
-	assert_int_equal(c->n, NEXPECTED);
-}
-
 /* Runs "PATH addrs" and reads what it prints; it stays alive until reaped. */
-static struct child *spawn(struct env *e, const char *path)
+static struct u_fixture *spawn(struct env *e, const char *path)
 {
-	struct child *c;
-	int out[2], in[2];
+	struct u_fixture *c;
 
 	assert_true(e->nkids < MAX_CHILDREN);
-	c = &e->kids[e->nkids];
-	if (access(path, X_OK))
-		fail_msg("cannot run '%s': %s (build the fixtures first)", path, strerror(errno));
-	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
-	assert_int_equal(pipe2(in, O_CLOEXEC), 0);
-	c->pid = fork();
-	assert_true(c->pid >= 0);
-	if (c->pid == 0) {
-		dup2(out[1], STDOUT_FILENO);
-		dup2(in[0], STDIN_FILENO);
-		execl(path, path, "addrs", (char *)NULL);
-		_exit(127);
-	}
-	e->nkids++;
-	close(out[1]);
-	close(in[0]);
-	c->in = in[1];
-	c->out = fdopen(out[0], "r");
-	assert_non_null(c->out);
-	read_addrs(c);
+	c = &e->kids[e->nkids++];
+	u_fixture_spawn(c, path);
+	assert_int_equal(c->n, U_SYMFIX_NSYMS);
 	return c;
-}
-
-static uint64_t addr_of(const struct child *c, const char *name)
-{
-	for (size_t i = 0; i < c->n; i++)
-		if (strcmp(c->names[i], name) == 0)
-			return c->addrs[i];
-	fail_msg("the fixture printed no address for '%s'", name);
-	return 0;
-}
-
-static const char *expected_name(const char *taken)
-{
-	for (size_t i = 0; i < NEXPECTED; i++)
-		if (strcmp(expected[i].taken, taken) == 0)
-			return expected[i].expect;
-	fail_msg("fixture symbol '%s' has no expected name", taken);
-	return NULL;
 }
 
 static const struct frame *user_frame(struct env *e, pid_t pid, uint64_t ip, bool is_return,
@@ -237,10 +128,11 @@ static void expect_user(struct env *e, pid_t pid, uint64_t ip, bool is_return, c
 }
 
 /* Every printed address, and the byte after it as a return address. */
-static void expect_all_names(struct env *e, const struct child *c, pid_t pid, const char *module)
+static void expect_all_names(struct env *e, const struct u_fixture *c, pid_t pid,
+			     const char *module)
 {
 	for (size_t i = 0; i < c->n; i++) {
-		const char *want = expected_name(c->names[i]);
+		const char *want = u_symfix_expected(c->names[i]);
 
 		expect_user(e, pid, c->addrs[i], false, want, module);
 		expect_user(e, pid, c->addrs[i] + 1, true, want, module);
@@ -249,12 +141,12 @@ static void expect_all_names(struct env *e, const struct child *c, pid_t pid, co
 
 static void check_names(struct env *e, const char *path, const char *module)
 {
-	struct child *c = spawn(e, path);
+	struct u_fixture *c = spawn(e, path);
 
 	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
 	assert_int_equal(procs__count(e->ps), 1);
 	expect_all_names(e, c, c->pid, module);
-	child_reap(c);
+	u_fixture_reap(c);
 }
 
 static void test_pie_names(void **state)
@@ -274,9 +166,10 @@ static void test_nopie_names(void **state)
 static void test_return_address(void **state)
 {
 	struct env *e = *state;
-	struct child *c = spawn(e, FIX_PIE);
-	uint64_t alpha = addr_of(c, "fixture_alpha"), beta = addr_of(c, "fixture_beta");
-	uint64_t gamma = addr_of(c, "fixture_gamma");
+	struct u_fixture *c = spawn(e, FIX_PIE);
+	uint64_t alpha = u_fixture_addr(c, "fixture_alpha"),
+		 beta = u_fixture_addr(c, "fixture_beta");
+	uint64_t gamma = u_fixture_addr(c, "fixture_gamma");
 	uint32_t id_ret, id_alpha;
 
 	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
@@ -291,7 +184,7 @@ static void test_return_address(void **state)
 	user_frame(e, c->pid, beta, true, &id_ret);
 	user_frame(e, c->pid, alpha, false, &id_alpha);
 	assert_int_equal(id_ret, id_alpha);
-	child_reap(c);
+	u_fixture_reap(c);
 }
 
 /* A process that exits before the end of a capture keeps its names: the
@@ -299,13 +192,13 @@ static void test_return_address(void **state)
 static void test_exited_process(void **state)
 {
 	struct env *e = *state;
-	struct child *c = spawn(e, FIX_PIE), *other = spawn(e, FIX_PIE);
+	struct u_fixture *c = spawn(e, FIX_PIE), *other = spawn(e, FIX_PIE);
 	pid_t pid = c->pid, other_pid = other->pid;
-	struct child saved = *c;
+	struct u_fixture saved = *c;
 
 	assert_int_equal(procs__snapshot(e->ps, pid), 0);
-	child_reap(c);
-	child_reap(other);
+	u_fixture_reap(c);
+	u_fixture_reap(other);
 	assert_int_equal(kill(pid, 0), -1);
 	assert_int_equal(errno, ESRCH);
 	assert_int_equal(procs__snapshot(e->ps, pid), -ESRCH);
@@ -313,14 +206,14 @@ static void test_exited_process(void **state)
 	/* the snapshot does not invent mappings */
 	expect_user(e, pid, 0x10, false, "[unknown]", "");
 	/* the control: gone, no snapshot, nothing to read any more */
-	expect_user(e, other_pid, addr_of(&saved, "fixture_alpha"), false, "[unknown]", "");
+	expect_user(e, other_pid, u_fixture_addr(&saved, "fixture_alpha"), false, "[unknown]", "");
 	assert_int_equal(procs__count(e->ps), 1);
 }
 
 static void test_unmapped_address(void **state)
 {
 	struct env *e = *state;
-	struct child *c = spawn(e, FIX_NOPIE), *fresh = spawn(e, FIX_NOPIE);
+	struct u_fixture *c = spawn(e, FIX_NOPIE), *fresh = spawn(e, FIX_NOPIE);
 	uint32_t id;
 
 	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
@@ -331,11 +224,11 @@ static void test_unmapped_address(void **state)
 	user_frame(e, c->pid, 0x10, false, &id);
 	assert_int_equal(profile__frame(e->p, id)->kind, FRAME_USER);
 	/* a live process without a snapshot is looked at when first needed */
-	expect_user(e, fresh->pid, addr_of(fresh, "fixture_beta"), false, "fixture_beta",
+	expect_user(e, fresh->pid, u_fixture_addr(fresh, "fixture_beta"), false, "fixture_beta",
 		    "symfix_nopie");
 	expect_user(e, fresh->pid, 0x10, false, "[unknown]", "");
-	child_reap(c);
-	child_reap(fresh);
+	u_fixture_reap(c);
+	u_fixture_reap(fresh);
 }
 
 /* The load address of a PIE: where its first segment (file offset 0, link
@@ -371,12 +264,12 @@ static uint64_t load_base(pid_t pid, const char *suffix)
  * address is BINARY+0xLINK_ADDRESS. */
 static void check_no_symbol(struct env *e, const char *path, const char *module, bool pie)
 {
-	struct child *c = spawn(e, path);
-	uint64_t half = addr_of(c, "fixture_halfsized");
+	struct u_fixture *c = spawn(e, path);
+	uint64_t half = u_fixture_addr(c, "fixture_halfsized");
 	uint64_t base = pie ? load_base(c->pid, strrchr(path, '/')) : 0;
 	char want[128];
 
-	assert_true(addr_of(c, "fixture_nosize") - half >= 8);
+	assert_true(u_fixture_addr(c, "fixture_nosize") - half >= 8);
 	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
 	expect_user(e, c->pid, half + 2, false, "fixture_halfsized", module);
 	snprintf(want, sizeof(want), "%s+0x%" PRIx64, module, half + 3 - base);
@@ -384,7 +277,7 @@ static void check_no_symbol(struct env *e, const char *path, const char *module,
 	/* a return address names the address itself, not the byte before */
 	snprintf(want, sizeof(want), "%s+0x%" PRIx64, module, half + 5 - base);
 	expect_user(e, c->pid, half + 5, true, want, module);
-	child_reap(c);
+	u_fixture_reap(c);
 }
 
 static void test_no_symbol_pie(void **state)
@@ -402,8 +295,9 @@ static void test_no_symbol_nopie(void **state)
 static void test_same_address_same_id(void **state)
 {
 	struct env *e = *state;
-	struct child *c = spawn(e, FIX_PIE);
-	uint64_t alpha = addr_of(c, "fixture_alpha"), beta = addr_of(c, "fixture_beta");
+	struct u_fixture *c = spawn(e, FIX_PIE);
+	uint64_t alpha = u_fixture_addr(c, "fixture_alpha"),
+		 beta = u_fixture_addr(c, "fixture_beta");
 	uint32_t a1, a2, a3, b1;
 	size_t nframes;
 
@@ -418,31 +312,15 @@ static void test_same_address_same_id(void **state)
 	user_frame(e, c->pid, beta, false, &b1);
 	assert_int_not_equal(a1, b1);
 	assert_int_equal(profile__nr_frames(e->p), nframes + 1);
-	child_reap(c);
-}
-
-static void copy_file(const char *from, const char *to)
-{
-	char buf[65536];
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	ssize_t n;
-
-	assert_true(in >= 0);
-	assert_true(out >= 0);
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		assert_int_equal(write(out, buf, n), n);
-	assert_int_equal(n, 0);
-	close(in);
-	assert_int_equal(close(out), 0);
+	u_fixture_reap(c);
 }
 
 /* Two processes of one binary: one symbol table for both. */
 static void test_shared_binary(void **state)
 {
 	struct env *e = *state;
-	struct child *c1 = spawn(e, FIX_PIE), *c2 = spawn(e, FIX_PIE);
-	uint64_t a1 = addr_of(c1, "fixture_alpha"), a2 = addr_of(c2, "fixture_alpha");
+	struct u_fixture *c1 = spawn(e, FIX_PIE), *c2 = spawn(e, FIX_PIE);
+	uint64_t a1 = u_fixture_addr(c1, "fixture_alpha"), a2 = u_fixture_addr(c2, "fixture_alpha");
 	const struct map_entry *m1, *m2;
 	struct symcache *cache = symcache__new();
 	struct binary *b1, *b2;
@@ -468,8 +346,8 @@ static void test_shared_binary(void **state)
 	expect_frame(user_frame(e, c2->pid, a2, false, &id2), "fixture_alpha", "symfix_pie",
 		     FRAME_USER, "second process");
 	assert_int_equal(id1, id2);
-	child_reap(c1);
-	child_reap(c2);
+	u_fixture_reap(c1);
+	u_fixture_reap(c2);
 }
 
 /* Sharing is by file (device and inode), not by path or by name: a hard
@@ -480,7 +358,7 @@ static void test_shared_by_inode(void **state)
 {
 	struct env *e = *state;
 	char a[96], b[96], c[96];
-	struct child *ca, *cb, *cc;
+	struct u_fixture *ca, *cb, *cc;
 	uint32_t ida, idb, idc;
 
 	snprintf(e->tmpdir, sizeof(e->tmpdir), "/tmp/test_symbolize.XXXXXX");
@@ -488,26 +366,26 @@ static void test_shared_by_inode(void **state)
 	snprintf(a, sizeof(a), "%s/a_symfix", e->tmpdir);
 	snprintf(b, sizeof(b), "%s/b_symfix", e->tmpdir);
 	snprintf(c, sizeof(c), "%s/c_symfix", e->tmpdir);
-	copy_file(FIX_PIE, a);
+	u_copy_file(FIX_PIE, a);
 	assert_int_equal(link(a, b), 0);
-	copy_file(FIX_PIE, c);
+	u_copy_file(FIX_PIE, c);
 	ca = spawn(e, a);
 	cb = spawn(e, b);
 	cc = spawn(e, c);
 	assert_int_equal(procs__snapshot(e->ps, ca->pid), 0);
 	assert_int_equal(procs__snapshot(e->ps, cb->pid), 0);
 	assert_int_equal(procs__snapshot(e->ps, cc->pid), 0);
-	expect_frame(user_frame(e, ca->pid, addr_of(ca, "fixture_gamma"), false, &ida),
+	expect_frame(user_frame(e, ca->pid, u_fixture_addr(ca, "fixture_gamma"), false, &ida),
 		     "fixture_gamma", "a_symfix", FRAME_USER, "a_symfix");
-	expect_frame(user_frame(e, cb->pid, addr_of(cb, "fixture_gamma"), false, &idb),
+	expect_frame(user_frame(e, cb->pid, u_fixture_addr(cb, "fixture_gamma"), false, &idb),
 		     "fixture_gamma", "a_symfix", FRAME_USER, "b_symfix, a hard link of a_symfix");
 	assert_int_equal(ida, idb);
-	expect_frame(user_frame(e, cc->pid, addr_of(cc, "fixture_gamma"), false, &idc),
+	expect_frame(user_frame(e, cc->pid, u_fixture_addr(cc, "fixture_gamma"), false, &idc),
 		     "fixture_gamma", "c_symfix", FRAME_USER, "c_symfix, a copy of a_symfix");
 	assert_int_not_equal(ida, idc);
-	child_reap(ca);
-	child_reap(cb);
-	child_reap(cc);
+	u_fixture_reap(ca);
+	u_fixture_reap(cb);
+	u_fixture_reap(cc);
 }
 
 /* The address of NAME (a text symbol) in /proc/kallsyms, 0 when hidden. */

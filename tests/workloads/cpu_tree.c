@@ -12,23 +12,14 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
+#include "workload.h"
 
 #define UNIT 400009UL /* loop iterations in one unit of work (~0.5 ms) */
 
-static volatile unsigned long sink;
-
 NOINLINE void burn(unsigned long iterations)
 {
-	for (volatile unsigned long i = 0; i < iterations; i++)
-		sink += i;
+	spin(iterations);
 }
 
 NOINLINE void tree_c(void)
@@ -46,22 +37,13 @@ NOINLINE void tree_a(void)
 	burn(2 * UNIT);
 }
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static int parse_args(int argc, char **argv, double *seconds, int *status)
 {
 	char *end;
 
 	if (argc < 2 || argc > 3)
 		return -1;
-	*seconds = strtod(argv[1], &end);
-	if (end == argv[1] || *end || *seconds < 0)
+	if (parse_num(argv[1], seconds))
 		return -1;
 	*status = 0;
 	if (argc == 3) {

@@ -10,25 +10,8 @@
  * usage: demo SECONDS
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
-
-static volatile unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "workload.h"
 
 /* The common leaf: roughly one microsecond of work per 1000 units. */
 NOINLINE void work(unsigned long units)
@@ -96,9 +79,8 @@ int main(int argc, char **argv)
 {
 	double seconds, deadline;
 	unsigned long frames = 0;
-	char *end;
 
-	if (argc != 2 || (seconds = strtod(argv[1], &end)) < 0 || end == argv[1] || *end) {
+	if (argc != 2 || parse_num(argv[1], &seconds)) {
 		fprintf(stderr, "usage: demo SECONDS\n");
 		return 2;
 	}

@@ -15,33 +15,16 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
-
-static volatile unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "workload.h"
 
 NOINLINE void parent_chunk(void)
 {
-	for (volatile unsigned long i = 0; i < 100003; i++)
-		sink += i;
+	spin(100003);
 }
 
 NOINLINE void parent_spin(double seconds)
@@ -77,10 +60,7 @@ static void spin_until_usr1(void)
 
 static int parse_seconds(const char *s, double *v)
 {
-	char *end;
-
-	*v = strtod(s, &end);
-	return end == s || *end || *v < 0 || *v > 3600 ? -1 : 0;
+	return parse_num(s, v) || *v > 3600 ? -1 : 0;
 }
 
 static pid_t start_child(char **argv, const sigset_t *mask)

@@ -9,32 +9,14 @@
  * Exits 0 when every child exited 0, 1 otherwise.
  */
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
-
-static volatile unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "workload.h"
 
 NOINLINE void spin_chunk(void)
 {
-	for (volatile unsigned long i = 0; i < 100003; i++)
-		sink += i;
+	spin(100003);
 }
 
 NOINLINE void child_spin(double seconds)
@@ -74,9 +56,8 @@ int main(int argc, char **argv)
 	double seconds;
 	int status, failed = 0;
 	pid_t pid;
-	char *end;
 
-	if (argc < 2 || (seconds = strtod(argv[1], &end)) < 0 || end == argv[1] || *end) {
+	if (argc < 2 || parse_num(argv[1], &seconds)) {
 		fprintf(stderr, "usage: spawner SECONDS [PROGRAM [ARG...]]\n");
 		return 2;
 	}

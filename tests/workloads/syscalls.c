@@ -11,30 +11,15 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
+#include "workload.h"
 
 #define BLOCK (64 * 1024)
 #define ROUND 64 /* reads between two clock checks */
 
 static char buf[BLOCK];
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static inline __attribute__((always_inline)) long read_block(int fd)
 {
@@ -70,10 +55,9 @@ NOINLINE long sys_loop(int fd, double deadline)
 int main(int argc, char **argv)
 {
 	double seconds;
-	char *end;
 	int fd;
 
-	if (argc != 2 || (seconds = strtod(argv[1], &end)) < 0 || end == argv[1] || *end) {
+	if (argc != 2 || parse_num(argv[1], &seconds)) {
 		fprintf(stderr, "usage: syscalls SECONDS\n");
 		return 2;
 	}

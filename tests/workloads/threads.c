@@ -12,33 +12,16 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
+#include "workload.h"
 
 #define MAX_THREADS 64
 
-static volatile unsigned long sink;
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 NOINLINE void spin_chunk(void)
 {
-	for (volatile unsigned long i = 0; i < 100003; i++)
-		sink += i;
+	spin(100003);
 }
 
 NOINLINE void *thread_spin(void *arg)
@@ -49,14 +32,6 @@ NOINLINE void *thread_spin(void *arg)
 		spin_chunk();
 	while (now() < deadline);
 	return NULL;
-}
-
-static int parse_num(const char *s, double *v)
-{
-	char *end;
-
-	*v = strtod(s, &end);
-	return end == s || *end || *v < 0 ? -1 : 0;
 }
 
 static int wait_start(const char *delay)

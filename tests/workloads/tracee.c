@@ -40,16 +40,10 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Kept out of line and never tail-called, so each keeps its own stack frame. */
-#ifdef __clang__
-#define NOINLINE __attribute__((noinline, disable_tail_calls))
-#else
-#define NOINLINE __attribute__((noinline, optimize("no-optimize-sibling-calls")))
-#endif
+#include "workload.h"
 
 #define MAX_THREADS 64
 
-static volatile unsigned long sink;
 static void *volatile kept;
 static jmp_buf jump_env;
 
@@ -202,6 +196,7 @@ static int run_fork(double x, double y, long k)
 		return 1;
 	if (pid == 0) {
 		run_nest(x, y, k);
+		fflush(stdout); /* _exit() would drop the buffered timing line */
 		_exit(0);
 	}
 	if (waitpid(pid, &status, 0) != pid)
@@ -251,21 +246,13 @@ static int run_exit(void)
 	return 1;
 }
 
-static int num(const char *s, double *v)
-{
-	char *end;
-
-	*v = strtod(s, &end);
-	return end == s || *end || *v < 0 ? -1 : 0;
-}
-
 /* Parses argv[2..] into v[]; false unless there are between min and max. */
 static bool nums(int argc, char **argv, int min, int max, double *v)
 {
 	if (argc - 2 < min || argc - 2 > max)
 		return false;
 	for (int i = 2; i < argc; i++)
-		if (num(argv[i], &v[i - 2]))
+		if (parse_num(argv[i], &v[i - 2]))
 			return false;
 	return true;
 }

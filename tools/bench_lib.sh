@@ -1,0 +1,187 @@
+# shellcheck shell=bash
+# Shell functions shared by tools/bench.sh and tools/bench_trace.sh, which
+# source this file: background jobs and cleanup, measurements and their
+# medians, table cells. The sourcing script sets RAW (the file every
+# measurement is appended to) and RUNS (repetitions) before it uses them.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck disable=SC2034 # for the sourcing script
+OUT=$ROOT/build/bench
+FLAMEBPF=${FLAMEBPF:-$ROOT/build/flamebpf}
+
+declare -A BG=() # pids of running background jobs (= their process groups)
+declare -A M=()  # measurements: M[key] is a space-separated list of values
+WORK=
+
+log() { printf 'bench: %s\n' "$*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+
+# die with the tail of a log file: die_log FILE MESSAGE
+die_log() {
+	sed -e 's/^/  | /' -- "$1" | tail -n 20 >&2 || true
+	die "$2"
+}
+
+# Checks BENCH_RUNS, that we are root (needed for WHY) and $FLAMEBPF: check_basics WHY
+check_basics() {
+	[[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer, not '$RUNS'"
+	[[ $(id -u) == 0 ]] || die "needs root ($1)"
+	[[ -x $FLAMEBPF ]] || die "cannot run '$FLAMEBPF': build it first (make)"
+}
+
+cleanup() {
+	local pid
+
+	trap - INT TERM HUP
+	for pid in "${!BG[@]}"; do
+		kill -TERM -- "-$pid" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	[[ -z $WORK ]] || rm -rf -- "$WORK"
+}
+
+# Cleans up on exit, and exits on INT, TERM and HUP with the shell's status.
+set_traps() {
+	trap cleanup EXIT
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
+	trap 'exit 129' HUP
+}
+
+# Measures a copy of $FLAMEBPF in $WORK, so that every measurement uses the
+# same build even if make runs meanwhile.
+freeze_flamebpf() {
+	cp -- "$FLAMEBPF" "$WORK/flamebpf"
+	FLAMEBPF=$WORK/flamebpf
+}
+
+# Starts "$@" in the background as a job of its own; its pid is in $!.
+start_job() {
+	"$@" </dev/null &
+	BG[$!]=1
+}
+
+# Waits for job PID; returns its status.
+wait_job() {
+	local status=0
+
+	wait "$1" || status=$?
+	unset "BG[$1]"
+	return "$status"
+}
+
+# Ends job PID (and its process group) and waits for it, quietly: the shell
+# reports jobs killed by a signal, and this one is killed on purpose.
+end_job() {
+	{
+		kill -TERM -- "-$1"
+		wait_job "$1"
+	} 2>/dev/null || true
+}
+
+# Runs "$@" as a job and waits for it, so a signal reaches our trap at once.
+run_job() {
+	start_job "$@"
+	wait_job "$!"
+}
+
+pause() { run_job sleep "$1"; }
+
+# Records a measurement: add KEY VALUE (also appended to $RAW).
+add() {
+	M[$1]="${M[$1]:-} $2"
+	printf '%s\t%s\n' "$1" "$2" >>"$RAW"
+}
+
+# Median, minimum or maximum of the values of KEY: mstat median|min|max KEY
+mstat() {
+	# shellcheck disable=SC2086 # the value list is split on purpose
+	printf '%s\n' ${M[$2]:-} | sort -g | awk -v what="$1" '
+		{ v[NR] = $1 }
+		END {
+			if (!NR) exit 1
+			if (what == "min") r = v[1]
+			else if (what == "max") r = v[NR]
+			else if (NR % 2) r = v[(NR + 1) / 2]
+			else r = (v[NR / 2] + v[NR / 2 + 1]) / 2
+			printf "%.10g\n", r
+		}'
+}
+
+# calc EXPR [VAR=VALUE...]: floating-point arithmetic through awk.
+calc() {
+	local expr=$1 a args=()
+
+	shift
+	for a in "$@"; do
+		args+=(-v "$a")
+	done
+	awk "${args[@]}" "BEGIN { printf \"%.10g\\n\", $expr }" </dev/null
+}
+
+# The value of KEY in a key/value file (bench_marker run writes one): kv FILE KEY
+kv() { awk -v k="$2" '$1 == k { print $2 }' "$1"; }
+
+# Sets BUSY to the percentage of the CPUs' time spent busy over one second
+# (from /proc/stat) and warns when something else keeps them busy.
+check_idle() {
+	local a b
+
+	a=$(head -n 1 /proc/stat)
+	pause 1
+	b=$(head -n 1 /proc/stat)
+	# user nice system idle iowait irq softirq steal (guest time is in user)
+	BUSY=$(awk -v a="$a" -v b="$b" 'BEGIN {
+		split(a, x); split(b, y)
+		for (i = 2; i <= 9; i++) {
+			d = y[i] - x[i]; t += d
+			if (i == 5 || i == 6) idle += d
+		}
+		printf "%.0f\n", t ? 100 * (1 - idle / t) : 0
+	}')
+	((BUSY <= 5)) ||
+		log "warning: the CPUs are ${BUSY}% busy without the benchmark: noisy results"
+}
+
+# Tables ------------------------------------------------------------------
+
+# The opening lines of a results table: table_intro TITLE PEER_VERSION
+table_intro() {
+	printf '## %s (%s)\n\n' "$1" "$(date '+%Y-%m-%d %H:%M')"
+	printf 'Linux %s, %s CPUs; %s; %s; medians of %s run(s)' "$(uname -r)" "$(nproc)" \
+		"$("$FLAMEBPF" --version)" "$2" "$RUNS"
+	((RUNS == 1)) || printf ', (min–max) in brackets'
+	printf '.\nCPUs busy without the benchmark (other load): %s%% before, %s%% after.\n' \
+		"$BUSY_BEFORE" "$BUSY_AFTER"
+}
+
+secs_fmt() {
+	awk -v s="$1" 'BEGIN { if (s < 1) printf "%.1f ms", s * 1000; else printf "%.2f s", s }'
+}
+
+# "median (range min–max)" when there is more than one run: spread KEY FMT
+spread() {
+	local med lo hi
+
+	med=$(mstat median "$1")
+	if ((RUNS == 1)); then
+		"$2" "$med"
+		return
+	fi
+	lo=$(mstat min "$1")
+	hi=$(mstat max "$1")
+	printf '%s (%s–%s)' "$("$2" "$med")" "$("$2" "$lo")" "$("$2" "$hi")"
+}
+
+# A Markdown table row of the cells given: row CELL...
+row() {
+	local out='|' cell
+
+	for cell in "$@"; do
+		out+=" $cell |"
+	done
+	printf '%s\n' "$out"
+}
