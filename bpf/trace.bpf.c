@@ -33,6 +33,9 @@ struct frame {
 struct shadow {
 	__u32 depth;
 	__u32 pad;
+	char comm[SAMPLE_COMM_LEN]; /* read at each outermost call, not per return */
+	char tcomm[SAMPLE_COMM_LEN];
+	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
 	struct frame f[SHADOW_SLOTS];
 };
 
@@ -172,8 +175,13 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
 	if (d >= TRACE_MAX_DEPTH || !ev)
 		return false;
 	id = FR(sh, d).path;
-	if (bpf_map_lookup_elem(&sent, &id))
+	/* user space never forgets a path: a thread repeating one skips the map */
+	if (sh->sent_path[d & (SHADOW_SLOTS - 1)] == id)
 		return true;
+	if (bpf_map_lookup_elem(&sent, &id)) {
+		sh->sent_path[d & (SHADOW_SLOTS - 1)] = id;
+		return true;
+	}
 	ev->type = EV_STACK;
 	ev->id = id;
 	ev->nr = d + 1;
@@ -252,7 +260,6 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 					__u32 flags)
 {
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 	__u64 dur, self;
 
 	if (d >= TRACE_MAX_DEPTH)
@@ -266,8 +273,8 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 	if (want_calls)
 		send_record(sh, d, dur, id, ret, flags);
 	key.ustack = FR(sh, d).path;
-	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
-	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
+	__builtin_memcpy(key.comm, sh->comm, sizeof(key.comm));
+	__builtin_memcpy(key.tcomm, sh->tcomm, sizeof(key.tcomm));
 	add_time(&key, self);
 }
 
@@ -294,7 +301,11 @@ static int unwind_one(__u32 i, void *arg)
 static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
 {
 	struct unwind_ctx u = { sh, sp, now, id };
+	__u32 d = sh->depth;
 
+	/* the common case, nothing to pop, without the cost of a loop call */
+	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp >= sp)
+		return;
 	bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
 }
 
@@ -357,8 +368,14 @@ int on_entry(struct pt_regs *ctx)
 	FR(sh, d).start = now;
 	FR(sh, d).child_ns = 0;
 	FR(sh, d).sp = sp;
-	if (want_stacks && !d)
-		note_process(id >> 32);
+	if (!d) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
+		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
+		if (want_stacks)
+			note_process(id >> 32);
+	}
 	/* under --full-stack a path also grows from its user stack */
 	FR(sh, d).ustack = d		 ? FR(sh, d - 1).ustack
 			   : want_stacks ? take_stack(ctx, BPF_F_USER_STACK, EV_USTACK,
