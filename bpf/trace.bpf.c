@@ -14,6 +14,9 @@
 #define EEXIST 17
 
 const volatile bool filter_pids = false;
+/* Set by user space before it detaches: new calls are not entered, calls in
+ * flight still return, so no frame is left half-seen. */
+volatile bool stopping = false;
 const volatile bool want_calls = false;
 const volatile bool want_stacks = false;
 
@@ -336,17 +339,20 @@ static __always_inline bool in_anon_code(__u64 addr)
 	return anon;
 }
 
-SEC("kprobe")
-int on_entry(struct pt_regs *ctx)
+/* Pushes the call; returns 1 when it is not traced (then a uprobe session
+ * skips its return). */
+static __always_inline int enter(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
 	struct shadow *sh = shadow_of(id, true);
 	__u32 d, func = bpf_get_attach_cookie(ctx);
 	__u64 ret_addr = 0;
 
+	if (stopping)
+		return 1;
 	if (!sh) {
 		count(filter_pids ? TCNT_FILTERED : TCNT_NO_STORAGE);
-		return 0;
+		return 1;
 	}
 	/* a slot above a deeper frame's means that frame is gone */
 	unwind_to(sh, sp, now, id);
@@ -362,7 +368,7 @@ int on_entry(struct pt_regs *ctx)
 	d = sh->depth;
 	if (d >= TRACE_MAX_DEPTH) {
 		count(TCNT_TOO_DEEP);
-		return 0;
+		return 1;
 	}
 	FR(sh, d).func = func;
 	FR(sh, d).start = now;
@@ -386,6 +392,13 @@ int on_entry(struct pt_regs *ctx)
 	FR(sh, d).args[1] = PT_REGS_PARM2(ctx);
 	FR(sh, d).args[2] = PT_REGS_PARM3(ctx);
 	sh->depth = d + 1;
+	return 0;
+}
+
+SEC("kprobe")
+int on_entry(struct pt_regs *ctx)
+{
+	enter(ctx);
 	return 0;
 }
 
@@ -443,6 +456,19 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	if (sh && sh->depth)
 		unwind_to(sh, ~0ULL, bpf_ktime_get_ns(), bpf_get_current_pid_tgid());
 	return 0;
+}
+
+extern bool bpf_session_is_return(void) __ksym __weak;
+
+/* A uprobe session (Linux 6.13+): one program, one link, for the entry and
+ * the return of a function whose return is caught like a uretprobe's. An
+ * entry that is not traced asks for no return. */
+SEC("kprobe")
+int on_session(struct pt_regs *ctx)
+{
+	if (!bpf_session_is_return())
+		return enter(ctx);
+	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
 }
 
 char LICENSE[] SEC("license") = "GPL";

@@ -135,8 +135,11 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 		      st->counter[TCNT_UNMATCHED]);
 	report_trace_losses(st);
 	if (verbose)
-		p_err("%zu IFUNC resolvers left out; %" PRIu64 " calls beyond the counts map; "
+		p_err("%s; %zu IFUNC resolvers left out; %" PRIu64 " calls beyond the counts map; "
 		      "%" PRIu64 " calls of other processes skipped",
+		      st->sessions  ? "uprobe sessions"
+		      : st->classic ? "classic uprobes"
+				    : "uprobe_multi",
 		      at->ifuncs, st->counter[TCNT_SPILLED], st->counter[TCNT_FILTERED]);
 }
 

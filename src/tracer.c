@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -25,7 +26,8 @@ struct tracer {
 		struct bpf_link *bl; /* or a classic uprobe's */
 	} * links;
 	size_t nlinks, links_cap;
-	bool multi; /* the kernel has uprobe_multi links */
+	bool multi;    /* the kernel has uprobe_multi links */
+	bool sessions; /* ... and uprobe sessions */
 	struct bpf_link *exit_link, *fork_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
@@ -59,6 +61,11 @@ static int load(struct tracer *t)
 		bpf_program__set_expected_attach_type(skel->progs.on_ret_insn,
 						      UPROBE_MULTI_ATTACH_TYPE);
 	}
+	if (t->sessions)
+		bpf_program__set_expected_attach_type(skel->progs.on_session,
+						      UPROBE_SESSION_ATTACH_TYPE);
+	else
+		bpf_program__set_autoload(skel->progs.on_session, false);
 	bpf_map__set_max_entries(skel->maps.counts, 65536);
 	bpf_map__set_max_entries(skel->maps.sent, 65536);
 	bpf_map__set_max_entries(skel->maps.events, 4 << 20);
@@ -143,6 +150,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	if (!t->opts.max_calls)
 		t->opts.max_calls = 1000000;
 	t->multi = uprobe_multi__supported();
+	t->sessions = t->multi && uprobe_multi__sessions_supported();
 	t->procs = procs__new();
 	if (!t->procs) {
 		err = -ENOMEM;
@@ -240,45 +248,59 @@ static int attach_classic(struct tracer *t, struct bpf_program *prog, const char
  * the kernel refuses (flagged in bad[]). A set with nothing to attach is
  * not an error. */
 static int attach_set(struct tracer *t, struct bpf_program *prog, const char *path,
-		      const uint64_t *offsets, const uint64_t *ids, size_t n, bool ret, pid_t pid,
-		      bool *bad)
+		      const uint64_t *offsets, const uint64_t *ids, size_t n,
+		      enum uprobe_multi_kind kind, pid_t pid, bool *bad)
 {
 	int fd;
 
 	if (!n)
 		return 0;
 	if (!t->multi)
-		return attach_classic(t, prog, path, offsets, ids, n, ret, bad);
-	fd = uprobe_multi__attach_skipping(bpf_program__fd(prog), path, offsets, ids, n, ret, pid,
+		return attach_classic(t, prog, path, offsets, ids, n, kind == UPROBE_MULTI_RETURN,
+				      bad);
+	fd = uprobe_multi__attach_skipping(bpf_program__fd(prog), path, offsets, ids, n, kind, pid,
 					   bad);
 	return fd < 0 ? fd : keep_link(t, fd, NULL);
 }
 
-static int attach_urets(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad)
+enum subset {
+	ALL,	  /* every function not refused yet */
+	BY_URET,  /* those whose return a uretprobe (or session) catches */
+	BY_SITES, /* those whose returns are caught at their return sites */
+};
+
+static bool in_subset(const struct trace_target *tg, size_t i, enum subset which)
+{
+	return which == ALL || (which == BY_URET) == tg->uret[i];
+}
+
+/* Attaches prog at the entries of a subset of the functions; those the
+ * kernel refuses are flagged in bad[] (and so never entered later). */
+static int attach_subset(struct tracer *t, struct bpf_program *prog, enum uprobe_multi_kind kind,
+			 const struct trace_target *tg, enum subset which, pid_t pid, bool *bad)
 {
 	uint64_t *off = malloc((tg->n + 1) * sizeof(*off)),
 		 *ids = malloc((tg->n + 1) * sizeof(*ids));
-	bool *uret_bad = calloc(tg->n + 1, sizeof(*uret_bad));
+	bool *sub_bad = calloc(tg->n + 1, sizeof(*sub_bad));
 	size_t n = 0;
 	int err = -ENOMEM;
 
-	if (!off || !ids || !uret_bad)
+	if (!off || !ids || !sub_bad)
 		goto out;
 	for (size_t i = 0; i < tg->n; i++) {
-		if (!tg->uret[i] || bad[i])
+		if (bad[i] || !in_subset(tg, i, which))
 			continue;
 		off[n] = tg->offsets[i];
 		ids[n++] = tg->ids[i];
 	}
-	err = attach_set(t, t->skel->progs.on_return, tg->path, off, ids, n, true, pid, uret_bad);
-	/* a function without its return probe must not be entered either */
+	err = attach_set(t, prog, tg->path, off, ids, n, kind, pid, sub_bad);
 	for (size_t i = 0, j = 0; !err && i < tg->n; i++)
-		if (tg->uret[i] && !bad[i])
-			bad[i] = uret_bad[j++];
+		if (!bad[i] && in_subset(tg, i, which))
+			bad[i] = sub_bad[j++];
 out:
 	free(off);
 	free(ids);
-	free(uret_bad);
+	free(sub_bad);
 	return err;
 }
 
@@ -291,7 +313,7 @@ static int attach_sites(struct tracer *t, const struct trace_target *tg, pid_t p
 	if (!bad)
 		return -ENOMEM;
 	err = attach_set(t, t->skel->progs.on_ret_insn, tg->path, tg->site_offsets, tg->site_ids,
-			 tg->nsites, false, pid, bad);
+			 tg->nsites, UPROBE_MULTI_ENTRY, pid, bad);
 	*bad_sites = 0;
 	for (size_t i = 0; i < tg->nsites; i++)
 		*bad_sites += bad[i];
@@ -299,41 +321,26 @@ static int attach_sites(struct tracer *t, const struct trace_target *tg, pid_t p
 	return err;
 }
 
+/* Returns go in before entries: an entry without its return would unbalance
+ * the shadow stack. A session is both at once. */
 int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad,
 		   size_t *bad_sites)
 {
-	uint64_t *off, *ids;
-	bool *entry_bad;
-	size_t n = 0;
+	struct bpf_program *entry = t->skel->progs.on_entry;
 	int err;
 
 	memset(bad, 0, tg->n * sizeof(*bad));
-	/* returns first: an entry without its return would unbalance the stack */
-	err = attach_urets(t, tg, pid, bad);
+	if (t->sessions)
+		err = attach_subset(t, t->skel->progs.on_session, UPROBE_MULTI_SESSION, tg, BY_URET,
+				    pid, bad);
+	else
+		err = attach_subset(t, t->skel->progs.on_return, UPROBE_MULTI_RETURN, tg, BY_URET,
+				    pid, bad);
 	if (!err)
 		err = attach_sites(t, tg, pid, bad_sites);
-	if (err)
-		return err;
-	off = malloc((tg->n + 1) * sizeof(*off));
-	ids = malloc((tg->n + 1) * sizeof(*ids));
-	entry_bad = calloc(tg->n + 1, sizeof(*entry_bad));
-	err = -ENOMEM;
-	if (!off || !ids || !entry_bad)
-		goto out;
-	for (size_t i = 0; i < tg->n; i++) {
-		if (bad[i])
-			continue;
-		off[n] = tg->offsets[i];
-		ids[n++] = tg->ids[i];
-	}
-	err = attach_set(t, t->skel->progs.on_entry, tg->path, off, ids, n, false, pid, entry_bad);
-	for (size_t i = 0, j = 0; !err && i < tg->n; i++)
-		if (!bad[i])
-			bad[i] = entry_bad[j++];
-out:
-	free(off);
-	free(ids);
-	free(entry_bad);
+	if (!err)
+		err = attach_subset(t, entry, UPROBE_MULTI_ENTRY, tg, t->sessions ? BY_SITES : ALL,
+				    pid, bad);
 	return err;
 }
 
@@ -360,6 +367,13 @@ uint64_t tracer__calls(struct tracer *t)
 
 void tracer__stop(struct tracer *t)
 {
+	struct timespec drain = { 0, 20 * 1000 * 1000 };
+
+	/* let calls in flight return before their probes go */
+	if (t->skel->bss && t->nlinks) {
+		t->skel->bss->stopping = true;
+		nanosleep(&drain, NULL);
+	}
 	/* newest first: entries go before the returns they need */
 	while (t->nlinks) {
 		struct tlink *l = &t->links[--t->nlinks];
@@ -543,6 +557,7 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	st->paths = t->paths.n;
 	st->calls_over = t->records_over;
 	st->classic = !t->multi;
+	st->sessions = t->sessions;
 	st->collisions = t->paths.collisions;
 	st->map_bytes = bpf_map__max_entries(t->skel->maps.events);
 }

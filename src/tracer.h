@@ -48,6 +48,7 @@ struct tracer_stats {
 	uint64_t paths;	     /* unique call paths received */
 	uint64_t calls_over; /* timeline records beyond max_calls, not kept */
 	bool classic;	     /* classic uprobes: the kernel has no uprobe_multi */
+	bool sessions;	     /* uprobe sessions for the functions caught like uretprobes */
 	uint64_t collisions; /* path ids that hashed alike */
 	uint64_t map_bytes;
 };

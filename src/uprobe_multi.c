@@ -11,7 +11,7 @@
 
 #include "uprobe_multi.h"
 
-#define UPROBE_MULTI_RETURN 1 /* BPF_F_UPROBE_MULTI_RETURN */
+#define UPROBE_MULTI_RETURN_FLAG 1 /* BPF_F_UPROBE_MULTI_RETURN */
 
 /* The head of bpf_attr.link_create as Linux 6.6 lays it out for
  * uprobe_multi (older uapi headers do not have it). */
@@ -41,9 +41,11 @@ static bool enum_has(const struct btf *btf, const char *type, const char *value)
 	return false;
 }
 
-bool uprobe_multi__supported(void)
+/* Whether the kernel's BTF names the attach type, unless the environment
+ * variable off is "1". When BTF cannot be read, the answer is unknown. */
+static bool kernel_has(const char *attach_type, const char *off, bool unknown)
 {
-	const char *force = getenv("FLAMEBPF_CLASSIC_UPROBES");
+	const char *force = getenv(off);
 	struct btf *btf;
 	bool yes;
 
@@ -51,26 +53,38 @@ bool uprobe_multi__supported(void)
 		return false;
 	btf = btf__load_vmlinux_btf();
 	if (!btf)
-		return true; /* cannot tell: try, and report what the kernel says */
-	yes = enum_has(btf, "bpf_attach_type", "BPF_TRACE_UPROBE_MULTI");
+		return unknown;
+	yes = enum_has(btf, "bpf_attach_type", attach_type);
 	btf__free(btf);
 	return yes;
 }
 
+bool uprobe_multi__supported(void)
+{
+	/* unknown: try, and report what the kernel says */
+	return kernel_has("BPF_TRACE_UPROBE_MULTI", "FLAMEBPF_CLASSIC_UPROBES", true);
+}
+
+bool uprobe_multi__sessions_supported(void)
+{
+	return kernel_has("BPF_TRACE_UPROBE_SESSION", "FLAMEBPF_NO_UPROBE_SESSIONS", false);
+}
+
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
-			 const uint64_t *cookies, size_t n, bool ret, pid_t pid)
+			 const uint64_t *cookies, size_t n, enum uprobe_multi_kind kind, pid_t pid)
 {
 	struct link_create_uprobe_multi attr;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.prog_fd = prog_fd;
-	attr.attach_type = UPROBE_MULTI_ATTACH_TYPE;
+	attr.attach_type = kind == UPROBE_MULTI_SESSION ? UPROBE_SESSION_ATTACH_TYPE
+							: UPROBE_MULTI_ATTACH_TYPE;
 	attr.path = (uintptr_t)path;
 	attr.offsets = (uintptr_t)offsets;
 	attr.cookies = (uintptr_t)cookies;
 	attr.cnt = n;
-	attr.uflags = ret ? UPROBE_MULTI_RETURN : 0;
+	attr.uflags = kind == UPROBE_MULTI_RETURN ? UPROBE_MULTI_RETURN_FLAG : 0;
 	attr.pid = pid > 0 ? pid : 0;
 	fd = syscall(SYS_bpf, BPF_LINK_CREATE, &attr, sizeof(attr));
 	return fd < 0 ? -errno : fd;
@@ -78,7 +92,8 @@ int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 
 /* Marks in bad[] the offsets in [lo, hi) the kernel refuses. */
 static void find_bad(int prog_fd, const char *path, const uint64_t *offsets,
-		     const uint64_t *cookies, size_t lo, size_t hi, bool ret, pid_t pid, bool *bad)
+		     const uint64_t *cookies, size_t lo, size_t hi, enum uprobe_multi_kind ret,
+		     pid_t pid, bool *bad)
 {
 	int fd;
 
@@ -98,7 +113,8 @@ static void find_bad(int prog_fd, const char *path, const uint64_t *offsets,
 }
 
 int uprobe_multi__attach_skipping(int prog_fd, const char *path, const uint64_t *offsets,
-				  const uint64_t *cookies, size_t n, bool ret, pid_t pid, bool *bad)
+				  const uint64_t *cookies, size_t n, enum uprobe_multi_kind ret,
+				  pid_t pid, bool *bad)
 {
 	uint64_t *good_off, *good_cookie;
 	size_t ngood = 0;

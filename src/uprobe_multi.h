@@ -8,25 +8,36 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define UPROBE_MULTI_ATTACH_TYPE 48 /* BPF_TRACE_UPROBE_MULTI */
+#define UPROBE_MULTI_ATTACH_TYPE   48 /* BPF_TRACE_UPROBE_MULTI */
+#define UPROBE_SESSION_ATTACH_TYPE 57 /* BPF_TRACE_UPROBE_SESSION (6.13+) */
+
+enum uprobe_multi_kind {
+	UPROBE_MULTI_ENTRY,
+	UPROBE_MULTI_RETURN,  /* uretprobes */
+	UPROBE_MULTI_SESSION, /* entry and return in one program */
+};
 
 /* Whether the running kernel has uprobe_multi links: its BTF names the
  * attach type. FLAMEBPF_CLASSIC_UPROBES=1 in the environment says no (to
  * test the fallback on a new kernel). */
 bool uprobe_multi__supported(void);
 
-/* Attaches prog_fd at the file offsets of path, each with its cookie, on
- * entry or (ret) on return; pid > 0 limits the probes to that process.
+/* Whether it has uprobe sessions too; FLAMEBPF_NO_UPROBE_SESSIONS=1 says
+ * no. */
+bool uprobe_multi__sessions_supported(void);
+
+/* Attaches prog_fd at the file offsets of path, each with its cookie, as
+ * kind; pid > 0 limits the probes to that process.
  * Returns the link fd, or -errno (-EOPNOTSUPP: the kernel has no
  * uprobe_multi; 524/ENOTSUPP: one of the offsets cannot be probed). */
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
-			 const uint64_t *cookies, size_t n, bool ret, pid_t pid);
+			 const uint64_t *cookies, size_t n, enum uprobe_multi_kind kind, pid_t pid);
 
 /* Like uprobe_multi__attach, but first finds the offsets the kernel refuses
  * (by bisection) and leaves them out: bad[i] is set for each. Returns the
  * link fd, or -errno when nothing could be attached. */
 int uprobe_multi__attach_skipping(int prog_fd, const char *path, const uint64_t *offsets,
-				  const uint64_t *cookies, size_t n, bool ret, pid_t pid,
-				  bool *bad);
+				  const uint64_t *cookies, size_t n, enum uprobe_multi_kind kind,
+				  pid_t pid, bool *bad);
 
 #endif

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The classic-uprobe fallback for kernels without uprobe_multi (before
- * 6.6), forced here with FLAMEBPF_CLASSIC_UPROBES=1: the same nesting, exact
+ * The fallbacks for older kernels, forced on this one: classic uprobes
+ * (before 6.6; FLAMEBPF_CLASSIC_UPROBES=1) and uprobe_multi without sessions
+ * (6.6 to 6.12; FLAMEBPF_NO_UPROBE_SESSIONS=1): the same nesting, exact
  * counts, and C++ exceptions through traced frames unharmed.
  */
 #include "harness.h"
@@ -92,12 +93,45 @@ static void test_cxx_exceptions(void **state)
 	h_result_free(&plain);
 }
 
+/* Plain uprobe_multi entry and return links, without uprobe sessions (the
+ * kernels from 6.6 to 6.12): the same counts and nesting. */
+static void test_without_sessions(void **state)
+{
+	const char *out = h_path("nosession.folded");
+	struct h_trace_summary s;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	unsetenv("FLAMEBPF_CLASSIC_UPROBES");
+	setenv("FLAMEBPF_NO_UPROBE_SESSIONS", "1", 1);
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-v", "-f", "^(outer|inner)$", "-o", out, "--",
+				      h_workload("tracee"), "nest", "1", "1", "20")),
+			 0);
+	unsetenv("FLAMEBPF_NO_UPROBE_SESSIONS");
+	setenv("FLAMEBPF_CLASSIC_UPROBES", "1", 1);
+	h_assert_status(&r, 0);
+	assert_non_null(strstr(r.err, "flamebpf: uprobe_multi;"));
+	assert_true(h_parse_trace_summary(r.err, &s));
+	assert_int_equal(s.calls, 40);
+	h_folded_must_load(out, &f);
+	assert_int_equal(f.n, 2);
+	assert_string_equal(f.lines[0].stack, "tracee;outer");
+	assert_string_equal(f.lines[1].stack, "tracee;outer;inner");
+	assert_true(h_has_line(r.err, "flamebpf: lost: nothing"));
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_exact_count, h_test_teardown),
 		cmocka_unit_test_teardown(test_nesting, h_test_teardown),
 		cmocka_unit_test_teardown(test_cxx_exceptions, h_test_teardown),
+		cmocka_unit_test_teardown(test_without_sessions, h_test_teardown),
 	};
 
 	h_init(argc, argv);
