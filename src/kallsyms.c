@@ -2,6 +2,7 @@
  * The file has ~200k lines: names go to one string pool, not one allocation
  * each, and the mostly sorted array is sorted only where it is not.
  */
+#include "cursor.h"
 #include "kallsyms.h"
 
 #include <errno.h>
@@ -37,31 +38,17 @@ struct kline {
 	size_t name_len;
 };
 
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static int parse_kline(const char *s, size_t len, struct kline *l)
 {
+	struct cursor c = { s, s + len };
 	const char *tab;
-	size_t i = 0;
-	int d;
+	size_t i;
 
-	l->addr = 0;
-	for (; i < len && (d = hex_digit(s[i])) >= 0; i++) {
-		if (i == 16)
-			return -EINVAL;
-		l->addr = l->addr << 4 | (uint64_t)d;
-	}
-	/* At least one digit, then " T " and a name. */
-	if (i == 0 || len - i < 4 || s[i] != ' ' || s[i + 2] != ' ')
+	if (cursor__hex(&c, &l->addr))
+		return -EINVAL;
+	i = c.p - s;
+	/* then " T " and a name */
+	if (len - i < 4 || s[i] != ' ' || s[i + 2] != ' ')
 		return -EINVAL;
 	l->type = s[i + 1];
 	l->name = s + i + 3;

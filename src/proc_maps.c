@@ -2,6 +2,7 @@
  * layout (paths are chosen by whoever created the files), so every field is
  * checked and nothing is assumed about line lengths.
  */
+#include "cursor.h"
 #include "proc_maps.h"
 
 #include <errno.h>
@@ -14,41 +15,6 @@
 #define MAPS_READ_CHUNK (64 * 1024)
 /* Far above any real maps file (vm.max_map_count lines of a few hundred bytes). */
 #define MAPS_MAX_SIZE (1024UL * 1024 * 1024)
-
-/* A bounded cursor over one line: the line need not be NUL-terminated. */
-struct cursor {
-	const char *p, *end;
-};
-
-static int hex_digit(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Reads 1 to 16 hex digits; strtoull would also take signs, spaces and "0x". */
-static int take_hex(struct cursor *c, uint64_t *v)
-{
-	const char *start = c->p;
-	uint64_t x = 0;
-	int d;
-
-	while (c->p < c->end && (d = hex_digit(*c->p)) >= 0) {
-		if (c->p - start == 16)
-			return -EINVAL;
-		x = x << 4 | (uint64_t)d;
-		c->p++;
-	}
-	if (c->p == start)
-		return -EINVAL;
-	*v = x;
-	return 0;
-}
 
 static int take_dec(struct cursor *c, uint64_t *v)
 {
@@ -98,7 +64,7 @@ static int take_dev(struct cursor *c, struct map_entry *e)
 {
 	uint64_t major, minor;
 
-	if (take_hex(c, &major) || take_char(c, ':') || take_hex(c, &minor))
+	if (cursor__hex(c, &major) || take_char(c, ':') || cursor__hex(c, &minor))
 		return -EINVAL;
 	if (major > UINT32_MAX || minor > UINT32_MAX)
 		return -EINVAL;
@@ -110,13 +76,13 @@ static int take_dev(struct cursor *c, struct map_entry *e)
 /* "start-end perms offset major:minor inode". */
 static int take_fields(struct cursor *c, struct map_entry *e)
 {
-	if (take_hex(c, &e->start) || take_char(c, '-') || take_hex(c, &e->end))
+	if (cursor__hex(c, &e->start) || take_char(c, '-') || cursor__hex(c, &e->end))
 		return -EINVAL;
 	if (e->start >= e->end)
 		return -EINVAL;
 	if (take_char(c, ' ') || take_perms(c, e->perms))
 		return -EINVAL;
-	if (take_char(c, ' ') || take_hex(c, &e->offset))
+	if (take_char(c, ' ') || cursor__hex(c, &e->offset))
 		return -EINVAL;
 	if (take_char(c, ' ') || take_dev(c, e))
 		return -EINVAL;
