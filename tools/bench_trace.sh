@@ -31,7 +31,8 @@ SHORT=0.01  # -d of the libc start-up run
 CALL_ROWS=(push nop5 sstep outer outerx)
 CALL_CONDS=(none floor fb hist)
 # NTHREADS:RATE (calls per second in all; 0: no limit); u: untraced
-RATE_CONDS=(u2:0 2:500000 2:1000000 2:2000000 2:0 8:0)
+# uN: untraced; N: aggregated; tN: timeline mode (--flamechart: a record per call)
+RATE_CONDS=(u2:0 2:500000 2:1000000 2:2000000 2:0 8:0 t2:1000000 t2:0)
 
 declare -A SITE=()      # per-call rows: what flamebpf said about the probe sites
 declare -A LOST=()      # rate conditions: the distinct "lost:" lines, each in []
@@ -341,11 +342,12 @@ bench_libc() {
 
 # One run of rate condition COND ([u]NTHREADS:RATE).
 rate_once() {
-	local res=$WORK/rate.res log=$WORK/rate.log n=${1%%:*} lost seen made
+	local res=$WORK/rate.res log=$WORK/rate.log n=${1%%:*} lost seen made mode=()
 
-	n=${n#u}
+	n=${n#[ut]}
+	[[ $1 != t* ]] || mode=(--flamechart)
 	CMD=("$BC" hammer "$n" "${1#*:}" "$RATE_SECS" "$res")
-	[[ $1 == u* ]] || CMD=("$FLAMEBPF" -f "$BC:^bench_hammer\$" -o "$WORK/rate.out" -- "${CMD[@]}")
+	[[ $1 == u* ]] || CMD=("$FLAMEBPF" "${mode[@]}" -f "$BC:^bench_hammer\$" -o "$WORK/rate.out" -- "${CMD[@]}")
 	rm -f -- "$res"
 	run_job "${CMD[@]}" >"$log" 2>&1 || die_log "$log" "'${CMD[*]}' failed"
 	[[ -s $res ]] || die_log "$log" "'${CMD[*]}' wrote no result"
@@ -459,6 +461,8 @@ rate_label() {
 	[[ $r != 0 ]] || limit="no limit"
 	if [[ $n == u* ]]; then
 		printf 'untraced, %s threads, %s' "${n#u}" "$limit"
+	elif [[ $n == t* ]]; then
+		printf 'timeline (--flamechart), %s threads, %s' "${n#t}" "$limit"
 	else
 		printf 'traced, %s threads, %s' "$n" "$limit"
 	fi
@@ -474,7 +478,7 @@ rate_lost() {
 table_rate() {
 	local c best='' bestc='' lossy=''
 
-	row "call rate, aggregated mode (\`bench_hammer\`, push leaf)" "calls/s achieved" \
+	row "call rate (\`bench_hammer\`, push leaf)" "calls/s achieved" \
 		"calls not seen (all runs)" "lost: (summary)"
 	row "---" "---" "---" "---"
 	for c in "${RATE_CONDS[@]}"; do
