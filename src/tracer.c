@@ -68,7 +68,9 @@ static int load(struct tracer *t)
 		bpf_program__set_autoload(skel->progs.on_session, false);
 	bpf_map__set_max_entries(skel->maps.counts, 65536);
 	bpf_map__set_max_entries(skel->maps.sent, 65536);
-	bpf_map__set_max_entries(skel->maps.events, 4 << 20);
+	/* timelines send a record (~90 bytes) per call: 1M calls/s fill 4.4 MiB
+	 * between two 50 ms polls */
+	bpf_map__set_max_entries(skel->maps.events, t->opts.want_calls ? 32 << 20 : 4 << 20);
 	err = trace_bpf__load(skel);
 	if (err) {
 		trace_bpf__destroy(skel);
