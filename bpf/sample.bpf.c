@@ -8,7 +8,8 @@
 #include <bpf/bpf_tracing.h>
 #include "sample.h"
 
-#define EEXIST 17
+#define NR_COUNTERS CNT_NR
+#include "common.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool want_user = true;
@@ -16,83 +17,10 @@ const volatile bool want_kernel = true;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 16384);
-} pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct sample_key);
 	__type(value, __u64);
 	__uint(max_entries, 1);
 } counts SEC(".maps");
-
-/* Ids of the stacks already sent to user space. LRU: a forgotten id only
- * means the stack is sent again. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u64);
-	__type(value, __u8);
-	__uint(max_entries, 1);
-} sent SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 16384);
-} seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct sample_stack_event);
-	__uint(max_entries, 1);
-} scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, CNT_NR);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20); /* sized by user space */
-} events SEC(".maps");
-
-static __always_inline void count(__u32 which)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &which);
-
-	if (c)
-		*c += 1;
-}
-
-#include "pids.bpf.h"
-#include "stack.bpf.h"
-
-static __always_inline void note_process(__u32 pid)
-{
-	__u8 one = 1;
-	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
-	long err;
-
-	/* the common case, without the bucket lock an update takes */
-	if (bpf_map_lookup_elem(&seen, &pid))
-		return;
-	err = bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST);
-	if (err == -EEXIST)
-		return;
-	if (err) {
-		count(CNT_SEEN_FULL);
-		return;
-	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
-		count(CNT_EVENTS_LOST);
-}
 
 /* The counts map is full: hand the sample to user space instead. */
 static __always_inline int spill_sample(const struct sample_key *key)
@@ -129,7 +57,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
 	if (key.pid)
-		note_process(key.pid);
+		note_process(key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {

@@ -11,7 +11,8 @@
 #include <bpf/bpf_tracing.h>
 #include "trace.h"
 
-#define EEXIST 17
+#define NR_COUNTERS TCNT_NR
+#include "common.bpf.h"
 
 const volatile bool filter_pids = false;
 /* Set by user space before it detaches: new calls are not entered, calls in
@@ -54,65 +55,10 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 16384);
-} pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct sample_key);
 	__type(value, struct trace_value);
 	__uint(max_entries, 1); /* sized by user space */
 } counts SEC(".maps");
-
-/* Ids of the call paths already sent to user space (LRU: a forgotten one is
- * sent again). */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u64);
-	__type(value, __u8);
-	__uint(max_entries, 1); /* sized by user space */
-} sent SEC(".maps");
-
-/* Processes seen, so that user space snapshots their mappings while they
- * live (--full-stack symbolizes user stacks). */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32);
-	__type(value, __u8);
-	__uint(max_entries, 16384);
-} seen SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, struct sample_stack_event);
-	__uint(max_entries, 1);
-} scratch SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__type(key, __u32);
-	__type(value, __u64);
-	__uint(max_entries, TCNT_NR);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 20); /* sized by user space */
-} events SEC(".maps");
-
-static __always_inline void count(__u32 which)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &which);
-
-	if (c)
-		*c += 1;
-}
-
-#include "pids.bpf.h"
-#include "stack.bpf.h"
 
 static __always_inline __u64 path_id(__u64 parent, __u32 func)
 {
@@ -143,17 +89,6 @@ static int copy_func(__u32 i, void *arg)
 		return 1;
 	c->ev->ip[k] = FR(c->sh, c->d - k).func;
 	return 0;
-}
-
-static __always_inline void note_process(__u32 pid)
-{
-	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
-	__u8 one = 1;
-
-	if (bpf_map_lookup_elem(&seen, &pid) || bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST))
-		return;
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
-		count(TCNT_PATHS_DROPPED);
 }
 
 static __always_inline bool send_root(__u64 path, __u64 ustack)
@@ -380,7 +315,7 @@ static __always_inline int enter(struct pt_regs *ctx)
 		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
 		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
 		if (want_stacks)
-			note_process(id >> 32);
+			note_process(id >> 32, TCNT_SEEN_FULL, TCNT_PATHS_DROPPED);
 	}
 	/* under --full-stack a path also grows from its user stack */
 	FR(sh, d).ustack = d		 ? FR(sh, d - 1).ustack

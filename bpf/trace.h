@@ -18,6 +18,7 @@ enum trace_counter {
 	TCNT_SPILLED,	      /* counts map full: the call went through the ring buffer */
 	TCNT_DROPPED,	      /* counts map and ring buffer full: call lost */
 	TCNT_PIDS_FULL,	      /* a child of a traced process did not fit in the pid filter */
+	TCNT_SEEN_FULL,	      /* the seen-processes map was full (named on demand) */
 	TCNT_USTACK_ERR,      /* the user stack under a call could not be read */
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_NR,

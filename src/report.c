@@ -86,6 +86,7 @@ static void report_trace_losses(const struct tracer_stats *st)
 	add_loss(&b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
 	add_loss(&b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(&b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
+	add_loss(&b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(&b, st->calls_over, "timeline records (over the limit kept in memory)");
 	p_err("lost: %s", b.len ? b.s : "nothing");
 	strbuf__free(&b);
