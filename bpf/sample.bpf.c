@@ -14,6 +14,7 @@
 const volatile bool filter_pids = false;
 const volatile bool want_user = true;
 const volatile bool want_kernel = true;
+const volatile bool timeline = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -34,6 +35,19 @@ static __always_inline int spill_sample(const struct sample_key *key)
 	count(CNT_SAMPLES_SPILLED);
 	count(CNT_SAMPLES);
 	return 0;
+}
+
+static __always_inline void send_tick(const struct sample_key *key)
+{
+	struct sample_tick_event ev = {
+		.type = EV_TICK,
+		.cpu = bpf_get_smp_processor_id(),
+		.ts = bpf_ktime_get_ns(),
+		.key = *key,
+	};
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP))
+		count(CNT_TICKS_DROPPED);
 }
 
 SEC("perf_event")
@@ -59,6 +73,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	if (key.pid)
 		note_process(key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 
+	if (timeline)
+		send_tick(&key);
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {
 		__sync_fetch_and_add(val, 1);

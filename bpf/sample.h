@@ -22,6 +22,7 @@ enum sample_counter {
 	CNT_EVENTS_LOST,     /* ring buffer full: a process event was lost */
 	CNT_SEEN_FULL,	     /* the seen-processes map was full */
 	CNT_PIDS_FULL,	     /* a child of a traced process did not fit in the pid filter */
+	CNT_TICKS_DROPPED,   /* timeline: a sample's time record found the ring buffer full */
 	CNT_NR,
 };
 
@@ -39,6 +40,7 @@ enum sample_event_type {
 	EV_PROC = 1, /* struct sample_proc_event */
 	EV_STACK,    /* struct sample_stack_event */
 	EV_SAMPLE,   /* struct sample_count_event */
+	EV_TICK,     /* struct sample_tick_event */
 };
 
 /* The first sample of a process (again after it execs): user space
@@ -62,6 +64,15 @@ struct sample_stack_event {
 struct sample_count_event {
 	__u32 type;
 	__u32 pad;
+	struct sample_key key;
+};
+
+/* Timeline outputs: when and where each sample was taken. Its stacks went
+ * ahead of it through the same ring buffer. */
+struct sample_tick_event {
+	__u32 type;
+	__u32 cpu;
+	__u64 ts; /* CLOCK_MONOTONIC ns */
 	struct sample_key key;
 };
 

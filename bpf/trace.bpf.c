@@ -185,6 +185,7 @@ static __always_inline void send_record(struct shadow *sh, __u32 d, __u64 dur, _
 		.path = FR(sh, d).path,
 		.ret = ret,
 		.flags = flags,
+		.cpu = bpf_get_smp_processor_id(),
 	};
 
 	r.args[0] = FR(sh, d).args[0];

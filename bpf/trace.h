@@ -70,7 +70,7 @@ struct trace_call_record {
 	__u64 args[TRACE_NARGS]; /* the first integer arguments */
 	__u64 ret;		 /* the return value */
 	__u32 flags;
-	__u32 pad;
+	__u32 cpu; /* where the call returned */
 };
 
 #endif

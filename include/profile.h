@@ -17,6 +17,12 @@ struct frame {
 	const char *name;   /* symbol, or "MODULE+0xOFF" when there is none */
 	const char *module; /* basename of the binary, "[kernel]", or "" */
 	enum frame_kind kind;
+	/* Where the frame was seen, for the outputs that show addresses (perf,
+	 * pprof); zero and "" when the source did not say (folded input). */
+	uint64_t addr;	      /* as the process saw it; callers: the return address */
+	uint64_t sym_off;     /* addr - the start of symbol name; 0 for made-up names */
+	const char *dso;      /* the binary's path, "[kernel.kallsyms]", or "" */
+	const char *build_id; /* the binary's GNU build-id in hex, or "" */
 };
 
 struct stack_owner {
@@ -40,7 +46,9 @@ struct profile_stack {
 struct profile_event {
 	uint32_t stack; /* index of its stack: owner and path */
 	uint32_t flags;
-	uint64_t ts, dur; /* ns */
+	uint32_t cpu;
+	uint32_t reserved;
+	uint64_t ts, dur; /* ns: CLOCK_MONOTONIC, like perf's timestamps; a sample lasts its period */
 	uint64_t args[PROFILE_NARGS];
 	uint64_t ret;
 };
@@ -48,6 +56,18 @@ struct profile_event {
 enum profile_unit {
 	UNIT_SAMPLES,
 	UNIT_NANOSECONDS,
+};
+
+/* What a writer may say about how the profile was made (titles, chrome's
+ * otherData). Strings are "" when unknown, numbers 0. */
+struct profile_meta {
+	const char *cmdline; /* the flamebpf command line */
+	const char *event;   /* sampling: the perf event ("cpu-clock") */
+	const char *kernel;  /* release of the kernel profiled */
+	const char *losses;  /* what the capture lost, in words; "" for nothing */
+	unsigned int freq;   /* sampling frequency, Hz */
+	unsigned int ncpus;
+	double secs; /* length of the capture */
 };
 
 struct profile;
@@ -59,7 +79,11 @@ void profile__free(struct profile *p);
 /* Find-or-create: a stable string copy owned by the profile, or NULL. */
 const char *profile__intern(struct profile *p, const char *s);
 
-/* Find-or-create the frame; returns 0 and its id, or -ENOMEM. */
+/* Find-or-create the frame (strings are interned, NULL reads as ""); frames
+ * differ by any field. Returns 0 and its id, or -ENOMEM. */
+int profile__findnew_frame_at(struct profile *p, const struct frame *f, uint32_t *id);
+
+/* The same for a frame with no address. */
 int profile__findnew_frame(struct profile *p, const char *name, const char *module,
 			   enum frame_kind kind, uint32_t *id);
 
@@ -71,6 +95,16 @@ int profile__add_stack(struct profile *p, const struct stack_owner *who, const u
  * set from it. Returns 0 or -ENOMEM. */
 int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 		       uint32_t nframes, const struct profile_event *ev);
+
+/* Adds an event on an existing stack (by index). Returns 0 or -ENOMEM. */
+int profile__add_stack_event(struct profile *p, const struct profile_event *ev);
+
+/* Returns 0, or -ENOMEM; strings are copied. */
+int profile__set_meta(struct profile *p, const struct profile_meta *m);
+const struct profile_meta *profile__meta(const struct profile *p);
+
+/* The index of the stack last added or found by profile__add_stack(). */
+uint32_t profile__last_stack(const struct profile *p);
 
 size_t profile__nr_events(const struct profile *p);
 const struct profile_event *profile__event(const struct profile *p, size_t i);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -16,10 +17,10 @@
 
 #include "command.h"
 #include "options.h"
-#include "out_folded.h"
 #include "output.h"
 #include "profile.h"
 #include "report.h"
+#include "sink.h"
 #include "source.h"
 
 #define EXIT_USAGE     2
@@ -31,6 +32,8 @@ static int verbosity;
 
 struct run {
 	const struct options *o;
+	int argc;
+	char **argv;
 	struct output out;
 	struct source src;
 	struct command cmd;
@@ -229,15 +232,37 @@ static void explain_empty(const struct run *r)
 		p_err("no samples: nothing ran on a CPU while sampling (capture too short?)");
 }
 
+/* What the writers may tell about the capture (titles, otherData). */
+static int describe(struct run *r)
+{
+	struct profile_meta m = { .freq = r->o->freq, .secs = r->secs };
+	struct strbuf cmd = {}, losses = {};
+	struct utsname u;
+	int err;
+
+	for (int i = 0; i < r->argc; i++)
+		strbuf__addf(&cmd, "%s%s", i ? " " : "", r->argv[i]);
+	m.cmdline = cmd.len ? cmd.s : "flamebpf";
+	m.kernel = uname(&u) ? "" : u.release;
+	m.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	r->src.ops->describe(r->src.impl, &m, &losses);
+	err = profile__set_meta(r->p, &m);
+	strbuf__free(&cmd);
+	strbuf__free(&losses);
+	return err;
+}
+
 static int write_output(struct run *r)
 {
-	struct folded_opts fo = { .root = r->o->root };
+	struct write_opts wo = { .root = r->o->root, .flamechart = r->o->flamechart };
 	int err;
 
 	r->p = profile__new(r->src.unit);
 	if (!r->p)
 		return -ENOMEM;
 	err = r->src.ops->collect(r->src.impl, r->p);
+	if (!err)
+		err = describe(r);
 	if (err) {
 		p_err("cannot read the %s from the kernel: %s", r->src.ops->what, strerror(-err));
 		return err;
@@ -246,8 +271,12 @@ static int write_output(struct run *r)
 		explain_empty(r);
 		return -ENODATA;
 	}
-	err = r->o->flamechart ? folded__write_flamechart(r->p, &fo, r->out.f)
-			       : folded__write(r->p, &fo, r->out.f);
+	err = sink__write(r->o->format, r->p, &wo, r->out.f);
+	if (err == -ENODATA) {
+		p_err("no %s times were kept for the %s output (all lost: see the summary)",
+		      r->src.ops->what, sink__name(r->o->format));
+		return -EIO;
+	}
 	if (!err)
 		err = output__commit(&r->out);
 	if (err)
@@ -282,9 +311,9 @@ static void cleanup(struct run *r)
 	free(r->pidfds);
 }
 
-static int run(const struct options *o)
+static int run(const struct options *o, int argc, char **argv)
 {
-	struct run r = { .o = o, .cmd = { .go_fd = -1, .err_fd = -1 } };
+	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
 	int err;
 
 	err = output__open(&r.out, o->output);
@@ -345,7 +374,7 @@ int main(int argc, char **argv)
 	else if (o.list)
 		ret = list_funcs(&o);
 	else
-		ret = run(&o);
+		ret = run(&o, argc, argv);
 	options__free(&o);
 	return ret;
 }

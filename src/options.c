@@ -38,11 +38,6 @@ static const struct option long_opts[] = {
 	{},
 };
 
-static const char *const format_names[] = {
-	[FORMAT_FOLDED] = "folded", [FORMAT_CHROME] = "chrome", [FORMAT_PERF] = "perf",
-	[FORMAT_SVG] = "svg",	    [FORMAT_PPROF] = "pprof",
-};
-
 void options__usage(FILE *f)
 {
 	fputs("usage: flamebpf --sample FREQ [OPTIONS] [-- COMMAND [ARG...]]\n"
@@ -74,12 +69,15 @@ void options__usage(FILE *f)
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE (default: standard output)\n"
-	      "      --format folded      output format (folded is the one supported so far)\n"
+	      "      --format FORMAT      folded, chrome, perf, svg or pprof; otherwise from\n"
+	      "                           FILE's extension: .folded .txt .json .perf .script\n"
+	      "                           .svg .pb.gz .pprof (folded when none of these)\n"
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
 	      "      --full-stack         (-f) each traced call under its real user call stack\n"
-	      "      --flamechart         (-f) folded lines in time order, one per stretch\n"
-	      "                           of a call's self time, not merged\n"
+	      "      --flamechart         folded lines (or the svg) in time order, thread by\n"
+	      "                           thread: one per stretch of a call's self time, or\n"
+	      "                           per run of identical samples; not merged\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
@@ -149,38 +147,6 @@ int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 	return p[-1] == ',' ? -EINVAL : 0;
 }
 
-static int parse_format(const char *s, enum out_format *f)
-{
-	for (size_t i = 0; i < sizeof(format_names) / sizeof(format_names[0]); i++) {
-		if (!strcmp(s, format_names[i])) {
-			*f = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-/* The format the output file's name asks for: folded unless it says otherwise. */
-static enum out_format format_from_path(const char *path)
-{
-	static const struct {
-		const char *ext;
-		enum out_format f;
-	} exts[] = {
-		{ ".json", FORMAT_CHROME }, { ".perf", FORMAT_PERF },	{ ".script", FORMAT_PERF },
-		{ ".svg", FORMAT_SVG },	    { ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
-	};
-	size_t len = strlen(path);
-
-	for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
-		size_t el = strlen(exts[i].ext);
-
-		if (len > el && !strcmp(path + len - el, exts[i].ext))
-			return exts[i].f;
-	}
-	return FORMAT_FOLDED;
-}
-
 #define usage_err(...) (snprintf(err, OPTIONS_ERR_LEN, __VA_ARGS__), -EINVAL)
 
 static int parse_one(int c, const char *arg, struct options *o, bool *format_set, char *err)
@@ -215,7 +181,7 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		o->output = arg;
 		return 0;
 	case OPT_FORMAT:
-		if (parse_format(arg, &o->format))
+		if (sink__parse(arg, &o->format))
 			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)",
 					 arg);
 		*format_set = true;
@@ -256,10 +222,9 @@ static int check(struct options *o, bool format_set, char *err)
 	if (o->help || o->version)
 		return 0;
 	if (!format_set)
-		o->format = format_from_path(o->output);
-	if (o->format != FORMAT_FOLDED)
-		return usage_err("output format '%s' is not available in this version yet",
-				 format_names[o->format]);
+		o->format = sink__from_path(o->output);
+	o->timeline =
+		sink__needs_events(o->format, &(struct write_opts){ .flamechart = o->flamechart });
 	if (o->list)
 		return o->freq || o->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
 	if (!o->freq && !o->nfuncs)
@@ -274,8 +239,6 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("-p and COMMAND exclude each other");
 	if (o->full_stack && !o->nfuncs)
 		return usage_err("--full-stack is for uprobe mode (-f)");
-	if (o->flamechart && !o->nfuncs)
-		return usage_err("--flamechart is available with -f only, so far");
 	return 0;
 }
 

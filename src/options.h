@@ -6,15 +6,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "out_folded.h"
-
-enum out_format {
-	FORMAT_FOLDED,
-	FORMAT_CHROME,
-	FORMAT_PERF,
-	FORMAT_SVG,
-	FORMAT_PPROF,
-};
+#include "sink.h"
 
 struct options {
 	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
@@ -30,6 +22,7 @@ struct options {
 	enum root_style root;
 	bool user_only, kernel_only;
 	bool flamechart;
+	bool timeline; /* the output needs each sample's or call's time */
 	bool full_stack;
 	int verbose;
 	bool help, version;

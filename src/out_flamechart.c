@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Folded lines in time order (--flamechart), from the profile's events. */
+/* Folded lines in time order (--flamechart), from the profile's events:
+ * calls split into self-time stretches, samples in runs of identical stacks. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "out_folded.h"
 
@@ -14,7 +16,7 @@ struct open_call {
 
 struct sweep {
 	const struct profile *p;
-	const struct folded_opts *o;
+	const struct write_opts *o;
 	FILE *f;
 	struct strbuf line;
 	struct open_call *open;
@@ -97,7 +99,45 @@ static bool same_thread(const struct profile *p, size_t a, size_t b)
 	return wa->pid == wb->pid && wa->tid == wb->tid;
 }
 
-int folded__write_flamechart(const struct profile *p, const struct folded_opts *o, FILE *f)
+static int print_run(FILE *f, const struct strbuf *line, uint64_t n)
+{
+	return n && fprintf(f, "%s %" PRIu64 "\n", line->s, n) < 0 ? -EIO : 0;
+}
+
+/* Samples: one line per run of identical stacks on one thread, the number
+ * of samples in the run as its count. */
+static int write_runs(const struct profile *p, const struct write_opts *o, const size_t *order,
+		      size_t n, FILE *f)
+{
+	struct strbuf prev = {}, cur = {}, tmp;
+	uint64_t run = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		strbuf__reset(&cur);
+		if (folded__format_stack(p, profile__stack(p, profile__event(p, order[i])->stack),
+					 o, &cur)) {
+			err = -ENOMEM;
+			break;
+		}
+		if (run && same_thread(p, order[i - 1], order[i]) && !strcmp(cur.s, prev.s)) {
+			run++;
+			continue;
+		}
+		err = print_run(f, &prev, run);
+		tmp = prev;
+		prev = cur;
+		cur = tmp;
+		run = 1;
+	}
+	if (!err)
+		err = print_run(f, &prev, run);
+	strbuf__free(&prev);
+	strbuf__free(&cur);
+	return err;
+}
+
+int folded__write_flamechart(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	size_t n = profile__nr_events(p), *order;
 	struct sweep sw = { p, o, f, {}, NULL, 0 };
@@ -114,6 +154,10 @@ int folded__write_flamechart(const struct profile *p, const struct folded_opts *
 	for (size_t i = 0; i < n; i++)
 		order[i] = i;
 	qsort_r(order, n, sizeof(*order), cmp_event, (void *)p);
+	if (profile__unit(p) == UNIT_SAMPLES) {
+		err = write_runs(p, o, order, n, f);
+		goto out;
+	}
 	for (size_t i = 0; i < n && !err; i++)
 		err = step(&sw, order[i], i && !same_thread(p, order[i - 1], order[i]));
 	while (sw.depth && !err)

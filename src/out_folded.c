@@ -34,7 +34,7 @@ static int append_root(struct strbuf *b, const struct stack_owner *who, enum roo
 }
 
 int folded__format_stack(const struct profile *p, const struct profile_stack *s,
-			 const struct folded_opts *o, struct strbuf *b)
+			 const struct write_opts *o, struct strbuf *b)
 {
 	if (append_root(b, &s->who, o->root))
 		return -ENOMEM;
@@ -77,7 +77,7 @@ static int write_merged(const struct line *lines, size_t n, FILE *f)
 	return 0;
 }
 
-int folded__write(const struct profile *p, const struct folded_opts *o, FILE *f)
+int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	size_t n = profile__nr_stacks(p), done = 0;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));

@@ -5,32 +5,23 @@
 #include <stdio.h>
 
 #include "profile.h"
+#include "sink.h"
 #include "strbuf.h"
-
-enum root_style {
-	ROOT_COMM, /* COMM */
-	ROOT_PID,  /* COMM-PID */
-	ROOT_TID,  /* COMM-PID/TID */
-};
-
-struct folded_opts {
-	enum root_style root;
-};
 
 /* Writes the profile sorted by line, identical lines merged.
  * Returns 0, -ENOMEM, or -EIO when writing failed. */
-int folded__write(const struct profile *p, const struct folded_opts *o, FILE *f);
+int folded__write(const struct profile *p, const struct write_opts *o, FILE *f);
 
 /* Appends the stack's line, without its count, to b. Returns 0 or -ENOMEM. */
 int folded__format_stack(const struct profile *p, const struct profile_stack *s,
-			 const struct folded_opts *o, struct strbuf *b);
+			 const struct write_opts *o, struct strbuf *b);
 
 /* --flamechart: the profile's events in time order, thread by thread, each
  * call split into its self-time segments around its children, so that
  * widths laid end to end follow the timeline; identical lines are not
  * merged. Returns 0, -ENODATA when the profile has no events, -ENOMEM or
  * -EIO. */
-int folded__write_flamechart(const struct profile *p, const struct folded_opts *o, FILE *f);
+int folded__write_flamechart(const struct profile *p, const struct write_opts *o, FILE *f);
 
 /* Appends name to buf, made safe for a folded line: ';' becomes ':', control
  * bytes become '?'. Exposed for the tests. Returns 0 or -ENOMEM. */

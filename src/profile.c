@@ -20,6 +20,8 @@ struct profile {
 	struct vec events;  /* struct profile_event */
 	struct hashmap string_idx, frame_idx, stack_idx, pids;
 	uint64_t total;
+	uint32_t last_stack;
+	struct profile_meta meta;
 };
 
 static int vec_push(struct vec *v, const void *elem, size_t size)
@@ -61,8 +63,10 @@ struct profile *profile__new(enum profile_unit unit)
 {
 	struct profile *p = calloc(1, sizeof(*p));
 
-	if (p)
-		p->unit = unit;
+	if (!p)
+		return NULL;
+	p->unit = unit;
+	p->meta = (struct profile_meta){ .cmdline = "", .event = "", .kernel = "", .losses = "" };
 	return p;
 }
 
@@ -127,21 +131,36 @@ static bool frame_eq(const void *arg, uint64_t i)
 	const struct frame_eq_arg *a = arg;
 	const struct frame *f = &((struct frame *)a->p->frames.v)[i];
 
-	return f->name == a->f.name && f->module == a->f.module && f->kind == a->f.kind;
+	return f->name == a->f.name && f->module == a->f.module && f->kind == a->f.kind &&
+	       f->addr == a->f.addr && f->sym_off == a->f.sym_off && f->dso == a->f.dso &&
+	       f->build_id == a->f.build_id;
 }
 
-int profile__findnew_frame(struct profile *p, const char *name, const char *module,
-			   enum frame_kind kind, uint32_t *id)
+static const char *intern_or_empty(struct profile *p, const char *s)
 {
-	struct frame_eq_arg arg = {
-		p, { profile__intern(p, name), profile__intern(p, module), kind }
-	};
-	uint64_t h, i, key;
+	return profile__intern(p, s ? s : "");
+}
 
-	if (!arg.f.name || !arg.f.module)
+static uint64_t frame_hash(const struct frame *f)
+{
+	uint64_t h = hash_mix((uintptr_t)f->name ^ hash_mix((uintptr_t)f->module + f->kind));
+
+	h = hash_mix(h ^ f->addr ^ hash_mix(f->sym_off + (uintptr_t)f->dso));
+	return hash_mix(h ^ (uintptr_t)f->build_id);
+}
+
+int profile__findnew_frame_at(struct profile *p, const struct frame *f, uint32_t *id)
+{
+	struct frame_eq_arg arg = { p, *f };
+	uint64_t i, key;
+
+	arg.f.name = intern_or_empty(p, f->name);
+	arg.f.module = intern_or_empty(p, f->module);
+	arg.f.dso = intern_or_empty(p, f->dso);
+	arg.f.build_id = intern_or_empty(p, f->build_id);
+	if (!arg.f.name || !arg.f.module || !arg.f.dso || !arg.f.build_id)
 		return -ENOMEM;
-	h = hash_mix((uintptr_t)arg.f.name ^ hash_mix((uintptr_t)arg.f.module + kind));
-	if (!idx_find(&p->frame_idx, h, frame_eq, &arg, &i, &key)) {
+	if (!idx_find(&p->frame_idx, frame_hash(&arg.f), frame_eq, &arg, &i, &key)) {
 		i = p->frames.n;
 		if (hashmap__set(&p->frame_idx, key, i) ||
 		    vec_push(&p->frames, &arg.f, sizeof(arg.f)))
@@ -149,6 +168,14 @@ int profile__findnew_frame(struct profile *p, const char *name, const char *modu
 	}
 	*id = i;
 	return 0;
+}
+
+int profile__findnew_frame(struct profile *p, const char *name, const char *module,
+			   enum frame_kind kind, uint32_t *id)
+{
+	struct frame f = { .name = name, .module = module, .kind = kind };
+
+	return profile__findnew_frame_at(p, &f, id);
 }
 
 struct stack_eq_arg {
@@ -222,7 +249,13 @@ int profile__add_stack(struct profile *p, const struct stack_owner *who, const u
 		return err;
 	((struct profile_stack *)p->stacks.v)[i].weight += weight;
 	p->total += weight;
+	p->last_stack = i;
 	return 0;
+}
+
+uint32_t profile__last_stack(const struct profile *p)
+{
+	return p->last_stack;
 }
 
 int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
@@ -236,6 +269,32 @@ int profile__add_event(struct profile *p, const struct stack_owner *who, const u
 		return err;
 	copy.stack = i;
 	return vec_push(&p->events, &copy, sizeof(copy));
+}
+
+int profile__add_stack_event(struct profile *p, const struct profile_event *ev)
+{
+	if (ev->stack >= p->stacks.n)
+		return -EINVAL;
+	return vec_push(&p->events, ev, sizeof(*ev));
+}
+
+int profile__set_meta(struct profile *p, const struct profile_meta *m)
+{
+	struct profile_meta c = *m;
+
+	c.cmdline = intern_or_empty(p, m->cmdline);
+	c.event = intern_or_empty(p, m->event);
+	c.kernel = intern_or_empty(p, m->kernel);
+	c.losses = intern_or_empty(p, m->losses);
+	if (!c.cmdline || !c.event || !c.kernel || !c.losses)
+		return -ENOMEM;
+	p->meta = c;
+	return 0;
+}
+
+const struct profile_meta *profile__meta(const struct profile *p)
+{
+	return &p->meta;
 }
 
 size_t profile__nr_events(const struct profile *p)

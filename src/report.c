@@ -40,19 +40,26 @@ static void add_loss(struct strbuf *b, uint64_t n, const char *what)
 		strbuf__addf(b, "%s%" PRIu64 " %s", b->len ? ", " : "", n, what);
 }
 
-static void report_losses(const struct sampler_stats *st)
+void report__losses(const struct sampler_stats *st, struct strbuf *b)
 {
 	const uint64_t *c = st->counter;
+
+	add_loss(b, c[CNT_SAMPLES_DROPPED], "samples (ring buffer full)");
+	add_loss(b, c[CNT_STACKS_DROPPED], "stacks (ring buffer full)");
+	add_loss(b, st->collisions, "stacks (hash collision)");
+	add_loss(b, c[CNT_USTACK_ERR], "user stacks (unreadable)");
+	add_loss(b, c[CNT_KSTACK_ERR], "kernel stacks (unreadable)");
+	add_loss(b, c[CNT_EVENTS_LOST], "process events (ring buffer full)");
+	add_loss(b, c[CNT_SEEN_FULL], "process events (process map full)");
+	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
+	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
+}
+
+static void report_losses(const struct sampler_stats *st)
+{
 	struct strbuf b = {};
 
-	add_loss(&b, c[CNT_SAMPLES_DROPPED], "samples (ring buffer full)");
-	add_loss(&b, c[CNT_STACKS_DROPPED], "stacks (ring buffer full)");
-	add_loss(&b, st->collisions, "stacks (hash collision)");
-	add_loss(&b, c[CNT_USTACK_ERR], "user stacks (unreadable)");
-	add_loss(&b, c[CNT_KSTACK_ERR], "kernel stacks (unreadable)");
-	add_loss(&b, c[CNT_EVENTS_LOST], "process events (ring buffer full)");
-	add_loss(&b, c[CNT_SEEN_FULL], "process events (process map full)");
-	add_loss(&b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
+	report__losses(st, &b);
 	p_err("lost: %s", b.len ? b.s : "nothing");
 	strbuf__free(&b);
 }
@@ -72,22 +79,28 @@ void report__summary(const struct profile *p, const struct sampler_stats *st, do
 		      st->counter[CNT_FILTERED]);
 }
 
-static void report_trace_losses(const struct tracer_stats *st)
+void report__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 {
 	const uint64_t *c = st->counter;
+
+	add_loss(b, c[TCNT_DROPPED], "calls (ring buffer full)");
+	add_loss(b, c[TCNT_PATHS_DROPPED], "call paths (ring buffer full)");
+	add_loss(b, st->collisions, "call paths (hash collision)");
+	add_loss(b, c[TCNT_UNFINISHED], "calls without a return (longjmp, exception, exit)");
+	add_loss(b, c[TCNT_TOO_DEEP], "calls nested too deep");
+	add_loss(b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
+	add_loss(b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
+	add_loss(b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
+	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
+	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
+	add_loss(b, st->calls_over, "timeline records (over the limit kept in memory)");
+}
+
+static void report_trace_losses(const struct tracer_stats *st)
+{
 	struct strbuf b = {};
 
-	add_loss(&b, c[TCNT_DROPPED], "calls (ring buffer full)");
-	add_loss(&b, c[TCNT_PATHS_DROPPED], "call paths (ring buffer full)");
-	add_loss(&b, st->collisions, "call paths (hash collision)");
-	add_loss(&b, c[TCNT_UNFINISHED], "calls without a return (longjmp, exception, exit)");
-	add_loss(&b, c[TCNT_TOO_DEEP], "calls nested too deep");
-	add_loss(&b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
-	add_loss(&b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
-	add_loss(&b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
-	add_loss(&b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
-	add_loss(&b, c[TCNT_SEEN_FULL], "process events (process map full)");
-	add_loss(&b, st->calls_over, "timeline records (over the limit kept in memory)");
+	report__trace_losses(st, &b);
 	p_err("lost: %s", b.len ? b.s : "nothing");
 	strbuf__free(&b);
 }

@@ -7,6 +7,7 @@
 
 #include "profile.h"
 #include "sampler.h"
+#include "strbuf.h"
 #include "tracer.h"
 
 /* "flamebpf: " + message + newline. */
@@ -19,6 +20,10 @@ void report__progress_clear(void);
 /* The end-of-run summary: what was captured and every loss. */
 void report__summary(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose);
+
+/* What a capture lost, in words ("" for nothing), appended to b. */
+void report__losses(const struct sampler_stats *st, struct strbuf *b);
+void report__trace_losses(const struct tracer_stats *st, struct strbuf *b);
 
 /* The same for function tracing: calls, functions, how returns are caught,
  * what was left out and why, every loss. */

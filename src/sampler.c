@@ -31,6 +31,8 @@ struct sampler {
 	struct stack_table stacks;
 	struct sample_key *spilled; /* samples that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
+	struct sample_tick_event *ticks; /* timeline: every sample's time and CPU */
+	size_t nticks, ticks_cap;
 	int event_err; /* the first error handling ring buffer records */
 };
 
@@ -41,7 +43,10 @@ struct sampler {
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
 {
 	double expect = (double)o->freq * ncpus * (o->duration > 0 ? o->duration : 60);
-	uint32_t ring = bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
+	/* a tick record per sample on top of new stacks: drained every poll */
+	uint32_t ring =
+		o->timeline ? bpf_maps__clamp((double)o->freq * ncpus * 256, 1 << 20, 32 << 20)
+			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
@@ -58,6 +63,7 @@ static int load(struct sampler *s)
 	skel->rodata->filter_pids = s->opts.filter_pids;
 	skel->rodata->want_user = s->opts.user;
 	skel->rodata->want_kernel = s->opts.kernel;
+	skel->rodata->timeline = s->opts.timeline;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
@@ -69,19 +75,31 @@ static int load(struct sampler *s)
 	return 0;
 }
 
+/* Appends elem to a growing array v of n elements. Returns 0 or -ENOMEM. */
+static int push(void **v, size_t *n, size_t *cap, const void *elem, size_t size)
+{
+	if (*n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 1024;
+		void *nv = realloc(*v, ncap * size);
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = ncap;
+	}
+	memcpy((char *)*v + *n * size, elem, size);
+	(*n)++;
+	return 0;
+}
+
 static int spill(struct sampler *s, const struct sample_key *key)
 {
-	if (s->nspilled == s->spilled_cap) {
-		size_t cap = s->spilled_cap ? s->spilled_cap * 2 : 1024;
-		struct sample_key *v = realloc(s->spilled, cap * sizeof(*v));
+	return push((void **)&s->spilled, &s->nspilled, &s->spilled_cap, key, sizeof(*key));
+}
 
-		if (!v)
-			return -ENOMEM;
-		s->spilled = v;
-		s->spilled_cap = cap;
-	}
-	s->spilled[s->nspilled++] = *key;
-	return 0;
+static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
+{
+	return push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
@@ -90,6 +108,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	struct sampler *s = ctx;
 	const struct sample_proc_event *proc = data;
 	const struct sample_count_event *sample = data;
+	const struct sample_tick_event *tick = data;
 	int err = 0;
 
 	if (size < sizeof(__u32))
@@ -100,6 +119,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
 		err = spill(s, &sample->key);
+	else if (proc->type == EV_TICK && size >= sizeof(*tick))
+		err = keep_tick(s, tick);
 	if (err && !s->event_err)
 		s->event_err = err;
 	return err;
@@ -256,6 +277,7 @@ struct collect_ctx {
 	struct sampler *s;
 	struct profile *p;
 	struct symbolizer *sym;
+	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
 	uint32_t frames[2 * SAMPLE_MAX_DEPTH + 2];
 	uint32_t n;
 };
@@ -288,6 +310,11 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	return err;
 }
 
+static uint64_t key_hash(const struct sample_key *k)
+{
+	return hash_bytes(k, sizeof(*k), 0);
+}
+
 static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 count)
 {
 	struct sample_key key = *k;
@@ -299,7 +326,29 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	err = push_stack(c, key.ustack, key.pid, FRAME_USER);
 	if (!err)
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL);
-	return err ? err : profile__add_stack(c->p, &who, c->frames, c->n, count);
+	if (!err)
+		err = profile__add_stack(c->p, &who, c->frames, c->n, count);
+	if (!err && c->s->opts.timeline)
+		err = hashmap__set(&c->stack_of, key_hash(k), profile__last_stack(c->p));
+	return err;
+}
+
+/* A tick becomes an event on its sample's stack, made by the counts. */
+static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
+{
+	struct profile_event ev = { .cpu = t->cpu,
+				    .ts = t->ts,
+				    .dur = 1000000000ULL / c->s->opts.freq };
+	uint64_t idx;
+	int err = 0;
+
+	if (!hashmap__get(&c->stack_of, key_hash(&t->key), &idx)) {
+		/* counted after the counts map was read: its stack, weightless */
+		err = add_sample(c, &t->key, 0);
+		idx = profile__last_stack(c->p);
+	}
+	ev.stack = idx;
+	return err ? err : profile__add_stack_event(c->p, &ev);
 }
 
 static int read_counts(struct collect_ctx *c)
@@ -333,7 +382,10 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	err = c->sym ? read_counts(c) : -ENOMEM;
 	for (size_t i = 0; i < s->nspilled && !err; i++)
 		err = add_sample(c, &s->spilled[i], 1);
+	for (size_t i = 0; i < s->nticks && !err; i++)
+		err = add_tick(c, &s->ticks[i]);
 	symbolizer__free(c->sym);
+	hashmap__free(&c->stack_of);
 	free(c);
 	return err;
 }
@@ -349,6 +401,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	read_counters(s, st->counter);
 	st->ncpus = s->nattached;
 	st->event = s->event;
+	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
 	st->collisions = s->stacks.collisions;
 	st->map_bytes = map_bytes(s->skel->maps.counts) + map_bytes(s->skel->maps.sent) +
@@ -366,6 +419,7 @@ void sampler__free(struct sampler *s)
 	procs__free(s->procs);
 	stack_table__free(&s->stacks);
 	free(s->spilled);
+	free(s->ticks);
 	free(s->perf_fds);
 	free(s->links);
 	free(s);

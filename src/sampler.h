@@ -18,6 +18,7 @@ struct sampler_opts {
 	bool filter_pids;
 	bool follow_children;
 	bool user, kernel;
+	bool timeline; /* keep each sample's time and CPU (profile events) */
 	bool verbose;
 };
 
@@ -25,6 +26,7 @@ struct sampler_stats {
 	uint64_t counter[CNT_NR];
 	unsigned int ncpus;  /* CPUs with a perf event */
 	const char *event;   /* "cpu-clock" or "cycles" */
+	uint64_t ticks;	     /* timeline: samples whose time was kept */
 	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
 	uint64_t stacks;     /* unique raw stacks received */
 	uint64_t collisions; /* stack ids that hashed alike (the later stack is misnamed) */

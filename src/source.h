@@ -8,6 +8,7 @@
 
 #include "options.h"
 #include "profile.h"
+#include "strbuf.h"
 
 struct source_ops {
 	const char *what; /* what progress counts: "samples", "calls" */
@@ -18,6 +19,8 @@ struct source_ops {
 	void (*stop)(void *impl);
 	int (*collect)(void *impl, struct profile *p);
 	void (*summary)(void *impl, const struct profile *p, double secs);
+	/* Fills m->event and m->losses (text kept in b) after stop. */
+	void (*describe)(void *impl, struct profile_meta *m, struct strbuf *b);
 	void (*free)(void *impl);
 };
 

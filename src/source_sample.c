@@ -72,6 +72,17 @@ static void summary(void *impl, const struct profile *p, double secs)
 	report__summary(p, &st, secs, ss->o->freq, ss->verbosity > 0);
 }
 
+static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
+{
+	struct sample_source *ss = impl;
+	struct sampler_stats st;
+
+	sampler__stats(ss->s, &st);
+	report__losses(&st, b);
+	m->event = st.event;
+	m->losses = b->len ? b->s : "";
+}
+
 static void source_free(void *impl)
 {
 	struct sample_source *ss = impl;
@@ -91,6 +102,7 @@ static const struct source_ops sample_ops = {
 	.stop = stop,
 	.collect = collect,
 	.summary = summary,
+	.describe = describe,
 	.free = source_free,
 };
 
@@ -103,6 +115,7 @@ int source_sample__open(struct source *src, const struct options *o, int verbosi
 		.follow_children = o->command != NULL,
 		.user = !o->kernel_only,
 		.kernel = !o->user_only,
+		.timeline = o->timeline,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));
 	char missing[64];

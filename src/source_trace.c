@@ -439,7 +439,9 @@ static int make_names(struct trace_source *ts)
 		return -ENOMEM;
 	for (size_t i = 0; i < ts->funcs.n; i++) {
 		ts->names[i].name = ts->funcs.v[i].name;
-		ts->names[i].module = basename_of(ts->funcs.bins.v[ts->funcs.v[i].bin].path);
+		ts->names[i].path = ts->funcs.bins.v[ts->funcs.v[i].bin].path;
+		ts->names[i].module = basename_of(ts->names[i].path);
+		ts->names[i].vaddr = ts->funcs.v[i].vaddr;
 	}
 	return 0;
 }
@@ -490,6 +492,15 @@ static void summary(void *impl, const struct profile *p, double secs)
 	report__trace_summary(p, &st, &ts->at, secs, ts->verbosity > 0);
 }
 
+static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
+{
+	struct tracer_stats st;
+
+	tracer__stats(((struct trace_source *)impl)->t, &st);
+	report__trace_losses(&st, b);
+	m->losses = b->len ? b->s : "";
+}
+
 static void source_free(void *impl)
 {
 	struct trace_source *ts = impl;
@@ -511,6 +522,7 @@ static const struct source_ops trace_ops = {
 	.stop = stop,
 	.collect = collect,
 	.summary = summary,
+	.describe = describe,
 	.free = source_free,
 };
 
@@ -519,7 +531,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 	struct tracer_opts to = {
 		.filter_pids = ts->o->npids || ts->o->command,
 		.follow_children = ts->o->command != NULL,
-		.want_calls = ts->o->flamechart,
+		.want_calls = ts->o->timeline,
 		.want_stacks = ts->o->full_stack,
 		.duration = ts->o->duration,
 	};

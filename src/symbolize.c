@@ -17,8 +17,8 @@ struct symbolizer {
 	struct kallsyms *ksyms;
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
-	struct hashmap user_cache;   /* hash(binary, file offset) -> frame id */
-	struct hashmap kernel_cache; /* address -> frame id */
+	struct hashmap user_names, user_offs;	  /* hash(binary, file offset, is_return) */
+	struct hashmap kernel_names, kernel_offs; /* address * 2 + is_return */
 };
 
 struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps)
@@ -37,29 +37,71 @@ struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps)
 	return s;
 }
 
-static int frame_at(struct symbolizer *s, const char *name, const char *module,
-		    enum frame_kind kind, uint32_t *id)
+/* The symbol lookup of one (binary, file offset) or kernel address, cached;
+ * each address still gets its own frame, since perf and pprof show them. */
+struct resolved {
+	const char *name; /* interned */
+	uint64_t sym_off;
+};
+
+static int intern_name(struct symbolizer *s, const char *name, uint64_t sym_off, struct resolved *r)
 {
-	return profile__findnew_frame(s->p, name, module, kind, id);
+	r->name = profile__intern(s->p, name);
+	r->sym_off = sym_off;
+	return r->name ? 0 : -ENOMEM;
 }
 
-static int unknown_frame(struct symbolizer *s, const char *module, uint64_t off,
-			 enum frame_kind kind, uint32_t *id)
+static int unknown_name(struct symbolizer *s, const char *module, uint64_t off, struct resolved *r)
 {
 	char name[256];
 
 	snprintf(name, sizeof(name), "%s+0x%" PRIx64, module, off);
-	return frame_at(s, name, module, kind, id);
+	return intern_name(s, name, 0, r);
 }
 
-/* A symbol's frame, under its demangled name when it has one. */
-static int symbol_frame(struct symbolizer *s, const char *sym, const char *module, uint32_t *id)
+/* A symbol, under its demangled name when it has one. */
+static int symbol_name(struct symbolizer *s, const char *sym, uint64_t off, struct resolved *r)
 {
 	char *name = demangle(sym);
-	int err = frame_at(s, name ? name : sym, module, FRAME_USER, id);
+	int err = intern_name(s, name ? name : sym, off, r);
 
 	free(name);
 	return err;
+}
+
+static int resolve_file(struct symbolizer *s, const struct binary *b, uint64_t file_off,
+			bool is_return, struct resolved *r)
+{
+	uint64_t look = file_off - is_return, vaddr, off;
+	const char *name;
+
+	if (!b->syms || elf_symtab__vaddr(b->syms, look, &vaddr))
+		return unknown_name(s, b->name, file_off, r);
+	name = elf_symtab__lookup(b->syms, vaddr, &off);
+	if (!name)
+		return unknown_name(s, b->name, vaddr + is_return, r);
+	return symbol_name(s, name, off + is_return, r);
+}
+
+/* Names live in the profile, so the cache holds their pointers. */
+static int cached_resolve(struct hashmap *names, struct hashmap *offs, uint64_t key,
+			  struct resolved *r)
+{
+	uint64_t name, off;
+
+	if (!hashmap__get(names, key, &name) || !hashmap__get(offs, key, &off))
+		return 0;
+	r->name = (const char *)(uintptr_t)name;
+	r->sym_off = off;
+	return 1;
+}
+
+static int cache_resolved(struct hashmap *names, struct hashmap *offs, uint64_t key,
+			  const struct resolved *r)
+{
+	int err = hashmap__set(names, key, (uintptr_t)r->name);
+
+	return err ? err : hashmap__set(offs, key, r->sym_off);
 }
 
 /* A file-backed address: symbol, or BINARY+0xOFFSET (link-time address when
@@ -67,37 +109,46 @@ static int symbol_frame(struct symbolizer *s, const char *sym, const char *modul
 static int file_frame(struct symbolizer *s, const struct map_entry *m, pid_t pid, uint64_t ip,
 		      bool is_return, uint32_t *id)
 {
-	uint64_t file_off = ip - m->start + m->offset, look = file_off - is_return, vaddr, off;
+	uint64_t file_off = ip - m->start + m->offset, key;
 	struct binary *b = symcache__findnew(s->bins, m, pid);
-	uint64_t key, cached;
-	const char *name;
-	int err;
+	struct resolved r;
+	int err = 0;
 
 	if (!b)
 		return -ENOMEM;
 	key = hash_mix((uintptr_t)b ^ hash_mix(file_off * 2 + is_return));
-	if (hashmap__get(&s->user_cache, key, &cached)) {
-		*id = cached;
-		return 0;
+	if (!cached_resolve(&s->user_names, &s->user_offs, key, &r)) {
+		err = resolve_file(s, b, file_off, is_return, &r);
+		if (!err)
+			err = cache_resolved(&s->user_names, &s->user_offs, key, &r);
 	}
-	if (!b->syms || elf_symtab__vaddr(b->syms, look, &vaddr))
-		err = unknown_frame(s, b->name, file_off, FRAME_USER, id);
-	else if (!(name = elf_symtab__lookup(b->syms, vaddr, &off)))
-		err = unknown_frame(s, b->name, vaddr + is_return, FRAME_USER, id);
-	else
-		err = symbol_frame(s, name, b->name, id);
-	return err ? err : hashmap__set(&s->user_cache, key, *id);
+	if (err)
+		return err;
+	return profile__findnew_frame_at(
+		s->p,
+		&(struct frame){ r.name, b->name, FRAME_USER, ip, r.sym_off, b->path, b->build_id },
+		id);
 }
 
 int symbolizer__user(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return, uint32_t *id)
 {
 	const struct map_entry *m = procs__find(s->ps, pid, ip);
+	struct resolved r;
+	int err;
 
 	if (!m || !m->path[0])
-		return frame_at(s, "[unknown]", "", FRAME_USER, id);
-	if (m->path[0] == '[') /* [vdso], [vsyscall], ... */
-		return unknown_frame(s, m->path, ip - m->start, FRAME_USER, id);
-	return file_frame(s, m, pid, ip, is_return, id);
+		return profile__findnew_frame_at(
+			s->p,
+			&(struct frame){ .name = "[unknown]", .addr = ip, .dso = "[unknown]" }, id);
+	if (m->path[0] != '[')
+		return file_frame(s, m, pid, ip, is_return, id);
+	/* [vdso], [vsyscall], ... */
+	err = unknown_name(s, m->path, ip - m->start, &r);
+	return err ? err
+		   : profile__findnew_frame_at(
+			     s->p,
+			     &(struct frame){ r.name, m->path, FRAME_USER, ip, 0, m->path, "" },
+			     id);
 }
 
 static void load_kallsyms(struct symbolizer *s)
@@ -109,20 +160,27 @@ static void load_kallsyms(struct symbolizer *s)
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32_t *id)
 {
 	const char *name = NULL;
-	uint64_t cached, off;
-	int err;
+	uint64_t off = 0;
+	struct resolved r;
+	int err = 0;
 
-	if (hashmap__get(&s->kernel_cache, ip * 2 + is_return, &cached)) {
-		*id = cached;
-		return 0;
+	if (!cached_resolve(&s->kernel_names, &s->kernel_offs, ip * 2 + is_return, &r)) {
+		if (!s->kloaded)
+			load_kallsyms(s);
+		if (s->ksyms)
+			name = kallsyms__lookup(s->ksyms, ip - is_return, &off);
+		err = name ? intern_name(s, name, off + is_return, &r)
+			   : unknown_name(s, "[kernel]", ip, &r);
+		if (!err)
+			err = cache_resolved(&s->kernel_names, &s->kernel_offs, ip * 2 + is_return,
+					     &r);
 	}
-	if (!s->kloaded)
-		load_kallsyms(s);
-	if (s->ksyms)
-		name = kallsyms__lookup(s->ksyms, ip - is_return, &off);
-	err = name ? frame_at(s, name, "[kernel]", FRAME_KERNEL, id)
-		   : unknown_frame(s, "[kernel]", ip, FRAME_KERNEL, id);
-	return err ? err : hashmap__set(&s->kernel_cache, ip * 2 + is_return, *id);
+	if (err)
+		return err;
+	return profile__findnew_frame_at(s->p,
+					 &(struct frame){ r.name, "[kernel]", FRAME_KERNEL, ip,
+							  r.sym_off, "[kernel.kallsyms]", "" },
+					 id);
 }
 
 int symbolizer__kernel_err(const struct symbolizer *s)
@@ -136,7 +194,9 @@ void symbolizer__free(struct symbolizer *s)
 		return;
 	symcache__free(s->bins);
 	kallsyms__free(s->ksyms);
-	hashmap__free(&s->user_cache);
-	hashmap__free(&s->kernel_cache);
+	hashmap__free(&s->user_names);
+	hashmap__free(&s->user_offs);
+	hashmap__free(&s->kernel_names);
+	hashmap__free(&s->kernel_offs);
 	free(s);
 }

@@ -61,6 +61,15 @@ static char *strip_deleted(const char *path)
 	return strndup(path, len);
 }
 
+static void set_build_id(struct binary *b)
+{
+	size_t len = 0;
+	const uint8_t *id = b->syms ? elf_symtab__build_id(b->syms, &len) : NULL;
+
+	for (size_t i = 0; id && i < len && 2 * i + 2 < sizeof(b->build_id); i++)
+		snprintf(b->build_id + 2 * i, 3, "%02x", id[i]);
+}
+
 static struct binary *binary__load(const struct map_entry *m, pid_t pid)
 {
 	struct binary *b = calloc(1, sizeof(*b));
@@ -80,6 +89,7 @@ static struct binary *binary__load(const struct map_entry *m, pid_t pid)
 	}
 	b->err = elf_symtab__load(fd, &b->syms);
 	close(fd);
+	set_build_id(b);
 	return b;
 }
 

@@ -9,10 +9,11 @@
 #include "proc_maps.h"
 
 struct binary {
-	char *path;		 /* as mapped, without " (deleted)" */
-	const char *name;	 /* basename of path, for MODULE+0xOFF frames */
-	struct elf_symtab *syms; /* NULL when the file could not be read */
-	int err;		 /* why syms is NULL */
+	char *path;		   /* as mapped, without " (deleted)" */
+	const char *name;	   /* basename of path, for MODULE+0xOFF frames */
+	struct elf_symtab *syms;   /* NULL when the file could not be read */
+	int err;		   /* why syms is NULL */
+	char build_id[2 * 64 + 1]; /* hex, "" when the binary has none */
 };
 
 struct symcache;

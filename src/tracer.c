@@ -415,8 +415,12 @@ static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
 		*id = c->frame_of[func] - 1;
 		return 0;
 	}
-	err = profile__findnew_frame(c->p, c->funcs[func].name, c->funcs[func].module, FRAME_USER,
-				     id);
+	err = profile__findnew_frame_at(c->p,
+					&(struct frame){ .name = c->funcs[func].name,
+							 .module = c->funcs[func].module,
+							 .addr = c->funcs[func].vaddr,
+							 .dso = c->funcs[func].path },
+					id);
 	if (!err)
 		c->frame_of[func] = *id + 1;
 	return err;
@@ -487,7 +491,7 @@ static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 sel
 
 static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
 {
-	struct profile_event ev = { .ts = r->start, .dur = r->dur, .ret = r->ret };
+	struct profile_event ev = { .cpu = r->cpu, .ts = r->start, .dur = r->dur, .ret = r->ret };
 	struct stack_owner who = { r->pid, r->tid, "", "" };
 	uint64_t i;
 	int n = path_frames(c, r->pid, r->path);

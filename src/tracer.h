@@ -18,6 +18,8 @@
 struct trace_func {
 	const char *name;   /* demangled when mangled */
 	const char *module; /* basename of the binary */
+	const char *path;   /* the binary */
+	uint64_t vaddr;	    /* link-time address */
 };
 
 /* The functions to probe in one binary. A function's return is caught by a

@@ -31,7 +31,7 @@ static void add(struct profile *p, uint32_t tid, const char *const *names, uint3
 
 static char *render(const struct profile *p, enum root_style root)
 {
-	struct folded_opts o = { root };
+	struct write_opts o = { root };
 	struct out out = {};
 
 	out.f = open_memstream(&out.buf, &out.len);
@@ -107,7 +107,7 @@ static void test_same_start(void **state)
 static void test_no_events(void **state)
 {
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
-	struct folded_opts o = { ROOT_COMM };
+	struct write_opts o = { ROOT_COMM };
 
 	(void)state;
 	assert_int_equal(folded__write_flamechart(p, &o, stdout), -ENODATA);

@@ -56,7 +56,7 @@ static void add(struct profile *p, uint32_t pid, uint32_t tid, const char *comm,
 /* Writes p with the given root style into memory; the caller frees. */
 static char *render(const struct profile *p, enum root_style root)
 {
-	struct folded_opts o = { .root = root };
+	struct write_opts o = { .root = root };
 	char *text = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -322,7 +322,7 @@ static void test_large_counts(void **state)
 
 static void test_write_error(void **state)
 {
-	struct folded_opts o = { .root = ROOT_COMM };
+	struct write_opts o = { .root = ROOT_COMM };
 	struct profile *p = new_profile();
 	FILE *f = fopen("/dev/null", "r");
 	uint32_t a;

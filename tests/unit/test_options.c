@@ -357,13 +357,28 @@ static void test_parse_output_formats(void **state)
 	expect_output_format("out", FORMAT_FOLDED);
 	expect_output_format("-", FORMAT_FOLDED);
 
-	expect_usage_error(ARGS("-F", "99", "-o", "out.json"), "'chrome'", "not available");
-	expect_usage_error(ARGS("-F", "99", "-o", "out.svg"), "'svg'", "not available");
-	expect_usage_error(ARGS("-F", "99", "-o", "out.perf"), "'perf'", "not available");
-	expect_usage_error(ARGS("-F", "99", "-o", "out.script"), "'perf'", "not available");
-	expect_usage_error(ARGS("-F", "99", "-o", "out.pprof"), "'pprof'", "not available");
-	expect_usage_error(ARGS("-F", "99", "--output", "x/out.pb.gz"), "'pprof'", "not available");
-	expect_usage_error(ARGS("-F", "99", "--format", "svg"), "'svg'", "not available");
+	expect_output_format("out.json", FORMAT_CHROME);
+	expect_output_format("out.svg", FORMAT_SVG);
+	expect_output_format("out.perf", FORMAT_PERF);
+	expect_output_format("out.script", FORMAT_PERF);
+	expect_output_format("out.pprof", FORMAT_PPROF);
+	expect_output_format("x/out.pb.gz", FORMAT_PPROF);
+	expect_output_format("out.gz", FORMAT_FOLDED);
+	expect_usage_error(ARGS("-F", "99", "--format", "svgz"), "'svgz'", "folded, chrome");
+
+	/* Timeline formats ask the sources for each sample's or call's time. */
+	parse_ok(&a, ARGS("-F", "99", "-o", "out.json"), &o);
+	assert_true(o.timeline);
+	options__free(&o);
+	parse_ok(&a, ARGS("-F", "99", "--format", "perf"), &o);
+	assert_true(o.timeline);
+	options__free(&o);
+	parse_ok(&a, ARGS("-F", "99", "-o", "out.svg"), &o);
+	assert_false(o.timeline);
+	options__free(&o);
+	parse_ok(&a, ARGS("-F", "99", "-o", "out.svg", "--flamechart"), &o);
+	assert_true(o.timeline);
+	options__free(&o);
 
 	/* An explicit --format wins over the extension. */
 	parse_ok(&a, ARGS("-F", "99", "-o", "out.json", "--format", "folded"), &o);
@@ -535,7 +550,9 @@ static void test_parse_uprobe_mode(void **state)
 	parse_ok(&a, ARGS("-f", "x", "--full-stack"), &o);
 	assert_true(o.full_stack);
 	options__free(&o);
-	expect_usage_error(ARGS("-F", "99", "--flamechart"), "--flamechart", "-f");
+	parse_ok(&a, ARGS("-F", "99", "--flamechart"), &o);
+	assert_true(o.flamechart);
+	options__free(&o);
 	parse_ok(&a, ARGS("-f", "x", "--flamechart"), &o);
 	assert_true(o.flamechart);
 	options__free(&o);

@@ -117,6 +117,16 @@ static void expect_frame(const struct frame *f, const char *name, const char *mo
 			 module, kind == FRAME_KERNEL ? "kernel" : "user");
 }
 
+/* The frame at ip: its address as given and its offset into the symbol. */
+static void expect_at(struct env *e, uint32_t id, uint64_t ip, uint64_t sym_off)
+{
+	const struct frame *f = profile__frame(e->p, id);
+
+	if (f->addr != ip || f->sym_off != sym_off)
+		fail_msg("%s: at 0x%" PRIx64 "+0x%" PRIx64 ", expected 0x%" PRIx64 "+0x%" PRIx64,
+			 f->name, f->addr, f->sym_off, ip, sym_off);
+}
+
 static void expect_user(struct env *e, pid_t pid, uint64_t ip, bool is_return, const char *name,
 			const char *module)
 {
@@ -180,10 +190,13 @@ static void test_return_address(void **state)
 	expect_user(e, c->pid, gamma - 1, false, "fixture_static", "symfix_pie");
 	expect_user(e, c->pid, gamma, true, "fixture_static", "symfix_pie");
 	expect_user(e, c->pid, gamma, false, "fixture_gamma", "symfix_pie");
-	/* the frame of the caller, not a look-alike */
+	/* the caller's name, at the return address itself */
 	user_frame(e, c->pid, beta, true, &id_ret);
 	user_frame(e, c->pid, alpha, false, &id_alpha);
-	assert_int_equal(id_ret, id_alpha);
+	assert_string_equal(profile__frame(e->p, id_ret)->name,
+			    profile__frame(e->p, id_alpha)->name);
+	expect_at(e, id_ret, beta, beta - alpha);
+	expect_at(e, id_alpha, alpha, 0);
 	u_fixture_reap(c);
 }
 
@@ -305,13 +318,16 @@ static void test_same_address_same_id(void **state)
 	user_frame(e, c->pid, alpha, false, &a1);
 	nframes = profile__nr_frames(e->p);
 	user_frame(e, c->pid, alpha, false, &a2);
-	user_frame(e, c->pid, alpha + 2, true, &a3);
 	assert_int_equal(a1, a2);
-	assert_int_equal(a1, a3);
 	assert_int_equal(profile__nr_frames(e->p), nframes);
+	/* each address is a frame of its own, under the same name */
+	user_frame(e, c->pid, alpha + 2, true, &a3);
+	assert_int_not_equal(a1, a3);
+	assert_string_equal(profile__frame(e->p, a1)->name, profile__frame(e->p, a3)->name);
+	expect_at(e, a3, alpha + 2, 2);
 	user_frame(e, c->pid, beta, false, &b1);
 	assert_int_not_equal(a1, b1);
-	assert_int_equal(profile__nr_frames(e->p), nframes + 1);
+	assert_int_equal(profile__nr_frames(e->p), nframes + 2);
 	u_fixture_reap(c);
 }
 
@@ -345,7 +361,9 @@ static void test_shared_binary(void **state)
 		     FRAME_USER, "first process");
 	expect_frame(user_frame(e, c2->pid, a2, false, &id2), "fixture_alpha", "symfix_pie",
 		     FRAME_USER, "second process");
-	assert_int_equal(id1, id2);
+	assert_ptr_equal(profile__frame(e->p, id1)->build_id, profile__frame(e->p, id2)->build_id);
+	assert_true(strlen(profile__frame(e->p, id1)->build_id) == 40);
+	assert_ptr_equal(profile__frame(e->p, id1)->dso, profile__frame(e->p, id2)->dso);
 	u_fixture_reap(c1);
 	u_fixture_reap(c2);
 }
@@ -379,7 +397,7 @@ static void test_shared_by_inode(void **state)
 		     "fixture_gamma", "a_symfix", FRAME_USER, "a_symfix");
 	expect_frame(user_frame(e, cb->pid, u_fixture_addr(cb, "fixture_gamma"), false, &idb),
 		     "fixture_gamma", "a_symfix", FRAME_USER, "b_symfix, a hard link of a_symfix");
-	assert_int_equal(ida, idb);
+	assert_ptr_equal(profile__frame(e->p, ida)->dso, profile__frame(e->p, idb)->dso);
 	expect_frame(user_frame(e, cc->pid, u_fixture_addr(cc, "fixture_gamma"), false, &idc),
 		     "fixture_gamma", "c_symfix", FRAME_USER, "c_symfix, a copy of a_symfix");
 	assert_int_not_equal(ida, idc);
@@ -421,10 +439,14 @@ static void test_kernel_schedule(void **state)
 	assert_int_equal(symbolizer__kernel(e->s, addr, false, &id), 0);
 	expect_frame(profile__frame(e->p, id), "schedule", "[kernel]", FRAME_KERNEL, "schedule");
 	assert_int_equal(symbolizer__kernel_err(e->s), 0);
+	assert_string_equal(profile__frame(e->p, id)->dso, "[kernel.kallsyms]");
+	expect_at(e, id, addr, 0);
 	assert_int_equal(symbolizer__kernel(e->s, addr + 1, true, &id2), 0);
-	assert_int_equal(id2, id);
+	expect_frame(profile__frame(e->p, id2), "schedule", "[kernel]", FRAME_KERNEL, "+1");
+	expect_at(e, id2, addr + 1, 1);
 	assert_int_equal(symbolizer__kernel(e->s, addr + 4, false, &id2), 0);
-	assert_int_equal(id2, id);
+	expect_frame(profile__frame(e->p, id2), "schedule", "[kernel]", FRAME_KERNEL, "+4");
+	expect_at(e, id2, addr + 4, 4);
 	/* the byte before belongs to whatever precedes schedule */
 	assert_int_equal(symbolizer__kernel(e->s, addr, true, &id2), 0);
 	f = profile__frame(e->p, id2);

@@ -1,0 +1,49 @@
+/* The writers behind one call: a profile out in the format asked for. No
+ * writer knows where the profile came from (a capture or a file). */
+#ifndef FLAMEBPF_SINK_H
+#define FLAMEBPF_SINK_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "profile.h"
+
+enum out_format {
+	FORMAT_FOLDED,
+	FORMAT_CHROME,
+	FORMAT_PERF,
+	FORMAT_SVG,
+	FORMAT_PPROF,
+	FORMAT_NR,
+};
+
+enum root_style {
+	ROOT_COMM, /* COMM */
+	ROOT_PID,  /* COMM-PID */
+	ROOT_TID,  /* COMM-PID/TID */
+};
+
+struct write_opts {
+	enum root_style root; /* folded, svg */
+	bool flamechart;      /* folded, svg: time order from the events */
+	const char *title;    /* svg; NULL for one made from the profile */
+};
+
+/* "folded", "chrome", ... */
+const char *sink__name(enum out_format f);
+
+/* Parses a --format name. Returns 0 or -EINVAL. */
+int sink__parse(const char *name, enum out_format *f);
+
+/* The format a file name asks for by its extension; folded when none does. */
+enum out_format sink__from_path(const char *path);
+
+/* True when the format, with these options, draws from the profile's events
+ * (each sample or call with its time) rather than only from its stacks. */
+bool sink__needs_events(enum out_format f, const struct write_opts *o);
+
+/* Writes p to f. Returns 0; -ENODATA when the format needs events and the
+ * profile has none; -ENOMEM; -EIO when writing failed. */
+int sink__write(enum out_format f, const struct profile *p, const struct write_opts *o, FILE *out);
+
+#endif
