@@ -1,0 +1,13 @@
+/* UTF-8 checks for the writers whose formats must be valid UTF-8 (JSON,
+ * XML): names come from binaries and /proc, which promise no encoding. */
+#ifndef FLAMEBPF_UTF8_H
+#define FLAMEBPF_UTF8_H
+
+#include <stddef.h>
+
+/* The length (1-4) of the well-formed UTF-8 sequence at s, which holds n
+ * bytes; 0 when the bytes there are not one (overlong forms, surrogates and
+ * code points above U+10FFFF are not). */
+size_t utf8__seq_len(const unsigned char *s, size_t n);
+
+#endif
