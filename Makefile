@@ -170,6 +170,7 @@ bench: $(BUILD)/flamebpf $(WORKLOADS)
 	$(Q)tools/deps.sh --bench
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_trace.sh
+	$(Q)tools/bench_render.sh
 
 install: $(BUILD)/flamebpf
 	install -D -m 0755 $(BUILD)/flamebpf $(DESTDIR)$(PREFIX)/bin/flamebpf

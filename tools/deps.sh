@@ -8,7 +8,7 @@ set -eu
 
 BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev libcapstone-dev libiberty-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler"
 TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils g++ bsdutils golang-go libxml2-utils"
-BENCH_PKGS="linux-perf"
+BENCH_PKGS="linux-perf time"
 
 case "${1:-}" in
 "") want=$BUILD_PKGS ;;
