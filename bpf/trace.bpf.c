@@ -55,7 +55,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, struct sample_key);
+	__type(key, struct trace_key);
 	__type(value, struct trace_value);
 	__uint(max_entries, 1); /* sized by user space */
 } counts SEC(".maps");
@@ -141,7 +141,7 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
 /* Only the thread in the key updates its entries, and a thread runs one
  * program at a time: plain additions, no atomics (they cost more than the
  * rest of the update). */
-static __always_inline void add_time(struct sample_key *key, __u64 self)
+static __always_inline void add_time(struct shadow *sh, struct trace_key *key, __u64 self)
 {
 	struct trace_value *v, init = { self, 1 };
 	struct trace_call_event ev = { .type = EV_CALL };
@@ -153,11 +153,17 @@ static __always_inline void add_time(struct sample_key *key, __u64 self)
 		count(TCNT_CALLS);
 		return;
 	}
+	__builtin_memcpy(init.comm, sh->comm, sizeof(init.comm));
+	__builtin_memcpy(init.tcomm, sh->tcomm, sizeof(init.tcomm));
 	if (!bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST)) {
 		count(TCNT_CALLS);
 		return;
 	}
-	ev.key = *key;
+	ev.key.pid = key->pid;
+	ev.key.tid = key->tid;
+	ev.key.ustack = key->path;
+	__builtin_memcpy(ev.key.comm, sh->comm, sizeof(ev.key.comm));
+	__builtin_memcpy(ev.key.tcomm, sh->tcomm, sizeof(ev.key.tcomm));
 	ev.val = init;
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
 		count(TCNT_DROPPED);
@@ -195,7 +201,7 @@ static __always_inline void send_record(struct shadow *sh, __u32 d, __u64 dur, _
 static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, __u64 id, __u64 ret,
 					__u32 flags)
 {
-	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
+	struct trace_key key = { .pid = id >> 32, .tid = (__u32)id };
 	__u64 dur, self;
 
 	if (d >= TRACE_MAX_DEPTH)
@@ -208,10 +214,8 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 		return;
 	if (want_calls)
 		send_record(sh, d, dur, id, ret, flags);
-	key.ustack = FR(sh, d).path;
-	__builtin_memcpy(key.comm, sh->comm, sizeof(key.comm));
-	__builtin_memcpy(key.tcomm, sh->tcomm, sizeof(key.tcomm));
-	add_time(&key, self);
+	key.path = FR(sh, d).path;
+	add_time(sh, &key, self);
 }
 
 /* Pops the frames whose stack slot lies below sp: they were left without a

@@ -26,11 +26,20 @@ enum trace_counter {
 
 /* A call path is sent like a sampled stack (struct sample_stack_event, type
  * EV_STACK) with function ids in ip[], leaf first. Counts are keyed by
- * struct sample_key with ustack = the path id; the value is struct
- * trace_value. Calls that do not fit in the map are sent as EV_CALL. */
+ * struct trace_key, small because it is hashed on every return; the names
+ * of the thread go in the value when the entry is made. Calls that do not
+ * fit in the map are sent as EV_CALL, with a struct sample_key (ustack =
+ * the path id). */
+struct trace_key {
+	__u32 pid, tid;
+	__u64 path;
+};
+
 struct trace_value {
 	__u64 self_ns;
 	__u64 calls;
+	char comm[SAMPLE_COMM_LEN];
+	char tcomm[SAMPLE_COMM_LEN];
 };
 
 #define EV_CALL 16

@@ -509,8 +509,9 @@ static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
 
 static int read_counts(struct collect_ctx *c, int fd)
 {
-	struct sample_key key, next, *prev = NULL;
+	struct trace_key key, next, *prev = NULL;
 	struct trace_value val;
+	struct sample_key k = {};
 	int err;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -518,7 +519,12 @@ static int read_counts(struct collect_ctx *c, int fd)
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, &val) || !val.calls)
 			continue;
-		err = add_call(c, &key, val.self_ns);
+		k.pid = key.pid;
+		k.tid = key.tid;
+		k.ustack = key.path;
+		memcpy(k.comm, val.comm, sizeof(k.comm));
+		memcpy(k.tcomm, val.tcomm, sizeof(k.tcomm));
+		err = add_call(c, &k, val.self_ns);
 		if (err)
 			return err;
 	}
