@@ -43,6 +43,17 @@ LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst src/%.c,$(BUILD)/asan/obj/%.o,$(SRCS))
 ASAN_LIB_OBJS := $(patsubst src/%.c,$(BUILD)/asan/obj/%.o,$(LIB_SRCS))
 ASAN_FLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+# C generated from proto/*.proto by protoc-c, linked like the sources.
+PROTOC_C ?= protoc-c
+PROTOS := $(wildcard proto/*.proto)
+GEN_HDRS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.h,$(PROTOS))
+.SECONDARY: $(GEN_HDRS) $(GEN_HDRS:.h=.c)
+GEN_OBJS := $(patsubst proto/%.proto,$(BUILD)/gen/%.pb-c.o,$(PROTOS))
+ASAN_GEN_OBJS := $(patsubst proto/%.proto,$(BUILD)/asan/gen/%.pb-c.o,$(PROTOS))
+OBJS += $(GEN_OBJS)
+LIB_OBJS += $(GEN_OBJS)
+ASAN_OBJS += $(ASAN_GEN_OBJS)
+ASAN_LIB_OBJS += $(ASAN_GEN_OBJS)
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -89,15 +100,39 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
-$(BUILD)/obj/%.o: src/%.c | $(SKELS) $(DEPS_STAMP)
+$(BUILD)/obj/%.o: src/%.c | $(SKELS) $(GEN_HDRS) $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/asan/obj/%.o: src/%.c | $(SKELS) $(DEPS_STAMP)
+$(BUILD)/asan/obj/%.o: src/%.c | $(SKELS) $(GEN_HDRS) $(DEPS_STAMP)
 	$(call msg,CC-ASAN,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+# One protoc-c run writes both the .c and the .h (a grouped pattern rule).
+$(BUILD)/gen/%.pb-c.c $(BUILD)/gen/%.pb-c.h: proto/%.proto | $(DEPS_STAMP)
+	$(call msg,PROTOC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(PROTOC_C) --proto_path=proto --c_out=$(@D) $<
+
+$(BUILD)/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/asan/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+	$(call msg,CC-ASAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
+
+# The SVG writer's script, compiled in. It goes into a CDATA section, which
+# "]]>" would end.
+$(BUILD)/gen/svg_js.h: src/svg/flamegraph.js tools/embed.sh
+	$(call msg,EMBED,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)if grep -n ']]>' $<; then echo "flamebpf: $< must not contain ']]>'" >&2; exit 1; fi
+	$(Q)tools/embed.sh svg_js < $< > $@
+$(BUILD)/obj/out_svg.o $(BUILD)/asan/obj/out_svg.o: $(BUILD)/gen/svg_js.h
 
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)
@@ -138,7 +173,7 @@ $(BUILD)/tests/fixtures/symfix_runpath: tests/fixtures/symfix.c $(BUILD)/tests/f
 $(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) -lcmocka $(shell pkg-config --libs json-c) -o $@
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)

@@ -1,12 +1,382 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * Chrome Trace Event Format, streamed event by event. Choices a reader may
+ * rely on:
+ * - ts and dur are microseconds printed exactly from the nanoseconds
+ *   ("12.345"), never through a double, so a child never sticks out of its
+ *   parent by rounding;
+ * - u64 values (arguments, return values) up to 2^53 are JSON numbers; larger
+ *   ones, which a JavaScript reader would round, are strings "0x..." (exact);
+ * - kernel frames keep their plain name and have "cat":"kernel"; user frames
+ *   have their binary's name as cat;
+ * - strings are valid UTF-8: each byte that is not part of a well-formed
+ *   sequence becomes U+FFFD.
+ */
 #include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "out_chrome.h"
+#include "utf8.h"
+
+#ifndef FLAMEBPF_VERSION
+#define FLAMEBPF_VERSION "unknown"
+#endif
+
+#define JSON_SAFE_MAX (1ULL << 53) /* larger integers lose precision in JavaScript */
+#define GAP_PERIODS   2		   /* more idle periods than this close a thread's frames */
+
+/* A frame of a sampled thread's timeline, open while the samples keep it. */
+struct open_frame {
+	const struct frame *fr;
+	uint64_t start, end, samples;
+};
+
+struct chrome {
+	const struct profile *p;
+	FILE *f;
+	size_t *order, n;
+	bool first; /* no event written yet: none needs a comma before it */
+	/* the owner of the thread, and the best names seen for it */
+	const struct stack_owner *who;
+	const char *comm, *tcomm;
+	struct open_frame *open; /* sampling mode */
+	uint32_t depth;
+	uint64_t *ends; /* uprobe mode: the ends of the thread's enclosing calls */
+};
+
+static void put_json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+
+	fputc('"', f);
+	while (n) {
+		size_t len = utf8__seq_len(s, n);
+
+		if (!len)
+			fputs("\xef\xbf\xbd", f); /* U+FFFD for one bad byte */
+		else if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fwrite(s, 1, len, f);
+		len = len ? len : 1;
+		s += len;
+		n -= len;
+	}
+	fputc('"', f);
+}
+
+/* Nanoseconds as exact decimal microseconds. */
+static void put_us(FILE *f, uint64_t ns)
+{
+	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
+}
+
+static void put_u64(FILE *f, uint64_t v)
+{
+	if (v <= JSON_SAFE_MAX)
+		fprintf(f, "%" PRIu64, v);
+	else
+		fprintf(f, "\"0x%" PRIx64 "\"", v);
+}
+
+static const char *name_of(const struct frame *fr)
+{
+	return fr && fr->name[0] ? fr->name : "[unknown]";
+}
+
+static const char *cat_of(const struct frame *fr)
+{
+	if (fr && fr->kind == FRAME_KERNEL)
+		return "kernel";
+	return fr && fr->module[0] ? fr->module : "user";
+}
+
+/* Opens an event object (the comma before it included); the caller closes it. */
+static void begin_event(struct chrome *c, const char *ph, const char *name, uint32_t pid,
+			uint32_t tid)
+{
+	fputs(c->first ? "\n" : ",\n", c->f);
+	c->first = false;
+	fputs("{\"name\":", c->f);
+	put_json_str(c->f, name);
+	fprintf(c->f, ",\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, ph, pid, tid);
+}
+
+static void begin_x(struct chrome *c, const struct frame *fr, uint64_t ts, uint64_t dur)
+{
+	begin_event(c, "X", name_of(fr), c->who->pid, c->who->tid);
+	fputs(",\"cat\":", c->f);
+	put_json_str(c->f, cat_of(fr));
+	fputs(",\"ts\":", c->f);
+	put_us(c->f, ts);
+	fputs(",\"dur\":", c->f);
+	put_us(c->f, dur);
+}
+
+static void write_meta(struct chrome *c, const char *what, uint32_t tid, const char *name)
+{
+	begin_event(c, "M", what, c->who->pid, tid);
+	fputs(",\"args\":{\"name\":", c->f);
+	put_json_str(c->f, name[0] ? name : "[unknown]");
+	fputs("}}", c->f);
+}
+
+static const struct profile_event *ev_at(const struct chrome *c, size_t i)
+{
+	return profile__event(c->p, c->order[i]);
+}
+
+static const struct profile_stack *stack_at(const struct chrome *c, size_t i)
+{
+	return profile__stack(c->p, ev_at(c, i)->stack);
+}
+
+static const struct frame *frame_at(const struct chrome *c, const struct profile_stack *s,
+				    uint32_t d)
+{
+	return profile__frame(c->p, s->frames[d]);
+}
+
+/* ---- uprobe mode: one X event per call ---- */
+
+static void write_call(struct chrome *c, const struct profile_event *e, uint64_t end)
+{
+	const struct profile_stack *s = profile__stack(c->p, e->stack);
+
+	begin_x(c, s->nframes ? frame_at(c, s, s->nframes - 1) : NULL, e->ts, end - e->ts);
+	fputs(",\"args\":{", c->f);
+	for (int i = 0; i < PROFILE_NARGS; i++) {
+		fprintf(c->f, "%s\"arg%d\":", i ? "," : "", i);
+		put_u64(c->f, e->args[i]);
+	}
+	if (e->flags & PROFILE_EVENT_UNFINISHED) {
+		fputs(",\"unfinished\":true", c->f);
+	} else {
+		fputs(",\"ret\":", c->f);
+		put_u64(c->f, e->ret);
+	}
+	fputs("}}", c->f);
+}
+
+/*
+ * The thread's calls [from, to), by start. A call that would outlast the call
+ * around it (only when an end was never seen) is cut at that call's end, so
+ * that the calls always nest.
+ */
+static void write_calls(struct chrome *c, size_t from, size_t to)
+{
+	uint32_t depth = 0;
+
+	for (size_t i = from; i < to; i++) {
+		const struct profile_event *e = ev_at(c, i);
+		uint64_t end = e->ts + e->dur;
+
+		while (depth && c->ends[depth - 1] <= e->ts)
+			depth--;
+		if (depth && end > c->ends[depth - 1])
+			end = c->ends[depth - 1];
+		c->ends[depth++] = end;
+		write_call(c, e, end);
+	}
+}
+
+/* ---- sampling mode: samples merged into nested spans ---- */
+
+/* Parents first: a viewer takes the first of two equal spans as the parent. */
+static void close_frames(struct chrome *c, uint32_t keep)
+{
+	for (uint32_t d = keep; d < c->depth; d++) {
+		const struct open_frame *o = &c->open[d];
+
+		begin_x(c, o->fr, o->start, o->end - o->start);
+		fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 "}}", o->samples);
+	}
+	if (c->depth > keep)
+		c->depth = keep;
+}
+
+static bool same_frame(const struct frame *a, const struct frame *b)
+{
+	return a->kind == b->kind && !strcmp(a->name, b->name);
+}
+
+/* One sample lasting [ts, end): the open frames it shares stay open. */
+static void add_sample(struct chrome *c, const struct profile_stack *s, uint64_t ts, uint64_t end)
+{
+	uint32_t d = 0;
+
+	while (d < c->depth && d < s->nframes && same_frame(c->open[d].fr, frame_at(c, s, d)))
+		d++;
+	close_frames(c, d);
+	for (; d < s->nframes; d++)
+		c->open[d] = (struct open_frame){ frame_at(c, s, d), ts, end, 0 };
+	c->depth = s->nframes;
+	for (d = 0; d < c->depth; d++) {
+		c->open[d].end = end;
+		c->open[d].samples++;
+	}
+}
+
+/*
+ * A sample lasts its period, but never past the next one, so that a frame
+ * that ends never overlaps its sibling that starts; a thread idle for more
+ * than GAP_PERIODS periods starts again from nothing.
+ */
+static void write_samples(struct chrome *c, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct profile_event *e = ev_at(c, i);
+		uint64_t end = e->ts + e->dur;
+
+		if (i + 1 < to && ev_at(c, i + 1)->ts < end)
+			end = ev_at(c, i + 1)->ts;
+		if (i > from) {
+			const struct profile_event *prev = ev_at(c, i - 1);
+
+			if (e->ts > prev->ts + prev->dur * (GAP_PERIODS + 1))
+				close_frames(c, 0);
+		}
+		add_sample(c, stack_at(c, i), e->ts, end);
+	}
+	close_frames(c, 0);
+}
+
+/* ---- threads, metadata and the document ---- */
+
+/* Events by process, thread, start; a parent before a child that starts
+ * with it: the longer one, or the shallower one of two as long. */
+static int cmp_event(const void *a, const void *b, void *arg)
+{
+	const struct profile *p = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const struct profile_event *x = profile__event(p, ia), *y = profile__event(p, ib);
+	const struct profile_stack *sx = profile__stack(p, x->stack),
+				   *sy = profile__stack(p, y->stack);
+	const struct stack_owner *wx = &sx->who, *wy = &sy->who;
+
+	if (wx->pid != wy->pid)
+		return wx->pid < wy->pid ? -1 : 1;
+	if (wx->tid != wy->tid)
+		return wx->tid < wy->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	if (sx->nframes != sy->nframes)
+		return sx->nframes < sy->nframes ? -1 : 1;
+	return (ia > ib) - (ia < ib);
+}
+
+/* The end of the run of events of the thread of event FROM; notes its names. */
+static size_t thread_end(struct chrome *c, size_t from)
+{
+	const struct stack_owner *who = &stack_at(c, from)->who;
+	size_t i = from;
+
+	c->who = who;
+	c->tcomm = "";
+	for (; i < c->n; i++) {
+		const struct stack_owner *w = &stack_at(c, i)->who;
+
+		if (w->pid != who->pid || w->tid != who->tid)
+			break;
+		if (!c->comm[0])
+			c->comm = w->comm;
+		if (!c->tcomm[0])
+			c->tcomm = w->tcomm;
+	}
+	return i;
+}
+
+static int write_threads(struct chrome *c)
+{
+	bool sampled = profile__unit(c->p) == UNIT_SAMPLES;
+
+	c->comm = "";
+	for (size_t i = 0, end; i < c->n; i = end) {
+		end = thread_end(c, i);
+		if (sampled)
+			write_samples(c, i, end);
+		else
+			write_calls(c, i, end);
+		write_meta(c, "thread_name", c->who->tid, c->tcomm);
+		if (end == c->n || stack_at(c, end)->who.pid != c->who->pid) {
+			write_meta(c, "process_name", c->who->pid, c->comm);
+			c->comm = "";
+		}
+		if (ferror(c->f))
+			return -EIO;
+	}
+	return 0;
+}
+
+static void put_field(FILE *f, const char *key, const char *value)
+{
+	fprintf(f, ",\"%s\":", key);
+	put_json_str(f, value);
+}
+
+static void write_other_data(const struct profile *p, FILE *f)
+{
+	const struct profile_meta *m = profile__meta(p);
+	bool sampled = profile__unit(p) == UNIT_SAMPLES;
+
+	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"version\":", f);
+	put_json_str(f, "flamebpf " FLAMEBPF_VERSION);
+	put_field(f, "cmdline", m->cmdline);
+	put_field(f, "mode", sampled ? "sample" : "trace");
+	if (sampled)
+		put_field(f, "event", m->event[0] ? m->event : "cpu-clock");
+	fprintf(f, ",\"frequency\":%u", sampled ? m->freq : 0);
+	put_field(f, "kernel", m->kernel);
+	fprintf(f, ",\"ncpus\":%u,\"duration\":%.6f", m->ncpus, isfinite(m->secs) ? m->secs : 0);
+	put_field(f, "losses", m->losses);
+	fputs("}}\n", f);
+}
+
+static int alloc_state(struct chrome *c)
+{
+	uint32_t deepest = 0;
+
+	for (size_t i = 0; i < profile__nr_stacks(c->p); i++)
+		if (profile__stack(c->p, i)->nframes > deepest)
+			deepest = profile__stack(c->p, i)->nframes;
+	c->order = malloc((c->n ? c->n : 1) * sizeof(*c->order));
+	c->open = malloc((deepest ? deepest : 1) * sizeof(*c->open));
+	c->ends = malloc((c->n ? c->n : 1) * sizeof(*c->ends));
+	if (!c->order || !c->open || !c->ends)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		c->order[i] = i;
+	qsort_r(c->order, c->n, sizeof(*c->order), cmp_event, (void *)c->p);
+	return 0;
+}
 
 int chrome__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
-	(void)p;
+	struct chrome c = { .p = p, .f = f, .n = profile__nr_events(p), .first = true };
+	int err;
+
 	(void)o;
-	(void)f;
-	return -ENOTSUP; /* being written */
+	err = alloc_state(&c);
+	if (err)
+		goto out_free;
+	fputs("{\"traceEvents\":[", f);
+	err = write_threads(&c);
+	if (err)
+		goto out_free;
+	write_other_data(p, f);
+	err = fflush(f) || ferror(f) ? -EIO : 0;
+out_free:
+	free(c.ends);
+	free(c.open);
+	free(c.order);
+	return err;
 }
