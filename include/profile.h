@@ -36,6 +36,7 @@ struct profile_stack {
 	uint32_t nframes;
 	const uint32_t *frames; /* root-first frame ids */
 	uint64_t weight;
+	uint64_t count; /* the samples or calls weight sums; 0 when not known */
 };
 
 #define PROFILE_NARGS		 3
@@ -48,7 +49,8 @@ struct profile_event {
 	uint32_t flags;
 	uint32_t cpu;
 	uint32_t reserved;
-	uint64_t ts, dur; /* ns: CLOCK_MONOTONIC, like perf's timestamps; a sample lasts its period */
+	uint64_t ts,
+		dur; /* ns: CLOCK_MONOTONIC, like perf's timestamps; a sample lasts its period */
 	uint64_t args[PROFILE_NARGS];
 	uint64_t ret;
 };
@@ -87,7 +89,14 @@ int profile__findnew_frame_at(struct profile *p, const struct frame *f, uint32_t
 int profile__findnew_frame(struct profile *p, const char *name, const char *module,
 			   enum frame_kind kind, uint32_t *id);
 
-/* Adds weight to the stack (merged with an identical one). 0 or -ENOMEM. */
+/* Adds weight to the stack (merged with an identical one), and count to the
+ * samples or calls it is made of. 0 or -ENOMEM. */
+int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
+			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
+			     uint64_t count);
+
+/* The same where each sample weighs 1 (UNIT_SAMPLES: count = weight) or
+ * the count is not known (UNIT_NANOSECONDS: count 0). */
 int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 		       uint32_t nframes, uint64_t weight);
 
@@ -115,6 +124,7 @@ const struct profile_stack *profile__stack(const struct profile *p, size_t i);
 size_t profile__nr_frames(const struct profile *p);
 const struct frame *profile__frame(const struct profile *p, uint32_t id);
 uint64_t profile__total_weight(const struct profile *p);
+uint64_t profile__total_count(const struct profile *p);
 size_t profile__nr_processes(const struct profile *p);
 
 #endif

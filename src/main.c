@@ -19,6 +19,7 @@
 #include "options.h"
 #include "output.h"
 #include "profile.h"
+#include "render.h"
 #include "report.h"
 #include "sink.h"
 #include "source.h"
@@ -350,7 +351,9 @@ int main(int argc, char **argv)
 	struct options o;
 	int ret;
 
-	if (argc > 1 && (!strcmp(argv[1], "diff") || !strcmp(argv[1], "render"))) {
+	if (argc > 1 && !strcmp(argv[1], "render"))
+		return render__main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff")) {
 		p_err("'%s' is not available in this version yet", argv[1]);
 		return EXIT_USAGE;
 	}

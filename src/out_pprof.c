@@ -49,7 +49,6 @@ struct pprof {
 	Perftools__Profiles__Label *labels, **label_ptrs;
 	uint64_t *loc_ids;
 	int64_t *values;
-	uint64_t *calls; /* events per stack, when the profile has events */
 	int64_t comments[MAX_COMMENTS];
 	int64_t label_key[MAX_LABELS];
 };
@@ -292,7 +291,7 @@ static bool has_time(const struct pprof *b)
 
 static bool has_count(const struct pprof *b)
 {
-	return profile__unit(b->p) == UNIT_SAMPLES || b->calls;
+	return profile__unit(b->p) == UNIT_SAMPLES || profile__total_count(b->p);
 }
 
 /* A stack's values, in the order of add_sample_types(); returns how many. */
@@ -303,8 +302,8 @@ static size_t stack_values(const struct pprof *b, size_t i, int64_t *v)
 	size_t n = 0;
 
 	if (profile__unit(b->p) == UNIT_NANOSECONDS) {
-		if (b->calls)
-			v[n++] = (int64_t)b->calls[i];
+		if (has_count(b))
+			v[n++] = (int64_t)s->count;
 		v[n++] = (int64_t)s->weight;
 		return n;
 	}
@@ -385,22 +384,6 @@ static int add_samples(struct pprof *b)
 			return -ENOMEM;
 		nframes += profile__stack(b->p, i)->nframes;
 	}
-	return 0;
-}
-
-/* Uprobe mode counts calls only per event (timelines keep one per call):
- * without events there is no call count, and no calls column. */
-static int count_calls(struct pprof *b)
-{
-	size_t n = profile__nr_events(b->p);
-
-	if (profile__unit(b->p) != UNIT_NANOSECONDS || !n)
-		return 0;
-	b->calls = calloc(profile__nr_stacks(b->p) + 1, sizeof(*b->calls));
-	if (!b->calls)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		b->calls[profile__event(b->p, i)->stack]++;
 	return 0;
 }
 
@@ -506,7 +489,7 @@ static void pprof_free(struct pprof *b)
 {
 	void *arrays[] = { b->funcs,	b->func_ptrs, b->maps,	     b->map_ptrs, b->locs,
 			   b->loc_ptrs, b->lines,     b->line_ptrs,  b->samples,  b->sample_ptrs,
-			   b->values,	b->labels,    b->label_ptrs, b->loc_ids,  b->calls };
+			   b->values,	b->labels,    b->label_ptrs, b->loc_ids };
 
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
@@ -518,10 +501,10 @@ static void pprof_free(struct pprof *b)
 /* Fills b->msg from the profile; its strings and arrays stay owned by b. */
 static int pprof_build(struct pprof *b)
 {
-	/* in this order: the call counts decide the columns; mappings are
-	 * made in their own order before the locations refer to them */
+	/* in this order: mappings are made in their own order before the
+	 * locations refer to them */
 	static int (*const steps[])(struct pprof *) = {
-		alloc_arrays, add_header,    count_calls, add_sample_types,
+		alloc_arrays, add_header,    add_sample_types,
 		add_mappings, add_locations, add_samples,
 	};
 	int err;

@@ -19,7 +19,7 @@ struct profile {
 	struct vec stacks;  /* struct profile_stack */
 	struct vec events;  /* struct profile_event */
 	struct hashmap string_idx, frame_idx, stack_idx, pids;
-	uint64_t total;
+	uint64_t total, total_count;
 	uint32_t last_stack;
 	struct profile_meta meta;
 };
@@ -239,18 +239,30 @@ static int findnew_stack(struct profile *p, const struct stack_owner *who, const
 	return err ? err : hashmap__set(&p->pids, who->pid, 1);
 }
 
-int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
-		       uint32_t nframes, uint64_t weight)
+int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
+			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
+			     uint64_t count)
 {
+	struct profile_stack *s;
 	uint64_t i;
 	int err = findnew_stack(p, who, frames, nframes, &i);
 
 	if (err)
 		return err;
-	((struct profile_stack *)p->stacks.v)[i].weight += weight;
+	s = &((struct profile_stack *)p->stacks.v)[i];
+	s->weight += weight;
+	s->count += count;
 	p->total += weight;
+	p->total_count += count;
 	p->last_stack = i;
 	return 0;
+}
+
+int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
+		       uint32_t nframes, uint64_t weight)
+{
+	return profile__add_stack_count(p, who, frames, nframes, weight,
+					p->unit == UNIT_SAMPLES ? weight : 0);
 }
 
 uint32_t profile__last_stack(const struct profile *p)
@@ -335,6 +347,11 @@ const struct frame *profile__frame(const struct profile *p, uint32_t id)
 uint64_t profile__total_weight(const struct profile *p)
 {
 	return p->total;
+}
+
+uint64_t profile__total_count(const struct profile *p)
+{
+	return p->total_count;
 }
 
 size_t profile__nr_processes(const struct profile *p)

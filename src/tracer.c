@@ -477,7 +477,7 @@ static int note_owner(struct collect_ctx *c, const struct sample_key *k)
 	return hashmap__set(&c->owners, key, c->nnames++);
 }
 
-static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 self_ns)
+static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 self_ns, __u64 calls)
 {
 	struct sample_key key = *k;
 	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
@@ -486,7 +486,7 @@ static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 sel
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	err = note_owner(c, &key);
 	n = err ? err : path_frames(c, key.pid, key.ustack);
-	return n < 0 ? n : profile__add_stack(c->p, &who, c->frames, n, self_ns);
+	return n < 0 ? n : profile__add_stack_count(c->p, &who, c->frames, n, self_ns, calls);
 }
 
 static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
@@ -524,7 +524,7 @@ static int read_counts(struct collect_ctx *c, int fd)
 		k.ustack = key.path;
 		memcpy(k.comm, val.comm, sizeof(k.comm));
 		memcpy(k.tcomm, val.tcomm, sizeof(k.tcomm));
-		err = add_call(c, &k, val.self_ns);
+		err = add_call(c, &k, val.self_ns, val.calls);
 		if (err)
 			return err;
 	}
@@ -552,7 +552,8 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 	}
 	err = read_counts(&c, bpf_map__fd(t->skel->maps.counts));
 	for (size_t i = 0; i < t->nspilled && !err; i++)
-		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns);
+		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns,
+			       t->spilled[i].val.calls);
 	for (size_t i = 0; i < t->nrecords && !err; i++)
 		err = add_record(&c, &t->records[i]);
 	free(c.frame_of);

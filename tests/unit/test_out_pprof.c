@@ -404,28 +404,18 @@ static void test_uprobe_wall(void **state)
 	profile__free(p);
 }
 
-static void add_call(struct profile *p, const uint32_t *frames, uint32_t n, uint64_t ts)
-{
-	struct stack_owner who = { .pid = 5, .tid = 5, .comm = "app", .tcomm = "app" };
-	struct profile_event ev = { .ts = ts, .dur = 1000 };
-
-	assert_int_equal(profile__add_event(p, &who, frames, n, &ev), 0);
-}
-
-/* With events (one per call) the calls column counts them per path. */
+/* The calls column holds the calls each path's time is made of. */
 static void test_uprobe_calls(void **state)
 {
 	static const char *const want[] = { "calls/count", "wall/nanoseconds" };
 	struct profile *p = new_profile(UNIT_NANOSECONDS, 0);
 	uint32_t st[2] = { ufr(p, "outer", 0x1100), ufr(p, "inner", 0x1200) };
+	struct stack_owner who = { .pid = 5, .tid = 5, .comm = "app", .tcomm = "app" };
 	pb_profile *pb;
 
 	(void)state;
-	add(p, 5, 5, "app", st, 1, 2000000);
-	add(p, 5, 5, "app", st, 2, 3000000);
-	for (uint64_t i = 0; i < 3; i++)
-		add_call(p, st, 1, i * 10);
-	add_call(p, st, 2, 5);
+	assert_int_equal(profile__add_stack_count(p, &who, st, 1, 2000000, 3), 0);
+	assert_int_equal(profile__add_stack_count(p, &who, st, 2, 3000000, 1), 0);
 	pb = roundtrip(p);
 	expect_types(pb, want, 2, "wall");
 	expect_values(sample(pb, "outer"), 3, 2000000, 2);

@@ -1,0 +1,73 @@
+/* What the readers of src/in_*.c share: the input, its name for messages,
+ * the line being read. Internal to reader.c and the readers. */
+#ifndef FLAMEBPF_IN_H
+#define FLAMEBPF_IN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "profile.h"
+#include "reader.h"
+
+struct in_ctx {
+	FILE *f;
+	const char *name; /* "'path'" or "standard input" */
+	const struct reader_opts *o;
+	struct reader_stats *st;
+	char *err; /* READER_ERR_LEN bytes */
+	struct profile *p;
+	uint64_t line;	       /* number of the line last read, from 1 */
+	uint64_t done, total;  /* bytes read, input size (0: unknown) */
+	uint64_t next_report;  /* when done passes it, progress is called */
+	bool last_had_newline; /* the line last read ended in '\n' */
+	char *buf;	       /* the line last read, its '\n' (and '\r') removed */
+	size_t cap;
+};
+
+/* Formats "NAME line N: MSG" into c->err. Returns -EINVAL. */
+int in__fail(struct in_ctx *c, uint64_t line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Formats "NAME: MSG" into c->err. Returns err. */
+int in__fail_at(struct in_ctx *c, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Reads the next line into c->buf. Returns its length, -1 at the end of the
+ * input, or -EIO (c->err says it) when reading failed. */
+ssize_t in__getline(struct in_ctx *c);
+
+/* Tells progress for n more bytes read. */
+void in__advance(struct in_ctx *c, size_t n);
+
+/* The failure for -ENOMEM (and others that are not about the content). */
+int in__fail_errno(struct in_ctx *c, int err);
+
+struct json_object;
+
+/* The array a JSON document is made of, or that its top object holds under
+ * array_key, element by element; and the top object's member_key (NULL for
+ * none). The objects are freed after the calls. */
+struct json_split {
+	const char *array_key, *member_key;
+	int (*element)(void *arg, struct json_object *ev, size_t index);
+	int (*member)(void *arg, struct json_object *value);
+	void *arg;
+};
+
+/* Reads c->f to its end. Returns 0, or -errno with c->err set; the line of
+ * a syntax error is named. During element(), c->line is where it starts. */
+int in_json__split(struct in_ctx *c, const struct json_split *js);
+
+int in_folded__read(struct in_ctx *c);
+int in_perf__read(struct in_ctx *c);
+int in_chrome__read(struct in_ctx *c);
+
+/* Whether line (NUL-terminated, no '\n') is a `perf script` record header
+ * with a timestamp; for telling the format. */
+bool in_perf__is_header(const char *line);
+/* Whether it is a frame line of a callchain ("\tADDR SYMBOL (DSO)"). */
+bool in_perf__is_frame(const char *line);
+
+#endif

@@ -1,0 +1,476 @@
+// SPDX-License-Identifier: GPL-2.0
+/* A chrome trace (Trace Event Format) back into a profile: the JSON object
+ * {"traceEvents":[...]} or a bare array of events. Complete events ("X")
+ * and begin/end pairs ("B"/"E") of each thread nest by time into call paths
+ * whose weight is their self time in ns; "M" events name processes and
+ * threads; otherData fills the profile's metadata (cmdline, event, kernel,
+ * losses, frequency or freq, ncpus, duration or secs, as flamebpf writes). Other
+ * phases (instant, counter, async, flow) carry no call and are counted.
+ * Events are parsed one at a time (src/in_json.c); what is kept of each is
+ * a small struct until they are nested, thread by thread, at the end. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "hashmap.h"
+#include "in.h"
+
+#define KSUFFIX "_[k]"
+
+struct call {
+	uint32_t pid, tid, flags;
+	bool kernel;
+	uint64_t ts, dur;
+	size_t order;		   /* in the file, to keep sorting stable */
+	const char *name, *module; /* interned */
+	uint64_t args[PROFILE_NARGS], ret;
+};
+
+/* A thread's calls still open during the sweep, or its B events before E. */
+struct open_call {
+	size_t call;
+	uint64_t end, child; /* end time, time in children */
+};
+
+struct thread {
+	uint32_t pid, tid;
+	uint64_t last_ts;
+	size_t *open; /* B events waiting for their E */
+	size_t nopen, cap;
+};
+
+struct chrome {
+	struct in_ctx *c;
+	struct hashmap pnames, tnames; /* pid, pid<<32|tid -> interned name */
+	struct hashmap thread_idx;     /* pid<<32|tid -> index in threads */
+	struct thread *threads;
+	size_t nthreads;
+	struct call *calls;
+	size_t ncalls, cap;
+	struct open_call *open; /* the sweep's stack */
+	uint32_t *path;
+	size_t depth, open_cap;
+};
+
+/* ---- fields ---- */
+
+static bool get_number(json_object *ev, const char *key, double *v)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(ev, key, &o) ||
+	    (!json_object_is_type(o, json_type_double) && !json_object_is_type(o, json_type_int)))
+		return false;
+	*v = json_object_get_double(o);
+	return isfinite(*v);
+}
+
+static const char *get_string(json_object *ev, const char *key)
+{
+	json_object *o;
+
+	if (!json_object_object_get_ex(ev, key, &o) || !json_object_is_type(o, json_type_string))
+		return NULL;
+	return json_object_get_string(o);
+}
+
+static int bad_field(struct chrome *ch, size_t i, const char *key, const char *want)
+{
+	return in__fail(ch->c, ch->c->line, "traceEvents[%zu]: \"%s\" is not %s", i, key, want);
+}
+
+/* A time in microseconds, as ns; dur too when asked. */
+static int get_time(struct chrome *ch, json_object *ev, size_t i, const char *key, uint64_t *ns)
+{
+	double v;
+
+	if (!get_number(ev, key, &v) || v < 0 || v > 9e15)
+		return bad_field(ch, i, key, "a time in microseconds (a number, 0 or more)");
+	*ns = (uint64_t)(v * 1000.0 + 0.5);
+	return 0;
+}
+
+static int get_ids(struct chrome *ch, json_object *ev, size_t i, uint32_t *pid, uint32_t *tid)
+{
+	double p = 0, t = 0;
+	json_object *o;
+
+	if (json_object_object_get_ex(ev, "pid", &o) && !get_number(ev, "pid", &p))
+		return bad_field(ch, i, "pid", "a number");
+	if (json_object_object_get_ex(ev, "tid", &o) && !get_number(ev, "tid", &t))
+		return bad_field(ch, i, "tid", "a number");
+	*pid = (uint32_t)(int64_t)p;
+	*tid = (uint32_t)(int64_t)t;
+	return 0;
+}
+
+static uint64_t thread_key(uint32_t pid, uint32_t tid)
+{
+	return (uint64_t)pid << 32 | tid;
+}
+
+/* ---- metadata: names and otherData ---- */
+
+static int name_of(struct chrome *ch, json_object *ev, uint32_t pid, uint32_t tid)
+{
+	const char *what = get_string(ev, "name"), *name;
+	json_object *args;
+
+	if (!what || !json_object_object_get_ex(ev, "args", &args) ||
+	    !(name = get_string(args, "name")))
+		return 0;
+	if (!strcmp(what, "process_name") || !strcmp(what, "thread_name")) {
+		const char *s = profile__intern(ch->c->p, name);
+		bool proc = what[0] == 'p';
+
+		if (!s)
+			return -ENOMEM;
+		return hashmap__set(proc ? &ch->pnames : &ch->tnames,
+				    proc ? pid : thread_key(pid, tid), (uintptr_t)s);
+	}
+	return 0;
+}
+
+static int other_data(void *arg, json_object *od)
+{
+	struct chrome *ch = arg;
+	struct profile_meta m = { 0 };
+	double v;
+
+	if (!json_object_is_type(od, json_type_object))
+		return 0;
+	m.cmdline = get_string(od, "cmdline");
+	m.event = get_string(od, "event");
+	m.kernel = get_string(od, "kernel");
+	m.losses = get_string(od, "losses");
+	if ((get_number(od, "frequency", &v) || get_number(od, "freq", &v)) && v > 0 && v < 1e9)
+		m.freq = v;
+	m.ncpus = get_number(od, "ncpus", &v) && v > 0 && v < 1e9 ? v : 0;
+	if ((get_number(od, "duration", &v) || get_number(od, "secs", &v)) && v > 0)
+		m.secs = v;
+	return profile__set_meta(ch->c->p, &m) ? in__fail_errno(ch->c, -ENOMEM) : 0;
+}
+
+/* ---- calls ---- */
+
+static int thread_of(struct chrome *ch, uint32_t pid, uint32_t tid, struct thread **t)
+{
+	uint64_t idx;
+
+	if (!hashmap__get(&ch->thread_idx, thread_key(pid, tid), &idx)) {
+		struct thread *grown =
+			realloc(ch->threads, (ch->nthreads + 1) * sizeof(*ch->threads));
+
+		if (!grown)
+			return -ENOMEM;
+		ch->threads = grown;
+		idx = ch->nthreads++;
+		ch->threads[idx] = (struct thread){ .pid = pid, .tid = tid };
+		if (hashmap__set(&ch->thread_idx, thread_key(pid, tid), idx))
+			return -ENOMEM;
+	}
+	*t = &ch->threads[idx];
+	return 0;
+}
+
+static int push_call(struct chrome *ch, const struct call *call)
+{
+	if (ch->ncalls == ch->cap) {
+		size_t cap = ch->cap ? ch->cap * 2 : 1024;
+		struct call *grown = realloc(ch->calls, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		ch->calls = grown;
+		ch->cap = cap;
+	}
+	ch->calls[ch->ncalls] = *call;
+	ch->calls[ch->ncalls].order = ch->ncalls;
+	ch->ncalls++;
+	return 0;
+}
+
+static uint64_t arg_value(json_object *o)
+{
+	const char *s = json_object_get_string(o);
+
+	if (json_object_is_type(o, json_type_string))
+		return strtoull(s, NULL, 0);
+	return (uint64_t)json_object_get_int64(o);
+}
+
+static void get_args(json_object *ev, struct call *call)
+{
+	static const char *const keys[] = { "arg0", "arg1", "arg2" };
+	json_object *args, *o;
+
+	if (!json_object_object_get_ex(ev, "args", &args) ||
+	    !json_object_is_type(args, json_type_object))
+		return;
+	for (size_t i = 0; i < PROFILE_NARGS; i++)
+		if (json_object_object_get_ex(args, keys[i], &o))
+			call->args[i] = arg_value(o);
+	if (json_object_object_get_ex(args, "ret", &o))
+		call->ret = arg_value(o);
+}
+
+/* The frame's name; "_[k]" or a "kernel" category makes a kernel frame,
+ * another category is taken for the module (flamebpf writes it so). */
+static int name_call(struct chrome *ch, json_object *ev, struct call *call)
+{
+	const char *name = get_string(ev, "name"), *cat = get_string(ev, "cat");
+	size_t len = name ? strlen(name) : 0, kl = strlen(KSUFFIX);
+	char *copy;
+
+	call->kernel =
+		(cat && !strcmp(cat, "kernel")) || (len > kl && !strcmp(name + len - kl, KSUFFIX));
+	if (!name || !*name)
+		name = "[unknown]";
+	else if (len > kl && !strcmp(name + len - kl, KSUFFIX))
+		len -= kl;
+	copy = strndup(name, len ? len : strlen(name));
+	call->name = copy ? profile__intern(ch->c->p, copy) : NULL;
+	call->module = profile__intern(ch->c->p, call->kernel ? "[kernel]" : cat ? cat : "");
+	free(copy);
+	return call->name && call->module ? 0 : -ENOMEM;
+}
+
+static int begin(struct chrome *ch, struct thread *t, const struct call *call)
+{
+	if (t->nopen == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		size_t *grown = realloc(t->open, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		t->open = grown;
+		t->cap = cap;
+	}
+	t->open[t->nopen++] = ch->ncalls;
+	return push_call(ch, call);
+}
+
+static void end_call(struct chrome *ch, struct thread *t, uint64_t ts)
+{
+	struct call *b;
+
+	if (!t->nopen) {
+		ch->c->st->unmatched++;
+		return;
+	}
+	b = &ch->calls[t->open[--t->nopen]];
+	b->dur = ts > b->ts ? ts - b->ts : 0;
+}
+
+static int add_call(struct chrome *ch, json_object *ev, size_t i, char ph)
+{
+	struct call call = { 0 };
+	struct thread *t;
+	int err = get_ids(ch, ev, i, &call.pid, &call.tid);
+
+	if (!err)
+		err = get_time(ch, ev, i, "ts", &call.ts);
+	if (!err && ph == 'X')
+		err = get_time(ch, ev, i, "dur", &call.dur);
+	if (err)
+		return err;
+	if (thread_of(ch, call.pid, call.tid, &t) || (ph != 'E' && name_call(ch, ev, &call)))
+		return -ENOMEM;
+	if (call.ts + call.dur > t->last_ts)
+		t->last_ts = call.ts + call.dur;
+	if (ph != 'E')
+		get_args(ev, &call);
+	if (ph == 'E')
+		end_call(ch, t, call.ts);
+	return ph == 'X' ? push_call(ch, &call) : ph == 'B' ? begin(ch, t, &call) : 0;
+}
+
+static int event(void *arg, json_object *ev, size_t i)
+{
+	struct chrome *ch = arg;
+	const char *ph = get_string(ev, "ph");
+	uint32_t pid, tid;
+	int err;
+
+	if (!json_object_is_type(ev, json_type_object))
+		return in__fail(ch->c, ch->c->line, "traceEvents[%zu] is not an object", i);
+	if (!ph)
+		return bad_field(ch, i, "ph", "a string (the event's phase)");
+	ch->c->st->records++;
+	if (ph[0] == 'M' && !ph[1]) {
+		err = get_ids(ch, ev, i, &pid, &tid);
+		return err ? err : name_of(ch, ev, pid, tid) ? in__fail_errno(ch->c, -ENOMEM) : 0;
+	}
+	if (ph[0] && !ph[1] && strchr("XBE", ph[0])) {
+		err = add_call(ch, ev, i, ph[0]);
+		return err == -ENOMEM ? in__fail_errno(ch->c, err) : err;
+	}
+	ch->c->st->ignored++;
+	return 0;
+}
+
+/* Unfinished B events end where their thread was last seen. */
+static void close_open(struct chrome *ch)
+{
+	for (size_t i = 0; i < ch->nthreads; i++) {
+		struct thread *t = &ch->threads[i];
+
+		while (t->nopen) {
+			ch->calls[t->open[t->nopen - 1]].flags |= PROFILE_EVENT_UNFINISHED;
+			end_call(ch, t, t->last_ts);
+		}
+	}
+}
+
+/* ---- nesting ---- */
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct call *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1; /* a parent before a child that starts with it */
+	return (x->order > y->order) - (x->order < y->order);
+}
+
+static struct stack_owner owner(const struct chrome *ch, const struct call *call)
+{
+	bool ids = ch->c->o->keep_ids;
+	struct stack_owner who = { ids ? call->pid : 0, ids ? call->tid : 0, "", "" };
+	uint64_t s;
+
+	if (hashmap__get(&ch->tnames, thread_key(call->pid, call->tid), &s))
+		who.tcomm = (const char *)(uintptr_t)s;
+	if (hashmap__get(&ch->pnames, call->pid, &s))
+		who.comm = (const char *)(uintptr_t)s;
+	else
+		who.comm = who.tcomm;
+	return who;
+}
+
+/* The innermost open call ends: its self time goes to its path. */
+static int close_top(struct chrome *ch)
+{
+	struct open_call *top = &ch->open[ch->depth - 1];
+	const struct call *call = &ch->calls[top->call];
+	struct stack_owner who = owner(ch, call);
+	uint64_t dur = top->end - call->ts;
+
+	ch->depth--;
+	if (ch->depth)
+		ch->open[ch->depth - 1].child += dur;
+	/* one call more on its path */
+	return profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1,
+					dur > top->child ? dur - top->child : 0, 1);
+}
+
+static int grow_open(struct chrome *ch)
+{
+	size_t cap = ch->open_cap ? ch->open_cap * 2 : 64;
+	struct open_call *o = realloc(ch->open, cap * sizeof(*o));
+	uint32_t *p;
+
+	if (!o)
+		return -ENOMEM;
+	ch->open = o;
+	p = realloc(ch->path, cap * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ch->path = p;
+	ch->open_cap = cap;
+	return 0;
+}
+
+static int add_event(struct chrome *ch, const struct call *call, uint64_t end)
+{
+	struct profile_event ev = { .flags = call->flags, .ts = call->ts, .dur = end - call->ts };
+	struct stack_owner who = owner(ch, call);
+	int err = profile__add_stack(ch->c->p, &who, ch->path, ch->depth, 0);
+
+	memcpy(ev.args, call->args, sizeof(ev.args));
+	ev.ret = call->ret;
+	ev.stack = profile__last_stack(ch->c->p);
+	return err ? err : profile__add_stack_event(ch->c->p, &ev);
+}
+
+static int open_call(struct chrome *ch, size_t i)
+{
+	const struct call *call = &ch->calls[i];
+	uint64_t end = call->ts + call->dur;
+	int err = 0;
+
+	if (ch->depth && end > ch->open[ch->depth - 1].end) {
+		end = ch->open[ch->depth - 1].end; /* overlaps its parent's end: clipped */
+		ch->c->st->unmatched++;
+	}
+	if (ch->depth == ch->open_cap && (err = grow_open(ch)))
+		return err;
+	err = profile__findnew_frame(ch->c->p, call->name, call->module,
+				     call->kernel ? FRAME_KERNEL : FRAME_USER,
+				     &ch->path[ch->depth]);
+	ch->open[ch->depth++] = (struct open_call){ i, end, 0 };
+	if (!err && ch->c->o->keep_events)
+		err = add_event(ch, call, end);
+	return err;
+}
+
+static int nest(struct chrome *ch)
+{
+	int err = 0;
+
+	if (!ch->ncalls)
+		return 0;
+	qsort(ch->calls, ch->ncalls, sizeof(*ch->calls), cmp_call);
+	for (size_t i = 0; i < ch->ncalls && !err; i++) {
+		const struct call *call = &ch->calls[i];
+		bool other = i && (call->pid != call[-1].pid || call->tid != call[-1].tid);
+
+		while (ch->depth && !err && (other || ch->open[ch->depth - 1].end <= call->ts))
+			err = close_top(ch);
+		if (!err)
+			err = open_call(ch, i);
+	}
+	while (ch->depth && !err)
+		err = close_top(ch);
+	return err;
+}
+
+/* ---- the whole ---- */
+
+static void chrome_free(struct chrome *ch)
+{
+	for (size_t i = 0; i < ch->nthreads; i++)
+		free(ch->threads[i].open);
+	free(ch->threads);
+	free(ch->calls);
+	free(ch->open);
+	free(ch->path);
+	hashmap__free(&ch->pnames);
+	hashmap__free(&ch->tnames);
+	hashmap__free(&ch->thread_idx);
+}
+
+int in_chrome__read(struct in_ctx *c)
+{
+	struct chrome ch = { .c = c };
+	struct json_split js = { "traceEvents", "otherData", event, other_data, &ch };
+	int err = in_json__split(c, &js);
+
+	if (!err) {
+		close_open(&ch);
+		err = nest(&ch);
+		if (err)
+			err = in__fail_errno(c, err);
+	}
+	chrome_free(&ch);
+	return err;
+}

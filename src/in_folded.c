@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Folded stacks back into a profile: "ROOT;frame;...;leaf COUNT", a line
+ * each. The root becomes the stack's process name, kept whole ("bash-123"
+ * stays a name: no ids are made up); a frame that ends in "_[k]" is a kernel
+ * frame without the suffix, so that writing folded again gives the same line.
+ * Counts are whole numbers; their unit is taken as samples, since nothing in
+ * a folded file says whether they are samples or nanoseconds. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "in.h"
+
+#define KSUFFIX "_[k]"
+
+struct folded {
+	struct in_ctx *c;
+	uint32_t *frames;
+	size_t n, cap;
+};
+
+static bool all_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static int parse_count(struct in_ctx *c, const char *s, uint64_t *count)
+{
+	char *end;
+
+	if (!all_digits(s))
+		return in__fail(c, c->line, "count '%.40s' is not a whole number", s);
+	errno = 0;
+	*count = strtoull(s, &end, 10);
+	if (errno)
+		return in__fail(c, c->line, "count '%.40s' is too large", s);
+	return 0;
+}
+
+static int push_frame(struct folded *fo, const char *name)
+{
+	size_t len = strlen(name), klen = strlen(KSUFFIX);
+	bool kernel = len >= klen && !strcmp(name + len - klen, KSUFFIX);
+	char *copy = NULL;
+	int err;
+
+	if (fo->n == fo->cap) {
+		size_t cap = fo->cap ? fo->cap * 2 : 64;
+		uint32_t *grown = realloc(fo->frames, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		fo->frames = grown;
+		fo->cap = cap;
+	}
+	if (kernel && !(copy = strndup(name, len - klen)))
+		return -ENOMEM;
+	err = profile__findnew_frame(fo->c->p, kernel ? copy : name, kernel ? "[kernel]" : "",
+				     kernel ? FRAME_KERNEL : FRAME_USER, &fo->frames[fo->n]);
+	fo->n += !err;
+	free(copy);
+	return err;
+}
+
+/* Splits "ROOT;f1;...;leaf" in place and adds it. */
+static int add_stack(struct folded *fo, char *stack, uint64_t count)
+{
+	struct stack_owner who = { .comm = stack, .tcomm = "" };
+	char *s = strchr(stack, ';');
+	int err = 0;
+
+	fo->n = 0;
+	if (s)
+		*s++ = '\0';
+	while (s && !err) {
+		char *next = strchr(s, ';');
+
+		if (next)
+			*next++ = '\0';
+		err = push_frame(fo, s);
+		s = next;
+	}
+	if (!err)
+		err = profile__add_stack(fo->c->p, &who, fo->frames, fo->n, count);
+	return err ? in__fail_errno(fo->c, err) : 0;
+}
+
+static int read_line(struct folded *fo, char *line)
+{
+	struct in_ctx *c = fo->c;
+	char *sp = strrchr(line, ' '), *sp2;
+	uint64_t count = 0;
+	int err;
+
+	if (!sp)
+		return in__fail(c, c->line, "no count: a folded line is 'ROOT;FRAME;... COUNT'");
+	*sp = '\0';
+	err = parse_count(c, sp + 1, &count);
+	if (err)
+		return err;
+	if (sp == line)
+		return in__fail(c, c->line, "no stack before the count");
+	sp2 = strrchr(line, ' ');
+	if (sp2 && all_digits(sp2 + 1))
+		return in__fail(c, c->line,
+				"two counts: a differential folded file (difffolded.pl output) "
+				"is not a profile");
+	c->st->records++;
+	return add_stack(fo, line, count);
+}
+
+int in_folded__read(struct in_ctx *c)
+{
+	struct folded fo = { .c = c };
+	ssize_t n = 0;
+	int err = 0;
+
+	while (!err && (n = in__getline(c)) >= 0) {
+		if (strspn(c->buf, " \t") != (size_t)n)
+			err = read_line(&fo, c->buf);
+	}
+	if (!err && n < -1)
+		err = n;
+	free(fo.frames);
+	return err;
+}

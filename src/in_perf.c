@@ -1,0 +1,879 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `perf script` text back into a profile, as perf versions print it:
+ *
+ *   COMM [PID/]TID [[CPU]] SECS.FRAC: [PERIOD] EVENT: [TRACE TEXT]
+ *   \tADDR SYMBOL+0xOFF (DSO)          leaf first, one line a frame
+ *   (empty line)
+ *
+ * with or without CPU, PID, period and DSO, `#` header blocks, and records on
+ * one line when perf ran without call graphs. The frames are named the way
+ * stackcollapse-perf.pl --kernel names them, so that folded output agrees
+ * with it: one trailing "+0x..." dropped, "[unknown]" replaced by the DSO's
+ * name, arguments cut from C++ names, kernel frames (DSO "[...]" or vmlinux)
+ * marked, "a->b" inline chains split, spaces in COMM made underscores, each
+ * record weighed by its period when it has one, and only the records of the
+ * first event seen kept. Where that script fails (a COMM that ends in a
+ * number, a DSO path with spaces or " (deleted)", frames without a DSO,
+ * records on one line) this reader still reads the line as perf meant it. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hashmap.h"
+#include "in.h"
+#include "strbuf.h"
+
+#define MAX_TOKENS 24
+#define MAX_GAP_NS 10000000ULL /* a sample of an event that is no clock spans at most this */
+
+struct token {
+	const char *s;
+	size_t len;
+};
+
+/* The fields of a record's header line; pointers into the line. */
+struct hdr {
+	const char *comm;
+	size_t comm_len;
+	uint32_t pid, tid, cpu;
+	bool has_pid, has_ts;
+	uint64_t ts, period;
+	struct token event;
+	const char *rest; /* after the event: trace text, or the frame of a record on one line */
+};
+
+struct frame_line {
+	uint64_t addr;
+	const char *sym, *dso;
+	size_t sym_len, dso_len;
+	const char *rest; /* the line after the address */
+	size_t rest_len;
+};
+
+/* Frame lines seen, by their text after the address, with the frames they
+ * made: the same function's line is named once, not on every sample. */
+struct cached {
+	char *text;
+	size_t len;
+	bool java;
+	uint32_t first, n; /* in ids */
+};
+
+struct frame_cache {
+	struct hashmap idx; /* hash of the text -> index in entries */
+	struct cached *entries;
+	size_t nentries, cap;
+	uint32_t *ids;
+	size_t nids, idcap;
+};
+
+struct pending {
+	struct profile_event ev;
+	uint32_t pid, tid;
+	bool timed; /* the period is its duration (a clock event) */
+};
+
+struct record {
+	bool open, skip; /* skip: a record of another event */
+	uint64_t line;	 /* of its header */
+	struct hdr h;
+	struct strbuf comm; /* as printed */
+	struct strbuf root; /* spaces made underscores */
+	uint32_t *frames;   /* leaf first */
+	size_t n, cap;
+};
+
+struct perf {
+	struct in_ctx *c;
+	struct record r;
+	struct strbuf name;
+	char *event;	  /* the first event seen: only its records are kept */
+	bool single_line; /* records of one line: perf ran without call graphs */
+	struct pending *ev;
+	size_t nev, evcap;
+	uint64_t first_ts, last_ts;
+	char *meta[3];		  /* os release, nrcpus online, cmdline */
+	struct frame_cache cache; /* when addresses are not kept */
+};
+
+/* ---- tokens ---- */
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+static size_t tokenize(const char *s, struct token *t, size_t max)
+{
+	size_t n = 0;
+
+	while (n < max) {
+		while (is_space(*s))
+			s++;
+		if (!*s)
+			break;
+		t[n].s = s;
+		while (*s && !is_space(*s))
+			s++;
+		t[n].len = s - t[n].s;
+		n++;
+	}
+	return n;
+}
+
+static size_t span(const struct token *t, const char *set)
+{
+	size_t i = 0;
+
+	while (i < t->len && strchr(set, t->s[i]))
+		i++;
+	return i;
+}
+
+/* "TID" or "PID/TID" */
+static bool is_ids(const struct token *t)
+{
+	size_t d = span(t, "0123456789");
+
+	if (!d || d == t->len)
+		return d > 0;
+	return t->s[d] == '/' && d + 1 < t->len &&
+	       strspn(t->s + d + 1, "0123456789") == t->len - d - 1;
+}
+
+static bool is_cpu(const struct token *t)
+{
+	return t->len >= 3 && t->s[0] == '[' && t->s[t->len - 1] == ']' &&
+	       strspn(t->s + 1, "0123456789") == t->len - 2;
+}
+
+/* "SECS.FRAC:" */
+static bool is_time(const struct token *t)
+{
+	size_t d = span(t, "0123456789");
+
+	return d && d + 2 < t->len && t->s[d] == '.' && t->s[t->len - 1] == ':' &&
+	       strspn(t->s + d + 1, "0123456789") == t->len - d - 2;
+}
+
+static bool is_event(const struct token *t)
+{
+	return t->len > 1 && t->s[t->len - 1] == ':';
+}
+
+static uint64_t parse_u64(const char *s, size_t len)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len && v < UINT64_MAX / 10; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+static uint64_t parse_time(const struct token *t)
+{
+	size_t d = span(t, "0123456789"), frac = t->len - d - 2;
+	uint64_t ns = parse_u64(t->s + d + 1, frac > 9 ? 9 : frac);
+
+	for (size_t i = frac; i < 9; i++)
+		ns *= 10;
+	return parse_u64(t->s, d) * 1000000000ULL + ns;
+}
+
+/* ---- the header line ---- */
+
+/* The token that holds the ids: followed by the CPU, the time, or nothing.
+ * A line that starts with the COMM may have neither ("comm 123 cycles:"):
+ * then the first number after it. -1 when there is none. */
+static int ids_token(const char *line, const struct token *t, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (is_ids(&t[i]) && (i + 1 == n || is_cpu(&t[i + 1]) || is_time(&t[i + 1])))
+			return i;
+	for (size_t i = 1; i < n && !is_space(line[0]); i++)
+		if (is_ids(&t[i]))
+			return i;
+	return -1;
+}
+
+static void set_ids(struct hdr *h, const struct token *t)
+{
+	const char *slash = memchr(t->s, '/', t->len);
+
+	h->has_pid = slash != NULL;
+	if (slash) {
+		h->pid = parse_u64(t->s, slash - t->s);
+		h->tid = parse_u64(slash + 1, t->s + t->len - slash - 1);
+	} else {
+		h->tid = parse_u64(t->s, t->len);
+		h->pid = h->tid; /* a guess, for timelines: perf printed no PID */
+	}
+}
+
+/* What follows the ids: [CPU] TIME: PERIOD EVENT: REST, each optional. */
+static void parse_fields(struct hdr *h, const struct token *t, size_t i, size_t n)
+{
+	if (i < n && is_cpu(&t[i]))
+		h->cpu = parse_u64(t[i].s + 1, t[i].len - 2), i++;
+	if (i < n && is_time(&t[i]))
+		h->ts = parse_time(&t[i]), h->has_ts = true, i++;
+	if (i + 1 < n && span(&t[i], "0123456789") == t[i].len && is_event(&t[i + 1]))
+		h->period = parse_u64(t[i].s, t[i].len), i++;
+	if (i < n && is_event(&t[i]))
+		h->event = (struct token){ t[i].s, t[i].len - 1 }, i++;
+	h->rest = i < n ? t[i].s : "";
+}
+
+static bool parse_header(const char *line, struct hdr *h)
+{
+	struct token t[MAX_TOKENS];
+	size_t n = tokenize(line, t, MAX_TOKENS);
+	int ids = ids_token(line, t, n);
+
+	memset(h, 0, sizeof(*h));
+	if (ids < 0)
+		return false;
+	h->comm = ids ? t[0].s : "";
+	h->comm_len = ids ? (size_t)(t[ids - 1].s + t[ids - 1].len - t[0].s) : 0;
+	set_ids(h, &t[ids]);
+	parse_fields(h, t, ids + 1, n);
+	return true;
+}
+
+bool in_perf__is_header(const char *line)
+{
+	struct hdr h;
+
+	return parse_header(line, &h) && h.has_ts;
+}
+
+/* ---- frame lines ---- */
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* The '(' that opens the DSO: the match of the last ')', after a blank or
+ * at the start; NULL when there is none. */
+static const char *dso_open(const char *s, const char *end)
+{
+	int depth = 0;
+
+	if (end[-1] != ')')
+		return NULL;
+	for (const char *p = end - 1; p >= s; p--) {
+		depth += (*p == ')') - (*p == '(');
+		if (!depth)
+			return p == s || p[-1] == ' ' ? p : NULL;
+	}
+	return NULL;
+}
+
+/* "ADDR SYMBOL (DSO)", "ADDR SYMBOL" or "ADDR (DSO)", after any blanks. A
+ * DSO's " (deleted)" (a file replaced since) is left out. */
+static bool parse_frame(const char *s, struct frame_line *fl)
+{
+	static const char deleted[] = " (deleted)";
+	const char *a, *end, *open;
+
+	while (is_space(*s))
+		s++;
+	for (a = s; is_hex(*s); s++)
+		;
+	if (s == a || s - a > 16 || !is_space(*s))
+		return false;
+	fl->addr = strtoull(a, NULL, 16);
+	while (is_space(*s))
+		s++;
+	for (end = s + strlen(s); end > s && is_space(end[-1]); end--)
+		;
+	if (end == s)
+		return false;
+	fl->rest = s;
+	fl->rest_len = end - s;
+	open = dso_open(s, end);
+	fl->dso = open ? open + 1 : "";
+	fl->dso_len = open ? (size_t)(end - 1 - open - 1) : 0;
+	if (fl->dso_len >= sizeof(deleted) - 1 &&
+	    !memcmp(fl->dso + fl->dso_len - sizeof(deleted) + 1, deleted, sizeof(deleted) - 1))
+		fl->dso_len -= sizeof(deleted) - 1;
+	fl->sym = open == s ? "[unknown]" : s;
+	for (end = open && open > s ? open : end; end > s && is_space(end[-1]); end--)
+		;
+	fl->sym_len = open == s ? 9 : (size_t)(end - s);
+	return true;
+}
+
+bool in_perf__is_frame(const char *line)
+{
+	struct frame_line fl;
+
+	return is_space(line[0]) && parse_frame(line, &fl);
+}
+
+/* ---- naming a frame the way stackcollapse-perf.pl does ---- */
+
+static bool is_kernel_dso(const char *dso, size_t len)
+{
+	static const char vmlinux[] = "vmlinux";
+	size_t vl = sizeof(vmlinux) - 1;
+
+	if (memmem(dso, len, "unknown", 7))
+		return false;
+	return (len && dso[0] == '[') || (len >= vl && !memcmp(dso + len - vl, vmlinux, vl));
+}
+
+/* Drops one trailing "+0x<lowercase hex>"; returns the offset. */
+static uint64_t strip_offset(const char *s, size_t *len)
+{
+	size_t n = *len, h = 0;
+
+	while (h < n && ((s[n - 1 - h] >= '0' && s[n - 1 - h] <= '9') ||
+			 (s[n - 1 - h] >= 'a' && s[n - 1 - h] <= 'f')))
+		h++;
+	if (!h || h + 3 > n || memcmp(s + n - h - 3, "+0x", 3))
+		return 0;
+	*len = n - h - 3;
+	return strtoull(s + n - h, NULL, 16);
+}
+
+/* Go methods ("net/http.(*Client).Do") keep their parentheses. */
+static bool is_go_method(const char *s)
+{
+	const char *open = strstr(s, ".(");
+
+	return open && strstr(open + 2, ").");
+}
+
+/* ';' becomes ':', arguments are cut ("(anonymous namespace)" stays), quotes go. */
+static void tidy(char *s, bool java)
+{
+	char *w = s;
+
+	for (char *p = s; *p; p++)
+		if (*p == ';')
+			*p = ':';
+	if (!is_go_method(s))
+		for (char *p = s; (p = strchr(p, '(')); p++)
+			if (strncmp(p, "(anonymous namespace)", 21)) {
+				*p = '\0';
+				break;
+			}
+	for (char *p = s; *p; p++)
+		if (*p != '"' && *p != '\'')
+			*w++ = *p;
+	*w = '\0';
+	if (java && s[0] == 'L' && strchr(s, '/'))
+		memmove(s, s + 1, strlen(s));
+}
+
+static const char *base_name(const char *dso, size_t len, size_t *blen)
+{
+	const char *slash = len ? memrchr(dso, '/', len) : NULL;
+
+	*blen = slash ? (size_t)(dso + len - slash - 1) : len;
+	return slash ? slash + 1 : dso;
+}
+
+/* Java names are tidied under a root that is exactly "java". */
+static bool java_names(const struct perf *p)
+{
+	return !p->c->o->ids_in_root && !strcmp(p->r.root.s, "java");
+}
+
+/* The name of one part of an inline chain, into p->name. */
+static int part_name(struct perf *p, const char *s, size_t len, const struct frame_line *fl,
+		     bool inlined)
+{
+	struct strbuf *b = &p->name;
+	size_t blen;
+	const char *base = base_name(fl->dso, fl->dso_len, &blen);
+	int err;
+
+	strbuf__reset(b);
+	if (len == 9 && !memcmp(s, "[unknown]", 9) && fl->dso_len &&
+	    strncmp(fl->dso, "[unknown]", fl->dso_len))
+		err = strbuf__addf(b, "[%.*s]", (int)blen, base);
+	else
+		err = strbuf__add(b, s, len);
+	if (err)
+		return err;
+	tidy(b->s, java_names(p));
+	b->len = strlen(b->s);
+	if (inlined && !strstr(b->s, "_[i]"))
+		err = strbuf__add(b, "_[i]", 4);
+	return err;
+}
+
+static int push_id(struct record *r, uint32_t id)
+{
+	if (r->n == r->cap) {
+		size_t cap = r->cap ? r->cap * 2 : 128;
+		uint32_t *grown = realloc(r->frames, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		r->frames = grown;
+		r->cap = cap;
+	}
+	r->frames[r->n++] = id;
+	return 0;
+}
+
+static int add_part(struct perf *p, const struct frame_line *fl, uint64_t off, bool inlined,
+		    char *dso)
+{
+	bool kernel = !inlined && is_kernel_dso(fl->dso, fl->dso_len);
+	bool keep = p->c->o->keep_addrs;
+	size_t blen;
+	const char *base = base_name(fl->dso, fl->dso_len, &blen);
+	char module[256];
+	struct frame f = { .name = p->name.s, .module = module, .dso = dso, .build_id = "" };
+	uint32_t id;
+	int err;
+
+	snprintf(module, sizeof(module), "%.*s", (int)blen, base);
+	if (kernel || !strcmp(module, "[unknown]"))
+		strcpy(module, kernel ? "[kernel]" : "");
+	f.kind = kernel ? FRAME_KERNEL : FRAME_USER;
+	f.addr = keep ? fl->addr : 0;
+	f.sym_off = keep ? off : 0;
+	err = profile__findnew_frame_at(p->c->p, &f, &id);
+	return err ? err : push_id(&p->r, id);
+}
+
+/* One frame line: the parts of "a->b->c", pushed leaf first (c, b, a). */
+static int add_frame(struct perf *p, const struct frame_line *fl)
+{
+	size_t len = fl->sym_len;
+	uint64_t off = strip_offset(fl->sym, &len);
+	char *dso = strndup(fl->dso, fl->dso_len);
+	const char *end = fl->sym + len;
+	int err = dso ? 0 : -ENOMEM;
+
+	if (fl->sym[0] == '(') /* not a symbol: stackcollapse-perf.pl skips these */
+		len = 0;
+	while (len && !err) {
+		const char *part = end, *arrow = NULL;
+
+		for (const char *s = fl->sym; s + 1 < end; s++)
+			if (s[0] == '-' && s[1] == '>')
+				arrow = s;
+		part = arrow ? arrow + 2 : fl->sym;
+		err = part_name(p, part, end - part, fl, arrow != NULL);
+		if (!err)
+			err = add_part(p, fl, off, arrow != NULL, dso);
+		end = arrow ? arrow : fl->sym;
+		len = end - fl->sym;
+	}
+	free(dso);
+	return err;
+}
+
+/* ---- the frame cache ---- */
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap : 256;
+	void *grown;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	grown = realloc(*v, c * size);
+	if (!grown)
+		return -ENOMEM;
+	*v = grown;
+	*cap = c;
+	return 0;
+}
+
+/* Pushes the frames cached for the line; false when there are none. */
+static bool cache_hit(struct perf *p, const struct frame_line *fl, uint64_t h, int *err)
+{
+	struct frame_cache *fc = &p->cache;
+	const struct cached *e;
+	uint64_t i;
+
+	if (!hashmap__get(&fc->idx, h, &i))
+		return false;
+	e = &fc->entries[i];
+	if (e->len != fl->rest_len || e->java != java_names(p) || memcmp(e->text, fl->rest, e->len))
+		return false;
+	*err = 0;
+	for (uint32_t k = 0; k < e->n && !*err; k++)
+		*err = push_id(&p->r, fc->ids[e->first + k]);
+	return true;
+}
+
+/* Remembers the frames pushed from n0 on for the line. */
+static int cache_add(struct perf *p, const struct frame_line *fl, uint64_t h, size_t n0)
+{
+	struct frame_cache *fc = &p->cache;
+	struct cached e = { .len = fl->rest_len, .java = java_names(p), .first = fc->nids };
+
+	e.n = p->r.n - n0;
+	if (hashmap__get(&fc->idx, h, &(uint64_t){ 0 }))
+		return 0; /* a hash shared by two texts: the second is not cached */
+	if (grow((void **)&fc->entries, &fc->cap, fc->nentries + 1, sizeof(e)) ||
+	    grow((void **)&fc->ids, &fc->idcap, fc->nids + e.n, sizeof(*fc->ids)) ||
+	    !(e.text = strndup(fl->rest, fl->rest_len)))
+		return -ENOMEM;
+	if (e.n)
+		memcpy(fc->ids + fc->nids, p->r.frames + n0, e.n * sizeof(*fc->ids));
+	fc->nids += e.n;
+	fc->entries[fc->nentries] = e;
+	return hashmap__set(&fc->idx, h, fc->nentries++);
+}
+
+static int push_frame(struct perf *p, const struct frame_line *fl)
+{
+	uint64_t h;
+	size_t n0 = p->r.n;
+	int err;
+
+	if (p->c->o->keep_addrs)
+		return add_frame(p, fl);
+	h = hash_bytes(fl->rest, fl->rest_len, java_names(p));
+	if (cache_hit(p, fl, h, &err))
+		return err;
+	err = add_frame(p, fl);
+	return err ? err : cache_add(p, fl, h, n0);
+}
+
+static void cache_free(struct frame_cache *fc)
+{
+	for (size_t i = 0; i < fc->nentries; i++)
+		free(fc->entries[i].text);
+	free(fc->entries);
+	free(fc->ids);
+	hashmap__free(&fc->idx);
+}
+
+/* ---- records ---- */
+
+static bool is_clock(const char *event)
+{
+	return !strncmp(event, "cpu-clock", 9) || !strncmp(event, "task-clock", 10);
+}
+
+static int push_event(struct perf *p, uint32_t stack)
+{
+	const struct hdr *h = &p->r.h;
+	struct pending e = { .pid = h->pid, .tid = h->tid };
+
+	if (p->nev == p->evcap) {
+		size_t cap = p->evcap ? p->evcap * 2 : 1024;
+		struct pending *grown = realloc(p->ev, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		p->ev = grown;
+		p->evcap = cap;
+	}
+	e.ev = (struct profile_event){ .stack = stack, .cpu = h->cpu, .ts = h->ts };
+	e.timed = h->period && p->event && is_clock(p->event);
+	e.ev.dur = e.timed ? h->period : 0;
+	p->ev[p->nev++] = e;
+	return 0;
+}
+
+static int finish(struct perf *p)
+{
+	struct record *r = &p->r;
+	bool ids = p->c->o->keep_ids;
+	struct stack_owner who = { ids ? r->h.pid : 0, ids ? r->h.tid : 0, r->root.s, r->comm.s };
+	int err = 0;
+
+	r->open = false;
+	if (r->skip)
+		return 0;
+	for (size_t i = 0; i < r->n / 2; i++) {
+		uint32_t t = r->frames[i];
+
+		r->frames[i] = r->frames[r->n - 1 - i];
+		r->frames[r->n - 1 - i] = t;
+	}
+	/* like stackcollapse-perf.pl: a period of 0, or none, weighs 1; the
+	 * stack's count stays the number of samples */
+	err = profile__add_stack_count(p->c->p, &who, r->frames, r->n,
+				       r->h.period ? r->h.period : 1, 1);
+	if (!err && p->c->o->keep_events)
+		err = push_event(p, profile__last_stack(p->c->p));
+	return err ? in__fail_errno(p->c, err) : 0;
+}
+
+/* Only the records of the first event are kept: mixing cycles with
+ * instructions, say, would make a graph that means neither. */
+static int filter_event(struct perf *p)
+{
+	struct record *r = &p->r;
+	struct reader_stats *st = p->c->st;
+	char *ev;
+
+	if (!r->h.event.len)
+		return 0;
+	if (!p->event) {
+		if (!(p->event = strndup(r->h.event.s, r->h.event.len)))
+			return -ENOMEM;
+		snprintf(st->event, sizeof(st->event), "%s", p->event);
+		return 0;
+	}
+	if (strlen(p->event) == r->h.event.len && !memcmp(p->event, r->h.event.s, r->h.event.len))
+		return 0;
+	r->skip = true;
+	if (!st->other_events++) {
+		ev = st->other_event;
+		snprintf(ev, sizeof(st->other_event), "%.*s", (int)r->h.event.len, r->h.event.s);
+	}
+	return 0;
+}
+
+static int check_header(struct perf *p)
+{
+	struct in_ctx *c = p->c;
+	const struct hdr *h = &p->r.h;
+
+	if (c->o->ids_in_root && !h->has_pid)
+		return in__fail(c, c->line,
+				"the record has no PID, which --pids and --tids need "
+				"(perf script -F +pid prints it)");
+	if (c->o->keep_events && !h->has_ts)
+		return in__fail(c, c->line,
+				"the record has no time, which a timeline output needs "
+				"(perf script -F +time prints it)");
+	return 0;
+}
+
+static int start_record(struct perf *p, const struct hdr *h)
+{
+	struct record *r = &p->r;
+	int err;
+
+	r->open = true;
+	r->skip = false;
+	r->line = p->c->line;
+	r->h = *h;
+	r->n = 0;
+	strbuf__reset(&r->comm);
+	strbuf__reset(&r->root);
+	if (strbuf__add(&r->comm, h->comm, h->comm_len) ||
+	    strbuf__add(&r->root, h->comm, h->comm_len))
+		return -ENOMEM;
+	for (char *s = r->root.s; *s; s++)
+		if (*s == ' ' || *s == '\t')
+			*s = '_';
+	err = check_header(p);
+	if (!err)
+		err = filter_event(p);
+	if (!err && h->has_ts) {
+		if (!p->first_ts || h->ts < p->first_ts)
+			p->first_ts = h->ts;
+		if (h->ts > p->last_ts)
+			p->last_ts = h->ts;
+	}
+	return err;
+}
+
+/* A header line; on a record of one line, its frame follows the event. */
+static int header(struct perf *p, const struct hdr *h)
+{
+	struct frame_line fl;
+	int err;
+
+	if (!strncmp(h->event.len ? h->event.s : h->rest, "PERF_RECORD_", 12))
+		return 0; /* --show-mmap-events and the like: no sample */
+	if (p->r.open) {
+		/* no empty line between records: perf ran without call graphs */
+		p->single_line = true;
+		err = finish(p);
+		if (err)
+			return err;
+	}
+	err = start_record(p, h);
+	if (err)
+		return err == -ENOMEM ? in__fail_errno(p->c, err) : err;
+	p->c->st->records++;
+	if (!*h->rest || !parse_frame(h->rest, &fl))
+		return 0;
+	err = p->r.skip ? 0 : push_frame(p, &fl);
+	return err ? in__fail_errno(p->c, err) : finish(p);
+}
+
+/* ---- the `#` header of `perf script --header` ---- */
+
+static void comment(struct perf *p, const char *line)
+{
+	static const char *const keys[] = { "os release", "nrcpus online", "cmdline" };
+	const char *colon = strchr(line, ':');
+
+	if (!colon || line[1] != ' ')
+		return;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		size_t kl = strlen(keys[i]);
+
+		if (!strncmp(line + 2, keys[i], kl) && !p->meta[i])
+			p->meta[i] = strdup(colon + 1 + strspn(colon + 1, " "));
+	}
+}
+
+static int set_meta(struct perf *p)
+{
+	struct profile_meta m = { .cmdline = p->meta[2], .event = p->event, .kernel = p->meta[0] };
+
+	/* no frequency: weights are periods, not samples at a known rate */
+	m.ncpus = p->meta[1] ? strtoul(p->meta[1], NULL, 10) : 0;
+	m.secs = p->last_ts > p->first_ts ? (p->last_ts - p->first_ts) / 1e9 : 0;
+	return profile__set_meta(p->c->p, &m);
+}
+
+/* ---- events ---- */
+
+static int cmp_thread_time(const void *a, const void *b)
+{
+	const struct pending *x = *(const struct pending *const *)a;
+	const struct pending *y = *(const struct pending *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return (x->ev.ts > y->ev.ts) - (x->ev.ts < y->ev.ts);
+}
+
+/* A sample of an event that is no clock (cycles, faults) lasts until the
+ * thread's next sample, at most MAX_GAP_NS; a thread's last one as long as
+ * the one before it. */
+static int fill_durations(struct perf *p)
+{
+	struct pending **order = malloc((p->nev ? p->nev : 1) * sizeof(*order));
+	uint64_t prev = 0;
+
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nev; i++)
+		order[i] = &p->ev[i];
+	qsort(order, p->nev, sizeof(*order), cmp_thread_time);
+	for (size_t i = 0; i < p->nev; i++) {
+		struct pending *e = order[i], *next = i + 1 < p->nev ? order[i + 1] : NULL;
+
+		if (!i || order[i - 1]->pid != e->pid || order[i - 1]->tid != e->tid)
+			prev = MAX_GAP_NS / 10; /* a thread's only sample: 1 ms */
+		if (next && (next->pid != e->pid || next->tid != e->tid))
+			next = NULL;
+		if (next)
+			prev = next->ev.ts - e->ev.ts < MAX_GAP_NS ? next->ev.ts - e->ev.ts
+								   : MAX_GAP_NS;
+		if (!e->timed)
+			e->ev.dur = prev;
+	}
+	free(order);
+	return 0;
+}
+
+static int add_events(struct perf *p)
+{
+	int err = fill_durations(p);
+
+	for (size_t i = 0; i < p->nev && !err; i++)
+		err = profile__add_stack_event(p->c->p, &p->ev[i].ev);
+	return err;
+}
+
+/* ---- the lines ---- */
+
+static int frame_line(struct perf *p, const char *line)
+{
+	struct frame_line fl;
+	int err;
+
+	if (!parse_frame(line, &fl))
+		return in__fail(p->c, p->c->line,
+				"not a frame line ('\\tADDRESS SYMBOL (DSO)' expected): '%.60s'",
+				line + strspn(line, " \t"));
+	if (p->r.skip)
+		return 0;
+	err = push_frame(p, &fl);
+	return err ? in__fail_errno(p->c, err) : 0;
+}
+
+static int other_line(struct perf *p, const char *line)
+{
+	struct hdr h;
+
+	if (parse_header(line, &h))
+		return header(p, &h);
+	if (in_perf__is_frame(line))
+		return in__fail(p->c, p->c->line,
+				"frame line outside a record (no header line before it)");
+	return in__fail(p->c, p->c->line, "not a perf script line: '%.60s'", line);
+}
+
+static int line(struct perf *p, const char *s, size_t len)
+{
+	if (s[0] == '#') {
+		if (!p->r.open)
+			comment(p, s);
+		return 0;
+	}
+	if (strspn(s, " \t") == len)
+		return p->r.open ? finish(p) : 0;
+	/* a header of perf's no-call-graph layout starts with blanks too */
+	if (p->r.open && is_space(s[0]) && (p->r.n || !in_perf__is_header(s)))
+		return frame_line(p, s);
+	return other_line(p, s);
+}
+
+static int end(struct perf *p)
+{
+	struct in_ctx *c = p->c;
+
+	if (c->line && !c->last_had_newline)
+		return in__fail(c, c->line,
+				"the line is cut short: the file ends without a newline "
+				"(truncated?)");
+	if (p->r.open && !(p->single_line && !p->r.n))
+		return in__fail(c, p->r.line,
+				"the record is cut short: the file ends before the empty line "
+				"that closes it (truncated?)");
+	if (p->r.open)
+		return finish(p);
+	return 0;
+}
+
+static void perf_free(struct perf *p)
+{
+	strbuf__free(&p->r.comm);
+	strbuf__free(&p->r.root);
+	strbuf__free(&p->name);
+	free(p->r.frames);
+	free(p->event);
+	free(p->ev);
+	for (size_t i = 0; i < sizeof(p->meta) / sizeof(p->meta[0]); i++)
+		free(p->meta[i]);
+	cache_free(&p->cache);
+}
+
+int in_perf__read(struct in_ctx *c)
+{
+	struct perf p = { .c = c };
+	ssize_t n = 0;
+	int err = 0;
+
+	while (!err && (n = in__getline(c)) >= 0)
+		err = line(&p, c->buf, n);
+	if (!err && n < -1)
+		err = n;
+	if (!err)
+		err = end(&p);
+	if (!err)
+		err = set_meta(&p);
+	if (!err)
+		err = add_events(&p);
+	if (err == -ENOMEM)
+		err = in__fail_errno(c, err);
+	perf_free(&p);
+	return err;
+}

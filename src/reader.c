@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Opening an input, telling its format from its first lines, and the line
+ * reading the readers share. The first bytes are read ahead to look at, then
+ * replayed to the reader through a stdio cookie, so standard input (a pipe)
+ * works as well as a file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "in.h"
+#include "reader.h"
+
+#define PEEK_MIN    (64 * 1024)
+#define PEEK_MAX    (4 * 1024 * 1024) /* a first line longer than this is not looked at whole */
+#define REPORT_STEP (4 * 1024 * 1024)
+
+struct reader {
+	int fd;
+	char *path;
+	char name[300]; /* for messages */
+	char *peek;	/* read ahead, replayed first */
+	size_t npeek, off;
+	uint64_t size; /* 0 when unknown */
+	FILE *f;
+	enum in_format format;
+};
+
+static const char *const format_names[] = {
+	[IN_FOLDED] = "folded",
+	[IN_PERF] = "perf script",
+	[IN_CHROME] = "chrome JSON",
+};
+
+const char *reader__format_name(enum in_format f)
+{
+	return f <= IN_CHROME ? format_names[f] : "?";
+}
+
+enum in_format reader__format(const struct reader *r)
+{
+	return r->format;
+}
+
+/* ---- telling the format ---- */
+
+static const char *skip_blank_lines(const char *s, const char *end)
+{
+	const char *line = s;
+
+	for (; s < end; s++) {
+		if (*s == '\n')
+			line = s + 1;
+		else if (*s != ' ' && *s != '\t' && *s != '\r')
+			return line;
+	}
+	return end;
+}
+
+/* Copies the line at s (without '\n' and '\r') into a new string. */
+static char *line_at(const char *s, const char *end)
+{
+	const char *nl = memchr(s, '\n', end - s);
+	size_t n = (nl ? nl : end) - s;
+
+	if (n && s[n - 1] == '\r')
+		n--;
+	return strndup(s, n);
+}
+
+static bool is_json_start(const char *s, const char *end)
+{
+	if (*s == '{')
+		return true;
+	if (*s != '[')
+		return false;
+	/* "[unknown];main 3" is folded: an array opens an object or closes */
+	for (s++; s < end && strchr(" \t\r\n", *s); s++)
+		;
+	return s == end || *s == '{' || *s == ']';
+}
+
+/* A folded line ends in " COUNT". */
+static bool ends_in_count(const char *line)
+{
+	const char *sp = strrchr(line, ' ');
+
+	return sp && sp != line && sp[1] && strspn(sp + 1, "0123456789") == strlen(sp + 1);
+}
+
+static int detect_lines(const char *first, const char *second, enum in_format *f)
+{
+	if (first[0] == '#' || in_perf__is_header(first) || first[0] == ' ' || first[0] == '\t' ||
+	    (second && in_perf__is_frame(second)))
+		*f = IN_PERF;
+	else if (ends_in_count(first) || strchr(first, ';'))
+		*f = IN_FOLDED;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int reader__detect(const char *buf, size_t len, enum in_format *f)
+{
+	const char *end = buf + len, *s = buf, *nl;
+	char *first, *second = NULL;
+	int err;
+
+	if (len >= 3 && !memcmp(s, "\xef\xbb\xbf", 3))
+		s += 3;
+	s = skip_blank_lines(s, end);
+	if (s == end)
+		return -ENODATA;
+	if (is_json_start(s + strspn(s, " \t\r"), end)) {
+		*f = IN_CHROME;
+		return 0;
+	}
+	first = line_at(s, end);
+	nl = memchr(s, '\n', end - s);
+	if (nl && nl + 1 < end)
+		second = line_at(nl + 1, end);
+	err = first ? detect_lines(first, second, f) : -ENOMEM;
+	free(first);
+	free(second);
+	return err;
+}
+
+/* ---- the input ---- */
+
+static ssize_t cookie_read(void *arg, char *buf, size_t size)
+{
+	struct reader *r = arg;
+	ssize_t n;
+
+	if (r->off < r->npeek) {
+		n = r->npeek - r->off < size ? r->npeek - r->off : size;
+		memcpy(buf, r->peek + r->off, n);
+		r->off += n;
+		return n;
+	}
+	do
+		n = read(r->fd, buf, size);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static bool two_lines(const char *s, size_t n)
+{
+	const char *end = s + n, *nl;
+
+	s = skip_blank_lines(s, end);
+	nl = s < end ? memchr(s, '\n', end - s) : NULL;
+	return nl && nl + 1 < end && memchr(nl + 1, '\n', end - nl - 1);
+}
+
+/* Reads ahead until two whole lines (or the end) are there to look at. */
+static int peek(struct reader *r)
+{
+	size_t cap = 0;
+	ssize_t n = 1;
+
+	while (n > 0 && r->npeek < PEEK_MAX && !(r->npeek && two_lines(r->peek, r->npeek))) {
+		if (r->npeek == cap) {
+			char *grown = realloc(r->peek, cap = cap ? cap * 2 : PEEK_MIN);
+
+			if (!grown)
+				return -ENOMEM;
+			r->peek = grown;
+		}
+		do
+			n = read(r->fd, r->peek + r->npeek, cap - r->npeek);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		r->npeek += n;
+	}
+	return 0;
+}
+
+static int open_fd(struct reader *r, const char *path, char *err)
+{
+	struct stat st;
+
+	r->fd = strcmp(path, "-") ? open(path, O_RDONLY | O_CLOEXEC) : STDIN_FILENO;
+	if (r->fd < 0 || fstat(r->fd, &st)) {
+		int e = errno;
+
+		snprintf(err, READER_ERR_LEN, "cannot open %s: %s", r->name, strerror(e));
+		return -e;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		snprintf(err, READER_ERR_LEN, "cannot read %s: %s", r->name, strerror(EISDIR));
+		return -EISDIR;
+	}
+	r->size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	return 0;
+}
+
+static int detect(struct reader *r, char *err)
+{
+	int ret = peek(r);
+
+	if (ret) {
+		snprintf(err, READER_ERR_LEN, "cannot read %s: %s", r->name, strerror(-ret));
+		return ret;
+	}
+	ret = reader__detect(r->peek ? r->peek : "", r->npeek, &r->format);
+	if (ret == -ENODATA)
+		snprintf(err, READER_ERR_LEN, "%s is empty: no stacks to render", r->name);
+	else if (ret == -EINVAL)
+		snprintf(err, READER_ERR_LEN,
+			 "%s line 1: not a profile (folded stacks, perf script text or a chrome "
+			 "trace)",
+			 r->name);
+	return ret;
+}
+
+int reader__open(struct reader **out, const char *path, char err[READER_ERR_LEN])
+{
+	static const cookie_io_functions_t io = { .read = cookie_read };
+	struct reader *r = calloc(1, sizeof(*r));
+	int ret = -ENOMEM;
+
+	if (!r || !(r->path = strdup(path)))
+		goto fail;
+	r->fd = -1;
+	if (strcmp(path, "-"))
+		snprintf(r->name, sizeof(r->name), "'%s'", path);
+	else
+		snprintf(r->name, sizeof(r->name), "standard input");
+	ret = open_fd(r, path, err);
+	if (!ret)
+		ret = detect(r, err);
+	if (ret)
+		goto fail;
+	r->f = fopencookie(r, "r", io);
+	if (!r->f)
+		goto fail;
+	*out = r;
+	return 0;
+fail:
+	if (ret == -ENOMEM)
+		snprintf(err, READER_ERR_LEN, "cannot read %s: %s", r ? r->name : path,
+			 strerror(ENOMEM));
+	reader__close(r);
+	return ret;
+}
+
+void reader__close(struct reader *r)
+{
+	if (!r)
+		return;
+	if (r->f)
+		fclose(r->f);
+	if (r->fd > STDIN_FILENO)
+		close(r->fd);
+	free(r->peek);
+	free(r->path);
+	free(r);
+}
+
+static enum profile_unit unit_of(enum in_format f)
+{
+	/* folded counts could be samples or ns: nothing in the file says */
+	return f == IN_CHROME ? UNIT_NANOSECONDS : UNIT_SAMPLES;
+}
+
+static int has_stacks(struct in_ctx *c)
+{
+	if (profile__nr_stacks(c->p) && (profile__total_weight(c->p) || profile__nr_events(c->p)))
+		return 0;
+	return in__fail_at(c, -ENODATA, "no stacks in it: nothing to render");
+}
+
+int reader__read(struct reader *r, const struct reader_opts *o, struct profile **out,
+		 struct reader_stats *st, char err[READER_ERR_LEN])
+{
+	static int (*const readers[])(struct in_ctx *) = {
+		[IN_FOLDED] = in_folded__read,
+		[IN_PERF] = in_perf__read,
+		[IN_CHROME] = in_chrome__read,
+	};
+	struct in_ctx c = { .f = r->f, .name = r->name, .o = o, .st = st, .err = err };
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	c.total = r->size;
+	c.next_report = REPORT_STEP;
+	c.p = profile__new(unit_of(r->format));
+	if (!c.p)
+		return in__fail_errno(&c, -ENOMEM);
+	ret = readers[r->format](&c);
+	if (!ret)
+		ret = has_stacks(&c);
+	free(c.buf);
+	if (ret) {
+		profile__free(c.p);
+		return ret;
+	}
+	*out = c.p;
+	return 0;
+}
+
+int reader__load(const char *path, const struct reader_opts *o, struct profile **out,
+		 enum in_format *format, struct reader_stats *st, char err[READER_ERR_LEN])
+{
+	struct reader *r;
+	int ret = reader__open(&r, path, err);
+
+	if (ret)
+		return ret;
+	if (format)
+		*format = r->format;
+	ret = reader__read(r, o, out, st, err);
+	reader__close(r);
+	return ret;
+}
+
+/* ---- shared by the readers ---- */
+
+int in__fail(struct in_ctx *c, uint64_t line, const char *fmt, ...)
+{
+	int n = snprintf(c->err, READER_ERR_LEN, "%s line %" PRIu64 ": ", c->name, line);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n > 0 && n < READER_ERR_LEN)
+		vsnprintf(c->err + n, READER_ERR_LEN - n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+int in__fail_at(struct in_ctx *c, int err, const char *fmt, ...)
+{
+	int n = snprintf(c->err, READER_ERR_LEN, "%s: ", c->name);
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (n > 0 && n < READER_ERR_LEN)
+		vsnprintf(c->err + n, READER_ERR_LEN - n, fmt, ap);
+	va_end(ap);
+	return err;
+}
+
+int in__fail_errno(struct in_ctx *c, int err)
+{
+	snprintf(c->err, READER_ERR_LEN, "cannot read %s: %s", c->name, strerror(-err));
+	return err;
+}
+
+void in__advance(struct in_ctx *c, size_t n)
+{
+	c->done += n;
+	if (c->done >= c->next_report) {
+		c->next_report = c->done + REPORT_STEP;
+		if (c->o->progress)
+			c->o->progress(c->done, c->total, c->o->arg);
+	}
+}
+
+ssize_t in__getline(struct in_ctx *c)
+{
+	ssize_t n;
+
+	errno = 0;
+	n = getline(&c->buf, &c->cap, c->f);
+	if (n < 0) {
+		if (ferror(c->f) || errno == ENOMEM) {
+			in__fail_errno(c, errno ? -errno : -EIO);
+			return -EIO;
+		}
+		return -1;
+	}
+	c->line++;
+	in__advance(c, n);
+	c->last_had_newline = c->buf[n - 1] == '\n';
+	if (c->last_had_newline)
+		c->buf[--n] = '\0';
+	if (n && c->buf[n - 1] == '\r')
+		c->buf[--n] = '\0';
+	return n;
+}

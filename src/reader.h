@@ -1,0 +1,68 @@
+/* The file sources: a profile read back from folded stacks, `perf script`
+ * text or a chrome trace (JSON). The format is told from the content, not
+ * from the file name. Readers stream: memory grows with the unique stacks,
+ * and with the events only when asked to keep them. */
+#ifndef FLAMEBPF_READER_H
+#define FLAMEBPF_READER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#define READER_ERR_LEN 512
+
+enum in_format {
+	IN_FOLDED,
+	IN_PERF,
+	IN_CHROME,
+};
+
+struct reader_opts {
+	bool keep_events; /* each sample or call with its time (timeline outputs) */
+	bool keep_ids;	  /* pid and tid on stacks; otherwise 0, so threads merge */
+	bool keep_addrs;  /* frame addresses and offsets; otherwise 0, so they merge */
+	/* --pids/--tids: perf records without a PID are an error, and Java
+	 * names stay as they are (stackcollapse-perf.pl tidies them only under
+	 * a root that is exactly "java"). */
+	bool ids_in_root;
+	/* Called every few MB read; total is 0 when the size is unknown. */
+	void (*progress)(uint64_t done, uint64_t total, void *arg);
+	void *arg;
+};
+
+/* What a reader left out or had to guess, for the user. */
+struct reader_stats {
+	uint64_t records;      /* perf records, chrome events, folded lines read */
+	uint64_t other_events; /* perf records of another event than the first */
+	char event[64];	       /* perf: the event kept */
+	char other_event[64];  /* perf: the first event left out */
+	uint64_t ignored;      /* chrome: events of phases without a call (i, C, ...) */
+	uint64_t unmatched;    /* chrome: E without B, partial overlaps clipped */
+};
+
+struct reader;
+
+/* Opens path ("-" for standard input) and tells its format from the first
+ * lines. Returns 0, or -errno with the reason in words in err: -ENOENT,
+ * -EISDIR, ..., -ENODATA (empty), -EINVAL (not a profile). */
+int reader__open(struct reader **r, const char *path, char err[READER_ERR_LEN]);
+enum in_format reader__format(const struct reader *r);
+const char *reader__format_name(enum in_format f);
+
+/* Reads the whole input into a new profile. Returns 0, or -EINVAL (bad
+ * content: err names the line), -ENODATA (no stacks), -EIO, -ENOMEM; err
+ * says it in words. */
+int reader__read(struct reader *r, const struct reader_opts *o, struct profile **out,
+		 struct reader_stats *st, char err[READER_ERR_LEN]);
+void reader__close(struct reader *r);
+
+/* reader__open + reader__read + reader__close. */
+int reader__load(const char *path, const struct reader_opts *o, struct profile **out,
+		 enum in_format *format, struct reader_stats *st, char err[READER_ERR_LEN]);
+
+/* The format of the text that starts with buf (len bytes): 0 and *f, or
+ * -ENODATA (nothing but blanks) or -EINVAL. Exposed for the tests. */
+int reader__detect(const char *buf, size_t len, enum in_format *f);
+
+#endif

@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: GPL-2.0
+/* flamebpf render: file source -> profile -> sink. The input's format is
+ * told from its content; the output's from --format or its extension. The
+ * input is read whole before anything is written, and the output goes
+ * through a temporary file, so a bad input never leaves an output behind. */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "output.h"
+#include "reader.h"
+#include "render.h"
+#include "report.h"
+#include "sink.h"
+
+#define EXIT_USAGE 2
+#define ERR_LEN	   256
+
+enum {
+	OPT_FORMAT = 0x100,
+	OPT_PIDS,
+	OPT_TIDS,
+	OPT_FLAMECHART,
+	OPT_TITLE,
+};
+
+struct render_opts {
+	const char *input, *output;
+	enum out_format format;
+	bool format_set, help;
+	struct write_opts wo;
+};
+
+static const struct option long_opts[] = {
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "pids", no_argument, NULL, OPT_PIDS },
+	{ "tids", no_argument, NULL, OPT_TIDS },
+	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "help", no_argument, NULL, 'h' },
+	{},
+};
+
+void render__usage(FILE *f)
+{
+	fputs("usage: flamebpf render [OPTIONS] INPUT\n"
+	      "\n"
+	      "Reads a profile and writes it in another format. INPUT ('-' for standard\n"
+	      "input) is folded stacks, `perf script` text or a chrome trace (JSON): the\n"
+	      "format is told from the content. Folded counts are taken as samples; perf\n"
+	      "records count their period (1 without one), like stackcollapse-perf.pl.\n"
+	      "\n"
+	      "  -o, --output FILE    write to FILE (default: standard output)\n"
+	      "      --format FORMAT  folded, chrome, perf, svg or pprof; otherwise from\n"
+	      "                       FILE's extension (folded when it says nothing)\n"
+	      "      --pids, --tids   root frame COMM-PID or COMM-PID/TID (perf, chrome input)\n"
+	      "      --flamechart     folded lines (or the svg) in time order, not merged\n"
+	      "      --title TEXT     the svg's title\n"
+	      "  -h, --help           this help\n"
+	      "\n"
+	      "chrome, perf and --flamechart need times: perf script or chrome input.\n"
+	      "Exit status: 0 success, 1 unreadable input or unwritable output, 2 bad usage.\n",
+	      f);
+}
+
+#define usage_err(...) (snprintf(err, ERR_LEN, __VA_ARGS__), -EINVAL)
+
+static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
+{
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		return 0;
+	case OPT_FORMAT:
+		if (sink__parse(arg, &o->format))
+			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)",
+					 arg);
+		o->format_set = true;
+		return 0;
+	case OPT_PIDS:
+		o->wo.root = ROOT_PID;
+		return 0;
+	case OPT_TIDS:
+		o->wo.root = ROOT_TID;
+		return 0;
+	case OPT_FLAMECHART:
+		o->wo.flamechart = true;
+		return 0;
+	case OPT_TITLE:
+		o->wo.title = arg;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	}
+	return usage_err("unknown option (see flamebpf render --help)");
+}
+
+static int check_args(int argc, char **argv, struct render_opts *o, char *err)
+{
+	if (o->help)
+		return 0;
+	if (optind >= argc)
+		return usage_err("render needs an input file: flamebpf render [OPTIONS] INPUT");
+	if (optind + 1 < argc)
+		return usage_err("render reads one input file: '%s' is one too many",
+				 argv[optind + 1]);
+	o->input = argv[optind];
+	if (!o->format_set)
+		o->format = sink__from_path(o->output);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct render_opts *o, char *err)
+{
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->output = "-";
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
+		if (c == ':')
+			return usage_err("option '%s' needs a value (see flamebpf render --help)",
+					 argv[optind - 1]);
+		if (c == '?' && optopt && optopt < 0x100)
+			return usage_err("unknown option '-%c' (see flamebpf render --help)",
+					 optopt);
+		if (c == '?')
+			return usage_err("unknown option '%s' (see flamebpf render --help)",
+					 argv[optind - 1]);
+		ret = parse_one(c, optarg, o, err);
+		if (ret)
+			return ret;
+	}
+	return check_args(argc, argv, o, err);
+}
+
+/* What the input cannot give: told before anything is read. */
+static int check_input(const struct render_opts *o, const struct reader *r, const char *err_name)
+{
+	if (reader__format(r) != IN_FOLDED)
+		return 0;
+	if (sink__needs_events(o->format, &o->wo)) {
+		p_err("'%s' is folded stacks, which have no times: the %s output needs perf "
+		      "script or chrome input",
+		      err_name, o->wo.flamechart ? "--flamechart" : sink__name(o->format));
+		return -EINVAL;
+	}
+	if (o->wo.root != ROOT_COMM) {
+		p_err("'%s' is folded stacks, which have no process ids for %s: their roots are "
+		      "written as they are without it",
+		      err_name, o->wo.root == ROOT_PID ? "--pids" : "--tids");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void progress(uint64_t done, uint64_t total, void *arg)
+{
+	const char *name = arg;
+
+	if (total)
+		fprintf(stderr, "\rflamebpf: reading %s: %" PRIu64 " of %" PRIu64 " MB\033[K", name,
+			done >> 20, total >> 20);
+	else
+		fprintf(stderr, "\rflamebpf: reading %s: %" PRIu64 " MB\033[K", name, done >> 20);
+}
+
+static struct reader_opts reader_opts(const struct render_opts *o)
+{
+	struct reader_opts ro = { .ids_in_root = o->wo.root != ROOT_COMM };
+	bool aggregated = o->format == FORMAT_FOLDED || o->format == FORMAT_SVG;
+
+	ro.keep_events = sink__needs_events(o->format, &o->wo);
+	/* threads and addresses only where the output shows them: fewer stacks */
+	ro.keep_ids = !aggregated || ro.ids_in_root || ro.keep_events;
+	ro.keep_addrs = o->format == FORMAT_PERF || o->format == FORMAT_PPROF;
+	if (isatty(STDERR_FILENO)) {
+		ro.progress = progress;
+		ro.arg = (void *)o->input;
+	}
+	return ro;
+}
+
+/* What was left out, so that a graph is not taken for all of the input. */
+static void notes(const struct reader_stats *st, const char *name)
+{
+	if (st->other_events)
+		p_err("note: only the '%s' records of '%s' were read (the first event in it); "
+		      "%" PRIu64 " %s of other events ('%s', ...) left out",
+		      st->event, name, st->other_events,
+		      st->other_events == 1 ? "record" : "records", st->other_event);
+	if (st->unmatched)
+		p_err("note: %" PRIu64 " events of '%s' did not nest (an end without a begin, or "
+		      "past their parent's end): they were clipped or dropped",
+		      st->unmatched, name);
+}
+
+static int write_profile(const struct render_opts *o, const struct profile *p, struct output *out)
+{
+	int err = sink__write(o->format, p, &o->wo, out->f);
+
+	if (!err)
+		err = output__commit(out);
+	if (err == -ENODATA)
+		p_err("'%s' has no times for the %s output", o->input, sink__name(o->format));
+	else if (err == -ENOTSUP)
+		p_err("the %s output is not available in this version", sink__name(o->format));
+	else if (err)
+		p_err("cannot write '%s': %s", o->output, strerror(-err));
+	return err;
+}
+
+static int render(const struct render_opts *o, struct reader *r)
+{
+	struct reader_opts ro = reader_opts(o);
+	struct profile *p = NULL;
+	struct reader_stats st;
+	struct output out;
+	char err[READER_ERR_LEN];
+	int ret = output__open(&out, o->output);
+
+	if (ret) {
+		p_err("cannot write '%s': %s", o->output, strerror(-ret));
+		return EXIT_FAILURE;
+	}
+	ret = reader__read(r, &ro, &p, &st, err);
+	if (ro.progress)
+		report__progress_clear();
+	if (ret)
+		p_err("%s", err);
+	else
+		notes(&st, o->input);
+	if (!ret)
+		ret = write_profile(o, p, &out);
+	if (ret)
+		output__abort(&out);
+	profile__free(p);
+	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int render__main(int argc, char **argv)
+{
+	struct render_opts o;
+	char err[READER_ERR_LEN];
+	struct reader *r;
+	int ret;
+
+	if (parse_args(argc, argv, &o, err)) {
+		p_err("%s", err);
+		return EXIT_USAGE;
+	}
+	if (o.help) {
+		render__usage(stdout);
+		return EXIT_SUCCESS;
+	}
+	if (reader__open(&r, o.input, err)) {
+		p_err("%s", err);
+		return EXIT_FAILURE;
+	}
+	ret = check_input(&o, r, o.input) ? EXIT_USAGE : render(&o, r);
+	reader__close(r);
+	return ret;
+}

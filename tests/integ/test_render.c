@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * flamebpf render: files in tests/data read back and written out (no BPF).
+ * Folded round-trips byte for byte; perf script text folds as
+ * stackcollapse-perf.pl --kernel (--pid, --tid) folds it; the format is
+ * told from the content whatever the extension; bad inputs fail with the
+ * file and line named, exit 1, and leave no output behind; usage errors
+ * exit 2.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *data(const char *name)
+{
+	static char paths[8][256];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, sizeof(paths[0]), "tests/data/%s", name);
+	return p;
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	char *text = h_slurp(from);
+
+	assert_non_null(text);
+	write_file(to, text, strlen(text));
+	free(text);
+}
+
+/* Runs flamebpf render ARGS...; the result is R's to free. */
+static void render(struct h_result *r, const char *const args[])
+{
+	const char *argv[24] = { h_flamebpf(), "render" };
+	size_t n = 2;
+
+	for (size_t i = 0; args[i] && n < 23; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	assert_int_equal(h_run(r, 30, argv), 0);
+}
+
+/* flamebpf render IN -o OUT [EXTRA] must write exactly the file WANT. */
+static void expect_output(const char *in, const char *extra, const char *want)
+{
+	const char *out = h_path("out.folded");
+	char *got, *expected = h_slurp(data(want));
+	struct h_result r;
+
+	assert_non_null(expected);
+	unlink(out);
+	render(&r, extra ? H_ARGV(in, "-o", out, extra) : H_ARGV(in, "-o", out));
+	h_assert_status(&r, 0);
+	got = h_slurp(out);
+	assert_non_null(got);
+	if (strcmp(got, expected)) {
+		print_message("%s %s: got\n%s\nwanted\n%s\n", in, extra ? extra : "", got,
+			      expected);
+		fail_msg("render %s does not give %s", in, want);
+	}
+	free(got);
+	free(expected);
+	h_result_free(&r);
+}
+
+static void test_folded_round_trip(void **state)
+{
+	(void)state;
+	expect_output(data("roundtrip.folded"), NULL, "roundtrip.folded");
+	expect_output(data("perf-modern.folded"), NULL, "perf-modern.folded");
+	expect_output(data("perf-old-pids.folded"), "--format=folded", "perf-old-pids.folded");
+}
+
+static void test_perf_like_stackcollapse(void **state)
+{
+	(void)state;
+	expect_output(data("perf-modern.perf"), NULL, "perf-modern.folded");
+	expect_output(data("perf-old.perf"), NULL, "perf-old.folded");
+	expect_output(data("perf-old.perf"), "--pids", "perf-old-pids.folded");
+	expect_output(data("perf-old.perf"), "--tids", "perf-old-tids.folded");
+	expect_output(data("perf-sched.perf"), NULL, "perf-sched.folded");
+	expect_output(data("perf-nocallchain.perf"), NULL, "perf-nocallchain.folded");
+	expect_output(data("perf-real-cpuclock.perf"), NULL, "perf-real-cpuclock.folded");
+	expect_output(data("perf-real-sched.perf"), NULL, "perf-real-sched.folded");
+}
+
+static void test_chrome(void **state)
+{
+	(void)state;
+	expect_output(data("chrome-nested.json"), NULL, "chrome-nested.folded");
+	expect_output(data("chrome-nested.json"), "--tids", "chrome-nested-tids.folded");
+}
+
+/* The content decides, not the extension. */
+static void test_misleading_extension(void **state)
+{
+	(void)state;
+	copy_file(data("perf-old.perf"), h_path("really-perf.json"));
+	copy_file(data("chrome-nested.json"), h_path("really-chrome.folded"));
+	copy_file(data("roundtrip.folded"), h_path("really-folded.perf"));
+	expect_output(h_path("really-perf.json"), NULL, "perf-old.folded");
+	expect_output(h_path("really-chrome.folded"), NULL, "chrome-nested.folded");
+	expect_output(h_path("really-folded.perf"), NULL, "roundtrip.folded");
+}
+
+static void test_stdin_stdout(void **state)
+{
+	char cmd[1024];
+	struct h_result r;
+	char *want = h_slurp(data("perf-old.folded"));
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "'%s' render - < %s", h_flamebpf(), data("perf-old.perf"));
+	assert_int_equal(h_run(&r, 30, H_ARGV("sh", "-c", cmd)), 0);
+	h_assert_status(&r, 0);
+	assert_string_equal(r.out, want);
+	/* the note about the other event names the input */
+	assert_non_null(strstr(r.err, "'instructions'"));
+	free(want);
+	h_result_free(&r);
+}
+
+/* A bad input: exit 1, its name (and line) in the first line of stderr, no
+ * output file, and an older output left as it was. */
+static void expect_bad_input(const char *in, const char *what)
+{
+	const char *out = h_path("bad.folded");
+	struct h_result r;
+	char *kept;
+
+	write_file(out, "older 1\n", 8);
+	render(&r, H_ARGV(in, "-o", out));
+	h_assert_status(&r, 1);
+	print_message("%s -> %s", in, r.err);
+	if (strncmp(r.err, "flamebpf: ", 10) || !strstr(r.err, in) || !strstr(r.err, what)) {
+		h_dump(&r, "flamebpf render");
+		fail_msg("stderr does not name '%s' and '%s'", in, what);
+	}
+	assert_true(h_count_lines(r.err) == 1);
+	assert_string_equal(r.out, "");
+	kept = h_slurp(out);
+	assert_string_equal(kept, "older 1\n");
+	free(kept);
+	unlink(out);
+	render(&r, H_ARGV(in, "-o", out));
+	assert_false(h_exists(out));
+	h_result_free(&r);
+}
+
+static void bad_text(const char *name, const char *text, const char *what)
+{
+	write_file(h_path(name), text, strlen(text));
+	expect_bad_input(h_path(name), what);
+}
+
+static void test_bad_inputs(void **state)
+{
+	char *json = h_slurp(data("chrome-nested.json")), *perf = h_slurp(data("perf-old.perf"));
+	char *cut;
+
+	(void)state;
+	bad_text("garbage.folded", "this is not\na profile at all\n",
+		 "line 1: not a profile (folded stacks, perf script text or a chrome trace)");
+	bad_text("binary.perf",
+		 "\x7f"
+		 "ELF\x02\x01\x01\x00\x00\x00",
+		 "not a profile");
+	bad_text("empty.folded", "", "is empty");
+	bad_text("blank.folded", "\n\n   \n", "is empty");
+	bad_text("count.folded", "a;b 1\na;c many\n", "line 2: count 'many' is not a whole number");
+	json[strlen(json) / 2] = '\0';
+	bad_text("truncated.json", json, "line 8: the JSON ends early (truncated?)");
+	/* cut after the first frame of the record at line 33: the rest is missing */
+	cut = strstr(perf, "ext4_file_read_iter (/lib/modules/4.13.0-rc1/build/vmlinux)\n");
+	cut = strstr(cut + 1, "ext4_file_read_iter (/lib/modules/4.13.0-rc1/build/vmlinux)\n");
+	cut[strlen("ext4_file_read_iter (/lib/modules/4.13.0-rc1/build/vmlinux)\n")] = '\0';
+	bad_text("truncated.perf", perf, "line 33: the record is cut short");
+	bad_text("mid-line.perf", "a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 1 1.1: cycl",
+		 "line 4: the line is cut short");
+	bad_text("outside.perf", "a 1 1.0: cycles:\n\t 1 f (/a)\n\n\t 2 g (/a)\n\n",
+		 "line 4: frame line outside a record");
+	expect_bad_input(h_path("no-such-file.perf"), "No such file or directory");
+	expect_bad_input(h_tmpdir(), "Is a directory");
+	free(json);
+	free(perf);
+}
+
+/* Usage errors: exit 2, one line naming what was wrong, nothing written. */
+static void expect_usage_error(const char *const args[], const char *what)
+{
+	const char *out = h_path("usage.folded");
+	const char *argv[24] = { h_flamebpf(), "render" };
+	struct h_result r;
+	size_t n = 2;
+
+	argv[n++] = "-o";
+	argv[n++] = out;
+	for (size_t i = 0; args[i] && n < 23; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	unlink(out);
+	assert_int_equal(h_run(&r, 30, argv), 0);
+	h_assert_status(&r, 2);
+	print_message("%s -> %s", what, r.err);
+	if (strncmp(r.err, "flamebpf: ", 10) || !strstr(r.err, what))
+		fail_msg("stderr does not name '%s'", what);
+	assert_true(h_count_lines(r.err) == 1);
+	assert_false(h_exists(out));
+	h_result_free(&r);
+}
+
+static void test_usage_errors(void **state)
+{
+	const char *folded = data("roundtrip.folded");
+
+	(void)state;
+	expect_usage_error(H_ARGV("--format", "jpeg", folded), "unknown format 'jpeg'");
+	expect_usage_error(H_ARGV("--no-such", folded), "unknown option '--no-such'");
+	expect_usage_error(H_ARGV("-x", folded), "unknown option '-x'");
+	expect_usage_error(H_ARGV("--format"), "option '--format' needs a value");
+	expect_usage_error(H_ARGV("--pids"), "render needs an input file");
+	expect_usage_error(H_ARGV(folded, folded), "is one too many");
+	/* what folded stacks cannot give */
+	expect_usage_error(H_ARGV(folded, "--format", "chrome"), "no times: the chrome output");
+	expect_usage_error(H_ARGV(folded, "--format", "perf"), "no times: the perf output");
+	expect_usage_error(H_ARGV(folded, "--flamechart"), "no times: the --flamechart output");
+	expect_usage_error(H_ARGV(folded, "--pids"), "no process ids for --pids");
+}
+
+static void test_help(void **state)
+{
+	struct h_result r;
+
+	(void)state;
+	render(&r, H_ARGV("--help"));
+	h_assert_status(&r, 0);
+	assert_non_null(strstr(r.out, "usage: flamebpf render [OPTIONS] INPUT"));
+	h_result_free(&r);
+}
+
+static void test_unwritable_output(void **state)
+{
+	struct h_result r;
+
+	(void)state;
+	render(&r, H_ARGV(data("roundtrip.folded"), "-o", "/proc/no/such/dir/x.folded"));
+	h_assert_status(&r, 1);
+	assert_non_null(strstr(r.err, "cannot write '/proc/no/such/dir/x.folded'"));
+	h_result_free(&r);
+}
+
+/* perf input keeps each record's time: time-ordered folded output. */
+static void test_flamechart_from_perf(void **state)
+{
+	const char *out = h_path("chart.folded");
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	render(&r, H_ARGV(data("perf-modern.perf"), "--flamechart", "-o", out));
+	h_assert_status(&r, 0);
+	h_flamechart_must_load(out, &f);
+	/* runs of samples: each line counts samples, not periods */
+	assert_int_equal(f.total, 8);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* Writing perf script text and reading it back gives the same stacks. */
+static void test_perf_round_trip(void **state)
+{
+	const char *out = h_path("again.perf");
+	struct h_result r;
+
+	(void)state;
+	render(&r, H_ARGV(data("perf-modern.perf"), "-o", out));
+	if (r.status == 1 && strstr(r.err, "not available")) {
+		h_result_free(&r);
+		print_message("SKIP: the perf output is not available in this build\n");
+		skip();
+	}
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	expect_output(out, NULL, "perf-modern.folded");
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_folded_round_trip, h_test_teardown),
+		cmocka_unit_test_teardown(test_perf_like_stackcollapse, h_test_teardown),
+		cmocka_unit_test_teardown(test_chrome, h_test_teardown),
+		cmocka_unit_test_teardown(test_misleading_extension, h_test_teardown),
+		cmocka_unit_test_teardown(test_stdin_stdout, h_test_teardown),
+		cmocka_unit_test_teardown(test_bad_inputs, h_test_teardown),
+		cmocka_unit_test_teardown(test_usage_errors, h_test_teardown),
+		cmocka_unit_test_teardown(test_help, h_test_teardown),
+		cmocka_unit_test_teardown(test_unwritable_output, h_test_teardown),
+		cmocka_unit_test_teardown(test_flamechart_from_perf, h_test_teardown),
+		cmocka_unit_test_teardown(test_perf_round_trip, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("render", tests, h_group_setup, h_group_teardown);
+}

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Unit tests of src/in_folded.c and of what src/reader.c does for every
+ * reader: opening, telling the format from the content, errors with line
+ * numbers, streaming large inputs. */
+#include "test_in.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+static void test_basic(void **state)
+{
+	(void)state;
+	/* unsorted, a stack given twice: sorted and merged on the way out */
+	expect_folded("bash;main;read 3\n"
+		      "bash;main 2\n"
+		      "bash;main;read 4\n",
+		      NULL, ROOT_COMM, "bash;main 2\nbash;main;read 7\n");
+}
+
+static void test_model(void **state)
+{
+	const struct profile_stack *s;
+	const struct frame *f;
+	struct loaded l;
+
+	(void)state;
+	load(&l, "app;main;vfs_read_[k] 5\n", NULL);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(l.format, IN_FOLDED);
+	assert_int_equal(profile__unit(l.p), UNIT_SAMPLES);
+	assert_int_equal(profile__nr_stacks(l.p), 1);
+	s = profile__stack(l.p, 0);
+	assert_string_equal(s->who.comm, "app");
+	assert_int_equal(s->who.pid, 0);
+	assert_int_equal(s->nframes, 2);
+	assert_int_equal(s->weight, 5);
+	f = profile__frame(l.p, s->frames[0]);
+	assert_string_equal(f->name, "main");
+	assert_int_equal(f->kind, FRAME_USER);
+	f = profile__frame(l.p, s->frames[1]);
+	assert_string_equal(f->name, "vfs_read");
+	assert_int_equal(f->kind, FRAME_KERNEL);
+	assert_string_equal(f->module, "[kernel]");
+	assert_int_equal(l.st.records, 1);
+	loaded_free(&l);
+}
+
+/* Our own sorted output reads back and writes byte for byte the same. */
+static void test_round_trip(void **state)
+{
+	(void)state;
+	expect_data("roundtrip.folded", NULL, ROOT_COMM, "roundtrip.folded");
+	expect_data("perf-modern.folded", NULL, ROOT_COMM, "perf-modern.folded");
+	expect_data("perf-old-tids.folded", NULL, ROOT_COMM, "perf-old-tids.folded");
+}
+
+static void test_lenient_layout(void **state)
+{
+	(void)state;
+	/* CRLF, blank lines, no newline at the end, a root alone */
+	expect_folded("\r\na;b 1\r\n\n  \nbash 4\r\nc;d 2", NULL, ROOT_COMM,
+		      "a;b 1\nbash 4\nc;d 2\n");
+	/* empty frames are kept as frames without a name */
+	expect_folded("a;;b 1\n", NULL, ROOT_COMM, "a;[unknown];b 1\n");
+	/* C++ names keep their spaces: the count is after the last one */
+	expect_folded("x;operator new(unsigned long) 9\n", NULL, ROOT_COMM,
+		      "x;operator new(unsigned long) 9\n");
+	/* counts of 0 are read, and add nothing */
+	expect_folded("a;b 0\na;c 1\n", NULL, ROOT_COMM, "a;c 1\n");
+}
+
+static void test_bad_counts(void **state)
+{
+	(void)state;
+	expect_error("a;b 1\nc;d\n", NULL, -EINVAL, "line 2: no count");
+	expect_error("a;b 1\n\nc;d x\n", NULL, -EINVAL, "line 3: count 'x' is not a whole number");
+	expect_error("a;b 1.5\n", NULL, -EINVAL, "line 1: count '1.5' is not a whole number");
+	expect_error("a;b -3\n", NULL, -EINVAL, "line 1: count '-3'");
+	expect_error("a;b 2\na;b 99999999999999999999\n", NULL, -EINVAL,
+		     "line 2: count '99999999999999999999' is too large");
+	expect_error("a;b 1\n 5\n", NULL, -EINVAL, "line 2: no stack before the count");
+	expect_error("a;b 1\na;b 1 2\n", NULL, -EINVAL, "line 2: two counts");
+	expect_error("a;b 1\na;b \n", NULL, -EINVAL, "line 2: count '' is not a whole number");
+}
+
+static void test_empty(void **state)
+{
+	(void)state;
+	expect_error("", NULL, -ENODATA, "is empty");
+	expect_error("\n \n\t\n", NULL, -ENODATA, "is empty");
+	expect_error("a;b 0\n", NULL, -ENODATA, "no stacks");
+}
+
+static void test_not_a_profile(void **state)
+{
+	(void)state;
+	expect_error("hello world\nthis is text\n", NULL, -EINVAL,
+		     "line 1: not a profile (folded stacks, perf script text or a chrome trace)");
+	expect_error("\x7f"
+		     "ELF\x02\x01\x01",
+		     NULL, -EINVAL, "not a profile");
+}
+
+static void test_detect(void **state)
+{
+	static const struct {
+		const char *text;
+		int ret;
+		enum in_format f;
+	} cases[] = {
+		{ "a;b 1\n", 0, IN_FOLDED },
+		{ "[unknown];main 3\n", 0, IN_FOLDED },
+		{ "\xef\xbb\xbf"
+		  "a;b 1\n",
+		  0, IN_FOLDED },
+		{ "{\"traceEvents\":[]}", 0, IN_CHROME },
+		{ "\n  [ {\"ph\":\"X\"} ]", 0, IN_CHROME },
+		{ "[]", 0, IN_CHROME },
+		{ "# ========\n# captured on: x\n", 0, IN_PERF },
+		{ "sh 25778  9567.973135:    1001001 cpu-clock:pppH: \n", 0, IN_PERF },
+		{ "V8 Worker 1 25865/25867 [000]  9581.072669: cycles:\n", 0, IN_PERF },
+		/* no time: the frame line below tells */
+		{ "seq 25780 \n\t            35c9 [unknown]\n", 0, IN_PERF },
+		{ "\tffffffff81000130 entry+0x76 ([kernel.kallsyms])\n", 0, IN_PERF },
+		{ "bash;main;foo 12\nbash;x 3\n", 0, IN_FOLDED },
+		{ "hello\n", -EINVAL, 0 },
+		{ "", -ENODATA, 0 },
+		{ " \n\r\n", -ENODATA, 0 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		enum in_format f = IN_FOLDED;
+		int ret = reader__detect(cases[i].text, strlen(cases[i].text), &f);
+
+		print_message("%zu: %s\n", i, cases[i].text);
+		assert_int_equal(ret, cases[i].ret);
+		if (!ret)
+			assert_int_equal(f, cases[i].f);
+	}
+}
+
+static void test_open_errors(void **state)
+{
+	struct profile *p = NULL;
+	struct reader_opts o = { 0 };
+	struct reader_stats st;
+	char err[READER_ERR_LEN];
+
+	(void)state;
+	assert_int_equal(reader__load("/nonexistent/x.folded", &o, &p, NULL, &st, err), -ENOENT);
+	assert_string_equal(err, "cannot open '/nonexistent/x.folded': No such file or directory");
+	assert_int_equal(reader__load("/tmp", &o, &p, NULL, &st, err), -EISDIR);
+	assert_string_equal(err, "cannot read '/tmp': Is a directory");
+	assert_null(p);
+}
+
+/* "-" reads standard input, and says so in messages. */
+static void test_stdin(void **state)
+{
+	char path[] = "/tmp/flamebpf-in.XXXXXX";
+	static const char text[] = "a;b 2\nbadline\n";
+	struct reader_opts o = { 0 };
+	struct profile *p = NULL;
+	struct reader_stats st;
+	char err[READER_ERR_LEN];
+	int fd = u_temp_file(path, text, sizeof(text) - 1), saved = dup(STDIN_FILENO);
+
+	(void)state;
+	assert_true(lseek(fd, 0, SEEK_SET) == 0);
+	assert_int_equal(dup2(fd, STDIN_FILENO), STDIN_FILENO);
+	assert_int_equal(reader__load("-", &o, &p, NULL, &st, err), -EINVAL);
+	assert_string_equal(err, "standard input line 2: no count: a folded line is "
+				 "'ROOT;FRAME;... COUNT'");
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	close(fd);
+	unlink(path);
+}
+
+/* A pipe cannot be read twice: what was looked at is read again. */
+static void test_pipe(void **state)
+{
+	struct reader_opts o = { 0 };
+	struct profile *p = NULL;
+	struct reader_stats st;
+	char err[READER_ERR_LEN], *got;
+	int fds[2], saved = dup(STDIN_FILENO);
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		close(fds[0]);
+		for (int i = 0; i < 100000; i++)
+			dprintf(fds[1], "proc;f%d;g 1\n", i % 7);
+		_exit(0);
+	}
+	close(fds[1]);
+	dup2(fds[0], STDIN_FILENO);
+	close(fds[0]);
+	assert_int_equal(reader__load("-", &o, &p, NULL, &st, err), 0);
+	dup2(saved, STDIN_FILENO);
+	close(saved);
+	waitpid(pid, NULL, 0);
+	got = folded_of(p, ROOT_COMM);
+	assert_string_equal(got, "proc;f0;g 14286\nproc;f1;g 14286\nproc;f2;g 14286\n"
+				 "proc;f3;g 14286\nproc;f4;g 14286\nproc;f5;g 14285\n"
+				 "proc;f6;g 14285\n");
+	free(got);
+	profile__free(p);
+}
+
+/* Memory follows the unique stacks, not the lines: 400000 lines, 100 stacks. */
+static void test_large(void **state)
+{
+	char path[] = "/tmp/flamebpf-in.XXXXXX";
+	struct reader_opts o = { 0 };
+	struct profile *p = NULL;
+	struct reader_stats st;
+	char err[READER_ERR_LEN];
+	FILE *f = fdopen(u_temp_file(path, NULL, 0), "w");
+
+	(void)state;
+	assert_non_null(f);
+	for (int i = 0; i < 400000; i++)
+		fprintf(f, "bench;main;level_%d;work_%d;leaf_with_a_longer_name_%d %d\n", i % 10,
+			i % 100, i % 100, 1 + i % 3);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(reader__load(path, &o, &p, NULL, &st, err), 0);
+	unlink(path);
+	assert_int_equal(profile__nr_stacks(p), 100);
+	assert_int_equal(st.records, 400000);
+	assert_int_equal(profile__total_weight(p), 400000 / 3 * 6 + 1);
+	profile__free(p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_basic),	      cmocka_unit_test(test_model),
+		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_lenient_layout),
+		cmocka_unit_test(test_bad_counts),    cmocka_unit_test(test_empty),
+		cmocka_unit_test(test_not_a_profile), cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_open_errors),   cmocka_unit_test(test_stdin),
+		cmocka_unit_test(test_pipe),	      cmocka_unit_test(test_large),
+	};
+
+	return cmocka_run_group_tests_name("in_folded", tests, NULL, NULL);
+}
