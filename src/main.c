@@ -35,7 +35,7 @@ struct run {
 	const struct options *o;
 	int argc;
 	char **argv;
-	struct output out;
+	struct output out[OPTIONS_MAX_OUTPUTS];
 	struct source src;
 	struct command cmd;
 	bool have_cmd, cmd_stopped, exec_failed;
@@ -253,9 +253,25 @@ static int describe(struct run *r)
 	return err;
 }
 
-static int write_output(struct run *r)
+static int write_one(struct run *r, size_t i)
 {
 	struct write_opts wo = { .root = r->o->root, .flamechart = r->o->flamechart };
+	int err = sink__write(r->o->formats[i], r->p, &wo, r->out[i].f);
+
+	if (err == -ENODATA) {
+		p_err("no %s times were kept for the %s output (all lost: see the summary)",
+		      r->src.ops->what, sink__name(r->o->formats[i]));
+		return -EIO;
+	}
+	if (!err)
+		err = output__commit(&r->out[i]);
+	if (err)
+		p_err("cannot write '%s': %s", r->o->outputs[i], strerror(-err));
+	return err;
+}
+
+static int write_output(struct run *r)
+{
 	int err;
 
 	r->p = profile__new(r->src.unit);
@@ -272,16 +288,8 @@ static int write_output(struct run *r)
 		explain_empty(r);
 		return -ENODATA;
 	}
-	err = sink__write(r->o->format, r->p, &wo, r->out.f);
-	if (err == -ENODATA) {
-		p_err("no %s times were kept for the %s output (all lost: see the summary)",
-		      r->src.ops->what, sink__name(r->o->format));
-		return -EIO;
-	}
-	if (!err)
-		err = output__commit(&r->out);
-	if (err)
-		p_err("cannot write '%s': %s", r->o->output, strerror(-err));
+	for (size_t i = 0; i < r->o->noutputs && !err; i++)
+		err = write_one(r, i);
 	return err;
 }
 
@@ -302,7 +310,8 @@ static void cleanup(struct run *r)
 		else
 			command__stop(&r->cmd);
 	}
-	output__abort(&r->out);
+	for (size_t i = 0; i < r->o->noutputs; i++)
+		output__abort(&r->out[i]);
 	if (r->src.ops)
 		r->src.ops->free(r->src.impl);
 	profile__free(r->p);
@@ -317,10 +326,13 @@ static int run(const struct options *o, int argc, char **argv)
 	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
 	int err;
 
-	err = output__open(&r.out, o->output);
-	if (err) {
-		p_err("cannot write '%s': %s", o->output, strerror(-err));
-		return EXIT_FAILURE;
+	for (size_t i = 0; i < o->noutputs; i++) {
+		err = output__open(&r.out[i], o->outputs[i]);
+		if (err) {
+			p_err("cannot write '%s': %s", o->outputs[i], strerror(-err));
+			cleanup(&r);
+			return EXIT_FAILURE;
+		}
 	}
 	install_signals();
 	err = start(&r);

@@ -44,9 +44,11 @@ void options__usage(FILE *f)
 	      "\n"
 	      "       flamebpf -f [BINARY:]REGEX [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "       flamebpf -l [BINARY:]REGEX [-p PID | -- COMMAND]\n"
+	      "       flamebpf render [OPTIONS] INPUT   (see flamebpf render --help)\n"
 	      "\n"
 	      "Flame graphs with eBPF: samples user and kernel stacks on every CPU, or times\n"
-	      "every call of chosen functions with uprobes, and writes folded stacks.\n"
+	      "every call of chosen functions with uprobes, and writes folded stacks, an SVG\n"
+	      "flame graph, Chrome trace JSON, perf script text or pprof.\n"
 	      "\n"
 	      "Target (none = system-wide):\n"
 	      "  -p, --pid PID[,PID...]   only these processes (all their threads)\n"
@@ -68,7 +70,8 @@ void options__usage(FILE *f)
 	      "                           print the functions -f would trace and exit\n"
 	      "\n"
 	      "Output:\n"
-	      "  -o, --output FILE        write to FILE (default: standard output)\n"
+	      "  -o, --output FILE        write to FILE (default: standard output);\n"
+	      "                           repeatable: one capture, several formats\n"
 	      "      --format FORMAT      folded, chrome, perf, svg or pprof; otherwise from\n"
 	      "                           FILE's extension: .folded .txt .json .perf .script\n"
 	      "                           .svg .pb.gz .pprof (folded when none of these)\n"
@@ -178,7 +181,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		o->list = arg;
 		return 0;
 	case 'o':
-		o->output = arg;
+		if (o->noutputs == OPTIONS_MAX_OUTPUTS)
+			return usage_err("more than %d -o outputs", OPTIONS_MAX_OUTPUTS);
+		o->outputs[o->noutputs++] = arg;
 		return 0;
 	case OPT_FORMAT:
 		if (sink__parse(arg, &o->format))
@@ -217,14 +222,36 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	return usage_err("unknown option (see --help)");
 }
 
+/* Each -o takes its format from its extension, unless --format names the
+ * one format of the one output. */
+static int check_outputs(struct options *o, bool format_set, char *err)
+{
+	struct write_opts wo = { .flamechart = o->flamechart };
+	size_t stdouts = 0;
+
+	if (!o->noutputs)
+		o->outputs[o->noutputs++] = "-";
+	if (format_set && o->noutputs > 1)
+		return usage_err("--format is for one output; with several -o, each file's "
+				 "extension gives its format");
+	for (size_t i = 0; i < o->noutputs; i++) {
+		o->formats[i] = format_set ? o->format : sink__from_path(o->outputs[i]);
+		o->timeline |= sink__needs_events(o->formats[i], &wo);
+		stdouts += !strcmp(o->outputs[i], "-");
+	}
+	if (stdouts > 1)
+		return usage_err("standard output ('-') can take one output only");
+	o->output = o->outputs[0];
+	o->format = o->formats[0];
+	return 0;
+}
+
 static int check(struct options *o, bool format_set, char *err)
 {
 	if (o->help || o->version)
 		return 0;
-	if (!format_set)
-		o->format = sink__from_path(o->output);
-	o->timeline =
-		sink__needs_events(o->format, &(struct write_opts){ .flamechart = o->flamechart });
+	if (check_outputs(o, format_set, err))
+		return -EINVAL;
 	if (o->list)
 		return o->freq || o->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
 	if (!o->freq && !o->nfuncs)
@@ -249,6 +276,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 
 	memset(o, 0, sizeof(*o));
 	o->output = "-";
+	o->noutputs = 0;
 	optind = 0; /* glibc: 0 also resets the scan inside a clustered option */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:UKvhV", long_opts, NULL)) != -1) {

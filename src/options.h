@@ -8,6 +8,8 @@
 
 #include "sink.h"
 
+#define OPTIONS_MAX_OUTPUTS 8
+
 struct options {
 	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
 	const char **funcs; /* -f arguments (uprobe mode) */
@@ -16,9 +18,13 @@ struct options {
 	double duration;  /* seconds; 0 = until signal or targets exit */
 	pid_t *pids;
 	size_t npids;
-	char **command; /* NULL-terminated argv after "--", or NULL */
-	const char *output;
+	char **command;	    /* NULL-terminated argv after "--", or NULL */
+	const char *output; /* the first -o; "-" when none */
 	enum out_format format;
+	/* every -o, with its format (several: one capture, many views) */
+	const char *outputs[OPTIONS_MAX_OUTPUTS];
+	enum out_format formats[OPTIONS_MAX_OUTPUTS];
+	size_t noutputs;
 	enum root_style root;
 	bool user_only, kernel_only;
 	bool flamechart;

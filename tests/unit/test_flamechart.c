@@ -16,8 +16,8 @@ struct out {
 	FILE *f;
 };
 
-static void add(struct profile *p, uint32_t tid, const char *const *names, uint32_t n,
-		uint64_t ts, uint64_t dur)
+static void add(struct profile *p, uint32_t tid, const char *const *names, uint32_t n, uint64_t ts,
+		uint64_t dur)
 {
 	struct stack_owner who = { 7, tid, "app", "app" };
 	struct profile_event ev = { .ts = ts, .dur = dur };
