@@ -366,6 +366,19 @@ static void test_parse_output_formats(void **state)
 	expect_output_format("out.gz", FORMAT_FOLDED);
 	expect_usage_error(ARGS("-F", "99", "--format", "svgz"), "'svgz'", "folded, chrome");
 
+	/* One capture, several outputs: each extension gives its format. */
+	parse_ok(&a, ARGS("-F", "99", "-o", "x.svg", "-o", "x.folded", "--output", "x.json"), &o);
+	assert_int_equal(o.noutputs, 3);
+	assert_int_equal(o.formats[0], FORMAT_SVG);
+	assert_int_equal(o.formats[1], FORMAT_FOLDED);
+	assert_int_equal(o.formats[2], FORMAT_CHROME);
+	assert_string_equal(o.output, "x.svg");
+	assert_true(o.timeline);
+	options__free(&o);
+	expect_usage_error(ARGS("-F", "99", "-o", "a", "-o", "b", "--format", "svg"), "--format",
+			   "extension");
+	expect_usage_error(ARGS("-F", "99", "-o", "-", "-o", "-"), "standard output", "one");
+
 	/* Timeline formats ask the sources for each sample's or call's time. */
 	parse_ok(&a, ARGS("-F", "99", "-o", "out.json"), &o);
 	assert_true(o.timeline);
