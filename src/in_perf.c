@@ -10,11 +10,17 @@
  * stackcollapse-perf.pl --kernel names them, so that folded output agrees
  * with it: one trailing "+0x..." dropped, "[unknown]" replaced by the DSO's
  * name, arguments cut from C++ names, kernel frames (DSO "[...]" or vmlinux)
- * marked, "a->b" inline chains split, spaces in COMM made underscores, each
- * record weighed by its period when it has one, and only the records of the
- * first event seen kept. Where that script fails (a COMM that ends in a
- * number, a DSO path with spaces or " (deleted)", frames without a DSO,
- * records on one line) this reader still reads the line as perf meant it. */
+ * marked, "a->b" inline chains split, spaces in COMM made underscores, and
+ * only the records of the first event seen kept. Where that script fails (a
+ * COMM that ends in a number, a DSO path with spaces or " (deleted)", frames
+ * without a DSO, records on one line) this reader still reads the line as
+ * perf meant it.
+ *
+ * Two deliberate differences: each record weighs 1, a sample, the way
+ * flamebpf's own folded output counts (so a capture's perf output folds to
+ * its folded output); reader_opts.period (render --period) weighs it by its
+ * period instead, like the script. And "[vdso]", "[vsyscall]" and
+ * "[uprobes]" are user code, not kernel: no "_[k]" on their frames. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -314,12 +320,22 @@ bool in_perf__is_frame(const char *line)
 
 /* ---- naming a frame the way stackcollapse-perf.pl does ---- */
 
+static bool is_dso(const char *dso, size_t len, const char *name)
+{
+	return len == strlen(name) && !memcmp(dso, name, len);
+}
+
+/* "[kernel.kallsyms]", "[kernel.*]", a module ("[nf_tables]") or vmlinux.
+ * stackcollapse-perf.pl marks every DSO in brackets, but the pages the
+ * kernel maps into a process ("[vdso]", "[vsyscall]", "[uprobes]") run user
+ * code: flamebpf names vdso frames as user frames, and so does this. */
 static bool is_kernel_dso(const char *dso, size_t len)
 {
 	static const char vmlinux[] = "vmlinux";
 	size_t vl = sizeof(vmlinux) - 1;
 
-	if (memmem(dso, len, "unknown", 7))
+	if (memmem(dso, len, "unknown", 7) || is_dso(dso, len, "[vdso]") ||
+	    is_dso(dso, len, "[vsyscall]") || is_dso(dso, len, "[uprobes]"))
 		return false;
 	return (len && dso[0] == '[') || (len >= vl && !memcmp(dso + len - vl, vmlinux, vl));
 }
@@ -585,6 +601,7 @@ static int finish(struct perf *p)
 	struct record *r = &p->r;
 	bool ids = p->c->o->keep_ids;
 	struct stack_owner who = { ids ? r->h.pid : 0, ids ? r->h.tid : 0, r->root.s, r->comm.s };
+	uint64_t weight;
 	int err = 0;
 
 	r->open = false;
@@ -596,10 +613,11 @@ static int finish(struct perf *p)
 		r->frames[i] = r->frames[r->n - 1 - i];
 		r->frames[r->n - 1 - i] = t;
 	}
-	/* like stackcollapse-perf.pl: a period of 0, or none, weighs 1; the
-	 * stack's count stays the number of samples */
-	err = profile__add_stack_count(p->c->p, &who, r->frames, r->n,
-				       r->h.period ? r->h.period : 1, 1);
+	/* a sample weighs 1; with --period its period, where a period of 0,
+	 * or none, weighs 1 as in stackcollapse-perf.pl. The stack's count
+	 * is the number of samples either way. */
+	weight = p->c->o->period && r->h.period ? r->h.period : 1;
+	err = profile__add_stack_count(p->c->p, &who, r->frames, r->n, weight, 1);
 	if (!err && p->c->o->keep_events)
 		err = push_event(p, profile__last_stack(p->c->p));
 	return err ? in__fail_errno(p->c, err) : 0;
@@ -723,7 +741,7 @@ static int set_meta(struct perf *p)
 {
 	struct profile_meta m = { .cmdline = p->meta[2], .event = p->event, .kernel = p->meta[0] };
 
-	/* no frequency: weights are periods, not samples at a known rate */
+	/* no frequency: perf script does not print the rate it sampled at */
 	m.ncpus = p->meta[1] ? strtoul(p->meta[1], NULL, 10) : 0;
 	m.secs = p->last_ts > p->first_ts ? (p->last_ts - p->first_ts) / 1e9 : 0;
 	return profile__set_meta(p->c->p, &m);

@@ -26,6 +26,9 @@ struct reader_opts {
 	 * names stay as they are (stackcollapse-perf.pl tidies them only under
 	 * a root that is exactly "java"). */
 	bool ids_in_root;
+	/* perf: each record weighs its period (1 without one), like
+	 * stackcollapse-perf.pl; otherwise 1, a sample, as flamebpf counts. */
+	bool period;
 	/* Called every few MB read; total is 0 when the size is unknown. */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *arg;

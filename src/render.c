@@ -26,12 +26,13 @@ enum {
 	OPT_TIDS,
 	OPT_FLAMECHART,
 	OPT_TITLE,
+	OPT_PERIOD,
 };
 
 struct render_opts {
 	const char *input, *output;
 	enum out_format format;
-	bool format_set, help;
+	bool format_set, help, period;
 	struct write_opts wo;
 };
 
@@ -42,6 +43,7 @@ static const struct option long_opts[] = {
 	{ "tids", no_argument, NULL, OPT_TIDS },
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "period", no_argument, NULL, OPT_PERIOD },
 	{ "help", no_argument, NULL, 'h' },
 	{},
 };
@@ -52,8 +54,8 @@ void render__usage(FILE *f)
 	      "\n"
 	      "Reads a profile and writes it in another format. INPUT ('-' for standard\n"
 	      "input) is folded stacks, `perf script` text or a chrome trace (JSON): the\n"
-	      "format is told from the content. Folded counts are taken as samples; perf\n"
-	      "records count their period (1 without one), like stackcollapse-perf.pl.\n"
+	      "format is told from the content. Folded counts are taken as samples; a perf\n"
+	      "record counts 1, a sample, unless --period is given.\n"
 	      "\n"
 	      "  -o, --output FILE    write to FILE (default: standard output)\n"
 	      "      --format FORMAT  folded, chrome, perf, svg or pprof; otherwise from\n"
@@ -61,6 +63,9 @@ void render__usage(FILE *f)
 	      "      --pids, --tids   root frame COMM-PID or COMM-PID/TID (perf, chrome input)\n"
 	      "      --flamechart     folded lines (or the svg) in time order, not merged\n"
 	      "      --title TEXT     the svg's title\n"
+	      "      --period         perf input: weigh each record by its period (1 without\n"
+	      "                       one), like stackcollapse-perf.pl; for events sampled\n"
+	      "                       at a frequency, whose periods vary\n"
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "chrome, perf and --flamechart need times: perf script or chrome input.\n"
@@ -93,6 +98,9 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 		return 0;
 	case OPT_TITLE:
 		o->wo.title = arg;
+		return 0;
+	case OPT_PERIOD:
+		o->period = true;
 		return 0;
 	case 'h':
 		o->help = true;
@@ -174,7 +182,7 @@ static void progress(uint64_t done, uint64_t total, void *arg)
 
 static struct reader_opts reader_opts(const struct render_opts *o)
 {
-	struct reader_opts ro = { .ids_in_root = o->wo.root != ROOT_COMM };
+	struct reader_opts ro = { .ids_in_root = o->wo.root != ROOT_COMM, .period = o->period };
 	bool aggregated = o->format == FORMAT_FOLDED || o->format == FORMAT_SVG;
 
 	ro.keep_events = sink__needs_events(o->format, &o->wo);

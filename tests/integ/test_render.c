@@ -2,7 +2,8 @@
 /*
  * flamebpf render: files in tests/data read back and written out (no BPF).
  * Folded round-trips byte for byte; perf script text folds as
- * stackcollapse-perf.pl --kernel (--pid, --tid) folds it; the format is
+ * stackcollapse-perf.pl --kernel (--pid, --tid) folds it, but counting
+ * samples (--period: periods, as the script does); the format is
  * told from the content whatever the extension; bad inputs fail with the
  * file and line named, exit 1, and leave no output behind; usage errors
  * exit 2.
@@ -97,6 +98,21 @@ static void test_perf_like_stackcollapse(void **state)
 	expect_output(data("perf-nocallchain.perf"), NULL, "perf-nocallchain.folded");
 	expect_output(data("perf-real-cpuclock.perf"), NULL, "perf-real-cpuclock.folded");
 	expect_output(data("perf-real-sched.perf"), NULL, "perf-real-sched.folded");
+}
+
+/* --period: each record weighs its period, as stackcollapse-perf.pl does. */
+static void test_perf_period(void **state)
+{
+	(void)state;
+	expect_output(data("perf-modern.perf"), "--period", "perf-modern-period.folded");
+	expect_output(data("perf-nocallchain.perf"), "--period", "perf-nocallchain-period.folded");
+	expect_output(data("perf-real-cpuclock.perf"), "--period",
+		      "perf-real-cpuclock-period.folded");
+	expect_output(data("perf-real-faults.perf"), "--period", "perf-real-faults-period.folded");
+	expect_output(data("perf-real-faults.perf"), NULL, "perf-real-faults.folded");
+	/* no periods, or all of 1: the same as without it */
+	expect_output(data("perf-old.perf"), "--period", "perf-old.folded");
+	expect_output(data("perf-real-sched.perf"), "--period", "perf-real-sched.folded");
 }
 
 static void test_chrome(void **state)
@@ -250,6 +266,7 @@ static void test_help(void **state)
 	render(&r, H_ARGV("--help"));
 	h_assert_status(&r, 0);
 	assert_non_null(strstr(r.out, "usage: flamebpf render [OPTIONS] INPUT"));
+	assert_non_null(strstr(r.out, "--period"));
 	h_result_free(&r);
 }
 
@@ -304,6 +321,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_folded_round_trip, h_test_teardown),
 		cmocka_unit_test_teardown(test_perf_like_stackcollapse, h_test_teardown),
+		cmocka_unit_test_teardown(test_perf_period, h_test_teardown),
 		cmocka_unit_test_teardown(test_chrome, h_test_teardown),
 		cmocka_unit_test_teardown(test_misleading_extension, h_test_teardown),
 		cmocka_unit_test_teardown(test_stdin_stdout, h_test_teardown),

@@ -7,6 +7,10 @@
 
 static const struct reader_opts pids = { .keep_ids = true, .ids_in_root = true };
 static const struct reader_opts timeline = { .keep_ids = true, .keep_events = true };
+static const struct reader_opts period = { .period = true };
+static const struct reader_opts pids_period = { .keep_ids = true,
+						.ids_in_root = true,
+						.period = true };
 
 static void test_data_files(void **state)
 {
@@ -22,10 +26,28 @@ static void test_data_files(void **state)
 	expect_data("perf-real-faults.perf", NULL, ROOT_COMM, "perf-real-faults.folded");
 }
 
-/* One record with HEADER and one frame, its stack's owner and event. */
+/* --period: records weigh their period, as stackcollapse-perf.pl weighs them;
+ * where every period is 1, or there is none, nothing changes. */
+static void test_data_files_period(void **state)
+{
+	(void)state;
+	expect_data("perf-modern.perf", &period, ROOT_COMM, "perf-modern-period.folded");
+	expect_data("perf-nocallchain.perf", &period, ROOT_COMM, "perf-nocallchain-period.folded");
+	expect_data("perf-real-cpuclock.perf", &period, ROOT_COMM,
+		    "perf-real-cpuclock-period.folded");
+	expect_data("perf-old.perf", &period, ROOT_COMM, "perf-old.folded");
+	expect_data("perf-old.perf", &pids_period, ROOT_PID, "perf-old-pids.folded");
+	expect_data("perf-sched.perf", &period, ROOT_COMM, "perf-sched.folded");
+	expect_data("perf-real-sched.perf", &period, ROOT_COMM, "perf-real-sched.folded");
+	expect_data("perf-real-faults.perf", &period, ROOT_COMM, "perf-real-faults-period.folded");
+}
+
+/* One record with HEADER and one frame, its stack's owner and event; it
+ * weighs 1, a sample, and WEIGHT with --period. */
 static void expect_header(const char *header, const char *comm, uint32_t pid, uint32_t tid,
 			  uint32_t cpu, uint64_t ts, uint64_t weight)
 {
+	struct reader_opts o = timeline;
 	char text[512];
 	const struct profile_stack *s;
 	const struct profile_event *e;
@@ -33,6 +55,13 @@ static void expect_header(const char *header, const char *comm, uint32_t pid, ui
 
 	snprintf(text, sizeof(text), "%s\n\t  4005d6 main+0x16 (/usr/bin/app)\n\n", header);
 	load(&l, text, &timeline);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(profile__nr_stacks(l.p), 1);
+	assert_int_equal(profile__stack(l.p, 0)->count, 1);
+	assert_int_equal(profile__stack(l.p, 0)->weight, 1);
+	loaded_free(&l);
+	o.period = true;
+	load(&l, text, &o);
 	assert_int_equal(l.ret, 0);
 	assert_int_equal(l.format, IN_PERF);
 	assert_int_equal(profile__nr_stacks(l.p), 1);
@@ -71,7 +100,7 @@ static void test_headers(void **state)
 	expect_header("sleep  5001/5001  [001] 9600.123456789:          1 sched:sched_switch: "
 		      "prev_comm=sleep prev_pid=5001 ==> next_comm=swapper/1 next_pid=0",
 		      "sleep", 5001, 5001, 1, 9600123456789ULL, 1);
-	/* a period of 0 counts 1, as in stackcollapse-perf.pl */
+	/* a period of 0 counts 1 with --period, as in stackcollapse-perf.pl */
 	expect_header("x 7 1.000001: 0 cycles:", "x", 7, 7, 0, 1000001000ULL, 1);
 	/* digits in the COMM, a slash, a colon */
 	expect_header("kworker/1:2-eve   812/812   [001] 9600.2:          1 cycles:",
@@ -108,10 +137,21 @@ static void test_frame_names(void **state)
 		     "a;tcp_sendmsg_[k]");
 	expect_frame("a", "\t 7d8 ipv4_conntrack_local+0x7f8f80b8 ([nf_conntrack_ipv4])",
 		     "a;ipv4_conntrack_local_[k]");
+	expect_frame("a", "\t ffffffffc0a1b2c3 nft_do_chain+0x1a ([nf_tables])",
+		     "a;nft_do_chain_[k]");
+	expect_frame("a", "\tffffffff81000130 do_idle+0x10 ([kernel.vmlinux])", "a;do_idle_[k]");
+	/* the pages the kernel maps into a process run user code: unlike
+	 * stackcollapse-perf.pl, no _[k] (flamebpf names vdso frames as user's) */
 	expect_frame("a", "\t 7ffd6c1f0a2d __vdso_clock_gettime+0x4d ([vdso])",
-		     "a;__vdso_clock_gettime_[k]");
+		     "a;__vdso_clock_gettime");
+	expect_frame("a", "\t 7ffd6c1f0a2d [unknown] ([vdso])", "a;[[vdso]]");
+	expect_frame("a", "\t 7ffd6c1f0a2d [vdso]+0xa2d ([vdso])", "a;[vdso]"); /* flamebpf's */
+	expect_frame("a", "\t ffffffffff600000 [unknown] ([vsyscall])", "a;[[vsyscall]]");
+	expect_frame("a", "\t 7fffffffe000 [unknown] ([uprobes])", "a;[[uprobes]]");
 	expect_frame("a", "\t 7f00 [unknown] (/usr/lib/libc.so.6)", "a;[libc.so.6]");
+	/* an empty DSO, which flamebpf's perf output prints as [unknown] */
 	expect_frame("a", "\t 7f00 [unknown] ([unknown])", "a;[unknown]");
+	expect_frame("a", "\t    7f00 [unknown] ([unknown])", "a;[unknown]");
 	expect_frame("a", "\tffffffffc0a1b2c3 [unknown] ([kernel.kallsyms])",
 		     "a;[[kernel.kallsyms]]_[k]");
 	expect_frame("a", "\t 7f00 [unknown] (/tmp/perf-123.map)", "a;[perf-123.map]");
@@ -144,6 +184,38 @@ static void test_frame_names(void **state)
 		     "a;[memfd:sealed-9117]");
 	expect_frame("a", "\t c584f f(int) (/opt/x (y)/lib.so)", "a;f");
 	expect_frame("a", "\t c584f [unknown] (/opt/x (y)/lib.so)", "a;[lib.so]");
+}
+
+/* The kind and module of frames in the kernel and in the pages it maps. */
+static void test_frame_kinds(void **state)
+{
+	static const struct {
+		const char *line, *module;
+		enum frame_kind kind;
+	} cases[] = {
+		{ "\t 7ffd6c1f0a2d __vdso_clock_gettime+0x4d ([vdso])", "[vdso]", FRAME_USER },
+		{ "\t ffffffffff600000 [unknown] ([vsyscall])", "[vsyscall]", FRAME_USER },
+		{ "\t 7fffffffe000 [unknown] ([uprobes])", "[uprobes]", FRAME_USER },
+		{ "\t    7f00 [unknown] ([unknown])", "", FRAME_USER },
+		{ "\tffffffff81000130 do_idle+0x10 ([kernel.kallsyms])", "[kernel]", FRAME_KERNEL },
+		{ "\t ffffffffc0a1b2c3 nft_do_chain+0x1a ([nf_tables])", "[kernel]", FRAME_KERNEL },
+		{ "\t 8c3453 tcp_sendmsg (/lib/modules/4.3.0/build/vmlinux)", "[kernel]",
+		  FRAME_KERNEL },
+	};
+	char text[256];
+	const struct frame *f;
+	struct loaded l;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(text, sizeof(text), "a 1 1.0: cycles:\n%s\n\n", cases[i].line);
+		load(&l, text, NULL);
+		assert_int_equal(l.ret, 0);
+		f = profile__frame(l.p, profile__stack(l.p, 0)->frames[0]);
+		assert_string_equal(f->module, cases[i].module);
+		assert_int_equal(f->kind, cases[i].kind);
+		loaded_free(&l);
+	}
 }
 
 /* The same line names frames once, but Java names depend on the root. */
@@ -245,7 +317,7 @@ static void test_meta(void **state)
 	m = profile__meta(l.p);
 	assert_string_equal(m->kernel, "4.13.0-rc1");
 	assert_int_equal(m->ncpus, 8);
-	assert_int_equal(m->freq, 0); /* weights are periods, not samples at 99 Hz */
+	assert_int_equal(m->freq, 0); /* perf script does not print the rate */
 	assert_string_equal(m->event, "cycles");
 	assert_non_null(strstr(m->cmdline, "perf record -e cycles"));
 	assert_true(m->secs > 0.0101 && m->secs < 0.0102);
@@ -261,7 +333,9 @@ static void test_layouts(void **state)
 	(void)state;
 	/* records without frames count for their root alone */
 	expect_folded("a 1 1.0: 5 cycles:\n\na 1 1.1: 5 cycles:\n\t 1 f (/a)\n\n", NULL, ROOT_COMM,
-		      "a 5\na;f 5\n");
+		      "a 1\na;f 1\n");
+	expect_folded("a 1 1.0: 5 cycles:\n\na 1 1.1: 5 cycles:\n\t 1 f (/a)\n\n", &period,
+		      ROOT_COMM, "a 5\na;f 5\n");
 	/* several empty lines, a header comment block, CRLF */
 	expect_folded("# hello\n#\n\n\na 1 1.0: cycles:\r\n\t 1 f (/a)\r\n\r\n\n\n", NULL,
 		      ROOT_COMM, "a;f 1\n");
@@ -308,11 +382,32 @@ static void test_errors(void **state)
 	expect_error("# ========\n# hostname : x\n# ========\n", NULL, -ENODATA, "no stacks");
 }
 
+/* Samples of varying periods: each counts 1, or its period with --period. */
+static void test_period(void **state)
+{
+	static const char text[] = "a 1 1.0: 100 cycles:\n\t 1 f (/a)\n\n"
+				   "a 1 1.1: 300 cycles:\n\t 1 f (/a)\n\n"
+				   "a 1 1.2: cycles:\n\t 1 g (/a)\n\n"
+				   "a 1 1.3: 0 cycles:\n\t 1 g (/a)\n\n";
+	struct loaded l;
+
+	(void)state;
+	expect_folded(text, NULL, ROOT_COMM, "a;f 2\na;g 2\n");
+	expect_folded(text, &period, ROOT_COMM, "a;f 400\na;g 2\n");
+	/* the stack's count is the number of samples either way */
+	load(&l, text, &period);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(profile__stack(l.p, 0)->count, 2);
+	assert_int_equal(profile__stack(l.p, 0)->weight, 400);
+	assert_int_equal(profile__total_weight(l.p), 402);
+	loaded_free(&l);
+}
+
 /* A long input is read line by line: memory follows the unique stacks. */
 static void test_large(void **state)
 {
 	char path[] = "/tmp/flamebpf-in.XXXXXX";
-	struct reader_opts o = { 0 };
+	struct reader_opts o = { .period = true };
 	struct profile *p = NULL;
 	struct reader_stats st;
 	char err[READER_ERR_LEN];
@@ -342,15 +437,18 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_data_files),
+		cmocka_unit_test(test_data_files_period),
 		cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_thread_comm_kept),
 		cmocka_unit_test(test_frame_names),
+		cmocka_unit_test(test_frame_kinds),
 		cmocka_unit_test(test_same_line_other_root),
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_events),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_layouts),
+		cmocka_unit_test(test_period),
 		cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_large),
 	};
