@@ -20,6 +20,7 @@ const volatile bool filter_pids = false;
 volatile bool stopping = false;
 const volatile bool want_calls = false;
 const volatile bool want_stacks = false;
+const volatile bool notify_forks = false;
 
 struct frame {
 	__u32 func;
@@ -379,8 +380,21 @@ int on_ret_insn(struct pt_regs *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	if (!follow_fork(parent, child))
+	struct trace_fork_event ev = {
+		.type = EV_FORK,
+		.pid = BPF_CORE_READ(child, tgid),
+		.ts = bpf_ktime_get_ns(),
+	};
+
+	if (!follow_fork(parent, child)) {
 		count(TCNT_PIDS_FULL);
+		return 0;
+	}
+	if (!notify_forks || ev.pid == BPF_CORE_READ(parent, tgid) ||
+	    !bpf_map_lookup_elem(&pids, &ev.pid))
+		return 0;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count(TCNT_FORKS_LOST);
 	return 0;
 }
 

@@ -21,6 +21,7 @@ enum trace_counter {
 	TCNT_SEEN_FULL,	      /* the seen-processes map was full (named on demand) */
 	TCNT_USTACK_ERR,      /* the user stack under a call could not be read */
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
+	TCNT_FORKS_LOST,      /* ring buffer full: a child not traced in libraries */
 	TCNT_NR,
 };
 
@@ -56,6 +57,17 @@ struct trace_call_event {
  * from (sent with the path). */
 #define EV_USTACK    18
 #define EV_PATH_ROOT 19
+
+/* A traced process forked (COMMAND mode, when probes in shared libraries
+ * are limited to single processes): user space attaches them for the child
+ * too. Sent with a wakeup, so that the child is traced soon. */
+#define EV_FORK 20
+
+struct trace_fork_event {
+	__u32 type;
+	__u32 pid;
+	__u64 ts; /* CLOCK_MONOTONIC ns */
+};
 
 struct trace_path_root {
 	__u32 type;

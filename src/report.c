@@ -91,6 +91,7 @@ void report__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
 	add_loss(b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
 	add_loss(b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
+	add_loss(b, c[TCNT_FORKS_LOST], "child processes untraced in libraries (ring buffer full)");
 	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, st->calls_over, "timeline records (over the limit kept in memory)");
@@ -124,6 +125,21 @@ static void report_left_out(const struct trace_attach_stats *at)
 	strbuf__free(&b);
 }
 
+static void report_children(const struct trace_attach_stats *at)
+{
+	if (at->children)
+		p_err("%zu child processes traced in the command's libraries too, each from at "
+		      "most %.1f ms after it forked (calls before that are not seen)",
+		      at->children, at->children_attach_ms);
+	if (at->children_over)
+		p_err("%zu child processes traced in the command's program only: over the limit of "
+		      "%d traced in its libraries",
+		      at->children_over, TRACE_MAX_CHILDREN);
+	if (at->children_err)
+		p_err("could not trace some child processes in the command's libraries: %s",
+		      strerror(-at->children_err));
+}
+
 void report__trace_summary(const struct profile *p, const struct tracer_stats *st,
 			   const struct trace_attach_stats *at, double secs, bool verbose)
 {
@@ -143,6 +159,7 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 		      "kernel emulates: a few us a call instead of under 1 us)",
 		      at->entries_stepped, at->attached);
 	report_left_out(at);
+	report_children(at);
 	if (st->counter[TCNT_UNMATCHED])
 		p_err("%" PRIu64 " returns of calls that began before the probes were in place "
 		      "(ignored)",

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "funcs.h"
@@ -19,6 +20,12 @@
 
 #define SKIPPED_SHOWN (sizeof(((struct trace_attach_stats *)0)->refused_names) / sizeof(char *))
 
+struct probe_plan {
+	uint64_t *offsets, *ids, *site_offsets, *site_ids;
+	bool *uret, *bad;
+	size_t n, nsites, sites_cap;
+};
+
 struct trace_source {
 	struct tracer *t;
 	const struct options *o;
@@ -27,6 +34,13 @@ struct trace_source {
 	struct trace_func *names; /* by function id (index in funcs) */
 	struct trace_attach_stats at;
 	struct target_binary exe; /* the target's program (dev, ino only) */
+	/* COMMAND mode: the probes of its libraries, kept to attach them for
+	 * each child it forks (they are limited to single processes) */
+	struct lib_probes {
+		const char *path;
+		struct probe_plan pl;
+	} * libs;
+	size_t nlibs;
 };
 
 /* The binaries a -f without BINARY searches: the target's. */
@@ -238,11 +252,6 @@ int source_trace__list(const struct options *o)
 }
 
 /* The probes for the functions of binary b (funcs are sorted by binary). */
-struct probe_plan {
-	uint64_t *offsets, *ids, *site_offsets, *site_ids;
-	bool *uret, *bad;
-	size_t n, nsites, sites_cap;
-};
 
 static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uint64_t id)
 {
@@ -362,6 +371,71 @@ static void note_skipped(struct trace_source *ts, const struct probe_plan *pl)
 	}
 }
 
+static int attach_plan(struct trace_source *ts, const char *path, struct probe_plan *pl, pid_t pid,
+		       size_t *bad_sites)
+{
+	struct trace_target tg = { path,     pl->n,	 pl->offsets,	   pl->ids,
+				   pl->uret, pl->nsites, pl->site_offsets, pl->site_ids };
+
+	return tracer__attach(ts->t, &tg, pid, pl->bad, bad_sites);
+}
+
+/* Takes over the plan (*pl is left empty) to attach it for children later. */
+static int keep_lib(struct trace_source *ts, const char *path, struct probe_plan *pl)
+{
+	struct lib_probes *v = realloc(ts->libs, (ts->nlibs + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	ts->libs = v;
+	ts->libs[ts->nlibs++] = (struct lib_probes){ path, *pl };
+	memset(pl, 0, sizeof(*pl));
+	return 0;
+}
+
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+/* A child of the command: its libraries' probes, for it alone. One that
+ * exited already (ESRCH) needs none. */
+static void trace_child(struct trace_source *ts, const struct trace_fork_event *ev)
+{
+	double ms;
+	size_t bad_sites = 0;
+	int err = 0;
+
+	if (ts->at.children == TRACE_MAX_CHILDREN) {
+		ts->at.children_over++;
+		return;
+	}
+	for (size_t i = 0; i < ts->nlibs && !err; i++)
+		err = attach_plan(ts, ts->libs[i].path, &ts->libs[i].pl, ev->pid, &bad_sites);
+	if (err == -ESRCH)
+		return;
+	if (err && !ts->at.children_err)
+		ts->at.children_err = err;
+	if (err)
+		return;
+	ts->at.children++;
+	ms = (now_ns() - (double)ev->ts) / 1e6;
+	if (ms > ts->at.children_attach_ms)
+		ts->at.children_attach_ms = ms;
+}
+
+static void trace_children(struct trace_source *ts)
+{
+	const struct trace_fork_event *ev;
+	size_t n = tracer__forks(ts->t, &ev);
+
+	for (size_t i = 0; i < n; i++)
+		trace_child(ts, &ev[i]);
+}
+
 static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, size_t first,
 			 size_t last, pid_t pid)
 {
@@ -378,10 +452,7 @@ static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, 
 	err = plan_binary(ts, d, fd, first, last, &pl);
 	close(fd);
 	if (!err) {
-		struct trace_target tg = { path,    pl.n,      pl.offsets,	pl.ids,
-					   pl.uret, pl.nsites, pl.site_offsets, pl.site_ids };
-
-		err = tracer__attach(ts->t, &tg, pid, pl.bad, &bad_sites);
+		err = attach_plan(ts, path, &pl, pid, &bad_sites);
 		if (err)
 			p_err("cannot attach uprobes to '%s': %s%s", path, strerror(-err),
 			      source__bpf_hint(err, ts->verbosity));
@@ -390,6 +461,8 @@ static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, 
 		note_skipped(ts, &pl);
 	ts->at.bad_sites += bad_sites;
 	ts->at.binaries++;
+	if (!err && ts->o->command && pid)
+		err = keep_lib(ts, path, &pl);
 	plan_free(&pl);
 	return err;
 }
@@ -463,7 +536,12 @@ static int start(void *impl)
 
 static int poll_events(void *impl, int timeout_ms)
 {
-	return tracer__poll(((struct trace_source *)impl)->t, timeout_ms);
+	struct trace_source *ts = impl;
+	int err = tracer__poll(ts->t, timeout_ms);
+
+	if (!err)
+		trace_children(ts);
+	return err;
 }
 
 static uint64_t progress(void *impl)
@@ -508,6 +586,9 @@ static void source_free(void *impl)
 	if (!ts)
 		return;
 	tracer__free(ts->t);
+	for (size_t i = 0; i < ts->nlibs; i++)
+		plan_free(&ts->libs[i].pl);
+	free(ts->libs);
 	funcs__free(&ts->funcs);
 	free(ts->names);
 	free(ts);
@@ -533,6 +614,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 		.follow_children = ts->o->command != NULL,
 		.want_calls = ts->o->timeline,
 		.want_stacks = ts->o->full_stack,
+		.notify_forks = ts->o->command != NULL,
 		.duration = ts->o->duration,
 	};
 	char missing[64];

@@ -39,6 +39,8 @@ struct tracer {
 	struct trace_call_record *records; /* calls for timelines, when wanted */
 	size_t nrecords, records_cap;
 	uint64_t records_over;
+	struct trace_fork_event *forks; /* not yet handed out by tracer__forks() */
+	size_t nforks, forks_cap;
 	int event_err;
 };
 
@@ -53,6 +55,7 @@ static int load(struct tracer *t)
 	skel->rodata->want_calls = t->opts.want_calls;
 	bpf_program__set_autoload(skel->progs.on_fork, t->opts.follow_children);
 	skel->rodata->want_stacks = t->opts.want_stacks;
+	skel->rodata->notify_forks = t->opts.notify_forks;
 	if (t->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.on_entry,
 						      UPROBE_MULTI_ATTACH_TYPE);
@@ -115,6 +118,30 @@ static int keep_record(struct tracer *t, const struct trace_call_record *r)
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
+static int keep_fork(struct tracer *t, const struct trace_fork_event *ev)
+{
+	if (t->nforks == t->forks_cap) {
+		size_t cap = t->forks_cap ? t->forks_cap * 2 : 16;
+		struct trace_fork_event *v = realloc(t->forks, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		t->forks = v;
+		t->forks_cap = cap;
+	}
+	t->forks[t->nforks++] = *ev;
+	return 0;
+}
+
+size_t tracer__forks(struct tracer *t, const struct trace_fork_event **ev)
+{
+	size_t n = t->nforks;
+
+	*ev = t->forks;
+	t->nforks = 0;
+	return n;
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
@@ -136,6 +163,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = spill(t, data);
 	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
 		err = keep_record(t, data);
+	else if (*type == EV_FORK && size >= sizeof(struct trace_fork_event))
+		err = keep_fork(t, data);
 	if (err && !t->event_err)
 		t->event_err = err;
 	return err;
@@ -589,6 +618,7 @@ void tracer__free(struct tracer *t)
 	procs__free(t->procs);
 	free(t->spilled);
 	free(t->records);
+	free(t->forks);
 	free(t->links);
 	free(t);
 }

@@ -41,6 +41,7 @@ struct tracer_opts {
 	bool follow_children; /* add the children of filtered processes (COMMAND) */
 	bool want_calls;      /* keep each call for timelines (profile events) */
 	bool want_stacks;     /* --full-stack: calls under their real user stack */
+	bool notify_forks;    /* collect the children of traced processes (tracer__forks) */
 	size_t max_calls;     /* at most this many (0: a default) */
 	double duration;      /* expected seconds (0: unknown), for sizing maps */
 };
@@ -56,6 +57,10 @@ struct tracer_stats {
 };
 
 /* What attaching did, for the summary. */
+/* Children of a COMMAND get links of their own in its libraries, up to this
+ * many: each costs an attach (tens of ms for all of libc). */
+#define TRACE_MAX_CHILDREN 64
+
 struct trace_attach_stats {
 	size_t binaries;
 	size_t attached;	/* functions traced */
@@ -68,6 +73,12 @@ struct trace_attach_stats {
 	size_t refused;		/* left out: the kernel cannot probe them */
 	const char *refused_names[5];
 	size_t bad_sites; /* return sites the kernel refused */
+	/* COMMAND mode: children of the command, traced in its libraries by
+	 * links of their own attached when they fork */
+	size_t children;	   /* so traced */
+	size_t children_over;	   /* not: over the limit of children so traced */
+	int children_err;	   /* the first error attaching for one, or 0 */
+	double children_attach_ms; /* the longest from fork event to probes live */
 };
 
 struct tracer;
@@ -84,6 +95,11 @@ int tracer__add_pid(struct tracer *t, pid_t pid);
  * counted in *bad_sites. Returns 0 or -errno. */
 int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad,
 		   size_t *bad_sites);
+
+/* The processes forked by traced ones since the last call (notify_forks),
+ * in *ev (owned by the tracer, valid until the next poll); returns how
+ * many. */
+size_t tracer__forks(struct tracer *t, const struct trace_fork_event **ev);
 
 /* Drains the ring buffer for up to timeout_ms. Returns 0 or -errno. */
 int tracer__poll(struct tracer *t, int timeout_ms);

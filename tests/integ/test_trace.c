@@ -168,17 +168,23 @@ static void test_exact_count_own_function(void **state)
 	h_result_free(&r);
 }
 
-/* The calls of libc's malloc a run of `tracee count N` makes. */
-static unsigned long long malloc_calls(const char *n)
+/* The calls of libc's malloc a run of `tracee MODE [ARG] N` makes. */
+static unsigned long long malloc_calls_of(const char *mode, const char *arg, const char *n)
 {
 	const char *out = h_path("malloc.folded");
 	struct h_result r;
 	unsigned long long calls;
 
-	assert_int_equal(h_run(&r, 60,
-			       H_ARGV(h_flamebpf(), "-f", "libc:^malloc$", "-o", out, "--",
-				      h_workload("tracee"), "count", n)),
-			 0);
+	if (arg)
+		assert_int_equal(h_run(&r, 60,
+				       H_ARGV(h_flamebpf(), "-f", "libc:^malloc$", "-o", out, "--",
+					      h_workload("tracee"), mode, arg, n)),
+				 0);
+	else
+		assert_int_equal(h_run(&r, 60,
+				       H_ARGV(h_flamebpf(), "-f", "libc:^malloc$", "-o", out, "--",
+					      h_workload("tracee"), mode, n)),
+				 0);
 	/* no call at all is a run that captured nothing: 1 */
 	if (r.status != 0 && r.status != 1) {
 		h_dump(&r, "flamebpf");
@@ -189,8 +195,33 @@ static unsigned long long malloc_calls(const char *n)
 		h_dump(&r, "flamebpf");
 		fail_msg("exit status 1 with %llu calls", calls);
 	}
+	if (arg && !strstr(r.err, "1 child processes traced in the command's libraries")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say the child was traced in libc");
+	}
 	h_result_free(&r);
 	return calls;
+}
+
+static unsigned long long malloc_calls(const char *n)
+{
+	return malloc_calls_of("count", NULL, n);
+}
+
+/* A child of the command calls malloc N times (after 200 ms, by when its
+ * probes in libc are live): exactly N more calls. */
+static void test_exact_count_child_libc(void **state)
+{
+	unsigned long long base, calls;
+
+	(void)state;
+	require_bpf();
+	base = malloc_calls_of("forkcount", "200", "0");
+	calls = malloc_calls_of("forkcount", "200", "10000");
+	print_message("malloc calls: %llu without the child's loop, %llu with 10000 in it\n", base,
+		      calls);
+	if (calls != base + 10000)
+		fail_msg("%llu calls of malloc, expected exactly %llu", calls, base + 10000);
 }
 
 /* libc's malloc called N more times in the loop: exactly N more calls. */
@@ -569,6 +600,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_command_sees_main, h_test_teardown),
 		cmocka_unit_test_teardown(test_exact_count_own_function, h_test_teardown),
 		cmocka_unit_test_teardown(test_exact_count_libc_malloc, h_test_teardown),
+		cmocka_unit_test_teardown(test_exact_count_child_libc, h_test_teardown),
 		cmocka_unit_test_teardown(test_exact_count_threads, h_test_teardown),
 		cmocka_unit_test_teardown(test_recursion, h_test_teardown),
 		cmocka_unit_test_teardown(test_deeper_than_uretprobes, h_test_teardown),

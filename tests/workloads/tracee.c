@@ -22,6 +22,8 @@
  *                                after_leaf() R times
  *   tracee fork X Y K            a child process runs nest X Y K; the parent
  *                                waits for it
+ *   tracee forkcount MS N        a child process waits MS ms, then runs
+ *                                count N; the parent waits for it
  *   tracee deep D R              R times: deep() recurses D levels deep; then
  *                                main calls inner(0.1 ms) R times
  *   tracee exit                  leave_early() calls inner(1 ms) and then
@@ -204,6 +206,24 @@ static int run_fork(double x, double y, long k)
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 }
 
+static int run_forkcount(double ms, long n)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms * 1e6) % 1000000000L };
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		nanosleep(&ts, NULL);
+		run_count(n);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return 1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
+}
+
 NOINLINE void deep(long n)
 {
 	sink++;
@@ -286,12 +306,16 @@ int main(int argc, char **argv)
 		return run_jump((long)v[0]), 0;
 	if (!strcmp(mode, "fork") && nums(argc, argv, 3, 3, v))
 		return run_fork(v[0], v[1], (long)v[2]);
+	if (!strcmp(mode, "forkcount") && nums(argc, argv, 2, 2, v))
+		return run_forkcount(v[0], (long)v[1]);
 	if (!strcmp(mode, "deep") && nums(argc, argv, 2, 2, v))
 		return run_deep((long)v[0], (long)v[1]), 0;
 	if (!strcmp(mode, "exit") && argc == 2)
 		return run_exit();
-	fprintf(stderr, "usage: tracee nest X_MS Y_MS K | loop SECONDS [X_MS Y_MS] | count N |\n"
-			"       threads T M | fib N | jump R | fork X_MS Y_MS K | deep D R |\n"
-			"       exit\n");
+	fprintf(stderr,
+		"usage: tracee nest X_MS Y_MS K | loop SECONDS [X_MS Y_MS] | count N |\n"
+		"       threads T M | fib N | jump R | fork X_MS Y_MS K | forkcount MS N |\n"
+		"       deep D R |\n"
+		"       exit\n");
 	return 2;
 }
