@@ -15,50 +15,57 @@ uint64_t hash_mix(uint64_t x)
 	return x;
 }
 
+static uint64_t load64(const unsigned char *b)
+{
+	uint64_t v;
+
+	memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+/* Eight bytes a step (symbol names and stacks are hashed by the million in
+ * a large render); the tail is packed into one last word with its length. */
 uint64_t hash_bytes(const void *p, size_t n, uint64_t seed)
 {
 	const unsigned char *b = p;
-	uint64_t h = 0xcbf29ce484222325ULL ^ seed;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ seed ^ (n * 0xff51afd7ed558ccdULL), tail = 0;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= b[i];
-		h *= 0x100000001b3ULL;
+	for (; i + 8 <= n; i += 8) {
+		h ^= load64(b + i) * 0x87c37b91114253d5ULL;
+		h = ((h << 31) | (h >> 33)) * 0x4cf5ad432745937fULL;
 	}
+	for (size_t k = 0; i + k < n; k++)
+		tail |= (uint64_t)b[i + k] << (8 * k);
+	h ^= tail * 0x87c37b91114253d5ULL;
 	return hash_mix(h);
 }
 
+/* Key 0 lives beside the table, so that 0 can mark an empty slot: one
+ * cache line per probe holds both key and value. */
 static size_t slot_of(const struct hashmap *m, uint64_t key)
 {
 	size_t i = hash_mix(key) & (m->cap - 1);
 
-	while (m->used[i] && m->keys[i] != key)
+	while (m->slots[i].key && m->slots[i].key != key)
 		i = (i + 1) & (m->cap - 1);
 	return i;
 }
 
 static int grow(struct hashmap *m)
 {
-	struct hashmap bigger = { .cap = m->cap ? m->cap * 2 : 64 };
+	size_t cap = m->cap ? m->cap * 2 : 64;
+	struct hashmap_slot *old = m->slots, *slots = calloc(cap, sizeof(*slots));
+	size_t old_cap = m->cap;
 
-	bigger.keys = malloc(bigger.cap * sizeof(*bigger.keys));
-	bigger.vals = malloc(bigger.cap * sizeof(*bigger.vals));
-	bigger.used = calloc(bigger.cap, 1);
-	if (!bigger.keys || !bigger.vals || !bigger.used) {
-		hashmap__free(&bigger);
+	if (!slots)
 		return -ENOMEM;
-	}
-	for (size_t i = 0; i < m->cap; i++) {
-		if (!m->used[i])
-			continue;
-		size_t j = slot_of(&bigger, m->keys[i]);
-
-		bigger.used[j] = 1;
-		bigger.keys[j] = m->keys[i];
-		bigger.vals[j] = m->vals[i];
-	}
-	bigger.n = m->n;
-	hashmap__free(m);
-	*m = bigger;
+	m->slots = slots;
+	m->cap = cap;
+	for (size_t i = 0; i < old_cap; i++)
+		if (old[i].key)
+			m->slots[slot_of(m, old[i].key)] = old[i];
+	free(old);
 	return 0;
 }
 
@@ -66,16 +73,21 @@ int hashmap__set(struct hashmap *m, uint64_t key, uint64_t val)
 {
 	size_t i;
 
+	if (!key) {
+		m->n += !m->has_zero;
+		m->has_zero = true;
+		m->zero_val = val;
+		return 0;
+	}
 	/* keep the load factor under 1/2 */
 	if ((m->n + 1) * 2 > m->cap && grow(m))
 		return -ENOMEM;
 	i = slot_of(m, key);
-	if (!m->used[i]) {
-		m->used[i] = 1;
-		m->keys[i] = key;
+	if (!m->slots[i].key) {
+		m->slots[i].key = key;
 		m->n++;
 	}
-	m->vals[i] = val;
+	m->slots[i].val = val;
 	return 0;
 }
 
@@ -83,19 +95,22 @@ bool hashmap__get(const struct hashmap *m, uint64_t key, uint64_t *val)
 {
 	size_t i;
 
+	if (!key) {
+		if (m->has_zero)
+			*val = m->zero_val;
+		return m->has_zero;
+	}
 	if (!m->cap)
 		return false;
 	i = slot_of(m, key);
-	if (!m->used[i])
+	if (!m->slots[i].key)
 		return false;
-	*val = m->vals[i];
+	*val = m->slots[i].val;
 	return true;
 }
 
 void hashmap__free(struct hashmap *m)
 {
-	free(m->keys);
-	free(m->vals);
-	free(m->used);
+	free(m->slots);
 	memset(m, 0, sizeof(*m));
 }

@@ -6,12 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct hashmap_slot {
+	uint64_t key; /* 0: empty (key 0 itself is kept in the map) */
+	uint64_t val;
+};
+
 struct hashmap {
-	uint64_t *keys;
-	uint64_t *vals;
-	uint8_t *used;
+	struct hashmap_slot *slots;
 	size_t cap; /* a power of two, or 0 */
-	size_t n;
+	size_t n;   /* keys, key 0 included */
+	bool has_zero;
+	uint64_t zero_val;
 };
 
 /* Returns 0 or -ENOMEM. Replaces the value of an existing key. */

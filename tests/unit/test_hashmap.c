@@ -43,7 +43,7 @@ static void test_empty(void **state)
 	assert_int_equal(m.n, 0);
 	hashmap__free(&m);
 	hashmap__free(&m); /* freeing twice is harmless: free() zeroes the map */
-	assert_null(m.keys);
+	assert_null(m.slots);
 	assert_int_equal(m.cap, 0);
 }
 
@@ -170,15 +170,56 @@ static void test_hash_functions(void **state)
 	assert_true(hash_mix(1) != 1);
 }
 
+/* 0 is a key like any other, though it marks empty slots inside. */
+static void test_zero_key(void **state)
+{
+	struct hashmap m = {};
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(hashmap__set(&m, 0, 7), 0);
+	assert_true(hashmap__get(&m, 0, &v));
+	assert_int_equal(v, 7);
+	assert_int_equal(m.n, 1);
+	assert_int_equal(hashmap__set(&m, 0, 8), 0);
+	assert_int_equal(m.n, 1);
+	for (uint64_t k = 1; k <= 1000; k++)
+		assert_int_equal(hashmap__set(&m, k, k * 3), 0);
+	assert_true(hashmap__get(&m, 0, &v));
+	assert_int_equal(v, 8);
+	assert_int_equal(m.n, 1001);
+	hashmap__free(&m);
+}
+
+/* Every byte counts, the tail's too, and the length. */
+static void test_hash_bytes(void **state)
+{
+	const char s[] = "abcdefghijklmnopqrstuvwxyz";
+
+	(void)state;
+	for (size_t n = 0; n < sizeof(s) - 1; n++) {
+		char c[sizeof(s)];
+
+		assert_true(hash_bytes(s, n, 0) != hash_bytes(s, n + 1, 0));
+		assert_true(hash_bytes(s, n, 0) != hash_bytes(s, n, 1));
+		memcpy(c, s, sizeof(s));
+		for (size_t i = 0; i < n; i++) {
+			c[i] ^= 1;
+			assert_true(hash_bytes(c, n, 0) != hash_bytes(s, n, 0));
+			c[i] ^= 1;
+		}
+		assert_true(hash_bytes(c, n, 0) == hash_bytes(s, n, 0));
+	}
+	assert_true(hash_bytes("\0", 1, 0) != hash_bytes("", 0, 0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_set_get_overwrite),
-		cmocka_unit_test(test_extreme_keys),
-		cmocka_unit_test(test_strided_keys),
-		cmocka_unit_test(test_growth),
-		cmocka_unit_test(test_hash_functions),
+		cmocka_unit_test(test_zero_key),     cmocka_unit_test(test_hash_bytes),
+		cmocka_unit_test(test_empty),	     cmocka_unit_test(test_set_get_overwrite),
+		cmocka_unit_test(test_extreme_keys), cmocka_unit_test(test_strided_keys),
+		cmocka_unit_test(test_growth),	     cmocka_unit_test(test_hash_functions),
 	};
 
 	return cmocka_run_group_tests_name("hashmap", tests, NULL, NULL);
