@@ -250,17 +250,25 @@ static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __
 	bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
 }
 
+/* A thread's shadow stack; only threads of traced processes get one, so a
+ * thread that has one passed the pid filter already (it is looked up on
+ * the first call only: a hash lookup less on every entry and return). */
 static __always_inline struct shadow *shadow_of(__u64 id, bool create)
 {
 	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct shadow *sh = bpf_task_storage_get(&shadows, task, NULL, 0);
 	__u32 pid = id >> 32;
 
+	if (sh || !create)
+		return sh;
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid)) {
 		count(TCNT_FILTERED);
 		return NULL;
 	}
-	return bpf_task_storage_get(&shadows, task, NULL,
-				    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	sh = bpf_task_storage_get(&shadows, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!sh)
+		count(TCNT_NO_STORAGE);
+	return sh;
 }
 
 static long vma_is_anon(struct task_struct *task, struct vm_area_struct *vma, void *data)
@@ -288,10 +296,8 @@ static __always_inline int enter(struct pt_regs *ctx)
 
 	if (stopping)
 		return 1;
-	if (!sh) {
-		count(filter_pids ? TCNT_FILTERED : TCNT_NO_STORAGE);
+	if (!sh)
 		return 1;
-	}
 	/* a slot above a deeper frame's means that frame is gone */
 	unwind_to(sh, sp, now, id);
 	d = sh->depth;
