@@ -35,10 +35,14 @@ struct frame {
 
 #define SHADOW_SLOTS 128 /* > TRACE_MAX_DEPTH, a power of two for masking */
 
+/* How often an outermost call reads the names again (a rename shows in the
+ * paths made after it): reading them costs more than the rest of an entry. */
+#define COMM_EVERY 64
+
 struct shadow {
 	__u32 depth;
-	__u32 pad;
-	char comm[SAMPLE_COMM_LEN]; /* read at each outermost call, not per return */
+	__u32 outermost; /* outermost calls so far */
+	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
 	struct frame f[SHADOW_SLOTS];
@@ -318,14 +322,14 @@ static __always_inline int enter(struct pt_regs *ctx)
 	FR(sh, d).start = now;
 	FR(sh, d).child_ns = 0;
 	FR(sh, d).sp = sp;
-	if (!d) {
+	if (!d && !(sh->outermost++ % COMM_EVERY)) {
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
 		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
 		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
-		if (want_stacks)
-			note_process(id >> 32, TCNT_SEEN_FULL, TCNT_PATHS_DROPPED);
 	}
+	if (!d && want_stacks)
+		note_process(id >> 32, TCNT_SEEN_FULL, TCNT_PATHS_DROPPED);
 	/* under --full-stack a path also grows from its user stack */
 	FR(sh, d).ustack = d		 ? FR(sh, d - 1).ustack
 			   : want_stacks ? take_stack(ctx, BPF_F_USER_STACK, EV_USTACK,
