@@ -15,6 +15,7 @@
 
 #include <json-c/json.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "in.h"
 
@@ -178,15 +179,8 @@ static int thread_of(struct chrome *ch, uint32_t pid, uint32_t tid, struct threa
 
 static int push_call(struct chrome *ch, const struct call *call)
 {
-	if (ch->ncalls == ch->cap) {
-		size_t cap = ch->cap ? ch->cap * 2 : 1024;
-		struct call *grown = realloc(ch->calls, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		ch->calls = grown;
-		ch->cap = cap;
-	}
+	if (array__reserve((void **)&ch->calls, &ch->cap, ch->ncalls + 1, sizeof(*call)))
+		return -ENOMEM;
 	ch->calls[ch->ncalls] = *call;
 	ch->calls[ch->ncalls].order = ch->ncalls;
 	ch->ncalls++;
@@ -240,16 +234,8 @@ static int name_call(struct chrome *ch, json_object *ev, struct call *call)
 
 static int begin(struct chrome *ch, struct thread *t, const struct call *call)
 {
-	if (t->nopen == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		size_t *grown = realloc(t->open, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		t->open = grown;
-		t->cap = cap;
-	}
-	t->open[t->nopen++] = ch->ncalls;
+	if (array__push((void **)&t->open, &t->nopen, &t->cap, &ch->ncalls, sizeof(*t->open)))
+		return -ENOMEM;
 	return push_call(ch, call);
 }
 

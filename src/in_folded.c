@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "in.h"
 
 #define KSUFFIX "_[k]"
@@ -44,15 +45,8 @@ static int push_frame(struct folded *fo, const char *name)
 	char *copy = NULL;
 	int err;
 
-	if (fo->n == fo->cap) {
-		size_t cap = fo->cap ? fo->cap * 2 : 64;
-		uint32_t *grown = realloc(fo->frames, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		fo->frames = grown;
-		fo->cap = cap;
-	}
+	if (array__reserve((void **)&fo->frames, &fo->cap, fo->n + 1, sizeof(*fo->frames)))
+		return -ENOMEM;
 	if (kernel && !(copy = strndup(name, len - klen)))
 		return -ENOMEM;
 	err = profile__findnew_frame(fo->c->p, kernel ? copy : name, kernel ? "[kernel]" : "",

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "in.h"
 #include "strbuf.h"
@@ -424,17 +425,7 @@ static int part_name(struct perf *p, const char *s, size_t len, const struct fra
 
 static int push_id(struct record *r, uint32_t id)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 128;
-		uint32_t *grown = realloc(r->frames, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		r->frames = grown;
-		r->cap = cap;
-	}
-	r->frames[r->n++] = id;
-	return 0;
+	return array__push((void **)&r->frames, &r->n, &r->cap, &id, sizeof(id));
 }
 
 static int add_part(struct perf *p, const struct frame_line *fl, uint64_t off, bool inlined,
@@ -489,23 +480,6 @@ static int add_frame(struct perf *p, const struct frame_line *fl)
 
 /* ---- the frame cache ---- */
 
-static int grow(void **v, size_t *cap, size_t need, size_t size)
-{
-	size_t c = *cap ? *cap : 256;
-	void *grown;
-
-	if (need <= *cap)
-		return 0;
-	while (c < need)
-		c *= 2;
-	grown = realloc(*v, c * size);
-	if (!grown)
-		return -ENOMEM;
-	*v = grown;
-	*cap = c;
-	return 0;
-}
-
 /* Pushes the frames cached for the line; false when there are none. */
 static bool cache_hit(struct perf *p, const struct frame_line *fl, uint64_t h, int *err)
 {
@@ -533,8 +507,8 @@ static int cache_add(struct perf *p, const struct frame_line *fl, uint64_t h, si
 	e.n = p->r.n - n0;
 	if (hashmap__get(&fc->idx, h, &(uint64_t){ 0 }))
 		return 0; /* a hash shared by two texts: the second is not cached */
-	if (grow((void **)&fc->entries, &fc->cap, fc->nentries + 1, sizeof(e)) ||
-	    grow((void **)&fc->ids, &fc->idcap, fc->nids + e.n, sizeof(*fc->ids)) ||
+	if (array__reserve((void **)&fc->entries, &fc->cap, fc->nentries + 1, sizeof(e)) ||
+	    array__reserve((void **)&fc->ids, &fc->idcap, fc->nids + e.n, sizeof(*fc->ids)) ||
 	    !(e.text = strndup(fl->rest, fl->rest_len)))
 		return -ENOMEM;
 	if (e.n)
@@ -580,20 +554,10 @@ static int push_event(struct perf *p, uint32_t stack)
 	const struct hdr *h = &p->r.h;
 	struct pending e = { .pid = h->pid, .tid = h->tid };
 
-	if (p->nev == p->evcap) {
-		size_t cap = p->evcap ? p->evcap * 2 : 1024;
-		struct pending *grown = realloc(p->ev, cap * sizeof(*grown));
-
-		if (!grown)
-			return -ENOMEM;
-		p->ev = grown;
-		p->evcap = cap;
-	}
 	e.ev = (struct profile_event){ .stack = stack, .cpu = h->cpu, .ts = h->ts };
 	e.timed = h->period && p->event && is_clock(p->event);
 	e.ev.dur = e.timed ? h->period : 0;
-	p->ev[p->nev++] = e;
-	return 0;
+	return array__push((void **)&p->ev, &p->nev, &p->evcap, &e, sizeof(e));
 }
 
 static int finish(struct perf *p)

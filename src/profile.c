@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "profile.h"
 
@@ -26,18 +27,7 @@ struct profile {
 
 static int vec_push(struct vec *v, const void *elem, size_t size)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 64;
-		void *nv = realloc(v->v, cap * size);
-
-		if (!nv)
-			return -ENOMEM;
-		v->v = nv;
-		v->cap = cap;
-	}
-	memcpy((char *)v->v + v->n * size, elem, size);
-	v->n++;
-	return 0;
+	return array__push(&v->v, &v->n, &v->cap, elem, size);
 }
 
 /* Finds the index stored under hash h for which eq() holds, probing further

@@ -9,6 +9,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "array.h"
 #include "bpf_maps.h"
 #include "hashmap.h"
 #include "procs.h"
@@ -75,31 +76,14 @@ static int load(struct sampler *s)
 	return 0;
 }
 
-/* Appends elem to a growing array v of n elements. Returns 0 or -ENOMEM. */
-static int push(void **v, size_t *n, size_t *cap, const void *elem, size_t size)
-{
-	if (*n == *cap) {
-		size_t ncap = *cap ? *cap * 2 : 1024;
-		void *nv = realloc(*v, ncap * size);
-
-		if (!nv)
-			return -ENOMEM;
-		*v = nv;
-		*cap = ncap;
-	}
-	memcpy((char *)*v + *n * size, elem, size);
-	(*n)++;
-	return 0;
-}
-
 static int spill(struct sampler *s, const struct sample_key *key)
 {
-	return push((void **)&s->spilled, &s->nspilled, &s->spilled_cap, key, sizeof(*key));
+	return array__push((void **)&s->spilled, &s->nspilled, &s->spilled_cap, key, sizeof(*key));
 }
 
 static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
 {
-	return push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
+	return array__push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */

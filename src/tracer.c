@@ -8,6 +8,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "array.h"
 #include "bpf_maps.h"
 #include "hashmap.h"
 #include "procs.h"
@@ -85,17 +86,7 @@ static int load(struct tracer *t)
 
 static int spill(struct tracer *t, const struct trace_call_event *ev)
 {
-	if (t->nspilled == t->spilled_cap) {
-		size_t cap = t->spilled_cap ? t->spilled_cap * 2 : 1024;
-		struct trace_call_event *v = realloc(t->spilled, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->spilled = v;
-		t->spilled_cap = cap;
-	}
-	t->spilled[t->nspilled++] = *ev;
-	return 0;
+	return array__push((void **)&t->spilled, &t->nspilled, &t->spilled_cap, ev, sizeof(*ev));
 }
 
 static int keep_record(struct tracer *t, const struct trace_call_record *r)
@@ -104,33 +95,13 @@ static int keep_record(struct tracer *t, const struct trace_call_record *r)
 		t->records_over++;
 		return 0;
 	}
-	if (t->nrecords == t->records_cap) {
-		size_t cap = t->records_cap ? t->records_cap * 2 : 4096;
-		struct trace_call_record *v = realloc(t->records, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->records = v;
-		t->records_cap = cap;
-	}
-	t->records[t->nrecords++] = *r;
-	return 0;
+	return array__push((void **)&t->records, &t->nrecords, &t->records_cap, r, sizeof(*r));
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
 static int keep_fork(struct tracer *t, const struct trace_fork_event *ev)
 {
-	if (t->nforks == t->forks_cap) {
-		size_t cap = t->forks_cap ? t->forks_cap * 2 : 16;
-		struct trace_fork_event *v = realloc(t->forks, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->forks = v;
-		t->forks_cap = cap;
-	}
-	t->forks[t->nforks++] = *ev;
-	return 0;
+	return array__push((void **)&t->forks, &t->nforks, &t->forks_cap, ev, sizeof(*ev));
 }
 
 size_t tracer__forks(struct tracer *t, const struct trace_fork_event **ev)
