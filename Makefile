@@ -11,12 +11,12 @@ CC ?= gcc
 CLANG ?= clang
 CLANGXX ?= clang++
 BPFTOOL ?= bpftool
-PKGS := libbpf libelf zlib capstone json-c libprotobuf-c
+PKGS := libbpf libelf zlib capstone json-c libprotobuf-c liblzma
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 # libiberty (the demangler binutils and perf use) has no pkg-config file.
-EXTRA_LIBS := -liberty
+EXTRA_LIBS := -liberty -lm
 
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
@@ -67,6 +67,13 @@ FIXTURES := $(foreach f,$(patsubst tests/fixtures/%.c,%,$(FIXTURE_SRCS)),\
 FIXTURE_CXX_SRCS := $(wildcard tests/fixtures/*.cpp)
 FIXTURES += $(patsubst tests/fixtures/%.cpp,$(BUILD)/tests/fixtures/%_cxx,$(FIXTURE_CXX_SRCS)) \
 	$(BUILD)/tests/fixtures/symfix_runpath
+FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,symfix_buildid symfix_debuglink symfix_dotdebug \
+	symfix_badcrc symfix_mini libsymfix_mini.so)
+# Unwind-table fixtures: unwfix.c at -O2 with and without frame pointers, and
+# as a library whose call-frame information is all in .debug_frame (no start
+# files, which would bring .eh_frame), also compressed.
+FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,unwfix_omitfp unwfix_fp libunwfix_dbg.so \
+	libunwfix_dbgz.so)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cpp)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS)) \
@@ -74,6 +81,11 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS
 # Workloads are built with clang: unlike gcc it keeps frame pointers in leaf
 # functions, so frame-pointer stacks do not lose a leaf's caller.
 WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror -pthread
+# pipeline with a slower checksum(): the "new" build of the diff tests, under
+# the same file name so that its captures have the same root.
+WORKLOADS += $(BUILD)/workloads/regressed/pipeline
+# cpu_tree stripped, its symbols in a .gnu_debuglink file beside it.
+WORKLOADS += $(BUILD)/workloads/stripped/cpu_tree
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
@@ -149,7 +161,9 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ASAN_LIB_OBJS) | $(DEPS_
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -Itests -DFIXTURE_DIR='"$(abspath $(BUILD))/tests/fixtures"' \
-		$< $(UNIT_HELPERS) $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -lcmocka -ldl -o $@
+		$< $(UNIT_HELPERS) $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) $(UNIT_LIBS) -lcmocka -ldl -o $@
+# libdw is the unwind-table test's oracle, linked into that test only.
+$(BUILD)/tests/unit/test_unwind_table: UNIT_LIBS := -ldw
 
 # Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
 $(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c
@@ -161,6 +175,18 @@ $(BUILD)/tests/fixtures/%_nopie: tests/fixtures/%.c
 $(BUILD)/tests/fixtures/lib%.so: tests/fixtures/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/unwfix_omitfp: tests/fixtures/unwfix.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fomit-frame-pointer -fPIE -pie -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/unwfix_fp: tests/fixtures/unwfix.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-omit-frame-pointer -fPIE -pie -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/libunwfix_dbg.so: tests/fixtures/unwfix.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -g -fno-asynchronous-unwind-tables -fno-unwind-tables -fPIC -shared \
+		-nostartfiles -DFIXTURE_LIB -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/libunwfix_dbgz.so: $(BUILD)/tests/fixtures/libunwfix_dbg.so
+	$(Q)objcopy --compress-debug-sections=zlib $< $@
 # C++ fixtures, for mangled names.
 $(BUILD)/tests/fixtures/%_cxx: tests/fixtures/%.cpp
 	$(Q)mkdir -p $(@D)
@@ -169,6 +195,44 @@ $(BUILD)/tests/fixtures/%_cxx: tests/fixtures/%.cpp
 $(BUILD)/tests/fixtures/symfix_runpath: tests/fixtures/symfix.c $(BUILD)/tests/fixtures/libsymfix.so
 	$(Q)$(CC) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@ -L$(@D) -Wl,--no-as-needed -lsymfix \
 		-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN'
+
+# Stripped copies of symfix whose names are elsewhere (src/debuginfo.c): in a
+# build-id tree under debugroot/, in a .gnu_debuglink file beside it or in
+# .debug/, in one changed since it was linked (a CRC mismatch), in MiniDebugInfo.
+$(BUILD)/tests/fixtures/symfix_buildid: $(BUILD)/tests/fixtures/symfix_pie
+	$(Q)id=$$(readelf -n $< | sed -n 's/^ *Build ID: //p'); \
+	d=$(@D)/debugroot/.build-id/$$(echo $$id | cut -c1-2); \
+	mkdir -p $$d && objcopy --only-keep-debug $< $$d/$$(echo $$id | cut -c3-).debug
+	$(Q)objcopy --strip-all $< $@
+$(BUILD)/tests/fixtures/symfix_debuglink: $(BUILD)/tests/fixtures/symfix_pie
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)objcopy --strip-all --add-gnu-debuglink=$@.debug $< $@
+$(BUILD)/tests/fixtures/symfix_dotdebug: $(BUILD)/tests/fixtures/symfix_pie
+	$(Q)mkdir -p $(@D)/.debug
+	$(Q)objcopy --only-keep-debug $< $(@D)/.debug/$(@F).debug
+	$(Q)objcopy --strip-all --add-gnu-debuglink=$(@D)/.debug/$(@F).debug $< $@
+$(BUILD)/tests/fixtures/symfix_badcrc: $(BUILD)/tests/fixtures/symfix_pie
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)objcopy --strip-all --add-gnu-debuglink=$@.debug $< $@
+	$(Q)printf 'changed since' >> $@.debug
+# MiniDebugInfo as gdb's manual makes it: the functions .dynsym lacks, in an
+# xz-compressed ELF in .gnu_debugdata. $(call minidebug,IN,OUT)
+define minidebug
+	$(Q)nm -D --defined-only --format=posix $(1) | cut -d' ' -f1 | sort -u > $(2).dynsyms
+	$(Q)nm --defined-only --format=posix $(1) | awk '$$2 ~ /^[TtiWw]$$/ {print $$1}' | \
+		sort -u > $(2).funcs
+	$(Q)comm -13 $(2).dynsyms $(2).funcs > $(2).keep
+	$(Q)objcopy --only-keep-debug $(1) $(2).dbg
+	$(Q)objcopy -S --remove-section .comment --keep-symbols=$(2).keep $(2).dbg $(2).mini
+	$(Q)xz -f $(2).mini
+	$(Q)objcopy --strip-all --remove-section .comment --add-section .gnu_debugdata=$(2).mini.xz \
+		$(1) $(2)
+	$(Q)rm -f $(2).dynsyms $(2).funcs $(2).keep $(2).dbg $(2).mini.xz
+endef
+$(BUILD)/tests/fixtures/symfix_mini: $(BUILD)/tests/fixtures/symfix_pie
+	$(call minidebug,$<,$@)
+$(BUILD)/tests/fixtures/libsymfix_mini.so: $(BUILD)/tests/fixtures/libsymfix.so
+	$(call minidebug,$<,$@)
 
 $(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)
@@ -179,6 +243,17 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) -MMD -MP $< -o $@
+
+$(BUILD)/workloads/regressed/pipeline: tests/workloads/pipeline.c | $(DEPS_STAMP)
+	$(call msg,CC-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) -DREGRESSED -MMD -MP $< -o $@
+
+$(BUILD)/workloads/stripped/%: $(BUILD)/workloads/%
+	$(call msg,STRIP,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)objcopy --only-keep-debug $< $@.debug
+	$(Q)objcopy --strip-all --add-gnu-debuglink=$@.debug $< $@
 
 $(BUILD)/workloads/%: tests/workloads/%.cpp | $(DEPS_STAMP)
 	$(call msg,CXX-WORK,$@)

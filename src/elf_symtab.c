@@ -41,6 +41,9 @@ struct elf_symtab {
 	struct seg *segs;
 	size_t nsegs;
 	uint16_t type; /* e_type: ET_EXEC, ET_DYN, ... */
+	uint16_t machine;
+	unsigned char elfclass;
+	size_t symtab_funcs; /* functions taken from a .symtab */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -219,6 +222,7 @@ static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 		err = add_sym(t, &s, name);
 		if (err)
 			return err;
+		t->symtab_funcs += sh->sh_type == SHT_SYMTAB;
 	}
 	return 0;
 }
@@ -384,6 +388,8 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
 	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
 		return -ENOEXEC;
 	t->type = eh.e_type;
+	t->machine = eh.e_machine;
+	t->elfclass = (unsigned char)gelf_getclass(elf);
 	err = load_segments(t, elf);
 	if (err)
 		return err;
@@ -403,7 +409,73 @@ static int read_elf(struct elf_symtab *t, int fd)
 	return err;
 }
 
+/* A debug file of another build would name the wrong functions. */
+static int check_debug(const struct elf_symtab *t, Elf *elf)
+{
+	struct elf_symtab ids = { 0 };
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	GElf_Shdr sh;
+
+	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+		return -ENOEXEC;
+	if (eh.e_machine != t->machine || gelf_getclass(elf) != t->elfclass)
+		return -ENOMSG;
+	while ((scn = elf_nextscn(elf, scn)) && !ids.build_id_len) {
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_NOTE)
+			scan_notes(&ids, elf_getdata(scn, NULL));
+	}
+	if (ids.build_id_len && t->build_id_len &&
+	    (ids.build_id_len != t->build_id_len ||
+	     memcmp(ids.build_id, t->build_id, ids.build_id_len)))
+		return -ENOMSG;
+	return 0;
+}
+
+/* Only .symtab: in a debug file made by objcopy --only-keep-debug, .dynsym
+ * is an empty NOBITS placeholder. */
+static int load_debug_syms(struct elf_symtab *t, Elf *elf)
+{
+	size_t before = t->nsyms;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	int err;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			return -ENOEXEC;
+		if (sh.sh_type != SHT_SYMTAB)
+			continue;
+		err = load_symsec(t, elf, scn, &sh);
+		if (err)
+			return err;
+	}
+	return t->nsyms > before ? 0 : -ENOMSG;
+}
+
+/* Read, not mapped: a debug file may sit in its owner's directory, and a
+ * mapped file truncated under us would kill us with SIGBUS. */
+static int read_debug(struct elf_symtab *t, const struct elf_debug_file *dbg)
+{
+	Elf *elf = dbg->fd >= 0 ? elf_begin(dbg->fd, ELF_C_READ, NULL)
+				: elf_memory(dbg->image, dbg->size);
+	int err;
+
+	if (!elf)
+		return -ENOEXEC;
+	err = check_debug(t, elf);
+	if (!err)
+		err = load_debug_syms(t, elf);
+	elf_end(elf);
+	return err;
+}
+
 int elf_symtab__load(int fd, struct elf_symtab **out)
+{
+	return elf_symtab__load_with(fd, NULL, out);
+}
+
+int elf_symtab__load_with(int fd, const struct elf_debug_file *dbg, struct elf_symtab **out)
 {
 	struct elf_symtab *t;
 	int err;
@@ -417,6 +489,8 @@ int elf_symtab__load(int fd, struct elf_symtab **out)
 	if (!t)
 		return -ENOMEM;
 	err = read_elf(t, fd);
+	if (!err && dbg)
+		err = read_debug(t, dbg);
 	if (err)
 		goto free_table;
 	err = finish_syms(t);
@@ -518,6 +592,11 @@ const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k)
 	if (i >= t->nsyms || k >= t->syms[i].nalias)
 		return NULL;
 	return t->pool + t->aliases[t->syms[i].alias + k];
+}
+
+bool elf_symtab__has_symtab(const struct elf_symtab *t)
+{
+	return t->symtab_funcs > 0;
 }
 
 uint16_t elf_symtab__type(const struct elf_symtab *t)

@@ -23,6 +23,26 @@ struct elf_func {
  * is not an ELF file, or -errno. A file without symbols loads fine (empty). */
 int elf_symtab__load(int fd, struct elf_symtab **out);
 
+/* A separate debug file of a stripped ELF file (see debuginfo.h): open on
+ * fd, or, when fd < 0, an ELF image in memory (writable: libelf may convert
+ * it in place). */
+struct elf_debug_file {
+	int fd;
+	void *image;
+	size_t size;
+};
+
+/* Like elf_symtab__load, with the function symbols of dbg's .symtab merged
+ * in (symbols of both at one address are aliases). Returns -ENOMSG when dbg
+ * holds no function symbol, or is for another machine, or carries another
+ * build-id than the file (both being present); -ENOEXEC when it is not ELF. */
+int elf_symtab__load_with(int fd, const struct elf_debug_file *dbg, struct elf_symtab **out);
+
+/* Whether a .symtab gave functions (the file's own, or a debug file's merged
+ * in): when not, the file was stripped and only its exported (.dynsym)
+ * functions have names. */
+bool elf_symtab__has_symtab(const struct elf_symtab *t);
+
 /* Translates a file offset inside an executable PT_LOAD segment to the
  * link-time virtual address that symbols use. Returns 0 or -ENOENT. */
 int elf_symtab__vaddr(const struct elf_symtab *t, uint64_t file_off, uint64_t *vaddr);

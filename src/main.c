@@ -15,6 +15,7 @@
 
 #include <bpf/libbpf.h>
 
+#include "cmd_diff.h"
 #include "command.h"
 #include "options.h"
 #include "output.h"
@@ -365,10 +366,8 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "render"))
 		return render__main(argc - 1, argv + 1);
-	if (argc > 1 && !strcmp(argv[1], "diff")) {
-		p_err("'%s' is not available in this version yet", argv[1]);
-		return EXIT_USAGE;
-	}
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff__main(argc - 1, argv + 1);
 	if (options__parse(argc, argv, &o, err)) {
 		p_err("%s", err);
 		options__free(&o);

@@ -18,6 +18,7 @@ enum {
 	OPT_TIDS,
 	OPT_FLAMECHART,
 	OPT_FULL_STACK,
+	OPT_NO_DEMANGLE,
 };
 
 static const struct option long_opts[] = {
@@ -32,6 +33,7 @@ static const struct option long_opts[] = {
 	{ "tids", no_argument, NULL, OPT_TIDS },
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "full-stack", no_argument, NULL, OPT_FULL_STACK },
+	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -45,6 +47,7 @@ void options__usage(FILE *f)
 	      "       flamebpf -f [BINARY:]REGEX [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "       flamebpf -l [BINARY:]REGEX [-p PID | -- COMMAND]\n"
 	      "       flamebpf render [OPTIONS] INPUT   (see flamebpf render --help)\n"
+	      "       flamebpf diff [OPTIONS] BASE NEW  (see flamebpf diff --help)\n"
 	      "\n"
 	      "Flame graphs with eBPF: samples user and kernel stacks on every CPU, or times\n"
 	      "every call of chosen functions with uprobes, and writes folded stacks, an SVG\n"
@@ -81,6 +84,7 @@ void options__usage(FILE *f)
 	      "      --flamechart         folded lines (or the svg) in time order, thread by\n"
 	      "                           thread: one per stretch of a call's self time, or\n"
 	      "                           per run of identical samples; not merged\n"
+	      "      --no-demangle        C++ and Rust names as the symbol table has them\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
@@ -208,6 +212,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_FULL_STACK:
 		o->full_stack = true;
+		return 0;
+	case OPT_NO_DEMANGLE:
+		o->no_demangle = true;
 		return 0;
 	case 'v':
 		o->verbose++;

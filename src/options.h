@@ -30,6 +30,7 @@ struct options {
 	bool flamechart;
 	bool timeline; /* the output needs each sample's or call's time */
 	bool full_stack;
+	bool no_demangle; /* C++ and Rust names left mangled */
 	int verbose;
 	bool help, version;
 };

@@ -48,30 +48,6 @@ struct chrome {
 	uint64_t *ends; /* uprobe mode: the ends of the thread's enclosing calls */
 };
 
-static void put_json_str(FILE *f, const char *str)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str);
-
-	fputc('"', f);
-	while (n) {
-		size_t len = utf8__seq_len(s, n);
-
-		if (!len)
-			fputs("\xef\xbf\xbd", f); /* U+FFFD for one bad byte */
-		else if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fwrite(s, 1, len, f);
-		len = len ? len : 1;
-		s += len;
-		n -= len;
-	}
-	fputc('"', f);
-}
-
 /* Nanoseconds as exact decimal microseconds. */
 static void put_us(FILE *f, uint64_t ns)
 {
@@ -105,7 +81,7 @@ static void begin_event(struct chrome *c, const char *ph, const char *name, uint
 	fputs(c->first ? "\n" : ",\n", c->f);
 	c->first = false;
 	fputs("{\"name\":", c->f);
-	put_json_str(c->f, name);
+	utf8__put_json_str(c->f, name);
 	fprintf(c->f, ",\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, ph, pid, tid);
 }
 
@@ -113,7 +89,7 @@ static void begin_x(struct chrome *c, const struct frame *fr, uint64_t ts, uint6
 {
 	begin_event(c, "X", name_of(fr), c->who->pid, c->who->tid);
 	fputs(",\"cat\":", c->f);
-	put_json_str(c->f, cat_of(fr));
+	utf8__put_json_str(c->f, cat_of(fr));
 	fputs(",\"ts\":", c->f);
 	put_us(c->f, ts);
 	fputs(",\"dur\":", c->f);
@@ -124,7 +100,7 @@ static void write_meta(struct chrome *c, const char *what, uint32_t tid, const c
 {
 	begin_event(c, "M", what, c->who->pid, tid);
 	fputs(",\"args\":{\"name\":", c->f);
-	put_json_str(c->f, name[0] ? name : "[unknown]");
+	utf8__put_json_str(c->f, name[0] ? name : "[unknown]");
 	fputs("}}", c->f);
 }
 
@@ -320,7 +296,7 @@ static int write_threads(struct chrome *c)
 static void put_field(FILE *f, const char *key, const char *value)
 {
 	fprintf(f, ",\"%s\":", key);
-	put_json_str(f, value);
+	utf8__put_json_str(f, value);
 }
 
 static void write_other_data(const struct profile *p, FILE *f)
@@ -329,7 +305,7 @@ static void write_other_data(const struct profile *p, FILE *f)
 	bool sampled = profile__unit(p) == UNIT_SAMPLES;
 
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"version\":", f);
-	put_json_str(f, "flamebpf " FLAMEBPF_VERSION);
+	utf8__put_json_str(f, "flamebpf " FLAMEBPF_VERSION);
 	put_field(f, "cmdline", m->cmdline);
 	put_field(f, "mode", sampled ? "sample" : "trace");
 	if (sampled)

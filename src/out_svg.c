@@ -6,6 +6,7 @@
  * alone. Memory follows the tree (24 bytes a node); the output is streamed. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -69,7 +70,8 @@ struct svg_tree {
 	/* Graphs: the total weight, known before the tree grows, so that a
 	 * subtree too narrow to draw is dropped once complete; 0 in charts. */
 	uint64_t total;
-	size_t pruned; /* nodes dropped so */
+	bool keep_narrow; /* no pruning: a differential graph's base looks up every path */
+	size_t pruned;	  /* nodes dropped so */
 	struct strbuf scratch;
 };
 
@@ -78,15 +80,22 @@ struct svg_rgb {
 };
 
 /* How a frame is filled: the flame graph colours by name; a differential
- * graph will colour by change, from the same tree and drawing. */
+ * graph by change, from the same tree and drawing. */
 typedef struct svg_rgb (*svg_paint_fn)(const struct svg_tree *t, uint32_t node, void *arg);
+
+struct svg_draw;
+
+/* What a frame's title says after its name: " (" first, which the script
+ * cuts the name at. */
+typedef void (*svg_value_fn)(const struct svg_draw *d, uint32_t node);
 
 struct svg_draw {
 	const struct svg_tree *t;
 	FILE *f;
 	enum profile_unit unit;
 	svg_paint_fn paint;
-	void *paint_arg;
+	svg_value_fn value;
+	void *paint_arg; /* for paint and value */
 	uint64_t total;
 	double scale; /* px per profile unit */
 	double height;
@@ -255,7 +264,7 @@ static bool narrow(uint64_t w, uint64_t total)
  * subtree whose frames are narrower still: a graph drops it. */
 static void close_from(struct svg_tree *t, uint32_t d)
 {
-	for (; d < t->nopen && t->total; d++) {
+	for (; d < t->nopen && t->total && !t->keep_narrow; d++) {
 		if (narrow(t->nodes[t->open[d]].w, t->total)) {
 			t->pruned += t->nnodes - t->open[d];
 			t->nnodes = t->open[d];
@@ -640,17 +649,26 @@ static void format_ns(uint64_t ns, char *buf, size_t size)
 	snprintf(buf, size, "%" PRIu64 " ns", ns);
 }
 
-/* " (1,234 samples, 12.34%)": the script cuts titles at their last " (". */
-static void put_value(const struct svg_draw *d, uint64_t w)
+/* "1,234 samples" or "12.3 ms". */
+static void format_weight(enum profile_unit unit, uint64_t w, char *v, size_t size)
 {
-	char v[48], count[32];
+	char count[32];
 
-	if (d->unit == UNIT_NANOSECONDS) {
-		format_ns(w, v, sizeof(v));
+	if (unit == UNIT_NANOSECONDS) {
+		format_ns(w, v, size);
 	} else {
 		format_count(w, count, sizeof(count));
-		snprintf(v, sizeof(v), "%s sample%s", count, w == 1 ? "" : "s");
+		snprintf(v, size, "%s sample%s", count, w == 1 ? "" : "s");
 	}
+}
+
+/* " (1,234 samples, 12.34%)": the script cuts titles at their last " (". */
+static void put_value(const struct svg_draw *d, uint32_t i)
+{
+	uint64_t w = d->t->nodes[i].w;
+	char v[48];
+
+	format_weight(d->unit, w, v, sizeof(v));
 	fprintf(d->f, " (%s, %.2f%%)", v, 100.0 * w / d->total);
 }
 
@@ -710,7 +728,7 @@ static void put_frame(const struct svg_draw *d, uint32_t i)
 
 	fprintf(d->f, "<g fg:x=\"%" PRIu64 "\" fg:w=\"%" PRIu64 "\"><title>", n->x, n->w);
 	put_xml(d->f, name, SIZE_MAX);
-	put_value(d, n->w);
+	d->value(d, i);
 	fprintf(d->f,
 		"</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
 		"fill=\"rgb(%u,%u,%u)\" rx=\"2\" ry=\"2\"/>",
@@ -873,7 +891,7 @@ static int draw(struct svg_draw *d, const char *title, const char *sub)
 int svg__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	struct svg_tree t = {};
-	struct svg_draw d = { &t, f, profile__unit(p), paint_by_name, NULL, 0, 0, 0 };
+	struct svg_draw d = { &t, f, profile__unit(p), paint_by_name, put_value, NULL, 0, 0, 0 };
 	struct strbuf title = {}, sub = {};
 	int err = tree_init(&t, p, o->flamechart);
 
@@ -886,5 +904,179 @@ int svg__write(const struct profile *p, const struct write_opts *o, FILE *f)
 	strbuf__free(&title);
 	strbuf__free(&sub);
 	tree_free(&t);
+	return err;
+}
+
+/* ---- a differential flame graph: new's shape, coloured by the change ---- */
+
+#define ABSENT	      UINT64_MAX /* a path the base does not have */
+#define FULL_FLOOR    0.01	 /* changes in share below 1 point never draw fully */
+#define NEUTRAL	      235	 /* grey of an unchanged frame */
+#define NEUTRAL_RANGE 200	 /* how far a full change moves its other channels */
+
+struct diff_paint {
+	uint64_t *base_w; /* per node of the new tree: the same path's weight in the base */
+	uint64_t base_total, new_total;
+	double full; /* the change in share drawn at full colour */
+};
+
+/* Each node's path by content, names and roles from "all" down, so that
+ * paths of two trees (whose names are numbered apart) compare. */
+static uint64_t *path_hashes(const struct svg_tree *t)
+{
+	uint64_t *h = malloc((t->nnodes + 1) * sizeof(*h)), *last = NULL;
+	uint32_t depth = 0;
+
+	for (size_t i = 0; i < t->nnodes; i++)
+		depth = t->nodes[i].depth > depth ? t->nodes[i].depth : depth;
+	last = calloc(depth + 1, sizeof(*last));
+	for (size_t i = 0; h && last && i < t->nnodes; i++) {
+		const struct svg_node *n = &t->nodes[i];
+		const struct svg_name *nm = &t->names[n->name];
+		uint64_t up = n->depth ? last[n->depth - 1] : 0;
+
+		h[i] = last[n->depth] = hash_mix(up ^ hash_bytes(nm->s, strlen(nm->s), nm->role));
+	}
+	if (!last) {
+		free(h);
+		h = NULL;
+	}
+	free(last);
+	return h;
+}
+
+/* dp->base_w: for each node of nt, the weight of the same path in bt. */
+static int match_paths(const struct svg_tree *nt, const struct svg_tree *bt, struct diff_paint *dp)
+{
+	uint64_t *nh = path_hashes(nt), *bh = path_hashes(bt), at;
+	struct hashmap base = {};
+	int err = nh && bh ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < bt->nnodes && !err; i++)
+		err = hashmap__set(&base, bh[i], i);
+	dp->base_w = err ? NULL : malloc((nt->nnodes + 1) * sizeof(*dp->base_w));
+	if (!err && !dp->base_w)
+		err = -ENOMEM;
+	for (size_t i = 0; i < nt->nnodes && !err; i++)
+		dp->base_w[i] = hashmap__get(&base, nh[i], &at) ? bt->nodes[at].w : ABSENT;
+	hashmap__free(&base);
+	free(nh);
+	free(bh);
+	return err;
+}
+
+static double share_change(const struct diff_paint *dp, const struct svg_tree *t, uint32_t i)
+{
+	double now = (double)t->nodes[i].w / dp->new_total;
+
+	if (dp->base_w[i] == ABSENT)
+		return now;
+	return now - (double)dp->base_w[i] / dp->base_total;
+}
+
+/* Red grew, blue shrank, the saturation following the size of the change;
+ * a path new to the profile full red. */
+static struct svg_rgb paint_by_change(const struct svg_tree *t, uint32_t node, void *arg)
+{
+	const struct diff_paint *dp = arg;
+	double c = share_change(dp, t, node);
+	double s = dp->base_w[node] == ABSENT ? 1 : fmin(1, fabs(c) / dp->full);
+	unsigned int fade = NEUTRAL - NEUTRAL_RANGE * s, full = NEUTRAL + (255 - NEUTRAL) * s;
+
+	if (c >= 0)
+		return (struct svg_rgb){ full, fade, fade };
+	return (struct svg_rgb){ fade, fade, full };
+}
+
+/* " (base 1,234 samples 12.30%, new 2,345 samples 20.10%, +7.80 points)" */
+static void put_diff_value(const struct svg_draw *d, uint32_t i)
+{
+	const struct diff_paint *dp = d->paint_arg;
+	uint64_t w = d->t->nodes[i].w, bw = dp->base_w[i];
+	char v[48];
+
+	if (bw == ABSENT) {
+		fputs(" (base: none", d->f);
+	} else {
+		format_weight(d->unit, bw, v, sizeof(v));
+		fprintf(d->f, " (base %s %.2f%%", v, 100.0 * bw / dp->base_total);
+	}
+	format_weight(d->unit, w, v, sizeof(v));
+	fprintf(d->f, ", new %s %.2f%%, %+.2f points)", v, 100.0 * w / dp->new_total,
+		100 * share_change(dp, d->t, i));
+}
+
+/* The largest change drawn is drawn fully: so the colours say where the
+ * change is, whatever its size; but never a change under FULL_FLOOR. */
+static void scale_colours(const struct svg_tree *nt, struct diff_paint *dp)
+{
+	dp->full = FULL_FLOOR;
+	for (uint32_t i = 0; i < nt->nnodes; i++)
+		if (dp->base_w[i] != ABSENT && !narrow(nt->nodes[i].w, dp->new_total))
+			dp->full = fmax(dp->full, fabs(share_change(dp, nt, i)));
+}
+
+static int make_diff_titles(const struct profile *p, const struct write_opts *o,
+			    struct strbuf *title, struct strbuf *sub)
+{
+	int err;
+
+	if (o->title)
+		err = strbuf__addf(title, "%s", o->title);
+	else
+		err = strbuf__addf(title, "Differential Flame Graph: %s",
+				   profile__unit(p) == UNIT_NANOSECONDS
+					   ? "wall time of traced calls"
+					   : "samples");
+	if (!err)
+		err = strbuf__addf(sub,
+				   "the new profile; red: a larger share than in the base, "
+				   "blue: a smaller one; frames only in the base are not drawn");
+	return err;
+}
+
+static int draw_diff(const struct profile *new, const struct write_opts *o, struct svg_tree *nt,
+		     struct svg_tree *bt, FILE *f)
+{
+	struct diff_paint dp = { NULL, bt->nodes[0].w, nt->nodes[0].w, FULL_FLOOR };
+	struct svg_draw d = { nt, f, profile__unit(new), paint_by_change, put_diff_value, &dp };
+	struct strbuf title = {}, sub = {};
+	int err = match_paths(nt, bt, &dp);
+
+	if (!dp.base_total || !dp.new_total)
+		err = err ? err : -ENODATA;
+	if (!err)
+		scale_colours(nt, &dp);
+	if (!err && make_diff_titles(new, o, &title, &sub))
+		err = -ENOMEM;
+	if (!err)
+		err = draw(&d, title.s, sub.s);
+	strbuf__free(&title);
+	strbuf__free(&sub);
+	free(dp.base_w);
+	return err;
+}
+
+int svg__write_diff(const struct profile *base, const struct profile *new,
+		    const struct write_opts *o, FILE *f)
+{
+	struct write_opts go = *o;
+	struct svg_tree nt = {}, bt = { .keep_narrow = true };
+	int err;
+
+	if (profile__unit(base) != profile__unit(new))
+		return -EINVAL;
+	go.flamechart = false;
+	err = tree_init(&nt, new, false);
+	if (!err)
+		err = build_graph(&nt, new, &go);
+	if (!err)
+		err = tree_init(&bt, base, false);
+	if (!err)
+		err = build_graph(&bt, base, &go);
+	if (!err)
+		err = draw_diff(new, &go, &nt, &bt, f);
+	tree_free(&nt);
+	tree_free(&bt);
 	return err;
 }

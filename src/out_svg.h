@@ -14,4 +14,15 @@
  * when writing failed. */
 int svg__write(const struct profile *p, const struct write_opts *o, FILE *f);
 
+/* Writes a differential flame graph: new's stacks drawn as svg__write()
+ * draws them, each frame coloured by how its share of the total changed
+ * from the same path (by frame names) in base: red grew, blue shrank, the
+ * larger the change the deeper (the largest change drawn, or 1 point when
+ * all are smaller, fully), full red for a path base does not have. A
+ * frame's title gives both values and the change in points. Frames only
+ * in base are not drawn. Returns 0; -EINVAL when the units differ;
+ * -ENODATA when a profile has no weight; -ENOMEM; -EIO. */
+int svg__write_diff(const struct profile *base, const struct profile *new,
+		    const struct write_opts *o, FILE *f);
+
 #endif

@@ -1,15 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hashmap.h"
+#include "proc_root.h"
 #include "procs.h"
+
+/* /proc/PID/status is about 1.5 KiB, more with many supplementary groups. */
+#define STATUS_MAX (16 * 1024)
+#define NSPID_MAX  32
 
 struct proc {
 	pid_t pid;
 	bool refreshed;		 /* a lookup miss already took a fresh snapshot */
+	bool known;		 /* uid, nspid and root_pid were read */
+	bool pm_read;		 /* procs__perfmap read the perf map afresh */
+	uid_t uid;		 /* effective: who may own its perf map, besides root */
+	pid_t nspid;		 /* its pid in its own pid namespace */
+	pid_t root_pid;		 /* pid when its root is not ours (proc_root.h) */
+	struct perfmap *pm;	 /* NULL when it has none */
 	struct proc_maps *snaps; /* oldest first */
 	size_t nsnaps;
 };
@@ -47,6 +61,84 @@ static struct proc *findnew(struct procs *ps, pid_t pid)
 	return &ps->v[ps->n++];
 }
 
+/* The numbers after key (a line start, "\nUid:"), at most max of them. */
+static size_t status_nums(const char *buf, const char *key, unsigned long *v, size_t max)
+{
+	const char *p = strstr(buf, key);
+	size_t n = 0;
+	char *end;
+
+	if (!p)
+		return 0;
+	p += strlen(key);
+	while (n < max) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		v[n++] = strtoul(p, &end, 10);
+		p = end;
+	}
+	return n;
+}
+
+/* Reads /proc/PID/status into buf (STATUS_MAX bytes), NUL-terminated. */
+static int read_status(pid_t pid, char *buf)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, STATUS_MAX - 1);
+	close(fd);
+	if (n <= 0)
+		return -ESRCH;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Who it runs as and its pid as it knows itself (the last of NSpid). */
+static int read_identity(struct proc *p)
+{
+	unsigned long uids[4], nspids[NSPID_MAX];
+	char *buf = malloc(STATUS_MAX);
+	int err = buf ? read_status(p->pid, buf) : -ENOMEM;
+	size_t nn;
+
+	if (!err && status_nums(buf, "\nUid:", uids, 4) < 2)
+		err = -EINVAL;
+	if (err) {
+		free(buf);
+		return err;
+	}
+	nn = status_nums(buf, "\nNSpid:", nspids, NSPID_MAX);
+	free(buf);
+	p->uid = (uid_t)uids[1];
+	p->nspid = nn ? (pid_t)nspids[nn - 1] : p->pid;
+	p->root_pid = proc_root__of(p->pid);
+	p->known = true;
+	return 0;
+}
+
+/* Replaces the copy of its perf map, if it has one now. */
+static void read_perfmap(struct proc *p)
+{
+	struct perfmap *pm;
+	char path[64];
+
+	if (!p->known)
+		return;
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)(p->root_pid ? p->nspid : p->pid));
+	if (perfmap__read(p->root_pid, path, p->uid, &pm))
+		return;
+	perfmap__free(p->pm);
+	p->pm = pm;
+}
+
 static int add_snapshot(struct proc *p)
 {
 	struct proc_maps m, *snaps;
@@ -61,6 +153,9 @@ static int add_snapshot(struct proc *p)
 	}
 	p->snaps = snaps;
 	p->snaps[p->nsnaps++] = m;
+	/* an exec may have changed who it runs as */
+	read_identity(p);
+	read_perfmap(p);
 	return 0;
 }
 
@@ -99,6 +194,20 @@ const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr)
 	return find_in_snaps(p, addr);
 }
 
+const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid)
+{
+	struct proc *p = findnew(ps, pid);
+
+	if (!p)
+		return NULL;
+	if (!p->pm_read) {
+		p->pm_read = true;
+		read_identity(p); /* gone: what its snapshot saw */
+		read_perfmap(p);
+	}
+	return p->pm;
+}
+
 size_t procs__count(const struct procs *ps)
 {
 	size_t n = 0;
@@ -116,6 +225,7 @@ void procs__free(struct procs *ps)
 		for (size_t j = 0; j < ps->v[i].nsnaps; j++)
 			proc_maps__free(&ps->v[i].snaps[j]);
 		free(ps->v[i].snaps);
+		perfmap__free(ps->v[i].pm);
 	}
 	free(ps->v);
 	hashmap__free(&ps->by_pid);

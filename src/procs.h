@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "perfmap.h"
 #include "proc_maps.h"
 
 struct procs;
@@ -14,13 +15,21 @@ struct procs;
 struct procs *procs__new(void);
 
 /* Takes a new snapshot of pid's executable mappings (kept beside the older
- * ones: an exec replaces the image). Returns 0, -ESRCH, or -errno. */
+ * ones: an exec replaces the image), and of its perf map if it has one.
+ * Returns 0, -ESRCH, or -errno. */
 int procs__snapshot(struct procs *ps, pid_t pid);
 
 /* The mapping of addr in pid, newest snapshot first. When none holds it and
  * the process is alive, a fresh snapshot is taken (it may have mapped
  * something since). NULL when nothing maps addr. */
 const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr);
+
+/* The JIT symbols pid wrote to its perf map (perfmap.h): /tmp/perf-PID.map,
+ * under the process's own root and pid number when it is in a container.
+ * Read on the first call, when the process may have written more since its
+ * snapshot; the copy read at its snapshot stands in when it is gone (JITs
+ * may delete the file at exit). NULL when there is none. */
+const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid);
 
 /* How many processes had at least one snapshot. */
 size_t procs__count(const struct procs *ps);

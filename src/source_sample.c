@@ -8,6 +8,7 @@
 #include "report.h"
 #include "sampler.h"
 #include "source.h"
+#include "symbolize.h"
 
 struct sample_source {
 	struct sampler *s;
@@ -125,6 +126,7 @@ int source_sample__open(struct source *src, const struct options *o, int verbosi
 		return -ENOMEM;
 	ss->o = o;
 	ss->verbosity = verbosity;
+	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle });
 	if (privileges__missing(missing, sizeof(missing))) {
 		p_err("sampling needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
 		free(ss);

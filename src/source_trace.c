@@ -16,6 +16,7 @@
 #include "report.h"
 #include "ret_sites.h"
 #include "source.h"
+#include "symbolize.h"
 #include "tracer.h"
 
 #define SKIPPED_SHOWN (sizeof(((struct trace_attach_stats *)0)->refused_names) / sizeof(char *))
@@ -511,7 +512,7 @@ static int make_names(struct trace_source *ts)
 	if (!ts->names)
 		return -ENOMEM;
 	for (size_t i = 0; i < ts->funcs.n; i++) {
-		ts->names[i].name = ts->funcs.v[i].name;
+		ts->names[i].name = ts->o->no_demangle ? ts->funcs.v[i].sym : ts->funcs.v[i].name;
 		ts->names[i].path = ts->funcs.bins.v[ts->funcs.v[i].bin].path;
 		ts->names[i].module = basename_of(ts->names[i].path);
 		ts->names[i].vaddr = ts->funcs.v[i].vaddr;
@@ -643,6 +644,7 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 		return -ENOMEM;
 	ts->o = o;
 	ts->verbosity = verbosity;
+	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle });
 	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe);
 	if (!err)
 		err = make_names(ts);

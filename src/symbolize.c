@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "demangle.h"
 #include "hashmap.h"
@@ -17,11 +18,25 @@ struct symbolizer {
 	struct kallsyms *ksyms;
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
+	bool no_demangle;
 	struct hashmap user_names, user_offs;	  /* hash(binary, file offset, is_return) */
 	struct hashmap kernel_names, kernel_offs; /* address * 2 + is_return */
 };
 
+static struct symbolizer_opts defaults;
+
+void symbolizer__set_defaults(const struct symbolizer_opts *o)
+{
+	defaults = *o;
+}
+
 struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps)
+{
+	return symbolizer__new_opts(p, ps, &defaults);
+}
+
+struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
+					const struct symbolizer_opts *o)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -29,7 +44,8 @@ struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps)
 		return NULL;
 	s->p = p;
 	s->ps = ps;
-	s->bins = symcache__new();
+	s->no_demangle = o->no_demangle;
+	s->bins = symcache__new(o->debug_root);
 	if (!s->bins) {
 		free(s);
 		return NULL;
@@ -62,7 +78,7 @@ static int unknown_name(struct symbolizer *s, const char *module, uint64_t off, 
 /* A symbol, under its demangled name when it has one. */
 static int symbol_name(struct symbolizer *s, const char *sym, uint64_t off, struct resolved *r)
 {
-	char *name = demangle(sym);
+	char *name = s->no_demangle ? NULL : demangle(sym);
 	int err = intern_name(s, name ? name : sym, off, r);
 
 	free(name);
@@ -130,12 +146,47 @@ static int file_frame(struct symbolizer *s, const struct map_entry *m, pid_t pid
 		id);
 }
 
+/* Where a JIT puts code: anonymous memory, named ("[anon:...]") or not, or a
+ * memfd it maps twice (writable and executable). */
+static bool jit_memory(const struct map_entry *m)
+{
+	return !m || !m->path[0] || !strncmp(m->path, "[anon", 5) ||
+	       !strncmp(m->path, "/memfd:", 7);
+}
+
+/* A name from the process's perf map; 1 when it has none for ip. */
+static int perfmap_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return, uint32_t *id)
+{
+	const struct perfmap *pm = procs__perfmap(s->ps, pid);
+	uint64_t off = 0;
+	const char *name = pm ? perfmap__lookup(pm, ip - is_return, &off) : NULL;
+	char module[32], dso[48];
+	struct resolved r;
+	int err;
+
+	if (!name)
+		return 1;
+	err = symbol_name(s, name, off + is_return, &r);
+	if (err)
+		return err;
+	/* as perf shows them: the map file is the DSO */
+	snprintf(module, sizeof(module), "perf-%d.map", (int)pid);
+	snprintf(dso, sizeof(dso), "/tmp/%s", module);
+	return profile__findnew_frame_at(
+		s->p, &(struct frame){ r.name, module, FRAME_USER, ip, r.sym_off, dso, "" }, id);
+}
+
 int symbolizer__user(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return, uint32_t *id)
 {
 	const struct map_entry *m = procs__find(s->ps, pid, ip);
 	struct resolved r;
 	int err;
 
+	if (jit_memory(m)) {
+		err = perfmap_frame(s, pid, ip, is_return, id);
+		if (err <= 0)
+			return err;
+	}
 	if (!m || !m->path[0])
 		return profile__findnew_frame_at(
 			s->p,

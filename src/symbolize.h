@@ -1,6 +1,7 @@
 /* Addresses to profile frames: user addresses through the process's
- * mappings and the binaries' symbol tables, kernel ones through kallsyms.
- * Each unique address is resolved once. */
+ * mappings and the binaries' symbol tables (with their separate debug files,
+ * see debuginfo.h), JIT code through the process's perf map (perfmap.h),
+ * kernel ones through kallsyms. Each unique address is resolved once. */
 #ifndef FLAMEBPF_SYMBOLIZE_H
 #define FLAMEBPF_SYMBOLIZE_H
 
@@ -13,9 +14,23 @@
 
 struct symbolizer;
 
-/* Uses (does not own) the profile for frames and the process table.
- * Returns NULL and sets errno on failure. */
+struct symbolizer_opts {
+	bool no_demangle;	/* C++ and Rust names as the symbol table has them */
+	const char *debug_root; /* separate debug files; NULL: DEBUGINFO_ROOT */
+};
+
+/* Uses (does not own) the profile for frames and the process table; o's
+ * strings must outlive the symbolizer. Returns NULL and sets errno on
+ * failure. */
+struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
+					const struct symbolizer_opts *o);
+
+/* The same with the options of symbolizer__set_defaults. */
 struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps);
+
+/* The options of every later symbolizer__new: the command line sets them
+ * once, and the sources make their symbolizers deep inside. */
+void symbolizer__set_defaults(const struct symbolizer_opts *o);
 
 /* The frame for ip. A return address (every frame but the leaf) is looked
  * up one byte back, inside the call instruction, so that a call at the very

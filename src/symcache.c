@@ -10,17 +10,23 @@
 #include <unistd.h>
 
 #include "hashmap.h"
+#include "proc_root.h"
 #include "symcache.h"
 
 struct symcache {
 	struct binary **v;
 	size_t n;
 	struct hashmap by_file; /* hash(dev, inode) -> index in v */
+	const char *debug_root;
 };
 
-struct symcache *symcache__new(void)
+struct symcache *symcache__new(const char *debug_root)
 {
-	return calloc(1, sizeof(struct symcache));
+	struct symcache *c = calloc(1, sizeof(struct symcache));
+
+	if (c)
+		c->debug_root = debug_root;
+	return c;
 }
 
 static bool same_file(int fd, const struct map_entry *m)
@@ -31,24 +37,37 @@ static bool same_file(int fd, const struct map_entry *m)
 	       minor(st.st_dev) == m->dev_minor;
 }
 
-/* The path first; if it is gone or now another file (deleted, replaced, in
- * another mount namespace), the process's own view of the mapping. */
-static int open_mapped_file(const char *path, const struct map_entry *m, pid_t pid)
+/* Keeps the better of two opens: the right file, else any open one. */
+static int pick(int fd, int alt, const struct map_entry *m)
+{
+	if (alt < 0)
+		return fd;
+	if (fd < 0 || (!same_file(fd, m) && same_file(alt, m))) {
+		if (fd >= 0)
+			close(fd);
+		return alt;
+	}
+	close(alt);
+	return fd;
+}
+
+/* The path first; if it is gone or now another file, the same path under
+ * the process's root (in a container), then the process's own view of the
+ * mapping (deleted or replaced since). */
+static int open_mapped_file(const char *path, const struct map_entry *m, pid_t pid, pid_t root_pid)
 {
 	char alt[64];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
+	if (fd < 0)
+		fd = -errno;
+	if (root_pid && (fd < 0 || !same_file(fd, m)))
+		fd = pick(fd, proc_root__open(root_pid, path, O_RDONLY | O_CLOEXEC), m);
 	if (fd >= 0 && same_file(fd, m))
 		return fd;
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
 		 m->end);
-	int fd2 = open(alt, O_RDONLY | O_CLOEXEC);
-
-	if (fd2 < 0)
-		return fd >= 0 ? fd : -errno;
-	if (fd >= 0)
-		close(fd);
-	return fd2;
+	return pick(fd, open(alt, O_RDONLY | O_CLOEXEC), m);
 }
 
 static char *strip_deleted(const char *path)
@@ -70,9 +89,10 @@ static void set_build_id(struct binary *b)
 		snprintf(b->build_id + 2 * i, 3, "%02x", id[i]);
 }
 
-static struct binary *binary__load(const struct map_entry *m, pid_t pid)
+static struct binary *binary__load(const struct symcache *c, const struct map_entry *m, pid_t pid)
 {
 	struct binary *b = calloc(1, sizeof(*b));
+	struct debuginfo_where w = { .debug_root = c->debug_root };
 	const char *slash;
 	int fd;
 
@@ -82,12 +102,14 @@ static struct binary *binary__load(const struct map_entry *m, pid_t pid)
 	}
 	slash = strrchr(b->path, '/');
 	b->name = slash ? slash + 1 : b->path;
-	fd = open_mapped_file(b->path, m, pid);
+	w.path = b->path;
+	w.root_pid = proc_root__of(pid);
+	fd = open_mapped_file(b->path, m, pid, w.root_pid);
 	if (fd < 0) {
 		b->err = fd;
 		return b;
 	}
-	b->err = elf_symtab__load(fd, &b->syms);
+	b->err = debuginfo__load(fd, &w, &b->syms, &b->debug);
 	close(fd);
 	set_build_id(b);
 	return b;
@@ -101,7 +123,7 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 
 	if (hashmap__get(&c->by_file, key, &i))
 		return c->v[i];
-	b = binary__load(m, pid);
+	b = binary__load(c, m, pid);
 	if (!b)
 		return NULL;
 	v = realloc(c->v, (c->n + 1) * sizeof(*v));

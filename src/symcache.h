@@ -5,6 +5,7 @@
 
 #include <sys/types.h>
 
+#include "debuginfo.h"
 #include "elf_symtab.h"
 #include "proc_maps.h"
 
@@ -14,13 +15,19 @@ struct binary {
 	struct elf_symtab *syms;   /* NULL when the file could not be read */
 	int err;		   /* why syms is NULL */
 	char build_id[2 * 64 + 1]; /* hex, "" when the binary has none */
+	enum debuginfo_from debug; /* where symbols beyond .dynsym came from */
 };
 
 struct symcache;
 
-struct symcache *symcache__new(void);
+/* debug_root: where separate debug files are (NULL: DEBUGINFO_ROOT); the
+ * string must outlive the cache. Returns NULL when out of memory. */
+struct symcache *symcache__new(const char *debug_root);
 
-/* The binary behind a file mapping of pid; its symbols are read on first use.
+/* The binary behind a file mapping of pid; its symbols are read on first use
+ * (with those of its debug file when it is stripped, see debuginfo.h). The
+ * path is opened as we see it, else as pid sees it (a container), else
+ * through /proc/PID/map_files (a deleted or replaced file).
  * Returns NULL only when out of memory. */
 struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid);
 

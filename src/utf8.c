@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <string.h>
+
 #include "utf8.h"
 
 static int is_cont(unsigned char c)
@@ -34,4 +37,28 @@ size_t utf8__seq_len(const unsigned char *s, size_t n)
 	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
 		return 0;
 	return len;
+}
+
+void utf8__put_json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	size_t n = strlen(str);
+
+	fputc('"', f);
+	while (n) {
+		size_t len = utf8__seq_len(s, n);
+
+		if (!len)
+			fputs("\xef\xbf\xbd", f); /* U+FFFD for one bad byte */
+		else if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == 0x7f)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fwrite(s, 1, len, f);
+		len = len ? len : 1;
+		s += len;
+		n -= len;
+	}
+	fputc('"', f);
 }

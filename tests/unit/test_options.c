@@ -571,6 +571,26 @@ static void test_parse_uprobe_mode(void **state)
 	options__free(&o);
 }
 
+/* --no-demangle in both modes; off by default. */
+static void test_parse_no_demangle(void **state)
+{
+	struct args a;
+	struct options o;
+
+	(void)state;
+	parse_ok(&a, ARGS("-F", "99"), &o);
+	assert_false(o.no_demangle);
+	options__free(&o);
+	parse_ok(&a, ARGS("-F", "99", "--no-demangle"), &o);
+	assert_true(o.no_demangle);
+	options__free(&o);
+	parse_ok(&a, ARGS("--no-demangle", "-f", "ns::f", "--", "prog", "--no-demangle"), &o);
+	assert_true(o.no_demangle);
+	assert_string_equal(o.command[1], "--no-demangle");
+	options__free(&o);
+	expect_usage_error(ARGS("-F", "99", "--no-demangle=yes"), "no-demangle", NULL);
+}
+
 /* options__parse() resets getopt itself: a second parse of an argv array
  * whose memory was reused for new arguments sees only the new arguments. */
 static void test_parse_twice_reused_argv(void **state)
@@ -632,6 +652,7 @@ int main(void)
 		cmocka_unit_test(test_parse_missing_value),
 		cmocka_unit_test(test_parse_help_version),
 		cmocka_unit_test(test_parse_uprobe_mode),
+		cmocka_unit_test(test_parse_no_demangle),
 		cmocka_unit_test(test_parse_twice_reused_argv),
 		cmocka_unit_test(test_parse_twice_after_error),
 	};

@@ -4,7 +4,9 @@
  * tests/fixtures/symfix.c run as a child process. The truth comes from
  * outside: the child prints its functions' run-time addresses
  * ("symfix_* addrs"), /proc/PID/maps gives a PIE's load address, and
- * /proc/kallsyms the kernel's.
+ * /proc/kallsyms the kernel's. Also: stripped copies named through their
+ * debug files, a process in another mount namespace, JIT code in anonymous
+ * memory named by a perf map, and names left mangled.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,11 +16,15 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "procs.h"
@@ -33,7 +39,10 @@
 
 #define FIX_PIE	     FIXTURE_DIR "/symfix_pie"
 #define FIX_NOPIE    FIXTURE_DIR "/symfix_nopie"
+#define FIX(name)    FIXTURE_DIR "/" name
+#define NO_ROOT	     "/nonexistent/flamebpf-debug"
 #define MAX_CHILDREN 4
+#define JIT_SIZE     0x4000
 
 /* Per test: the chain under test and the children to clean up. */
 struct env {
@@ -42,7 +51,10 @@ struct env {
 	struct symbolizer *s;
 	struct u_fixture kids[MAX_CHILDREN];
 	size_t nkids;
-	char tmpdir[64]; /* "" unless the test made one */
+	char tmpdir[64];  /* "" unless the test made one */
+	pid_t jit;	  /* a child with anonymous executable memory, or 0 */
+	int jit_ctl;	  /* closing it lets the child exit */
+	char perfmap[64]; /* the perf map a test wrote, or "" */
 };
 
 static int setup(void **state)
@@ -60,14 +72,26 @@ static int setup(void **state)
 
 static void remove_tmpdir(const char *dir)
 {
-	static const char *const names[] = { "a_symfix", "b_symfix", "c_symfix" };
+	static const char *const names[] = { "a_symfix", "b_symfix", "c_symfix", "ns_run" };
 	char path[128];
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
 		unlink(path);
 	}
+	snprintf(path, sizeof(path), "%s/ns", dir);
+	rmdir(path);
 	rmdir(dir);
+}
+
+/* Lets the JIT child exit and waits for it. */
+static void jit_reap(struct env *e)
+{
+	if (!e->jit)
+		return;
+	close(e->jit_ctl);
+	assert_int_equal(waitpid(e->jit, NULL, 0), e->jit);
+	e->jit = 0;
 }
 
 static int teardown(void **state)
@@ -76,6 +100,9 @@ static int teardown(void **state)
 
 	for (size_t i = 0; i < e->nkids; i++)
 		u_fixture_kill(&e->kids[i]);
+	jit_reap(e);
+	if (e->perfmap[0])
+		unlink(e->perfmap);
 	if (e->tmpdir[0])
 		remove_tmpdir(e->tmpdir);
 	symbolizer__free(e->s);
@@ -338,7 +365,7 @@ static void test_shared_binary(void **state)
 	struct u_fixture *c1 = spawn(e, FIX_PIE), *c2 = spawn(e, FIX_PIE);
 	uint64_t a1 = u_fixture_addr(c1, "fixture_alpha"), a2 = u_fixture_addr(c2, "fixture_alpha");
 	const struct map_entry *m1, *m2;
-	struct symcache *cache = symcache__new();
+	struct symcache *cache = symcache__new(NULL);
 	struct binary *b1, *b2;
 	uint32_t id1, id2;
 
@@ -455,6 +482,222 @@ static void test_kernel_schedule(void **state)
 		fail_msg("0x%" PRIx64 " as a return address is still 'schedule'", addr);
 }
 
+/* A new symbolizer on the same profile and processes. */
+static void reopen(struct env *e, const struct symbolizer_opts *o)
+{
+	symbolizer__free(e->s);
+	e->s = symbolizer__new_opts(e->p, e->ps, o);
+	assert_non_null(e->s);
+}
+
+/* Stripped copies get their names back from their debug files (each route
+ * in detail: test_debuginfo.c). */
+static void test_stripped_build_id(void **state)
+{
+	struct env *e = *state;
+
+	reopen(e, &(struct symbolizer_opts){ .debug_root = FIX("debugroot") });
+	check_names(e, FIX("symfix_buildid"), "symfix_buildid");
+}
+
+static void test_stripped_debuglink(void **state)
+{
+	struct env *e = *state;
+
+	reopen(e, &(struct symbolizer_opts){ .debug_root = NO_ROOT });
+	check_names(e, FIX("symfix_debuglink"), "symfix_debuglink");
+}
+
+static void test_stripped_minidebuginfo(void **state)
+{
+	struct env *e = *state;
+
+	reopen(e, &(struct symbolizer_opts){ .debug_root = NO_ROOT });
+	check_names(e, FIX("symfix_mini"), "symfix_mini");
+}
+
+/* A debug file that is not the one linked (its CRC differs) names nothing. */
+static void test_stripped_bad_crc(void **state)
+{
+	struct env *e = *state;
+	struct u_fixture *c;
+	uint32_t id;
+
+	reopen(e, &(struct symbolizer_opts){ .debug_root = NO_ROOT });
+	c = spawn(e, FIX("symfix_badcrc"));
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	user_frame(e, c->pid, u_fixture_addr(c, "fixture_alpha"), false, &id);
+	if (strncmp(profile__frame(e->p, id)->name, "symfix_badcrc+0x", 16))
+		fail_msg("named '%s' from a mismatched debug file", profile__frame(e->p, id)->name);
+	u_fixture_reap(c);
+}
+
+/* A process in its own mount namespace runs a binary from a tmpfs that only
+ * it sees, its debuglink file beside it: both are reached through
+ * /proc/PID/root. */
+static void test_other_mount_namespace(void **state)
+{
+	struct env *e = *state;
+	char script[128], ns[128], text[1024];
+	struct u_fixture *c;
+	int fd;
+
+	if (geteuid() != 0 || access("/usr/bin/unshare", X_OK)) {
+		print_message("SKIP: needs root and unshare(1) for a mount namespace\n");
+		skip();
+	}
+	snprintf(e->tmpdir, sizeof(e->tmpdir), "/tmp/test_symbolize.XXXXXX");
+	assert_non_null(mkdtemp(e->tmpdir));
+	snprintf(ns, sizeof(ns), "%s/ns", e->tmpdir);
+	snprintf(script, sizeof(script), "%s/ns_run", e->tmpdir);
+	assert_int_equal(mkdir(ns, 0755), 0);
+	snprintf(text, sizeof(text),
+		 "#!/bin/sh\nexec /usr/bin/unshare --mount --propagation private /bin/sh -c "
+		 "'mount -t tmpfs none \"$0\" && cp \"$1\" \"$1.debug\" \"$0\" && "
+		 "exec \"$0/symfix_debuglink\" addrs' %s %s\n",
+		 ns, FIX("symfix_debuglink"));
+	fd = open(script, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(close(fd), 0);
+	reopen(e, &(struct symbolizer_opts){ .debug_root = NO_ROOT });
+	c = spawn(e, script);
+	snprintf(text, sizeof(text), "%s/symfix_debuglink", ns);
+	assert_int_equal(access(text, F_OK), -1);
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	expect_all_names(e, c, c->pid, "symfix_debuglink");
+	u_fixture_reap(c);
+}
+
+/* A child with anonymous executable memory, as a JIT maps it; returns its
+ * start. */
+static uint64_t spawn_jit(struct env *e)
+{
+	int up[2], down[2];
+	uint64_t addr = 0;
+	char c;
+
+	assert_int_equal(pipe2(up, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(down, O_CLOEXEC), 0);
+	e->jit = fork();
+	assert_true(e->jit >= 0);
+	if (e->jit == 0) {
+		void *p = mmap(NULL, JIT_SIZE, PROT_READ | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS,
+			       -1, 0);
+
+		/* its copy of the parent's end would keep it waiting forever */
+		close(down[1]);
+		close(up[0]);
+		addr = p == MAP_FAILED ? 0 : (uintptr_t)p;
+		if (write(up[1], &addr, sizeof(addr)) == sizeof(addr))
+			while (read(down[0], &c, 1) > 0)
+				;
+		_exit(0);
+	}
+	close(up[1]);
+	close(down[0]);
+	e->jit_ctl = down[1];
+	assert_int_equal(read(up[0], &addr, sizeof(addr)), sizeof(addr));
+	close(up[0]);
+	assert_true(addr != 0);
+	return addr;
+}
+
+static void write_perfmap(struct env *e, uint64_t addr)
+{
+	char text[512];
+	int fd;
+
+	snprintf(e->perfmap, sizeof(e->perfmap), "/tmp/perf-%d.map", (int)e->jit);
+	snprintf(text, sizeof(text),
+		 "%" PRIx64 " 40 jit_alpha\n"
+		 "%" PRIx64 " 40 _ZN2ns3fooEv\n"
+		 "20000 10 LazyCompile:~run /app/x.js:12\n",
+		 addr, addr + 0x40);
+	fd = open(e->perfmap, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	assert_int_equal(close(fd), 0);
+}
+
+static void expect_jit(struct env *e, uint64_t ip, bool is_return, const char *name,
+		       uint64_t sym_off)
+{
+	char module[32], dso[64];
+	const struct frame *f;
+	uint32_t id;
+
+	snprintf(module, sizeof(module), "perf-%d.map", (int)e->jit);
+	snprintf(dso, sizeof(dso), "/tmp/%s", module);
+	f = user_frame(e, e->jit, ip, is_return, &id);
+	expect_frame(f, name, module, FRAME_USER, "jit");
+	assert_string_equal(f->dso, dso);
+	expect_at(e, id, ip, sym_off);
+}
+
+static void check_jit_names(struct env *e, uint64_t addr)
+{
+	expect_jit(e, addr, false, "jit_alpha", 0);
+	expect_jit(e, addr + 0x10, false, "jit_alpha", 0x10);
+	expect_jit(e, addr + 0x40, true, "jit_alpha", 0x40);
+	expect_jit(e, addr + 0x44, false, "ns::foo()", 4);
+	/* no mapping at all: still the perf map's */
+	expect_jit(e, 0x20004, false, "LazyCompile:~run /app/x.js:12", 4);
+	/* mapped, but the JIT named nothing there */
+	expect_user(e, e->jit, addr + 0x100, false, "[unknown]", "");
+}
+
+/* JIT code named by the map the process wrote; the map is read afresh at
+ * symbolization (it may have grown since the snapshot). */
+static void test_perfmap_names(void **state)
+{
+	struct env *e = *state;
+	uint64_t addr = spawn_jit(e);
+
+	assert_int_equal(procs__snapshot(e->ps, e->jit), 0);
+	write_perfmap(e, addr);
+	check_jit_names(e, addr);
+	reopen(e, &(struct symbolizer_opts){ .no_demangle = true });
+	expect_jit(e, addr + 0x44, false, "_ZN2ns3fooEv", 4);
+}
+
+/* A process that exited, its map deleted, keeps the names its snapshot read. */
+static void test_perfmap_after_exit(void **state)
+{
+	struct env *e = *state;
+	uint64_t addr = spawn_jit(e);
+	pid_t pid = e->jit;
+
+	write_perfmap(e, addr);
+	assert_int_equal(procs__snapshot(e->ps, e->jit), 0);
+	jit_reap(e);
+	assert_int_equal(unlink(e->perfmap), 0);
+	e->perfmap[0] = '\0';
+	e->jit = pid;
+	check_jit_names(e, addr);
+	e->jit = 0;
+}
+
+/* --no-demangle keeps C++ symbols as the symbol table has them. */
+static void test_no_demangle(void **state)
+{
+	struct env *e = *state;
+	struct u_fixture *c = &e->kids[e->nkids++];
+	const struct frame *f;
+	uint32_t id;
+
+	reopen(e, &(struct symbolizer_opts){ .no_demangle = true });
+	u_fixture_spawn(c, FIX("cxxfix_cxx"));
+	assert_true(c->n > 0);
+	assert_int_equal(procs__snapshot(e->ps, c->pid), 0);
+	for (size_t i = 0; i < c->n; i++) {
+		f = user_frame(e, c->pid, c->addrs[i], false, &id);
+		assert_string_equal(f->name, c->names[i]);
+		assert_memory_equal(f->name, "_Z", 2);
+	}
+	u_fixture_reap(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,6 +712,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_shared_binary, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_shared_by_inode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kernel_schedule, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stripped_build_id, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stripped_debuglink, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stripped_minidebuginfo, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stripped_bad_crc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_other_mount_namespace, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_perfmap_names, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_perfmap_after_exit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_demangle, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);

@@ -1,0 +1,368 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The table of `flamebpf diff` (see out_diff.h). Text and markdown share
+ * their cells; JSON gives the raw numbers, shares in percent. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "out_diff.h"
+#include "utf8.h"
+
+#define P_MIN	    1e-16 /* smaller p-values print as "<1e-16": doubles say no more */
+#define SUMMARY_MAX 5	  /* regressions named in the summary line */
+#define CELL	    32
+
+enum { BASE, NEW };
+
+struct cells {
+	char change[CELL], incl[2][CELL], self[2][CELL], p[CELL];
+};
+
+int diff_out__parse(const char *name, enum diff_format *f)
+{
+	if (!strcmp(name, "text"))
+		*f = DIFF_TEXT;
+	else if (!strcmp(name, "json"))
+		*f = DIFF_JSON;
+	else if (!strcmp(name, "markdown") || !strcmp(name, "md"))
+		*f = DIFF_MARKDOWN;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* 1,234,567 */
+static void fmt_count(char *buf, size_t size, uint64_t v)
+{
+	char digits[24];
+	int len = snprintf(digits, sizeof(digits), "%" PRIu64, v);
+	size_t o = 0;
+
+	for (int i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+/* Three significant digits: "812 ns", "12.3 ms", "1.23 s". */
+static void fmt_ns(char *buf, size_t size, uint64_t ns)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	double v = ns;
+	size_t u = 0;
+
+	while (v >= 1000 && u < 3) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, size, "%.*f %s", u && v < 100 ? (v < 10 ? 2 : 1) : 0, v, units[u]);
+}
+
+static void fmt_weight(char *buf, size_t size, uint64_t w, enum profile_unit unit)
+{
+	if (unit == UNIT_SAMPLES)
+		fmt_count(buf, size, w);
+	else
+		fmt_ns(buf, size, w);
+}
+
+static void fmt_change(char *buf, size_t size, const struct diff_func *d, bool absolute)
+{
+	if (absolute && isinf(d->change))
+		snprintf(buf, size, "new");
+	else if (absolute)
+		snprintf(buf, size, "%+.1f%%", d->change);
+	else
+		snprintf(buf, size, "%+.1f pt", d->change);
+}
+
+static void fmt_p(char *buf, size_t size, const struct diff_func *d)
+{
+	if (d->status == DIFF_FEW)
+		snprintf(buf, size, "-");
+	else if (d->p < P_MIN)
+		snprintf(buf, size, "<%.0e", P_MIN);
+	else
+		snprintf(buf, size, "%.2g", d->p);
+}
+
+/* Shares, or with --absolute the weights themselves. */
+static void cells_of(const struct diff_report *rep, const struct diff_func *d, struct cells *c)
+{
+	const struct diff_side *s[2] = { &d->base, &d->new };
+	bool absolute = rep->o->absolute;
+
+	for (int i = BASE; i <= NEW; i++) {
+		if (absolute) {
+			fmt_weight(c->incl[i], CELL, s[i]->incl, rep->r->unit);
+			fmt_weight(c->self[i], CELL, s[i]->self, rep->r->unit);
+		} else {
+			snprintf(c->incl[i], CELL, "%.1f%%", s[i]->incl_pct);
+			snprintf(c->self[i], CELL, "%.1f%%", s[i]->self_pct);
+		}
+	}
+	fmt_change(c->change, CELL, d, absolute);
+	fmt_p(c->p, CELL, d);
+}
+
+/* Every regression, then up to top rows in all. */
+static size_t nshown(const struct diff_report *rep)
+{
+	size_t n = rep->top && rep->top < rep->r->nfuncs ? rep->top : rep->r->nfuncs;
+
+	return n > rep->r->nregressions ? n : rep->r->nregressions;
+}
+
+/* "2,992 samples" or "1.23 s in 4,567 calls". */
+static void fmt_total(char *buf, size_t size, const struct diff_result *r, int side)
+{
+	char w[CELL], n[CELL];
+
+	fmt_weight(w, sizeof(w), r->weight[side], r->unit);
+	fmt_count(n, sizeof(n), r->count[side]);
+	if (r->unit == UNIT_SAMPLES)
+		snprintf(buf, size, "%s samples", w);
+	else
+		snprintf(buf, size, "%s in %s calls", w, n);
+}
+
+/* What fails the job, in words. */
+static void fmt_rule(char *buf, size_t size, const struct diff_report *rep)
+{
+	const struct diff_opts *o = rep->o;
+
+	if (o->absolute)
+		snprintf(buf, size, "inclusive %s up more than %g%%, significantly",
+			 rep->r->unit == UNIT_SAMPLES ? "samples" : "time", o->threshold);
+	else
+		snprintf(buf, size, "inclusive share up more than %g points, significantly",
+			 o->threshold);
+}
+
+static void fmt_test(char *buf, size_t size, const struct diff_report *rep)
+{
+	const struct diff_result *r = rep->r;
+
+	snprintf(buf, size,
+		 "%s, one-sided, alpha %g over %zu functions tested (Bonferroni); fewer than "
+		 "%" PRIu64 " %s in both: not tested",
+		 r->test, rep->o->alpha, r->ntested, rep->o->min_samples,
+		 r->unit == UNIT_SAMPLES ? "samples" : "calls");
+}
+
+/* ---- text ---- */
+
+static void text_head(const struct diff_report *rep, FILE *f)
+{
+	char total[2][96], line[512];
+
+	fmt_total(total[BASE], sizeof(total[BASE]), rep->r, BASE);
+	fmt_total(total[NEW], sizeof(total[NEW]), rep->r, NEW);
+	fprintf(f, "base  %s: %s\nnew   %s: %s\n", rep->base, total[BASE], rep->new, total[NEW]);
+	fmt_test(line, sizeof(line), rep);
+	fprintf(f, "test  %s\n", line);
+	fmt_rule(line, sizeof(line), rep);
+	fprintf(f, "fail  %s\n\n", line);
+	fprintf(f, "%9s %11s %11s %11s %11s %8s  %-11s %s\n", "change",
+		rep->o->absolute ? "incl base" : "incl% base",
+		rep->o->absolute ? "incl new" : "incl% new",
+		rep->o->absolute ? "self base" : "self% base",
+		rep->o->absolute ? "self new" : "self% new", "p-value", "verdict", "function");
+}
+
+/* "1 regression: a (+9.1 pt), b (+6.0 pt)" or "no regression". */
+static void text_summary(const struct diff_report *rep, FILE *f)
+{
+	const struct diff_result *r = rep->r;
+	char change[CELL];
+
+	if (!r->nregressions) {
+		fputs("no regression\n", f);
+		return;
+	}
+	fprintf(f, "%zu regression%s:", r->nregressions, r->nregressions == 1 ? "" : "s");
+	for (size_t i = 0; i < r->nregressions && i < SUMMARY_MAX; i++) {
+		fmt_change(change, sizeof(change), &r->funcs[i], rep->o->absolute);
+		fprintf(f, "%s %s (%s)", i ? "," : "", r->funcs[i].name, change);
+	}
+	fputs(r->nregressions > SUMMARY_MAX ? ", ...\n" : "\n", f);
+}
+
+static void write_text(const struct diff_report *rep, FILE *f)
+{
+	size_t n = nshown(rep);
+	struct cells c;
+
+	text_head(rep, f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_func *d = &rep->r->funcs[i];
+
+		cells_of(rep, d, &c);
+		fprintf(f, "%9s %11s %11s %11s %11s %8s  %-11s %s\n", c.change, c.incl[BASE],
+			c.incl[NEW], c.self[BASE], c.self[NEW], c.p,
+			diff__status_name(d->status, rep->r->unit), d->name);
+	}
+	if (n < rep->r->nfuncs)
+		fprintf(f, "(%zu of %zu functions shown; --top 0 shows all)\n", n, rep->r->nfuncs);
+	fputc('\n', f);
+	text_summary(rep, f);
+}
+
+/* ---- markdown ---- */
+
+/* A code span that survives a table cell: '|' escaped, '`' (which would
+ * end it) as '\''. */
+static void md_code(FILE *f, const char *s)
+{
+	fputc('`', f);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputs("\\|", f);
+		else
+			fputc(*s == '`' ? '\'' : *s, f);
+	}
+	fputc('`', f);
+}
+
+static void md_head(const struct diff_report *rep, FILE *f)
+{
+	const struct diff_result *r = rep->r;
+
+	if (r->nregressions)
+		fprintf(f, "### flamebpf diff: %zu regression%s\n\n", r->nregressions,
+			r->nregressions == 1 ? "" : "s");
+	else
+		fputs("### flamebpf diff: no regression\n\n", f);
+	fprintf(f,
+		"| change | %s base | %s new | self base | self new | p-value | verdict | "
+		"function |\n|---:|---:|---:|---:|---:|---:|:---|:---|\n",
+		rep->o->absolute ? "inclusive" : "incl. share",
+		rep->o->absolute ? "inclusive" : "incl. share");
+}
+
+static void md_foot(const struct diff_report *rep, size_t n, FILE *f)
+{
+	char total[2][96], line[512];
+
+	if (n < rep->r->nfuncs)
+		fprintf(f, "\n%zu of %zu functions shown.\n", n, rep->r->nfuncs);
+	fmt_total(total[BASE], sizeof(total[BASE]), rep->r, BASE);
+	fmt_total(total[NEW], sizeof(total[NEW]), rep->r, NEW);
+	fputs("\nBase ", f);
+	md_code(f, rep->base);
+	fprintf(f, ": %s; new ", total[BASE]);
+	md_code(f, rep->new);
+	fmt_rule(line, sizeof(line), rep);
+	fprintf(f, ": %s. A regression: %s", total[NEW], line);
+	fmt_test(line, sizeof(line), rep);
+	fprintf(f, " (%s).\n", line);
+}
+
+static void write_markdown(const struct diff_report *rep, FILE *f)
+{
+	size_t n = nshown(rep);
+	struct cells c;
+
+	md_head(rep, f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_func *d = &rep->r->funcs[i];
+		bool bold = d->status == DIFF_REGRESSION;
+
+		cells_of(rep, d, &c);
+		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s%s%s | ", c.change, c.incl[BASE],
+			c.incl[NEW], c.self[BASE], c.self[NEW], c.p, bold ? "**" : "",
+			diff__status_name(d->status, rep->r->unit), bold ? "**" : "");
+		md_code(f, d->name);
+		fputs(" |\n", f);
+	}
+	md_foot(rep, n, f);
+}
+
+/* ---- json ---- */
+
+static void json_side(FILE *f, const struct diff_side *s, const char *n_name)
+{
+	fprintf(f,
+		"{\"inclusive_pct\":%.4f,\"self_pct\":%.4f,\"inclusive\":%" PRIu64
+		",\"self\":%" PRIu64 ",\"%s\":%" PRIu64 "}",
+		s->incl_pct, s->self_pct, s->incl, s->self, n_name, s->n);
+}
+
+static void json_func(FILE *f, const struct diff_report *rep, const struct diff_func *d)
+{
+	const char *n_name = rep->r->unit == UNIT_SAMPLES ? "samples" : "calls";
+
+	fputs("{\"name\":", f);
+	utf8__put_json_str(f, d->name);
+	fputs(",\"change\":", f);
+	if (isfinite(d->change))
+		fprintf(f, "%.4f", d->change);
+	else
+		fputs("null", f);
+	if (d->status == DIFF_FEW)
+		fputs(",\"p\":null", f);
+	else
+		fprintf(f, ",\"p\":%.6g", d->p);
+	fprintf(f, ",\"verdict\":\"%s\",\"may_fail\":%s,\"base\":",
+		d->status == DIFF_REGRESSION ? "regression"
+					     : diff__status_name(d->status, rep->r->unit),
+		d->may_fail ? "true" : "false");
+	json_side(f, &d->base, n_name);
+	fputs(",\"new\":", f);
+	json_side(f, &d->new, n_name);
+	fputc('}', f);
+}
+
+static void json_profile(FILE *f, const struct diff_report *rep, int side)
+{
+	fputs("{\"file\":", f);
+	utf8__put_json_str(f, side == BASE ? rep->base : rep->new);
+	fprintf(f, ",\"weight\":%" PRIu64 ",\"%s\":%" PRIu64 "}", rep->r->weight[side],
+		rep->r->unit == UNIT_SAMPLES ? "samples" : "calls", rep->r->count[side]);
+}
+
+static void json_head(const struct diff_report *rep, FILE *f)
+{
+	const struct diff_result *r = rep->r;
+
+	fputs("{\n\"base\":", f);
+	json_profile(f, rep, BASE);
+	fputs(",\n\"new\":", f);
+	json_profile(f, rep, NEW);
+	fprintf(f,
+		",\n\"unit\":\"%s\",\"compare\":\"%s\",\"threshold\":%g,\"alpha\":%g,"
+		"\"min_samples\":%" PRIu64 ",\n\"test\":",
+		r->unit == UNIT_SAMPLES ? "samples" : "nanoseconds",
+		rep->o->absolute ? "absolute" : "share", rep->o->threshold, rep->o->alpha,
+		rep->o->min_samples);
+	utf8__put_json_str(f, r->test);
+	fprintf(f, ",\n\"tested\":%zu,\"regressions\":%zu,\"functions_total\":%zu,\n", r->ntested,
+		r->nregressions, r->nfuncs);
+}
+
+static void write_json(const struct diff_report *rep, FILE *f)
+{
+	size_t n = nshown(rep);
+
+	json_head(rep, f);
+	fputs("\"functions\":[", f);
+	for (size_t i = 0; i < n; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_func(f, rep, &rep->r->funcs[i]);
+	}
+	fputs("\n]}\n", f);
+}
+
+int diff_out__write(enum diff_format fmt, const struct diff_report *rep, FILE *f)
+{
+	if (fmt == DIFF_JSON)
+		write_json(rep, f);
+	else if (fmt == DIFF_MARKDOWN)
+		write_markdown(rep, f);
+	else
+		write_text(rep, f);
+	return fflush(f) || ferror(f) ? -EIO : 0;
+}

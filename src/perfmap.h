@@ -1,0 +1,41 @@
+/* JIT symbols from the perf map a JIT compiler writes (V8 with
+ * --perf-basic-prof, the JVM's perf-map-agent, .NET, LuaJIT, Python 3.12's
+ * trampolines): /tmp/perf-PID.map, one "START SIZE NAME" line per region of
+ * generated code, START and SIZE in hex, as perf reads it
+ * (tools/perf/Documentation/jit-interface.txt). The file belongs to the
+ * profiled user: it is read with care, parsed defensively, and bounded. */
+#ifndef FLAMEBPF_PERFMAP_H
+#define FLAMEBPF_PERFMAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define PERFMAP_MAX_BYTES   (64UL << 20) /* the first 64 MiB of a file are read */
+#define PERFMAP_MAX_ENTRIES (1UL << 21)
+#define PERFMAP_MAX_NAME    1024 /* longer names are cut, at a UTF-8 boundary */
+
+struct perfmap;
+
+/* Parses a map's text (not NUL-terminated; only its first PERFMAP_MAX_BYTES).
+ * Malformed lines and empty regions are skipped; "0x" before the numbers is
+ * allowed. Where regions overlap, the later line wins: a JIT reuses the
+ * memory of code it freed. Returns 0 or -ENOMEM. */
+int perfmap__parse(const char *text, size_t len, struct perfmap **out);
+
+/* Reads the map at path (absolute; as root_pid sees it, see proc_root.h, or
+ * as we do when 0). Only a regular file owned by root or by uid is taken,
+ * never through a symbolic link. Returns 0, -ENOENT, -ELOOP (a link), -EPERM
+ * (another owner), -EINVAL (not a regular file), or -errno. */
+int perfmap__read(pid_t root_pid, const char *path, uid_t uid, struct perfmap **out);
+
+/* The region holding addr: its name and addr's offset in it, or NULL. The
+ * name lives as long as m. */
+const char *perfmap__lookup(const struct perfmap *m, uint64_t addr, uint64_t *off);
+
+/* How many lines were taken. */
+size_t perfmap__count(const struct perfmap *m);
+
+void perfmap__free(struct perfmap *m);
+
+#endif

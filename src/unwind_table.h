@@ -1,0 +1,78 @@
+/* Unwind tables for an in-kernel DWARF unwinder: the call-frame information of
+ * an x86-64 ELF file flattened into rows sorted by address, each saying how to
+ * find the caller's frame from anywhere in its address range. The row layout
+ * is what a BPF program can binary-search in an array map.
+ */
+#ifndef FLAMEBPF_UNWIND_TABLE_H
+#define FLAMEBPF_UNWIND_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* How to find the caller at a row's addresses. Only RSP and RBP rows can be
+ * unwound: the return address is at CFA-8 and the CFA is the register plus
+ * cfa_off. The others stop an unwind (or hand it to frame pointers). */
+enum unwind_kind {
+	UNWIND_NONE,	  /* no FDE covers the address */
+	UNWIND_CFA_RSP,	  /* CFA = rsp + cfa_off */
+	UNWIND_CFA_RBP,	  /* CFA = rbp + cfa_off */
+	UNWIND_END,	  /* return address undefined: the outermost frame */
+	UNWIND_CFA_OTHER, /* CFA is an expression or another register (PLT, DRAP) */
+	UNWIND_RA_OTHER,  /* the CFA is known but the return address is not at CFA-8 */
+	UNWIND_KIND_COUNT
+};
+
+/* Where the caller's rbp is. */
+enum unwind_rbp {
+	UNWIND_RBP_SAME,  /* unchanged: the caller's rbp is the current rbp */
+	UNWIND_RBP_CFA,	  /* saved at CFA + rbp_off */
+	UNWIND_RBP_OTHER, /* in another register, an expression, or undefined */
+};
+
+/* One row: its rules hold from pc up to the next row's pc. Fields a kind does
+ * not use are 0, so rows compare with ==. */
+struct unwind_row {
+	uint64_t pc;	 /* link-time virtual address */
+	int32_t cfa_off; /* UNWIND_CFA_RSP, UNWIND_CFA_RBP */
+	int16_t rbp_off; /* UNWIND_RBP_CFA */
+	uint8_t kind;	 /* enum unwind_kind */
+	uint8_t rbp;	 /* enum unwind_rbp */
+};
+
+struct unwind_stats {
+	size_t nfdes;	  /* FDEs that gave rows */
+	size_t nfdes_bad; /* FDEs left out or cut short: malformed, overlapping, out of code */
+	bool truncated;	  /* the walk stopped at a malformed entry: FDEs after it are lost */
+	bool debug_frame; /* read from .debug_frame: the file has no .eh_frame FDEs */
+	size_t nrows[UNWIND_KIND_COUNT];
+	uint64_t code_bytes;			   /* bytes of executable sections */
+	uint64_t code_bytes_by[UNWIND_KIND_COUNT]; /* of those, bytes each kind of row covers */
+};
+
+struct unwind_table;
+
+/* Builds the table of the x86-64 ELF file (ET_EXEC or ET_DYN) open on fd, from
+ * .eh_frame, else .debug_frame, else through PT_GNU_EH_FRAME when the file has
+ * no section headers. fd stays open and owned by the caller. Returns 0,
+ * -ENOEXEC (not ELF), -EOPNOTSUPP (another machine, class or type), -ENOENT
+ * (no call-frame information), -EBADMSG (nothing usable in it) or -errno.
+ * Malformed FDEs are left out and counted: the table may be partial. */
+int unwind_table__build(int fd, struct unwind_table **out);
+
+/* The same from the bytes of a .eh_frame (or .debug_frame) section loaded at
+ * vaddr, with no check that FDEs cover code. The bytes are not kept. */
+int unwind_table__parse(const void *buf, size_t len, uint64_t vaddr, bool debug_frame,
+			struct unwind_table **out);
+
+/* All rows, sorted by pc; the last is an UNWIND_NONE row after the last FDE. */
+const struct unwind_row *unwind_table__rows(const struct unwind_table *t, size_t *n);
+
+/* The row covering pc, or NULL when pc is below the first row. */
+const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc);
+
+const struct unwind_stats *unwind_table__stats(const struct unwind_table *t);
+
+void unwind_table__free(struct unwind_table *t);
+
+#endif
