@@ -115,6 +115,12 @@ const struct profile_meta *profile__meta(const struct profile *p);
 /* The index of the stack last added or found by profile__add_stack(). */
 uint32_t profile__last_stack(const struct profile *p);
 
+/* The indexes of the events in timeline order: by process, thread and
+ * start; of two that start together the parent (longer, else shallower)
+ * first; then as they were added. *order is malloc'd (n >= 1 entries).
+ * Returns 0 or -ENOMEM. */
+int profile__events_in_order(const struct profile *p, size_t **order);
+
 size_t profile__nr_events(const struct profile *p);
 const struct profile_event *profile__event(const struct profile *p, size_t i);
 

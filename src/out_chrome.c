@@ -226,30 +226,6 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
 
 /* ---- threads, metadata and the document ---- */
 
-/* Events by process, thread, start; a parent before a child that starts
- * with it: the longer one, or the shallower one of two as long. */
-static int cmp_event(const void *a, const void *b, void *arg)
-{
-	const struct profile *p = arg;
-	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
-	const struct profile_event *x = profile__event(p, ia), *y = profile__event(p, ib);
-	const struct profile_stack *sx = profile__stack(p, x->stack),
-				   *sy = profile__stack(p, y->stack);
-	const struct stack_owner *wx = &sx->who, *wy = &sy->who;
-
-	if (wx->pid != wy->pid)
-		return wx->pid < wy->pid ? -1 : 1;
-	if (wx->tid != wy->tid)
-		return wx->tid < wy->tid ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	if (sx->nframes != sy->nframes)
-		return sx->nframes < sy->nframes ? -1 : 1;
-	return (ia > ib) - (ia < ib);
-}
-
 /* The end of the run of events of the thread of event FROM; notes its names. */
 static size_t thread_end(struct chrome *c, size_t from)
 {
@@ -324,15 +300,11 @@ static int alloc_state(struct chrome *c)
 	for (size_t i = 0; i < profile__nr_stacks(c->p); i++)
 		if (profile__stack(c->p, i)->nframes > deepest)
 			deepest = profile__stack(c->p, i)->nframes;
-	c->order = malloc((c->n ? c->n : 1) * sizeof(*c->order));
 	c->open = malloc((deepest ? deepest : 1) * sizeof(*c->open));
 	c->ends = malloc((c->n ? c->n : 1) * sizeof(*c->ends));
-	if (!c->order || !c->open || !c->ends)
+	if (!c->open || !c->ends)
 		return -ENOMEM;
-	for (size_t i = 0; i < c->n; i++)
-		c->order[i] = i;
-	qsort_r(c->order, c->n, sizeof(*c->order), cmp_event, (void *)c->p);
-	return 0;
+	return profile__events_in_order(c->p, &c->order);
 }
 
 int chrome__write(const struct profile *p, const struct write_opts *o, FILE *f)

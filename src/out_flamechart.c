@@ -23,28 +23,6 @@ struct sweep {
 	size_t depth;
 };
 
-/* Events by thread, then start; a parent (longer) before a child that
- * starts with it. */
-static int cmp_event(const void *a, const void *b, void *arg)
-{
-	const struct profile *p = arg;
-	const struct profile_event *x = profile__event(p, *(const size_t *)a);
-	const struct profile_event *y = profile__event(p, *(const size_t *)b);
-	const struct stack_owner *wx = &profile__stack(p, x->stack)->who;
-	const struct stack_owner *wy = &profile__stack(p, y->stack)->who;
-
-	if (wx->pid != wy->pid)
-		return wx->pid < wy->pid ? -1 : 1;
-	if (wx->tid != wy->tid)
-		return wx->tid < wy->tid ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return (*(const size_t *)a > *(const size_t *)b) -
-	       (*(const size_t *)a < *(const size_t *)b);
-}
-
 static uint64_t end_of(const struct profile_event *e)
 {
 	return e->ts + e->dur;
@@ -139,21 +117,17 @@ static int write_runs(const struct profile *p, const struct write_opts *o, const
 
 int folded__write_flamechart(const struct profile *p, const struct write_opts *o, FILE *f)
 {
-	size_t n = profile__nr_events(p), *order;
+	size_t n = profile__nr_events(p), *order = NULL;
 	struct sweep sw = { p, o, f, {}, NULL, 0 };
 	int err = 0;
 
 	if (!n)
 		return -ENODATA;
-	order = malloc(n * sizeof(*order));
 	sw.open = malloc(n * sizeof(*sw.open));
-	if (!order || !sw.open) {
+	if (!sw.open || profile__events_in_order(p, &order)) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_event, (void *)p);
 	if (profile__unit(p) == UNIT_SAMPLES) {
 		err = write_runs(p, o, order, n, f);
 		goto out;

@@ -410,26 +410,6 @@ static const struct stack_owner *owner_of(const struct profile *p, size_t ev)
 	return &profile__stack(p, profile__event(p, ev)->stack)->who;
 }
 
-/* Events by thread, then start; a parent (longer) before a child starting
- * with it; then as they came. */
-static int cmp_event(const void *a, const void *b, void *arg)
-{
-	const struct profile *p = arg;
-	size_t i = *(const size_t *)a, j = *(const size_t *)b;
-	const struct profile_event *x = profile__event(p, i), *y = profile__event(p, j);
-	const struct stack_owner *wx = owner_of(p, i), *wy = owner_of(p, j);
-
-	if (wx->pid != wy->pid)
-		return wx->pid < wy->pid ? -1 : 1;
-	if (wx->tid != wy->tid)
-		return wx->tid < wy->tid ? -1 : 1;
-	if (x->ts != y->ts)
-		return x->ts < y->ts ? -1 : 1;
-	if (x->dur != y->dur)
-		return x->dur > y->dur ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 static bool new_thread(const struct profile *p, const size_t *order, size_t i)
 {
 	const struct stack_owner *a, *b;
@@ -533,12 +513,8 @@ static int build_chart(struct svg_tree *t, const struct profile *p, const struct
 
 	if (!n)
 		return -ENODATA;
-	order = malloc(n * sizeof(*order));
-	if (!order)
+	if (profile__events_in_order(p, &order))
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_event, (void *)p);
 	if (profile__unit(p) == UNIT_SAMPLES)
 		err = chart_samples(t, p, o, order, n);
 	else

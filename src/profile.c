@@ -299,6 +299,40 @@ const struct profile_meta *profile__meta(const struct profile *p)
 	return &p->meta;
 }
 
+static int cmp_event(const void *a, const void *b, void *arg)
+{
+	const struct profile *p = arg;
+	size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
+	const struct profile_event *x = profile__event(p, ia), *y = profile__event(p, ib);
+	const struct profile_stack *sx = profile__stack(p, x->stack),
+				   *sy = profile__stack(p, y->stack);
+
+	if (sx->who.pid != sy->who.pid)
+		return sx->who.pid < sy->who.pid ? -1 : 1;
+	if (sx->who.tid != sy->who.tid)
+		return sx->who.tid < sy->who.tid ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	if (x->dur != y->dur)
+		return x->dur > y->dur ? -1 : 1;
+	if (sx->nframes != sy->nframes)
+		return sx->nframes < sy->nframes ? -1 : 1;
+	return (ia > ib) - (ia < ib);
+}
+
+int profile__events_in_order(const struct profile *p, size_t **order)
+{
+	size_t n = p->events.n;
+
+	*order = malloc((n ? n : 1) * sizeof(**order));
+	if (!*order)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		(*order)[i] = i;
+	qsort_r(*order, n, sizeof(**order), cmp_event, (void *)p);
+	return 0;
+}
+
 size_t profile__nr_events(const struct profile *p)
 {
 	return p->events.n;

@@ -218,40 +218,46 @@ static uint64_t rd_uint(struct rd *r, size_t n)
 	return v;
 }
 
-static uint64_t rd_uleb(struct rd *r)
+/* The bits of a LEB128 number and, in *last, its last byte; more than 64
+ * significant bits make an unsigned one bad. */
+static uint64_t rd_leb(struct rd *r, bool is_signed, unsigned int *shift, uint8_t *last)
 {
 	const uint8_t *p;
 	uint64_t v = 0;
-	unsigned int shift = 0;
 
+	*shift = 0;
+	*last = 0;
 	do {
 		p = rd_take(r, 1);
-		if (!p)
+		if (!p) {
+			*last = 0; /* truncated: 0, not sign-extended */
 			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(*p & 0x7f) << shift;
-		else if (*p & 0x7f)
-			r->bad = true; /* more than 64 bits */
-		shift += shift < 64 ? 7 : 0;
+		}
+		if (*shift < 64)
+			v |= (uint64_t)(*p & 0x7f) << *shift;
+		else if (!is_signed && (*p & 0x7f))
+			r->bad = true;
+		*shift += *shift < 64 ? 7 : 0;
+		*last = *p;
 	} while (*p & 0x80);
 	return v;
 }
 
+static uint64_t rd_uleb(struct rd *r)
+{
+	unsigned int shift;
+	uint8_t last;
+
+	return rd_leb(r, false, &shift, &last);
+}
+
 static int64_t rd_sleb(struct rd *r)
 {
-	const uint8_t *p;
-	uint64_t v = 0;
-	unsigned int shift = 0;
+	unsigned int shift;
+	uint8_t last;
+	uint64_t v = rd_leb(r, true, &shift, &last);
 
-	do {
-		p = rd_take(r, 1);
-		if (!p)
-			return 0;
-		if (shift < 64)
-			v |= (uint64_t)(*p & 0x7f) << shift;
-		shift += shift < 64 ? 7 : 0;
-	} while (*p & 0x80);
-	if (shift < 64 && (*p & 0x40))
+	if (shift < 64 && (last & 0x40))
 		v |= ~(uint64_t)0 << shift;
 	return (int64_t)v;
 }

@@ -174,17 +174,12 @@ static unsigned long long malloc_calls_of(const char *mode, const char *arg, con
 	const char *out = h_path("malloc.folded");
 	struct h_result r;
 	unsigned long long calls;
+	const char *argv[] = {
+		h_flamebpf(),	      "-f", "libc:^malloc$", "-o",	     out,  "--",
+		h_workload("tracee"), mode, arg ? arg : n,   arg ? n : NULL, NULL,
+	};
 
-	if (arg)
-		assert_int_equal(h_run(&r, 60,
-				       H_ARGV(h_flamebpf(), "-f", "libc:^malloc$", "-o", out, "--",
-					      h_workload("tracee"), mode, arg, n)),
-				 0);
-	else
-		assert_int_equal(h_run(&r, 60,
-				       H_ARGV(h_flamebpf(), "-f", "libc:^malloc$", "-o", out, "--",
-					      h_workload("tracee"), mode, n)),
-				 0);
+	assert_int_equal(h_run(&r, 60, argv), 0);
 	/* no call at all is a run that captured nothing: 1 */
 	if (r.status != 0 && r.status != 1) {
 		h_dump(&r, "flamebpf");
