@@ -86,6 +86,13 @@ WORKLOAD_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -Wall -Werror -pth
 WORKLOADS += $(BUILD)/workloads/regressed/pipeline
 # cpu_tree stripped, its symbols in a .gnu_debuglink file beside it.
 WORKLOADS += $(BUILD)/workloads/stripped/cpu_tree
+# Built as distributions build, for the unwinding tests: gcc -O2 without
+# frame pointers (gcc's default), and gcc -O2 with them, which still leaves
+# leaf functions that need no stack without a frame.
+GCC_WORKLOAD_CFLAGS := -O2 -g -fno-inline -Wall -Werror -pthread
+WORKLOADS += $(BUILD)/workloads/nofp/cpu_tree $(BUILD)/workloads/gccfp/leafy
+# Static, without frame pointers: it runs alone in a chroot directory.
+WORKLOADS += $(BUILD)/workloads/static/cpu_tree
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
@@ -248,6 +255,21 @@ $(BUILD)/workloads/regressed/pipeline: tests/workloads/pipeline.c | $(DEPS_STAMP
 	$(call msg,CC-WORK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) -DREGRESSED -MMD -MP $< -o $@
+
+$(BUILD)/workloads/nofp/%: tests/workloads/%.c | $(DEPS_STAMP)
+	$(call msg,CC-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(GCC_WORKLOAD_CFLAGS) -fomit-frame-pointer -MMD -MP $< -o $@
+
+$(BUILD)/workloads/static/%: tests/workloads/%.c | $(DEPS_STAMP)
+	$(call msg,CC-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(GCC_WORKLOAD_CFLAGS) -fomit-frame-pointer -static -MMD -MP $< -o $@
+
+$(BUILD)/workloads/gccfp/%: tests/workloads/%.c | $(DEPS_STAMP)
+	$(call msg,CC-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(GCC_WORKLOAD_CFLAGS) -fno-omit-frame-pointer -MMD -MP $< -o $@
 
 $(BUILD)/workloads/stripped/%: $(BUILD)/workloads/%
 	$(call msg,STRIP,$@)

@@ -80,7 +80,9 @@ static __always_inline void note_process(__u32 pid, __u32 full_counter, __u32 lo
 		count(full_counter);
 		return;
 	}
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0))
+	/* forced: the records before it came without a wakeup, so an adaptive
+	 * one would not wake user space, and it must look while pid lives */
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(lost_counter);
 }
 

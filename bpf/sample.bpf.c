@@ -10,6 +10,7 @@
 
 #define NR_COUNTERS CNT_NR
 #include "common.bpf.h"
+#include "unwind.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool want_user = true;
@@ -54,7 +55,7 @@ SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
 	__u64 one = 1, *val;
 	long err;
@@ -64,8 +65,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	if (want_user && key.pid)
-		key.ustack = take_stack(ctx, BPF_F_USER_STACK, EV_STACK, CNT_USTACK_ERR,
-					CNT_STACKS_DROPPED);
+		key.ustack = user_stack(ctx, key.pid, task, EV_STACK, CNT_USTACK,
+					CNT_USTACK_ERR, CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
 	if (want_kernel)
 		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
@@ -99,13 +100,13 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-/* A new image needs a new snapshot of its mappings: forget we saw it. */
+/* A new image needs a new snapshot of its mappings and new tables. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
-	bpf_map_delete_elem(&seen, &pid);
+	forget_process(pid);
 	return 0;
 }
 
@@ -117,7 +118,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
 	if (BPF_CORE_READ(p, pid) == pid)
-		bpf_map_delete_elem(&seen, &pid);
+		forget_process(pid);
 	return 0;
 }
 

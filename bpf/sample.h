@@ -3,6 +3,8 @@
 #ifndef FLAMEBPF_SAMPLE_H
 #define FLAMEBPF_SAMPLE_H
 
+#include "unwind.h"
+
 #define SAMPLE_MAX_DEPTH 127 /* perf's default kernel.perf_event_max_stack */
 #define SAMPLE_COMM_LEN	 16
 
@@ -23,7 +25,8 @@ enum sample_counter {
 	CNT_SEEN_FULL,	     /* the seen-processes map was full */
 	CNT_PIDS_FULL,	     /* a child of a traced process did not fit in the pid filter */
 	CNT_TICKS_DROPPED,   /* timeline: a sample's time record found the ring buffer full */
-	CNT_NR,
+	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
+	CNT_NR = CNT_USTACK + USTACK_NR,
 };
 
 struct sample_key {
@@ -41,6 +44,7 @@ enum sample_event_type {
 	EV_STACK,    /* struct sample_stack_event */
 	EV_SAMPLE,   /* struct sample_count_event */
 	EV_TICK,     /* struct sample_tick_event */
+	EV_MAPS,     /* struct sample_proc_event: its mappings changed since */
 };
 
 /* The first sample of a process (again after it execs): user space

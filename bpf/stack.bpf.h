@@ -25,32 +25,18 @@ static __always_inline __u64 hash_ips(const struct sample_stack_event *st)
 	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
 }
 
-/* Takes the stack (bpf_get_stack() flags) and returns its id, STACK_ID_NONE
- * when empty, STACK_ID_LOST when it could not be read (err_counter) or
- * sent (drop_counter). A stack user space has not had yet goes through the
- * ring buffer as a record of the given type, without a wakeup: user space
- * drains it on its own clock. */
-static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 type, __u32 err_counter,
+/* Returns the id of the nr frames in st (nr > 0), sending them to user space
+ * as a record of the given type, without a wakeup, unless they were sent
+ * already: user space drains the ring buffer on its own clock.
+ * STACK_ID_LOST when the ring buffer is full (drop_counter). */
+static __always_inline __u64 send_stack(struct sample_stack_event *st, __u32 nr, __u32 type,
 					__u32 drop_counter)
 {
-	__u32 zero = 0, nr;
-	struct sample_stack_event *st = bpf_map_lookup_elem(&scratch, &zero);
 	__u8 one = 1;
-	long n;
 	__u64 id;
 
-	if (!st)
-		return STACK_ID_LOST;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
-	if (n < 0) {
-		count(err_counter);
-		return STACK_ID_LOST;
-	}
-	nr = n / sizeof(__u64);
 	if (nr > SAMPLE_MAX_DEPTH)
 		nr = SAMPLE_MAX_DEPTH;
-	if (!nr)
-		return STACK_ID_NONE;
 	st->nr = nr;
 	id = hash_ips(st);
 	if (bpf_map_lookup_elem(&sent, &id))
@@ -64,6 +50,35 @@ static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 type, __u3
 	}
 	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
 	return id;
+}
+
+/* The per-CPU buffer stacks are taken into. */
+static __always_inline struct sample_stack_event *stack_scratch(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+/* Takes the stack (bpf_get_stack() flags) and returns its id (send_stack()),
+ * STACK_ID_NONE when empty, STACK_ID_LOST when it could not be read
+ * (err_counter) or sent (drop_counter). */
+static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 type, __u32 err_counter,
+					__u32 drop_counter)
+{
+	struct sample_stack_event *st = stack_scratch();
+	long n;
+
+	if (!st)
+		return STACK_ID_LOST;
+	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
+	if (n < 0) {
+		count(err_counter);
+		return STACK_ID_LOST;
+	}
+	if (n < (long)sizeof(__u64))
+		return STACK_ID_NONE;
+	return send_stack(st, n / sizeof(__u64), type, drop_counter);
 }
 
 #endif

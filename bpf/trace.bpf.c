@@ -13,6 +13,7 @@
 
 #define NR_COUNTERS TCNT_NR
 #include "common.bpf.h"
+#include "unwind.bpf.h"
 
 const volatile bool filter_pids = false;
 /* Set by user space before it detaches: new calls are not entered, calls in
@@ -332,8 +333,9 @@ static __always_inline int enter(struct pt_regs *ctx)
 		note_process(id >> 32, TCNT_SEEN_FULL, TCNT_PATHS_DROPPED);
 	/* under --full-stack a path also grows from its user stack */
 	FR(sh, d).ustack = d		 ? FR(sh, d - 1).ustack
-			   : want_stacks ? take_stack(ctx, BPF_F_USER_STACK, EV_USTACK,
-						      TCNT_USTACK_ERR, TCNT_PATHS_DROPPED)
+			   : want_stacks ? user_stack(ctx, id >> 32, bpf_get_current_task_btf(),
+						      EV_USTACK, TCNT_USTACK, TCNT_USTACK_ERR,
+						      TCNT_PATHS_DROPPED, TCNT_PATHS_DROPPED)
 					 : 0;
 	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : FR(sh, d).ustack, func);
 	FR(sh, d).args[0] = PT_REGS_PARM1(ctx);
@@ -414,8 +416,21 @@ int BPF_PROG(on_exit, struct task_struct *p)
 {
 	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
 
+	__u32 pid = BPF_CORE_READ(p, tgid);
+
 	if (sh && sh->depth)
 		unwind_to(sh, ~0ULL, bpf_ktime_get_ns(), bpf_get_current_pid_tgid());
+	if (want_stacks && BPF_CORE_READ(p, pid) == pid)
+		forget_process(pid);
+	return 0;
+}
+
+/* --full-stack: a new image needs a new snapshot of its mappings and new
+ * tables. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	forget_process(BPF_CORE_READ(p, tgid));
 	return 0;
 }
 

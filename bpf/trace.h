@@ -22,7 +22,8 @@ enum trace_counter {
 	TCNT_USTACK_ERR,      /* the user stack under a call could not be read */
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_FORKS_LOST,      /* ring buffer full: a child not traced in libraries */
-	TCNT_NR,
+	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
+	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };
 
 /* A call path is sent like a sampled stack (struct sample_stack_event, type

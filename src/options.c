@@ -19,6 +19,7 @@ enum {
 	OPT_FLAMECHART,
 	OPT_FULL_STACK,
 	OPT_NO_DEMANGLE,
+	OPT_UNWIND,
 };
 
 static const struct option long_opts[] = {
@@ -34,6 +35,7 @@ static const struct option long_opts[] = {
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "full-stack", no_argument, NULL, OPT_FULL_STACK },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -85,6 +87,9 @@ void options__usage(FILE *f)
 	      "                           thread: one per stretch of a call's self time, or\n"
 	      "                           per run of identical samples; not merged\n"
 	      "      --no-demangle        C++ and Rust names as the symbol table has them\n"
+	      "      --unwind MODE        user stacks by: auto (default: each binary's unwind\n"
+	      "                           tables, frame pointers where it has none), dwarf\n"
+	      "                           (tables only) or fp (frame pointers only)\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
@@ -111,6 +116,21 @@ int options__parse_freq(const char *s, unsigned int *hz)
 		return -EINVAL;
 	*hz = v;
 	return 0;
+}
+
+static int parse_unwind(const char *s, enum unwind_mode *mode)
+{
+	static const char *const names[] = { [UNWIND_MODE_FP] = "fp",
+					     [UNWIND_MODE_DWARF] = "dwarf",
+					     [UNWIND_MODE_AUTO] = "auto" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			*mode = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 int options__parse_duration(const char *s, double *secs)
@@ -216,6 +236,10 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_NO_DEMANGLE:
 		o->no_demangle = true;
 		return 0;
+	case OPT_UNWIND:
+		if (parse_unwind(arg, &o->unwind))
+			return usage_err("unknown --unwind mode '%s' (auto, dwarf, fp)", arg);
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -282,6 +306,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	o->unwind = UNWIND_MODE_AUTO;
 	o->output = "-";
 	o->noutputs = 0;
 	optind = 0; /* glibc: 0 also resets the scan inside a clustered option */

@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <linux/types.h>
 
 #include "sink.h"
+#include "unwind.h"
 
 #define OPTIONS_MAX_OUTPUTS 8
 
@@ -31,6 +33,7 @@ struct options {
 	bool timeline; /* the output needs each sample's or call's time */
 	bool full_stack;
 	bool no_demangle; /* C++ and Rust names left mangled */
+	enum unwind_mode unwind; /* --unwind: how user stacks are taken */
 	int verbose;
 	bool help, version;
 };

@@ -194,6 +194,15 @@ const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr)
 	return find_in_snaps(p, addr);
 }
 
+const struct proc_maps *procs__latest(struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	if (!hashmap__get(&ps->by_pid, pid, &i) || !ps->v[i].nsnaps)
+		return NULL;
+	return &ps->v[i].snaps[ps->v[i].nsnaps - 1];
+}
+
 const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid)
 {
 	struct proc *p = findnew(ps, pid);

@@ -24,6 +24,9 @@ int procs__snapshot(struct procs *ps, pid_t pid);
  * something since). NULL when nothing maps addr. */
 const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr);
 
+/* pid's newest snapshot, or NULL when it has none. */
+const struct proc_maps *procs__latest(struct procs *ps, pid_t pid);
+
 /* The JIT symbols pid wrote to its perf map (perfmap.h): /tmp/perf-PID.map,
  * under the process's own root and pid number when it is in a container.
  * Read on the first call, when the process may have written more since its

@@ -64,6 +64,37 @@ static void report_losses(const struct sampler_stats *st)
 	strbuf__free(&b);
 }
 
+/* How user stacks were unwound (c: a block of enum ustack_counter), and
+ * what the tables cover. */
+static void report_unwinding(enum unwind_mode mode, const uint64_t *c,
+			     const struct unwinder_stats *t, bool verbose)
+{
+	if (mode == UNWIND_MODE_FP) {
+		if (c[USTACK_FP])
+			p_err("user stacks: %" PRIu64 " by frame pointers (--unwind fp)",
+			      c[USTACK_FP]);
+		return;
+	}
+	p_err("user stacks: %" PRIu64 " by unwind tables, %" PRIu64
+	      " by tables and frame pointers, %" PRIu64 " truncated, %" PRIu64
+	      " by frame pointers before their process's tables were loaded",
+	      c[USTACK_TABLES], c[USTACK_MIXED], c[USTACK_TRUNCATED], c[USTACK_EARLY]);
+	if (t->files_no_room)
+		p_err("unwind tables: %zu binaries did not fit in %" PRIu64
+		      " rows and use frame pointers (the first: %s)",
+		      t->files_no_room, t->max_rows, t->no_room ? t->no_room : "?");
+	if (t->procs_failed || t->maps_truncated)
+		p_err("unwind tables: %zu processes not loaded (map full), %zu with more than "
+		      "%d executable mappings",
+		      t->procs_failed, t->maps_truncated, UNWIND_MAX_MAPPINGS);
+	if (verbose)
+		p_err("unwind tables: %zu binaries, %" PRIu64 " rows (%.1f MiB) built in %.1f ms; "
+		      "%zu binaries without call-frame information; %zu processes; %" PRIu64
+		      " fresh looks at mappings",
+		      t->files, t->rows, t->rows * 16 / 1048576.0, t->build_ms, t->files_without,
+		      t->processes, c[USTACK_MAPS_ASKED]);
+}
+
 void report__summary(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
@@ -71,6 +102,7 @@ void report__summary(const struct profile *p, const struct sampler_stats *st, do
 	      profile__total_weight(p), profile__nr_processes(p), profile__nr_stacks(p), secs, freq,
 	      st->event, st->ncpus);
 	report_losses(st);
+	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 	if (verbose)
 		p_err("%" PRIu64 " unique raw stacks; BPF maps %.1f MiB; %" PRIu64
 		      " samples beyond the counts map; %" PRIu64
@@ -165,6 +197,9 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 		      "(ignored)",
 		      st->counter[TCNT_UNMATCHED]);
 	report_trace_losses(st);
+	if (st->counter[TCNT_USTACK + USTACK_FP] || st->counter[TCNT_USTACK + USTACK_TABLES] ||
+	    st->counter[TCNT_USTACK + USTACK_TRUNCATED])
+		report_unwinding(st->unwind, &st->counter[TCNT_USTACK], &st->tables, verbose);
 	if (verbose)
 		p_err("%s; %zu IFUNC resolvers left out; %" PRIu64 " calls beyond the counts map; "
 		      "%" PRIu64 " calls of other processes skipped",

@@ -17,6 +17,7 @@
 #include "sampler.h"
 #include "stack_table.h"
 #include "symbolize.h"
+#include "unwinder.h"
 
 struct sampler {
 	struct sampler_opts opts;
@@ -29,6 +30,7 @@ struct sampler {
 	const char *event;
 	struct ring_buffer *rb;
 	struct procs *procs;
+	struct unwinder *unwinder; /* NULL with --unwind fp */
 	struct stack_table stacks;
 	struct sample_key *spilled; /* samples that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
@@ -41,6 +43,13 @@ struct sampler {
  * sized from the expected number of samples. Neither map can lose data when
  * full: the ring buffer takes new stacks and overflowing samples, and user
  * space drains it every poll. */
+static uint32_t unwind_rows(const struct sampler_opts *o)
+{
+	if (o->unwind == UNWIND_MODE_FP || !o->user)
+		return 1;
+	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
+}
+
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
 {
 	double expect = (double)o->freq * ncpus * (o->duration > 0 ? o->duration : 60);
@@ -52,6 +61,7 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
+	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
 }
 
 static int load(struct sampler *s)
@@ -65,6 +75,7 @@ static int load(struct sampler *s)
 	skel->rodata->want_user = s->opts.user;
 	skel->rodata->want_kernel = s->opts.kernel;
 	skel->rodata->timeline = s->opts.timeline;
+	skel->rodata->unwind_mode = s->opts.user ? s->opts.unwind : UNWIND_MODE_FP;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
@@ -73,7 +84,11 @@ static int load(struct sampler *s)
 		return err;
 	}
 	s->skel = skel;
-	return 0;
+	if (skel->rodata->unwind_mode == UNWIND_MODE_FP)
+		return 0;
+	return unwinder__new(&s->unwinder, bpf_map__fd(skel->maps.unwind_rows),
+			     bpf_map__max_entries(skel->maps.unwind_rows),
+			     bpf_map__fd(skel->maps.unwind_procs));
 }
 
 static int spill(struct sampler *s, const struct sample_key *key)
@@ -97,8 +112,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(__u32))
 		return 0;
-	if (proc->type == EV_PROC && size >= sizeof(*proc))
-		procs__snapshot(s->procs, proc->pid); /* gone already: nothing to keep */
+	if ((proc->type == EV_PROC || proc->type == EV_MAPS) && size >= sizeof(*proc))
+		err = unwinder__snapshot(s->unwinder, s->procs, proc->pid);
 	else if (proc->type == EV_STACK)
 		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
@@ -151,7 +166,8 @@ int sampler__add_pid(struct sampler *s, pid_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pids), &key, &one, BPF_ANY))
 		return -errno;
-	return 0;
+	/* its first samples unwound by tables too */
+	return unwinder__snapshot(s->unwinder, s->procs, pid);
 }
 
 static int open_event(unsigned int freq, int cpu, __u32 type, __u64 config)
@@ -388,8 +404,12 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
 	st->collisions = s->stacks.collisions;
+	st->unwind = s->skel->rodata->unwind_mode;
+	if (s->unwinder)
+		unwinder__stats(s->unwinder, &st->tables);
 	st->map_bytes = map_bytes(s->skel->maps.counts) + map_bytes(s->skel->maps.sent) +
-			map_bytes(s->skel->maps.seen) + bpf_map__max_entries(s->skel->maps.events);
+			map_bytes(s->skel->maps.seen) + map_bytes(s->skel->maps.unwind_rows) +
+			bpf_map__max_entries(s->skel->maps.events);
 }
 
 void sampler__free(struct sampler *s)
@@ -401,6 +421,7 @@ void sampler__free(struct sampler *s)
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
+	unwinder__free(s->unwinder);
 	stack_table__free(&s->stacks);
 	free(s->spilled);
 	free(s->ticks);

@@ -11,6 +11,8 @@
 
 #include "profile.h"
 #include "sample.h"
+#include "unwind.h"
+#include "unwinder.h"
 
 struct sampler_opts {
 	unsigned int freq;
@@ -19,6 +21,7 @@ struct sampler_opts {
 	bool follow_children;
 	bool user, kernel;
 	bool timeline; /* keep each sample's time and CPU (profile events) */
+	enum unwind_mode unwind;
 	bool verbose;
 };
 
@@ -30,6 +33,8 @@ struct sampler_stats {
 	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
 	uint64_t stacks;     /* unique raw stacks received */
 	uint64_t collisions; /* stack ids that hashed alike (the later stack is misnamed) */
+	enum unwind_mode unwind;
+	struct unwinder_stats tables; /* when unwinding by tables */
 };
 
 struct sampler;

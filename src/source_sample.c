@@ -117,6 +117,7 @@ int source_sample__open(struct source *src, const struct options *o, int verbosi
 		.user = !o->kernel_only,
 		.kernel = !o->user_only,
 		.timeline = o->timeline,
+		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));
 	char missing[64];

@@ -1,15 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "hashmap.h"
+#include "mapped_file.h"
 #include "proc_root.h"
 #include "symcache.h"
 
@@ -29,57 +26,6 @@ struct symcache *symcache__new(const char *debug_root)
 	return c;
 }
 
-static bool same_file(int fd, const struct map_entry *m)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && st.st_ino == m->inode && major(st.st_dev) == m->dev_major &&
-	       minor(st.st_dev) == m->dev_minor;
-}
-
-/* Keeps the better of two opens: the right file, else any open one. */
-static int pick(int fd, int alt, const struct map_entry *m)
-{
-	if (alt < 0)
-		return fd;
-	if (fd < 0 || (!same_file(fd, m) && same_file(alt, m))) {
-		if (fd >= 0)
-			close(fd);
-		return alt;
-	}
-	close(alt);
-	return fd;
-}
-
-/* The path first; if it is gone or now another file, the same path under
- * the process's root (in a container), then the process's own view of the
- * mapping (deleted or replaced since). */
-static int open_mapped_file(const char *path, const struct map_entry *m, pid_t pid, pid_t root_pid)
-{
-	char alt[64];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		fd = -errno;
-	if (root_pid && (fd < 0 || !same_file(fd, m)))
-		fd = pick(fd, proc_root__open(root_pid, path, O_RDONLY | O_CLOEXEC), m);
-	if (fd >= 0 && same_file(fd, m))
-		return fd;
-	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,
-		 m->end);
-	return pick(fd, open(alt, O_RDONLY | O_CLOEXEC), m);
-}
-
-static char *strip_deleted(const char *path)
-{
-	static const char suffix[] = " (deleted)";
-	size_t len = strlen(path), sl = sizeof(suffix) - 1;
-
-	if (len > sl && !strcmp(path + len - sl, suffix))
-		len -= sl;
-	return strndup(path, len);
-}
-
 static void set_build_id(struct binary *b)
 {
 	size_t len = 0;
@@ -96,7 +42,7 @@ static struct binary *binary__load(const struct symcache *c, const struct map_en
 	const char *slash;
 	int fd;
 
-	if (!b || !(b->path = strip_deleted(m->path))) {
+	if (!b || !(b->path = mapped_file__path(m))) {
 		free(b);
 		return NULL;
 	}
@@ -104,7 +50,7 @@ static struct binary *binary__load(const struct symcache *c, const struct map_en
 	b->name = slash ? slash + 1 : b->path;
 	w.path = b->path;
 	w.root_pid = proc_root__of(pid);
-	fd = open_mapped_file(b->path, m, pid, w.root_pid);
+	fd = mapped_file__open(b->path, m, pid, w.root_pid);
 	if (fd < 0) {
 		b->err = fd;
 		return b;
@@ -117,7 +63,7 @@ static struct binary *binary__load(const struct symcache *c, const struct map_en
 
 struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid)
 {
-	uint64_t key = hash_mix(m->inode ^ hash_mix(((uint64_t)m->dev_major << 32) | m->dev_minor));
+	uint64_t key = mapped_file__key(m);
 	struct binary *b, **v;
 	uint64_t i;
 

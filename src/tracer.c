@@ -29,12 +29,13 @@ struct tracer {
 	size_t nlinks, links_cap;
 	bool multi;    /* the kernel has uprobe_multi links */
 	bool sessions; /* ... and uprobe sessions */
-	struct bpf_link *exit_link, *fork_link;
+	struct bpf_link *exit_link, *fork_link, *exec_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
 	struct stack_table ustacks;	  /* --full-stack: user stacks, leaf first */
 	struct hashmap roots;		  /* path id -> the user stack it grows from */
 	struct procs *procs;		  /* mappings, to symbolize user stacks */
+	struct unwinder *unwinder;	  /* --full-stack by unwind tables */
 	struct trace_call_event *spilled; /* calls that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
 	struct trace_call_record *records; /* calls for timelines, when wanted */
@@ -44,6 +45,13 @@ struct tracer {
 	size_t nforks, forks_cap;
 	int event_err;
 };
+
+static uint32_t unwind_rows(const struct tracer_opts *o)
+{
+	if (!o->want_stacks || o->unwind == UNWIND_MODE_FP)
+		return 1;
+	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
+}
 
 static int load(struct tracer *t)
 {
@@ -55,7 +63,10 @@ static int load(struct tracer *t)
 	skel->rodata->filter_pids = t->opts.filter_pids;
 	skel->rodata->want_calls = t->opts.want_calls;
 	bpf_program__set_autoload(skel->progs.on_fork, t->opts.follow_children);
+	bpf_program__set_autoload(skel->progs.on_exec, t->opts.want_stacks);
 	skel->rodata->want_stacks = t->opts.want_stacks;
+	skel->rodata->unwind_mode = t->opts.want_stacks ? t->opts.unwind : UNWIND_MODE_FP;
+	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts));
 	skel->rodata->notify_forks = t->opts.notify_forks;
 	if (t->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.on_entry,
@@ -81,7 +92,10 @@ static int load(struct tracer *t)
 		return err;
 	}
 	t->skel = skel;
-	return 0;
+	if (skel->rodata->unwind_mode == UNWIND_MODE_FP)
+		return 0;
+	return unwinder__new(&t->unwinder, bpf_map__fd(skel->maps.unwind_rows),
+			     unwind_rows(&t->opts), bpf_map__fd(skel->maps.unwind_procs));
 }
 
 static int spill(struct tracer *t, const struct trace_call_event *ev)
@@ -128,8 +142,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 	else if (*type == EV_PATH_ROOT && size >= sizeof(struct trace_path_root))
 		err = hashmap__set(&t->roots, ((const struct trace_path_root *)data)->path,
 				   ((const struct trace_path_root *)data)->ustack);
-	else if (*type == EV_PROC && size >= sizeof(struct sample_proc_event))
-		procs__snapshot(t->procs, ((const struct sample_proc_event *)data)->pid);
+	else if ((*type == EV_PROC || *type == EV_MAPS) && size >= sizeof(struct sample_proc_event))
+		err = unwinder__snapshot(t->unwinder, t->procs,
+					 ((const struct sample_proc_event *)data)->pid);
 	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
 		err = spill(t, data);
 	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
@@ -177,6 +192,11 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 		err = -errno;
 		goto err_free;
 	}
+	if (t->opts.want_stacks &&
+	    !(t->exec_link = bpf_program__attach(t->skel->progs.on_exec))) {
+		err = -errno;
+		goto err_free;
+	}
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), handle_event, t, NULL);
 	if (!t->rb) {
 		err = -errno;
@@ -196,7 +216,8 @@ int tracer__add_pid(struct tracer *t, pid_t pid)
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &one, BPF_ANY))
 		return -errno;
-	return 0;
+	/* --full-stack: its first stacks unwound by tables too */
+	return t->opts.want_stacks ? unwinder__snapshot(t->unwinder, t->procs, pid) : 0;
 }
 
 static int keep_link(struct tracer *t, int fd, struct bpf_link *bl)
@@ -386,7 +407,8 @@ void tracer__stop(struct tracer *t)
 	}
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->fork_link);
-	t->exit_link = t->fork_link = NULL;
+	bpf_link__destroy(t->exec_link);
+	t->exit_link = t->fork_link = t->exec_link = NULL;
 	if (t->rb)
 		ring_buffer__consume(t->rb);
 }
@@ -572,6 +594,9 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	st->classic = !t->multi;
 	st->sessions = t->sessions;
 	st->collisions = t->paths.collisions;
+	st->unwind = t->skel->rodata->unwind_mode;
+	if (t->unwinder)
+		unwinder__stats(t->unwinder, &st->tables);
 	st->map_bytes = bpf_map__max_entries(t->skel->maps.events);
 }
 
@@ -587,6 +612,7 @@ void tracer__free(struct tracer *t)
 	stack_table__free(&t->ustacks);
 	hashmap__free(&t->roots);
 	procs__free(t->procs);
+	unwinder__free(t->unwinder);
 	free(t->spilled);
 	free(t->records);
 	free(t->forks);

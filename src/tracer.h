@@ -13,6 +13,7 @@
 
 #include "profile.h"
 #include "trace.h"
+#include "unwinder.h"
 
 /* A traced function; its index in the tracer's table is its id. */
 struct trace_func {
@@ -41,6 +42,7 @@ struct tracer_opts {
 	bool follow_children; /* add the children of filtered processes (COMMAND) */
 	bool want_calls;      /* keep each call for timelines (profile events) */
 	bool want_stacks;     /* --full-stack: calls under their real user stack */
+	enum unwind_mode unwind; /* how those stacks are taken */
 	bool notify_forks;    /* collect the children of traced processes (tracer__forks) */
 	size_t max_calls;     /* at most this many (0: a default) */
 	double duration;      /* expected seconds (0: unknown), for sizing maps */
@@ -54,6 +56,8 @@ struct tracer_stats {
 	bool sessions;	     /* uprobe sessions for the functions caught like uretprobes */
 	uint64_t collisions; /* path ids that hashed alike */
 	uint64_t map_bytes;
+	enum unwind_mode unwind;      /* --full-stack */
+	struct unwinder_stats tables; /* when unwinding by tables */
 };
 
 /* What attaching did, for the summary. */

@@ -129,10 +129,17 @@ struct range {
 	uint64_t start, end;
 };
 
+/* An executable PT_LOAD: where the file's code goes in memory. */
+struct unwind_load {
+	uint64_t off, vaddr, filesz;
+};
+
 /* Where the executable code of a file is. */
 struct code_map {
 	struct range *segs; /* executable PT_LOADs: FDEs must start in one */
 	size_t nsegs;
+	struct unwind_load *loads; /* the same with their file offsets, for the table */
+	size_t nloads;
 	struct range *secs; /* executable sections: what coverage counts */
 	size_t nsecs;
 };
@@ -141,6 +148,8 @@ struct unwind_table {
 	struct unwind_row *rows;
 	size_t nrows, cap;
 	struct unwind_stats stats;
+	struct unwind_load *loads; /* NULL for a table parsed from bytes */
+	size_t nloads;
 };
 
 /* One pass over a section. */
@@ -1023,6 +1032,17 @@ static int add_range(struct range **v, size_t *n, uint64_t start, uint64_t size)
 	return 0;
 }
 
+static int add_load(struct code_map *code, const GElf_Phdr *ph)
+{
+	struct unwind_load *v = reallocarray(code->loads, code->nloads + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	code->loads = v;
+	v[code->nloads++] = (struct unwind_load){ ph->p_offset, ph->p_vaddr, ph->p_filesz };
+	return 0;
+}
+
 static int read_segments(Elf *elf, struct code_map *code)
 {
 	size_t i, n;
@@ -1037,6 +1057,9 @@ static int read_segments(Elf *elf, struct code_map *code)
 		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
 		err = add_range(&code->segs, &code->nsegs, ph.p_vaddr, ph.p_memsz);
+		if (err)
+			return err;
+		err = add_load(code, &ph);
 		if (err)
 			return err;
 	}
@@ -1243,6 +1266,12 @@ int unwind_table__build(int fd, struct unwind_table **out)
 		err = segments_as_sections(&code);
 	if (!err)
 		err = parse_elf(elf, &code, out);
+	if (!err) {
+		(*out)->loads = code.loads;
+		(*out)->nloads = code.nloads;
+		code.loads = NULL;
+	}
+	free(code.loads);
 	free(code.segs);
 	free(code.secs);
 	elf_end(elf);
@@ -1272,9 +1301,31 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
 	return lo ? &t->rows[lo - 1] : NULL;
 }
 
+int unwind_table__bias(const struct unwind_table *t, uint64_t start, uint64_t end,
+		       uint64_t offset, uint64_t *bias)
+{
+	for (size_t i = 0; i < t->nloads; i++) {
+		const struct unwind_load *l = &t->loads[i];
+
+		/* a segment's first page is mapped from below its offset */
+		if (offset < l->off + l->filesz && l->off < offset + (end - start)) {
+			*bias = start - offset + l->off - l->vaddr;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const struct unwind_stats *unwind_table__stats(const struct unwind_table *t)
 {
 	return &t->stats;
+}
+
+void unwind_table__drop_rows(struct unwind_table *t)
+{
+	free(t->rows);
+	t->rows = NULL;
+	t->nrows = t->cap = 0;
 }
 
 void unwind_table__free(struct unwind_table *t)
@@ -1282,5 +1333,6 @@ void unwind_table__free(struct unwind_table *t)
 	if (!t)
 		return;
 	free(t->rows);
+	free(t->loads);
 	free(t);
 }

@@ -9,36 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
-/* How to find the caller at a row's addresses. Only RSP and RBP rows can be
- * unwound: the return address is at CFA-8 and the CFA is the register plus
- * cfa_off. The others stop an unwind (or hand it to frame pointers). */
-enum unwind_kind {
-	UNWIND_NONE,	  /* no FDE covers the address */
-	UNWIND_CFA_RSP,	  /* CFA = rsp + cfa_off */
-	UNWIND_CFA_RBP,	  /* CFA = rbp + cfa_off */
-	UNWIND_END,	  /* return address undefined: the outermost frame */
-	UNWIND_CFA_OTHER, /* CFA is an expression or another register (PLT, DRAP) */
-	UNWIND_RA_OTHER,  /* the CFA is known but the return address is not at CFA-8 */
-	UNWIND_KIND_COUNT
-};
-
-/* Where the caller's rbp is. */
-enum unwind_rbp {
-	UNWIND_RBP_SAME,  /* unchanged: the caller's rbp is the current rbp */
-	UNWIND_RBP_CFA,	  /* saved at CFA + rbp_off */
-	UNWIND_RBP_OTHER, /* in another register, an expression, or undefined */
-};
-
-/* One row: its rules hold from pc up to the next row's pc. Fields a kind does
- * not use are 0, so rows compare with ==. */
-struct unwind_row {
-	uint64_t pc;	 /* link-time virtual address */
-	int32_t cfa_off; /* UNWIND_CFA_RSP, UNWIND_CFA_RBP */
-	int16_t rbp_off; /* UNWIND_RBP_CFA */
-	uint8_t kind;	 /* enum unwind_kind */
-	uint8_t rbp;	 /* enum unwind_rbp */
-};
+#include "unwind.h" /* the row layout */
 
 struct unwind_stats {
 	size_t nfdes;	  /* FDEs that gave rows */
@@ -71,7 +44,18 @@ const struct unwind_row *unwind_table__rows(const struct unwind_table *t, size_t
 /* The row covering pc, or NULL when pc is below the first row. */
 const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64_t pc);
 
+/* How far the mapping [start, end) of file offset `offset` (a line of
+ * /proc/PID/maps) moved the file's code: address in the process minus
+ * link-time address. Tables built from a file only. Returns 0, or -ENOENT
+ * when the mapping holds none of its executable segments. */
+int unwind_table__bias(const struct unwind_table *t, uint64_t start, uint64_t end,
+		       uint64_t offset, uint64_t *bias);
+
 const struct unwind_stats *unwind_table__stats(const struct unwind_table *t);
+
+/* Frees the rows once they are copied elsewhere (a BPF map); the stats and
+ * unwind_table__bias() still work, the rest sees an empty table. */
+void unwind_table__drop_rows(struct unwind_table *t);
 
 void unwind_table__free(struct unwind_table *t);
 

@@ -3,13 +3,17 @@
  * Names that are not in the sampled binary's own symbol table, under real
  * sampling: a stripped build of tests/workloads/cpu_tree.c whose functions
  * are in its .gnu_debuglink file, and the JIT code of tests/workloads/jit.c
- * named by the perf map its process wrote.
+ * named by the perf map its process wrote; processes that exit long
+ * before the capture ends; a binary deleted while it runs; a program in a
+ * chroot directory.
  */
 #include "harness.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void profile(const char *workload, const char *out, struct h_folded *f)
@@ -100,11 +104,132 @@ static void test_jit_perf_map(void **state)
 	h_folded_free(&f);
 }
 
+/* A stack of cpu_tree whose user frames all have names. */
+static bool named_cpu_tree(const char *stack, const void *want_named)
+{
+	const char *f = strchr(stack, ';');
+	bool named = true, user = false;
+
+	if (strncmp(stack, "cpu_tree;", 9))
+		return false;
+	for (; f; f = strchr(f, ';')) {
+		size_t len = strcspn(++f, ";");
+
+		if (h_is_kernel_frame(f, len))
+			continue;
+		user = true;
+		if (memmem(f, len, "+0x", 3) || !strncmp(f, "[unknown]", len))
+			named = false;
+	}
+	return user && (!want_named || named);
+}
+
+/* A storm of processes that live 20 ms each, exited long before the
+ * capture ends: their mappings were taken while they ran. */
+static void test_short_lived(void **state)
+{
+	const char *out = h_path("storm.folded");
+	char loop[512];
+	unsigned long long all, named;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	snprintf(loop, sizeof(loop), "for i in $(seq 60); do %s 0.02; done",
+		 h_workload("nofp/cpu_tree"));
+	h_run_folded(NULL, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-o", out, "--", "sh", "-c", loop));
+	all = h_sum(&f, named_cpu_tree, NULL);
+	named = h_sum(&f, named_cpu_tree, "");
+	print_message("%llu of %llu samples of 60 short-lived processes have every user frame "
+		      "named; %llu under main\n",
+		      named, all, h_sum_frame(&f, "main"));
+	if (all < 300 || named * 100 < all * 90) {
+		h_folded_dump(&f, 30);
+		fail_msg("%llu of %llu samples named", named, all);
+	}
+	h_folded_free(&f);
+}
+
+/* The share (percent) of cpu_tree's samples with user frames that are all
+ * named and reach main. */
+static double named_main_share(const struct h_folded *f)
+{
+	unsigned long long all = h_sum(f, named_cpu_tree, NULL);
+	unsigned long long good = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (named_cpu_tree(f->lines[i].stack, "") && h_has_frame(f->lines[i].stack, "main"))
+			good += f->lines[i].count;
+	print_message("%llu of %llu samples named and under main\n", good, all);
+	return all ? 100.0 * good / all : 0;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	struct h_result r;
+
+	assert_int_equal(h_run(&r, 10, H_ARGV("cp", from, to)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+}
+
+/* A binary deleted while it runs: read through /proc/PID/map_files. */
+static void test_deleted_binary(void **state)
+{
+	const char *bin = h_path("cpu_tree"), *out = h_path("deleted.folded");
+	char pid[32];
+	struct h_proc p;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	copy_file(h_workload("nofp/cpu_tree"), bin);
+	h_start_workload(&p, H_ARGV(bin, "3"));
+	assert_int_equal(unlink(bin), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
+	h_run_folded(NULL, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-p", pid, "-d", "1", "-o", out));
+	h_stop(&p);
+	if (named_main_share(&f) < 90) {
+		h_folded_dump(&f, 20);
+		fail_msg("the deleted binary's stacks are not named and unwound");
+	}
+	h_folded_free(&f);
+}
+
+/* A program started in a chroot directory: its paths are under its root. */
+static void test_chroot(void **state)
+{
+	const char *root = h_path("jail"), *out = h_path("chroot.folded");
+	char bin[4200], dir[4100];
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	snprintf(dir, sizeof(dir), "%s/bin", root);
+	snprintf(bin, sizeof(bin), "%s/cpu_tree", dir);
+	assert_true(mkdir(root, 0755) == 0 || errno == EEXIST);
+	assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	copy_file(h_workload("static/cpu_tree"), bin);
+	h_run_folded(NULL, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-o", out, "--", "chroot", root,
+			    "/bin/cpu_tree", "1"));
+	if (named_main_share(&f) < 90) {
+		h_folded_dump(&f, 20);
+		fail_msg("the chrooted program's stacks are not named and unwound");
+	}
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_stripped_debuglink, h_test_teardown),
 		cmocka_unit_test_teardown(test_jit_perf_map, h_test_teardown),
+		cmocka_unit_test_teardown(test_short_lived, h_test_teardown),
+		cmocka_unit_test_teardown(test_deleted_binary, h_test_teardown),
+		cmocka_unit_test_teardown(test_chroot, h_test_teardown),
 	};
 
 	h_init(argc, argv);

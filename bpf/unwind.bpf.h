@@ -1,0 +1,291 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* User stacks unwound in the kernel from the call-frame information of each
+ * binary (docs/unwinding.md): user space loads every binary's rows into one
+ * array and each process's executable mappings into a hash, and the walk
+ * below turns registers into the same leaf-first list of addresses that
+ * bpf_get_stack() gives, so stack ids, counting and the ring buffer stay as
+ * they are. Each frame is a binary search over the process's mappings, one
+ * over its binary's rows, and one or two 8-byte user reads. */
+#ifndef FLAMEBPF_UNWIND_BPF_H
+#define FLAMEBPF_UNWIND_BPF_H
+
+#include "sample.h"
+#include "unwind.h"
+
+/* The includer includes common.bpf.h first (the ring buffer, count(),
+ * the stack scratch buffer). */
+
+const volatile __u32 unwind_mode = UNWIND_MODE_FP;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE); /* user space writes tables in place */
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+	__uint(max_entries, 1); /* sized by user space */
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+	__uint(max_entries, 8192);
+} unwind_procs SEC(".maps");
+
+/* How a table walk ended. */
+enum unwind_end {
+	UNW_DONE_TABLES, /* reached the outermost frame, every step by a table */
+	UNW_DONE_MIXED,	 /* reached it, some steps by frame pointers */
+	UNW_TRUNCATED,	 /* stopped early: unreadable stack, unknown rule, depth */
+};
+
+#define ROW_SEARCH_STEPS 24 /* 16M rows */
+#define MAP_SEARCH_STEPS 8  /* UNWIND_MAX_MAPPINGS */
+
+struct unwind_walk {
+	struct sample_stack_event *st;
+	struct unwind_proc *proc;
+	__u64 pc, sp, bp;
+	__u32 nr;
+	bool bp_known;
+	bool fp_steps;
+	bool done;     /* the outermost frame was reached */
+	bool unmapped; /* a pc outside every mapping: the maps changed */
+};
+
+/* A binary search, one bpf_loop() step at a time: the verifier checks a
+ * callback once rather than every iteration of an unrolled loop. */
+struct unwind_search {
+	struct unwind_proc *proc;
+	__u64 pc;
+	__u32 lo, hi;
+	__s32 found; /* -1: none */
+};
+
+/* Among the mappings [lo, hi): the one holding pc. */
+static long search_mapping(__u32 i, void *data)
+{
+	struct unwind_search *s = data;
+	struct unwind_mapping *m;
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = (s->lo + s->hi) / 2;
+	m = &s->proc->m[mid & (UNWIND_MAX_MAPPINGS - 1)];
+	if (s->pc < m->start) {
+		s->hi = mid;
+	} else if (s->pc >= m->end) {
+		s->lo = mid + 1;
+	} else {
+		s->found = mid & (UNWIND_MAX_MAPPINGS - 1);
+		return 1;
+	}
+	return 0;
+}
+
+/* Among the rows [lo, hi): moves lo past the last row at or below pc. */
+static long search_row(__u32 i, void *data)
+{
+	struct unwind_search *s = data;
+	struct unwind_row *r;
+	__u32 mid;
+
+	if (s->lo >= s->hi)
+		return 1;
+	mid = s->lo + (s->hi - s->lo) / 2;
+	r = bpf_map_lookup_elem(&unwind_rows, &mid);
+	if (!r)
+		return 1;
+	if (r->pc <= s->pc)
+		s->lo = mid + 1;
+	else
+		s->hi = mid;
+	return 0;
+}
+
+static __always_inline struct unwind_mapping *unwind_find_mapping(struct unwind_proc *proc,
+								 __u64 pc)
+{
+	struct unwind_search s = { .proc = proc, .pc = pc, .hi = proc->n, .found = -1 };
+
+	if (s.hi > UNWIND_MAX_MAPPINGS)
+		s.hi = UNWIND_MAX_MAPPINGS;
+	bpf_loop(MAP_SEARCH_STEPS, search_mapping, &s, 0);
+	if (s.found < 0)
+		return NULL;
+	return &proc->m[s.found & (UNWIND_MAX_MAPPINGS - 1)];
+}
+
+/* The row covering the link-time address pc: the last one at or below it. */
+static __always_inline struct unwind_row *unwind_find_row(const struct unwind_mapping *m, __u64 pc)
+{
+	struct unwind_search s = { .pc = pc, .lo = m->first, .hi = m->first + m->nrows };
+	__u32 idx;
+
+	bpf_loop(ROW_SEARCH_STEPS, search_row, &s, 0);
+	if (s.lo == m->first)
+		return NULL;
+	idx = s.lo - 1;
+	return bpf_map_lookup_elem(&unwind_rows, &idx);
+}
+
+static __always_inline bool read_user_u64(__u64 *v, __u64 addr)
+{
+	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+/* One step by the row's rules. Returns false when the stack cannot be read. */
+static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct unwind_row *r,
+					  __u64 *ra)
+{
+	__u64 cfa;
+
+	if (r->kind == UNWIND_CFA_RBP && !w->bp_known)
+		return false;
+	cfa = (r->kind == UNWIND_CFA_RSP ? w->sp : w->bp) + (__s64)r->cfa_off;
+	if (cfa <= w->sp || !read_user_u64(ra, cfa - 8))
+		return false;
+	if (r->rbp == UNWIND_RBP_CFA) {
+		if (!read_user_u64(&w->bp, cfa + (__s64)r->rbp_off))
+			return false;
+		w->bp_known = true;
+	} else if (r->rbp == UNWIND_RBP_OTHER) {
+		w->bp_known = false;
+	}
+	w->sp = cfa;
+	return true;
+}
+
+/* One step through the frame pointer chain: the caller's rbp at [rbp], the
+ * return address above it. */
+static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra)
+{
+	__u64 bp = w->bp;
+
+	if (!w->bp_known || bp < w->sp || (bp & 7))
+		return false;
+	if (!read_user_u64(ra, bp + 8) || !read_user_u64(&w->bp, bp))
+		return false;
+	w->sp = bp + 16;
+	w->fp_steps = true;
+	return true;
+}
+
+/* bpf_loop callback: records w->pc and steps to its caller. 1 stops. */
+static long unwind_step(__u32 i, void *data)
+{
+	struct unwind_walk *w = data;
+	struct unwind_mapping *m;
+	struct unwind_row *r = NULL;
+	__u64 ra = 0, pc;
+
+	/* i, not a count kept in w, indexes ip[]: the verifier knows nothing of
+	 * it, so it checks this callback once for every frame */
+	if (i >= SAMPLE_MAX_DEPTH)
+		return 1;
+	w->st->ip[i] = w->pc;
+	w->nr = i + 1;
+	/* a return address is just past its call, which may end the function */
+	pc = i ? w->pc - 1 : w->pc;
+	m = unwind_find_mapping(w->proc, pc);
+	if (!m)
+		w->unmapped = true;
+	else if (m->nrows)
+		r = unwind_find_row(m, pc - m->bias);
+	if (r && r->kind == UNWIND_END) {
+		w->done = true;
+		return 1;
+	}
+	if (r && (r->kind == UNWIND_CFA_RSP || r->kind == UNWIND_CFA_RBP)) {
+		if (!unwind_by_row(w, r, &ra))
+			return 1;
+	} else if (unwind_mode == UNWIND_MODE_DWARF || !unwind_by_fp(w, &ra)) {
+		return 1;
+	}
+	if (!ra) {
+		w->done = true; /* the end of a frame-pointer chain */
+		return 1;
+	}
+	w->pc = ra;
+	return 0;
+}
+
+/* Unwinds the user stack of the current task from its registers into st.
+ * Returns how the walk ended; st->nr holds the frames. */
+static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct pt_regs *regs)
+{
+	w->pc = BPF_CORE_READ(regs, ip);
+	w->sp = BPF_CORE_READ(regs, sp);
+	w->bp = BPF_CORE_READ(regs, bp);
+	w->bp_known = true;
+	w->nr = 0;
+	bpf_loop(SAMPLE_MAX_DEPTH, unwind_step, w, 0);
+	w->st->nr = w->nr;
+	if (!w->done)
+		return UNW_TRUNCATED;
+	return w->fp_steps ? UNW_DONE_MIXED : UNW_DONE_TABLES;
+}
+
+/* A pc outside every known mapping: something was mapped since user space
+ * looked. Asks for a fresh look, at most every 100 ms per process. */
+static __always_inline void ask_for_maps(struct unwind_proc *proc, __u32 pid, __u32 base,
+					 __u32 lost_counter)
+{
+	struct sample_proc_event ev = { .type = EV_MAPS, .pid = pid };
+	__u64 now = bpf_ktime_get_ns();
+
+	if (now - proc->asked_ns < 100000000ULL)
+		return;
+	proc->asked_ns = now;
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count(lost_counter);
+	else
+		count(base + USTACK_MAPS_ASKED);
+}
+
+/* The current task's user stack by --unwind, as take_stack() returns it (a
+ * record of the given type): by the tables once user space has loaded the
+ * process's, by frame pointers before that. base is the first of the
+ * program's enum ustack_counter block; the others count read errors, full
+ * ring buffers for stacks and for requests. */
+static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task,
+					__u32 type, __u32 base, __u32 err_counter,
+					__u32 drop_counter, __u32 lost_counter)
+{
+	struct unwind_walk w = {};
+	enum unwind_end end;
+
+	if (!task->mm)
+		return STACK_ID_NONE; /* a kernel thread */
+	if (unwind_mode != UNWIND_MODE_FP) {
+		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+		if (!w.proc)
+			count(base + USTACK_EARLY);
+	}
+	if (!w.proc) {
+		count(base + USTACK_FP);
+		return take_stack(ctx, BPF_F_USER_STACK, type, err_counter, drop_counter);
+	}
+	w.st = stack_scratch();
+	if (!w.st)
+		return STACK_ID_LOST;
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task));
+	count(base + end);
+	if (w.unmapped)
+		ask_for_maps(w.proc, pid, base, lost_counter);
+	if (!w.nr)
+		return STACK_ID_NONE;
+	return send_stack(w.st, w.nr, type, drop_counter);
+}
+
+/* A process exec'd (a new image) or exited (its pid may be reused): the
+ * next stack asks user space to look at it afresh. */
+static __always_inline void forget_process(__u32 pid)
+{
+	bpf_map_delete_elem(&seen, &pid);
+	bpf_map_delete_elem(&unwind_procs, &pid);
+}
+
+#endif

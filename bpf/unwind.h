@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* ABI of the in-kernel unwinder (bpf/unwind.bpf.h), shared with user space
+ * (src/unwind_table.c builds the rows, src/unwinder.c loads them). */
+#ifndef FLAMEBPF_UNWIND_H
+#define FLAMEBPF_UNWIND_H
+
+/* How to find the caller at a row's addresses. Only RSP and RBP rows can be
+ * unwound: the return address is at CFA-8 and the CFA is the register plus
+ * cfa_off. The others stop an unwind (or hand it to frame pointers). */
+enum unwind_kind {
+	UNWIND_NONE,	  /* no FDE covers the address */
+	UNWIND_CFA_RSP,	  /* CFA = rsp + cfa_off */
+	UNWIND_CFA_RBP,	  /* CFA = rbp + cfa_off */
+	UNWIND_END,	  /* return address undefined: the outermost frame */
+	UNWIND_CFA_OTHER, /* CFA is an expression or another register (PLT, DRAP) */
+	UNWIND_RA_OTHER,  /* the CFA is known but the return address is not at CFA-8 */
+	UNWIND_KIND_COUNT
+};
+
+/* Where the caller's rbp is. */
+enum unwind_rbp {
+	UNWIND_RBP_SAME,  /* unchanged: the caller's rbp is the current rbp */
+	UNWIND_RBP_CFA,	  /* saved at CFA + rbp_off */
+	UNWIND_RBP_OTHER, /* in another register, an expression, or undefined */
+};
+
+/* One row: its rules hold from pc up to the next row's pc. Fields a kind does
+ * not use are 0, so rows compare with ==. */
+struct unwind_row {
+	__u64 pc;      /* link-time virtual address */
+	__s32 cfa_off; /* UNWIND_CFA_RSP, UNWIND_CFA_RBP */
+	__s16 rbp_off; /* UNWIND_RBP_CFA */
+	__u8 kind;     /* enum unwind_kind */
+	__u8 rbp;      /* enum unwind_rbp */
+};
+
+/* --unwind: how user stacks are taken. */
+enum unwind_mode {
+	UNWIND_MODE_FP,	   /* frame pointers only (bpf_get_stack) */
+	UNWIND_MODE_DWARF, /* unwind tables only: a frame without one ends the stack */
+	UNWIND_MODE_AUTO,  /* unwind tables, frame pointers where there is no table */
+};
+
+/* The counters a program keeps on its user stacks, in this order from its
+ * base counter (the first three follow enum unwind_end). */
+enum ustack_counter {
+	USTACK_TABLES,	  /* unwind tables all the way to the outermost frame */
+	USTACK_MIXED,	  /* to the outermost frame, some steps by frame pointers */
+	USTACK_TRUNCATED, /* the table walk stopped early */
+	USTACK_FP,	  /* frame pointers (bpf_get_stack) */
+	USTACK_EARLY,	  /* of those, because the process's tables were not loaded yet */
+	USTACK_MAPS_ASKED, /* a pc outside the known mappings asked for a fresh look */
+	USTACK_NR,
+};
+
+/* Executable mappings per process, sorted by start. Code without a table
+ * (JIT, [vdso], a binary without call-frame information or that did not fit)
+ * is listed with nrows 0: frame pointers there, and no refresh asked for. */
+#define UNWIND_MAX_MAPPINGS 128 /* a power of two */
+
+struct unwind_mapping {
+	__u64 start, end; /* [start, end) in the process */
+	__u64 bias;	  /* address in the process - link-time address */
+	__u32 first;	  /* its table: rows [first, first + nrows) of the row array */
+	__u32 nrows;
+};
+
+struct unwind_proc {
+	__u32 n;
+	__u32 pad;
+	__u64 asked_ns; /* when the BPF side last asked for a fresh look at the maps */
+	struct unwind_mapping m[UNWIND_MAX_MAPPINGS];
+};
+
+#endif

@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "array.h"
+#include "hashmap.h"
+#include "mapped_file.h"
+#include "proc_root.h"
+#include "procs.h"
+#include "unwind_table.h"
+#include "unwinder.h"
+
+/* A binary, by file: where its rows are in the row array. */
+struct unwinder_file {
+	struct unwind_table *t; /* rows dropped once copied; NULL: no table */
+	uint32_t first, nrows;
+};
+
+struct unwinder {
+	struct unwind_row *rows; /* the BPF row array, mapped */
+	uint32_t max_rows, used;
+	int procs_fd;
+	struct unwinder_file *files;
+	size_t nfiles, files_cap;
+	struct hashmap by_file; /* mapped_file__key() -> index in files */
+	struct unwind_proc *scratch;
+	char *no_room; /* the first binary that did not fit */
+	struct unwinder_stats st;
+};
+
+int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+	int err;
+
+	if (!u)
+		return -ENOMEM;
+	u->max_rows = max_rows;
+	u->procs_fd = procs_fd;
+	u->scratch = malloc(sizeof(*u->scratch));
+	u->rows = mmap(NULL, (size_t)max_rows * sizeof(*u->rows), PROT_READ | PROT_WRITE,
+		       MAP_SHARED, rows_fd, 0);
+	if (u->rows == MAP_FAILED) {
+		err = -errno;
+		u->rows = NULL;
+		goto err_free;
+	}
+	if (!u->scratch) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	*out = u;
+	return 0;
+err_free:
+	unwinder__free(u);
+	return err;
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Moves the table's rows into the row array, if they fit. */
+static void place_rows(struct unwinder *u, struct unwinder_file *f, const char *path)
+{
+	size_t n;
+	const struct unwind_row *rows = unwind_table__rows(f->t, &n);
+
+	if (n <= u->max_rows - u->used) {
+		memcpy(u->rows + u->used, rows, n * sizeof(*rows));
+		f->first = u->used;
+		f->nrows = n;
+		u->used += n;
+		u->st.files++;
+	} else if (!u->st.files_no_room++) {
+		u->no_room = strdup(path);
+	}
+	unwind_table__drop_rows(f->t);
+}
+
+static void build_table(struct unwinder *u, struct unwinder_file *f, const struct map_entry *m,
+			pid_t pid)
+{
+	char *path = mapped_file__path(m);
+	double t0 = now_ms();
+	int fd = path ? mapped_file__open(path, m, pid, proc_root__of(pid)) : -ENOMEM;
+
+	if (fd >= 0) {
+		if (unwind_table__build(fd, &f->t))
+			f->t = NULL;
+		close(fd);
+	}
+	u->st.build_ms += now_ms() - t0;
+	if (f->t)
+		place_rows(u, f, path ? path : m->path);
+	else
+		u->st.files_without++;
+	free(path);
+}
+
+/* The binary behind a file mapping, its table built on first sight. */
+static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid)
+{
+	uint64_t key = mapped_file__key(m), i;
+	struct unwinder_file *f;
+
+	if (hashmap__get(&u->by_file, key, &i))
+		return &u->files[i];
+	if (array__reserve((void **)&u->files, &u->files_cap, u->nfiles + 1, sizeof(*f)) ||
+	    hashmap__set(&u->by_file, key, u->nfiles))
+		return NULL;
+	f = &u->files[u->nfiles++];
+	memset(f, 0, sizeof(*f));
+	build_table(u, f, m, pid);
+	return f;
+}
+
+static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_t pid,
+			     struct unwind_mapping *um)
+{
+	struct unwinder_file *f;
+	uint64_t bias;
+
+	*um = (struct unwind_mapping){ .start = e->start, .end = e->end };
+	if (e->path[0] != '/')
+		return; /* anonymous (JIT) or [vdso]: frame pointers */
+	f = file_of(u, e, pid);
+	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
+		return;
+	um->bias = bias;
+	um->first = f->first;
+	um->nrows = f->nrows;
+}
+
+int unwinder__add_process(struct unwinder *u, pid_t pid, const struct proc_maps *maps)
+{
+	struct unwind_proc *p = u->scratch;
+	__u32 key = pid;
+
+	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < maps->n; i++) {
+		if (p->n == UNWIND_MAX_MAPPINGS) {
+			u->st.maps_truncated++;
+			break;
+		}
+		describe_mapping(u, &maps->v[i], pid, &p->m[p->n++]);
+	}
+	if (bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY)) {
+		u->st.procs_failed++;
+		return -errno;
+	}
+	u->st.processes++;
+	return 0;
+}
+
+int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
+{
+	const struct proc_maps *maps;
+	int err;
+
+	if (procs__snapshot(ps, pid) || !u)
+		return 0; /* gone already: nothing to keep */
+	maps = procs__latest(ps, pid);
+	err = maps ? unwinder__add_process(u, pid, maps) : 0;
+	/* a full process map is counted: that process uses frame pointers */
+	return err == -ENOMEM ? err : 0;
+}
+
+void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
+{
+	*st = u->st;
+	st->rows = u->used;
+	st->max_rows = u->max_rows;
+	st->no_room = u->no_room;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	for (size_t i = 0; i < u->nfiles; i++)
+		unwind_table__free(u->files[i].t);
+	if (u->rows)
+		munmap(u->rows, (size_t)u->max_rows * sizeof(*u->rows));
+	hashmap__free(&u->by_file);
+	free(u->files);
+	free(u->scratch);
+	free(u->no_room);
+	free(u);
+}

@@ -1,0 +1,56 @@
+/* The user-space half of the in-kernel unwinder (bpf/unwind.bpf.h): builds
+ * each binary's unwind table once, by file, into the BPF row array, and
+ * writes each process's executable mappings with the tables that cover them
+ * into the BPF process map. */
+#ifndef FLAMEBPF_UNWINDER_H
+#define FLAMEBPF_UNWINDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "proc_maps.h"
+
+/* Sizes of the row array (16 bytes a row; libc has 28k rows, python 65k):
+ * 16 MB for a few processes, 32 MB system-wide. Binaries that do not fit
+ * use frame pointers and are named. */
+#define UNWINDER_ROWS_FEW (1u << 20)
+#define UNWINDER_ROWS_ALL (1u << 21)
+
+struct unwinder_stats {
+	size_t files;	       /* binaries with a table loaded */
+	size_t files_without;  /* binaries with no usable call-frame information */
+	size_t files_no_room;  /* binaries whose table did not fit in the row array */
+	const char *no_room;   /* the first of those */
+	uint64_t rows, max_rows;
+	size_t processes;      /* mapping tables written */
+	size_t maps_truncated; /* processes with more than UNWIND_MAX_MAPPINGS mappings */
+	size_t procs_failed;   /* processes whose mappings could not be written (map full) */
+	double build_ms;       /* time spent building tables */
+};
+
+struct unwinder;
+
+/* rows_fd: the BPF row array (BPF_F_MMAPABLE, max_rows entries); procs_fd:
+ * the BPF process map. Returns 0 or -errno. */
+int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd);
+
+/* Loads the tables of the binaries pid maps (its mappings as just read) and
+ * writes its mapping table. A binary that cannot be read or has no
+ * call-frame information, or no room left, is listed without a table (the
+ * BPF side uses frame pointers there). Returns 0, or -errno when the BPF map
+ * could not be written. */
+int unwinder__add_process(struct unwinder *u, pid_t pid, const struct proc_maps *maps);
+
+struct procs;
+
+/* Snapshots pid's mappings into ps (its names, after it exits) and, when u
+ * is not NULL, loads its tables as unwinder__add_process() does. A process
+ * gone already is not an error. Returns 0 or -ENOMEM. */
+int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid);
+
+void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
+
+void unwinder__free(struct unwinder *u);
+
+#endif

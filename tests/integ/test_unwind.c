@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * User stacks of code without frame pointers, unwound in the kernel from
+ * the binaries' unwind tables (--unwind auto, the default, and dwarf), next
+ * to frame pointers (--unwind fp), which these programs defeat:
+ *  - cpu_tree built by gcc -O2 without frame pointers: nearly every sample
+ *    reaches main, and the branches keep their 2:1 ratio;
+ *  - leafy built by gcc -O2 with frame pointers, a third of its time in a
+ *    leaf without a frame: that time is credited to the leaf's caller;
+ *  - Debian's python3 loading libbz2 after the capture began: the new
+ *    mapping is found and unwound through.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct unwind_counts {
+	unsigned long long tables, mixed, truncated, early;
+};
+
+/* "flamebpf: user stacks: N by unwind tables, N by tables and frame
+ * pointers, N truncated, N by frame pointers before ..." */
+static struct unwind_counts must_unwind_counts(const struct h_result *r)
+{
+	struct unwind_counts c;
+	char line[512];
+
+	if (!h_find_line(r->err, "flamebpf: user stacks: ", line, sizeof(line)) ||
+	    sscanf(line,
+		   "flamebpf: user stacks: %llu by unwind tables, %llu by tables and frame "
+		   "pointers, %llu truncated, %llu",
+		   &c.tables, &c.mixed, &c.truncated, &c.early) != 4) {
+		h_dump(r, "flamebpf");
+		fail_msg("no 'user stacks:' line in the summary");
+	}
+	return c;
+}
+
+static void profile(const char *unwind, const char *workload, const char *seconds,
+		    const char *out, struct h_folded *f, struct h_result *r)
+{
+	h_run_folded(r, 60, out, f,
+		     H_ARGV(h_flamebpf(), "--sample", "499hz", "--unwind", unwind, "-o", out, "--",
+			    h_workload(workload), seconds));
+	if (!f->n)
+		fail_msg("'%s' has no samples", out);
+}
+
+static bool user_stack_of(const char *stack, const void *comm)
+{
+	char root[64];
+	const char *first = strchr(stack, ';');
+
+	if (strcmp(h_root(stack, root, sizeof(root)), comm) || !first)
+		return false;
+	first++;
+	return !h_is_kernel_frame(first, strcspn(first, ";"));
+}
+
+static bool reaches_main(const char *stack, const void *comm)
+{
+	return user_stack_of(stack, comm) && h_has_frame(stack, "main");
+}
+
+/* The share (percent) of the samples of comm with a user stack that reach main. */
+static double main_share(const struct h_folded *f, const char *comm)
+{
+	unsigned long long all = h_sum(f, user_stack_of, comm);
+
+	return all ? 100.0 * h_sum(f, reaches_main, comm) / all : 0;
+}
+
+static void test_no_frame_pointers(void **state)
+{
+	const char *modes[] = { "auto", "dwarf" };
+
+	(void)state;
+	require_bpf();
+	for (size_t i = 0; i < 2; i++) {
+		struct h_folded f;
+		struct h_result r;
+		struct unwind_counts c;
+		unsigned long long a, b;
+		double share;
+
+		profile(modes[i], "nofp/cpu_tree", "2", h_path("nofp.folded"), &f, &r);
+		share = main_share(&f, "cpu_tree");
+		a = h_sum_frame(&f, "tree_a");
+		b = h_sum_frame(&f, "tree_b");
+		c = must_unwind_counts(&r);
+		print_message("--unwind %s: %.1f%% of %llu samples reach main; tree_a %llu, "
+			      "tree_b %llu; stacks by tables %llu, mixed %llu, truncated %llu, "
+			      "early %llu\n",
+			      modes[i], share, f.total, a, b, c.tables, c.mixed, c.truncated,
+			      c.early);
+		if (share < 95) {
+			h_folded_dump(&f, 20);
+			fail_msg("only %.1f%% of the samples reach main", share);
+		}
+		assert_true(b > 0);
+		assert_in_range(a * 100 / b, 150, 270);
+		assert_true(c.tables > (c.mixed + c.truncated + c.early) * 10);
+		h_folded_free(&f);
+		h_result_free(&r);
+	}
+}
+
+/* What the tables are for: frame pointers lose main here. */
+static void test_frame_pointers_lose_main(void **state)
+{
+	struct h_folded f;
+	struct h_result r;
+	double share;
+
+	(void)state;
+	require_bpf();
+	profile("fp", "nofp/cpu_tree", "1", h_path("nofp-fp.folded"), &f, &r);
+	share = main_share(&f, "cpu_tree");
+	print_message("--unwind fp: %.1f%% of %llu samples reach main\n", share, f.total);
+	assert_true(share < 50);
+	assert_non_null(strstr(r.err, "by frame pointers (--unwind fp)"));
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+static bool leafy_pred(const char *stack, const void *arg)
+{
+	return user_stack_of(stack, "leafy") && (!arg || h_has_frame(stack, arg));
+}
+
+/* outer_a's share (percent) of leafy's samples: really 30. */
+static double outer_a_share(const char *unwind, struct h_folded *f)
+{
+	struct h_result r;
+	unsigned long long all;
+	double share;
+
+	profile(unwind, "gccfp/leafy", "2", h_path("leafy.folded"), f, &r);
+	h_result_free(&r);
+	all = h_sum(f, leafy_pred, NULL);
+	share = all ? 100.0 * h_sum(f, leafy_pred, "outer_a") / all : 0;
+	print_message("--unwind %s: outer_a %.1f%%, leaf %llu, outer_b %llu of %llu samples\n",
+		      unwind, share, h_sum(f, leafy_pred, "leaf"), h_sum(f, leafy_pred, "outer_b"),
+		      all);
+	return share;
+}
+
+static void test_frameless_leaf(void **state)
+{
+	struct h_folded f;
+	double share;
+
+	(void)state;
+	require_bpf();
+	share = outer_a_share("auto", &f);
+	if (share < 22 || share > 38) {
+		h_folded_dump(&f, 20);
+		fail_msg("outer_a has %.1f%% of the samples, not about 30%%", share);
+	}
+	/* every sample in leaf is under outer_a, but for those taken before
+	 * the tables were loaded (by frame pointers) */
+	assert_true(h_sum(&f, leafy_pred, "leaf") - h_sum(&f, leafy_pred, "outer_a") <=
+		    h_sum(&f, leafy_pred, "leaf") / 50 + 2);
+	h_folded_free(&f);
+	/* a frame-pointer walk skips outer_a: the error the tables fix */
+	share = outer_a_share("fp", &f);
+	assert_true(share < 10);
+	h_folded_free(&f);
+}
+
+static bool bz2_pred(const char *stack, const void *arg)
+{
+	return strstr(stack, ";BZ2_") && (!arg || h_has_frame(stack, arg));
+}
+
+/* From the -v line "... ; P processes; N fresh looks at mappings". */
+static unsigned long long fresh_looks(const struct h_result *r)
+{
+	const char *end = strstr(r->err, " fresh looks at mappings"), *p = end;
+
+	if (!end) {
+		h_dump(r, "flamebpf");
+		fail_msg("no 'fresh looks' in the -v summary");
+	}
+	while (p > r->err && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return strtoull(p, NULL, 10);
+}
+
+/* A library mapped after the capture began (python imports bz2 late). */
+static void test_mapped_later(void **state)
+{
+	static const char script[] = "import time\n"
+				     "time.sleep(0.5)\n"
+				     "import bz2\n"
+				     "data = bytes(range(256)) * 4000\n"
+				     "t = time.time()\n"
+				     "while time.time() - t < 2: bz2.compress(data)\n";
+	const char *out = h_path("bz2.folded");
+	struct h_folded f;
+	struct h_result r;
+	unsigned long long all, rooted;
+
+	(void)state;
+	require_bpf();
+	if (access("/usr/bin/python3", X_OK) ||
+	    access("/usr/lib/python3.11/lib-dynload/_bz2.cpython-311-x86_64-linux-gnu.so", R_OK)) {
+		print_message("SKIP: Debian's python3.11 with its _bz2 module is not installed\n");
+		skip();
+	}
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "499hz", "-v", "-o", out, "--",
+			    "/usr/bin/python3", "-c", script));
+	all = h_sum(&f, bz2_pred, NULL);
+	rooted = h_sum(&f, bz2_pred, "Py_BytesMain");
+	print_message("%llu of %llu samples in libbz2 reach Py_BytesMain\n", rooted, all);
+	if (all < 200 || rooted * 100 < all * 95) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("libbz2's stacks are not unwound through");
+	}
+	/* the tables were loaded before bz2 was: the BPF side asked again */
+	assert_true(fresh_looks(&r) > 0);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_no_frame_pointers, h_test_teardown),
+		cmocka_unit_test_teardown(test_frame_pointers_lose_main, h_test_teardown),
+		cmocka_unit_test_teardown(test_frameless_leaf, h_test_teardown),
+		cmocka_unit_test_teardown(test_mapped_later, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("unwind", tests, h_group_setup, h_group_teardown);
+}
