@@ -11,7 +11,7 @@ CC ?= gcc
 CLANG ?= clang
 CLANGXX ?= clang++
 BPFTOOL ?= bpftool
-PKGS := libbpf libelf zlib capstone json-c libprotobuf-c liblzma
+PKGS := libbpf libelf libdw zlib capstone json-c libprotobuf-c liblzma
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
@@ -168,9 +168,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ASAN_LIB_OBJS) | $(DEPS_
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -Itests -DFIXTURE_DIR='"$(abspath $(BUILD))/tests/fixtures"' \
-		$< $(UNIT_HELPERS) $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) $(UNIT_LIBS) -lcmocka -ldl -o $@
-# libdw is the unwind-table test's oracle, linked into that test only.
-$(BUILD)/tests/unit/test_unwind_table: UNIT_LIBS := -ldw
+		$< $(UNIT_HELPERS) $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -lcmocka -ldl -o $@
 
 # Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
 $(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c

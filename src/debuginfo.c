@@ -40,6 +40,8 @@ struct search {
 	const struct debuginfo_where *w;
 	const char *root;
 	struct elf_symtab *t;
+	bool open_only; /* find the file and keep it open (found_fd): no symbols */
+	int found_fd;
 };
 
 /* The CRC-32 (zlib's, as binutils computes it) of the whole file. */
@@ -87,6 +89,10 @@ static int try_file(struct search *s, int dfd, const uint32_t *crc)
 			return err;
 		if (got != *crc)
 			return -ENOMSG;
+	}
+	if (s->open_only) {
+		s->found_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
+		return s->found_fd < 0 ? -errno : 0;
 	}
 	return elf_symtab__load_with(s->fd, &(struct elf_debug_file){ .fd = dfd }, &s->t);
 }
@@ -285,6 +291,30 @@ int debuginfo__load(int fd, const struct debuginfo_where *w, struct elf_symtab *
 	if (from)
 		*from = got;
 	return err;
+}
+
+int debuginfo__open_debug_file(int fd, const struct debuginfo_where *w)
+{
+	struct search s = { .fd = fd, .w = w, .open_only = true, .found_fd = -1 };
+	struct elf_symtab *t;
+	struct refs r = { 0 };
+	int err;
+
+	s.root = w->debug_root ? w->debug_root : DEBUGINFO_ROOT;
+	if (fstat(fd, &s.st))
+		return -errno;
+	err = elf_symtab__load(fd, &t);
+	if (err)
+		return err;
+	err = by_build_id(&s, t);
+	elf_symtab__free(t);
+	if (err) {
+		err = read_refs(fd, &r);
+		if (!err)
+			err = by_link(&s, &r);
+		free(r.xz);
+	}
+	return err ? err : s.found_fd;
 }
 
 /* Makes room for more output, up to max. */

@@ -38,6 +38,12 @@ struct debuginfo_where {
 int debuginfo__load(int fd, const struct debuginfo_where *w, struct elf_symtab **out,
 		    enum debuginfo_from *from);
 
+/* Opens the separate debug file of the ELF file open on fd, as
+ * debuginfo__load finds it (by build-id, then by debuglink with its CRC;
+ * MiniDebugInfo holds symbols only), for its DWARF. Returns an fd, -ENOENT
+ * when there is none, or -errno. */
+int debuginfo__open_debug_file(int fd, const struct debuginfo_where *w);
+
 /* Decompresses one xz stream of len bytes into a malloc'd buffer of at most
  * max bytes. Returns 0, -EFBIG past max, -EINVAL for corrupt or truncated
  * input, or -ENOMEM. */

@@ -20,6 +20,8 @@ enum {
 	OPT_FULL_STACK,
 	OPT_NO_DEMANGLE,
 	OPT_UNWIND,
+	OPT_INLINE,
+	OPT_FILE_LINE,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +38,8 @@ static const struct option long_opts[] = {
 	{ "full-stack", no_argument, NULL, OPT_FULL_STACK },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "inline", no_argument, NULL, OPT_INLINE },
+	{ "file-line", no_argument, NULL, OPT_FILE_LINE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -90,6 +94,10 @@ void options__usage(FILE *f)
 	      "      --unwind MODE        user stacks by: auto (default: each binary's unwind\n"
 	      "                           tables, frame pointers where it has none), dwarf\n"
 	      "                           (tables only) or fp (frame pointers only)\n"
+	      "      --inline             functions inlined at an address as frames of\n"
+	      "                           their own (from DWARF: binaries built with -g,\n"
+	      "                           or their debug files)\n"
+	      "      --file-line          \" (FILE:LINE)\" after user function names (DWARF)\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
@@ -235,6 +243,12 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_NO_DEMANGLE:
 		o->no_demangle = true;
+		return 0;
+	case OPT_INLINE:
+		o->inline_frames = true;
+		return 0;
+	case OPT_FILE_LINE:
+		o->file_line = true;
 		return 0;
 	case OPT_UNWIND:
 		if (parse_unwind(arg, &o->unwind))

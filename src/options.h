@@ -34,6 +34,8 @@ struct options {
 	bool full_stack;
 	bool no_demangle; /* C++ and Rust names left mangled */
 	enum unwind_mode unwind; /* --unwind: how user stacks are taken */
+	bool inline_frames;	 /* --inline: inlined functions as frames (DWARF) */
+	bool file_line;		 /* --file-line: FILE:LINE after names (DWARF) */
 	int verbose;
 	bool help, version;
 };

@@ -278,7 +278,7 @@ struct collect_ctx {
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
-	uint32_t frames[2 * SAMPLE_MAX_DEPTH + 2];
+	uint32_t frames[SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + 2];
 	uint32_t n;
 };
 
@@ -301,13 +301,16 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 		return push_frame(
 			c, kind == FRAME_KERNEL ? "[lost kernel stack]" : "[lost user stack]",
 			kind);
-	for (uint32_t i = st->nr; i-- > 0 && !err;) {
-		uint32_t *f = &c->frames[c->n++];
+	for (uint32_t i = st->nr; i-- > 0 && err >= 0;) {
+		uint32_t *f = &c->frames[c->n];
 
-		err = kind == FRAME_KERNEL ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f)
-					   : symbolizer__user(c->sym, pid, st->ip[i], i > 0, f);
+		err = kind == FRAME_KERNEL
+			      ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1
+			      : symbolizer__user_frames(c->sym, pid, st->ip[i], i > 0, f,
+							SYMBOLIZE_MAX_FRAMES);
+		c->n += err > 0 ? err : 0;
 	}
-	return err;
+	return err < 0 ? err : 0;
 }
 
 static uint64_t key_hash(const struct sample_key *k)

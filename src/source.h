@@ -39,6 +39,9 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 /* -l: prints the functions the -l argument names, for the target. */
 int source_trace__list(const struct options *o);
 
+/* The symbolizer options of the command line, for every later symbolizer. */
+void source__set_symbolizer(const struct options *o);
+
 /* The hint for a failed BPF load or attach. */
 const char *source__bpf_hint(int err, int verbosity);
 

@@ -23,6 +23,13 @@ const char *source__bpf_hint(int err, int verbosity)
 	return verbosity < 2 ? " (try -vv for libbpf's log)" : "";
 }
 
+void source__set_symbolizer(const struct options *o)
+{
+	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle,
+							   .inline_frames = o->inline_frames,
+							   .file_line = o->file_line });
+}
+
 static int add_pid(void *impl, pid_t pid)
 {
 	struct sample_source *ss = impl;
@@ -127,7 +134,7 @@ int source_sample__open(struct source *src, const struct options *o, int verbosi
 		return -ENOMEM;
 	ss->o = o;
 	ss->verbosity = verbosity;
-	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle });
+	source__set_symbolizer(o);
 	if (privileges__missing(missing, sizeof(missing))) {
 		p_err("sampling needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
 		free(ss);

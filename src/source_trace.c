@@ -645,7 +645,7 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 		return -ENOMEM;
 	ts->o = o;
 	ts->verbosity = verbosity;
-	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle });
+	source__set_symbolizer(o);
 	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe);
 	if (!err)
 		err = make_names(ts);

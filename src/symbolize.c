@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "demangle.h"
 #include "hashmap.h"
 #include "kallsyms.h"
@@ -19,7 +20,11 @@ struct symbolizer {
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
 	bool no_demangle;
+	bool inline_frames, file_line; /* --inline, --file-line: DWARF wanted */
 	struct hashmap user_names, user_offs;	  /* hash(binary, file offset, is_return) */
+	struct hashmap user_sets; /* the same -> index in sets, when DWARF is wanted */
+	struct resolved_set *sets;
+	size_t nsets, sets_cap;
 	struct hashmap kernel_names, kernel_offs; /* address * 2 + is_return */
 };
 
@@ -45,6 +50,8 @@ struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
 	s->p = p;
 	s->ps = ps;
 	s->no_demangle = o->no_demangle;
+	s->inline_frames = o->inline_frames;
+	s->file_line = o->file_line;
 	s->bins = symcache__new(o->debug_root);
 	if (!s->bins) {
 		free(s);
@@ -58,6 +65,13 @@ struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
 struct resolved {
 	const char *name; /* interned */
 	uint64_t sym_off;
+};
+
+/* What one address resolves to with DWARF: the function, then those
+ * inlined into it there, outermost first. */
+struct resolved_set {
+	uint32_t n;
+	struct resolved r[SYMBOLIZE_MAX_FRAMES];
 };
 
 static int intern_name(struct symbolizer *s, const char *name, uint64_t sym_off, struct resolved *r)
@@ -120,30 +134,114 @@ static int cache_resolved(struct hashmap *names, struct hashmap *offs, uint64_t 
 	return err ? err : hashmap__set(offs, key, r->sym_off);
 }
 
+/* name, with " (FILE:LINE)" when --file-line and the line is known. */
+static int line_name(struct symbolizer *s, const char *name, const struct srcline_frame *f,
+		     uint64_t off, struct resolved *r)
+{
+	char buf[1024];
+
+	if (!s->file_line || !f->file)
+		return intern_name(s, name, off, r);
+	snprintf(buf, sizeof(buf), "%s (%s:%d)", name, f->file, f->line);
+	return intern_name(s, buf, off, r);
+}
+
+/* The symbol of the address, then, from the DWARF, its line and the
+ * functions inlined there. */
+static int resolve_lines(struct symbolizer *s, struct binary *b, const struct map_entry *m,
+			 pid_t pid, uint64_t file_off, bool is_return, struct resolved_set *set)
+{
+	struct srcline_frame fr[SYMBOLIZE_MAX_FRAMES];
+	struct srcline *lines;
+	uint64_t vaddr;
+	size_t n;
+	int err = resolve_file(s, b, file_off, is_return, &set->r[0]);
+
+	set->n = 1;
+	if (err || !b->syms || elf_symtab__vaddr(b->syms, file_off - is_return, &vaddr) ||
+	    !(lines = symcache__srcline(s->bins, b, m, pid)))
+		return err;
+	n = srcline__lookup(lines, vaddr, fr, s->inline_frames ? SYMBOLIZE_MAX_FRAMES : 1);
+	if (!n)
+		return 0;
+	err = line_name(s, set->r[0].name, &fr[0], set->r[0].sym_off, &set->r[0]);
+	for (size_t i = 1; i < n && !err; i++) {
+		char *dm = s->no_demangle ? NULL : demangle(fr[i].func);
+
+		err = line_name(s, dm ? dm : fr[i].func, &fr[i], 0, &set->r[set->n++]);
+		free(dm);
+	}
+	return err;
+}
+
+/* The resolved set of (binary, file offset), computed once. */
+static int cached_set(struct symbolizer *s, struct binary *b, const struct map_entry *m, pid_t pid,
+		      uint64_t file_off, bool is_return, uint64_t key,
+		      const struct resolved_set **set)
+{
+	uint64_t i;
+	int err;
+
+	if (!hashmap__get(&s->user_sets, key, &i)) {
+		if (array__reserve((void **)&s->sets, &s->sets_cap, s->nsets + 1, sizeof(*s->sets)))
+			return -ENOMEM;
+		i = s->nsets;
+		err = resolve_lines(s, b, m, pid, file_off, is_return, &s->sets[i]);
+		if (err || hashmap__set(&s->user_sets, key, i))
+			return err ? err : -ENOMEM;
+		s->nsets++;
+	}
+	*set = &s->sets[i];
+	return 0;
+}
+
+/* The symbol alone, computed once. */
+static int cached_symbol(struct symbolizer *s, struct binary *b, uint64_t file_off, bool is_return,
+			 uint64_t key, struct resolved_set *set)
+{
+	int err = 0;
+
+	set->n = 1;
+	if (!cached_resolve(&s->user_names, &s->user_offs, key, &set->r[0])) {
+		err = resolve_file(s, b, file_off, is_return, &set->r[0]);
+		if (!err)
+			err = cache_resolved(&s->user_names, &s->user_offs, key, &set->r[0]);
+	}
+	return err;
+}
+
 /* A file-backed address: symbol, or BINARY+0xOFFSET (link-time address when
- * the ELF was readable, else the file offset). */
-static int file_frame(struct symbolizer *s, const struct map_entry *m, pid_t pid, uint64_t ip,
-		      bool is_return, uint32_t *id)
+ * the ELF was readable, else the file offset); with DWARF wanted, its line
+ * and inlined functions. Returns the number of frames or -errno. */
+static int file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pid, uint64_t ip,
+		       bool is_return, uint32_t *ids, size_t max)
 {
 	uint64_t file_off = ip - m->start + m->offset, key;
 	struct binary *b = symcache__findnew(s->bins, m, pid);
-	struct resolved r;
-	int err = 0;
+	const struct resolved_set *set;
+	struct resolved_set one;
+	size_t n;
+	int err;
 
 	if (!b)
 		return -ENOMEM;
 	key = hash_mix((uintptr_t)b ^ hash_mix(file_off * 2 + is_return));
-	if (!cached_resolve(&s->user_names, &s->user_offs, key, &r)) {
-		err = resolve_file(s, b, file_off, is_return, &r);
-		if (!err)
-			err = cache_resolved(&s->user_names, &s->user_offs, key, &r);
+	if (s->inline_frames || s->file_line) {
+		err = cached_set(s, b, m, pid, file_off, is_return, key, &set);
+	} else {
+		err = cached_symbol(s, b, file_off, is_return, key, &one);
+		set = &one;
 	}
 	if (err)
 		return err;
-	return profile__findnew_frame_at(
-		s->p,
-		&(struct frame){ r.name, b->name, FRAME_USER, ip, r.sym_off, b->path, b->build_id },
-		id);
+	n = set->n < max ? set->n : max;
+	for (size_t i = 0; i < n && !err; i++)
+		err = profile__findnew_frame_at(s->p,
+						&(struct frame){ set->r[i].name, b->name, FRAME_USER,
+								 ip, set->r[i].sym_off, b->path,
+								 b->build_id },
+						&ids[i]);
+	return err ? err : (int)n;
 }
 
 /* Where a JIT puts code: anonymous memory, named ("[anon:...]") or not, or a
@@ -178,28 +276,37 @@ static int perfmap_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_r
 
 int symbolizer__user(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return, uint32_t *id)
 {
+	int n = symbolizer__user_frames(s, pid, ip, is_return, id, 1);
+
+	return n < 0 ? n : 0;
+}
+
+int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return,
+			    uint32_t *ids, size_t max)
+{
 	const struct map_entry *m = procs__find(s->ps, pid, ip);
 	struct resolved r;
 	int err;
 
+	if (!max)
+		return 0;
 	if (jit_memory(m)) {
-		err = perfmap_frame(s, pid, ip, is_return, id);
+		err = perfmap_frame(s, pid, ip, is_return, ids);
 		if (err <= 0)
-			return err;
+			return err < 0 ? err : 1;
 	}
+	if (m && m->path[0] == '/')
+		return file_frames(s, m, pid, ip, is_return, ids, max);
 	if (!m || !m->path[0])
-		return profile__findnew_frame_at(
-			s->p,
-			&(struct frame){ .name = "[unknown]", .addr = ip, .dso = "[unknown]" }, id);
-	if (m->path[0] != '[')
-		return file_frame(s, m, pid, ip, is_return, id);
-	/* [vdso], [vsyscall], ... */
-	err = unknown_name(s, m->path, ip - m->start, &r);
-	return err ? err
-		   : profile__findnew_frame_at(
-			     s->p,
-			     &(struct frame){ r.name, m->path, FRAME_USER, ip, 0, m->path, "" },
-			     id);
+		err = profile__findnew_frame_at(
+			s->p, &(struct frame){ .name = "[unknown]", .addr = ip, .dso = "[unknown]" },
+			ids);
+	else /* [vdso], [vsyscall], ... */
+		err = unknown_name(s, m->path, ip - m->start, &r) ?:
+			profile__findnew_frame_at(
+				s->p, &(struct frame){ r.name, m->path, FRAME_USER, ip, 0, m->path, "" },
+				ids);
+	return err ? err : 1;
 }
 
 static void load_kallsyms(struct symbolizer *s)
@@ -247,6 +354,8 @@ void symbolizer__free(struct symbolizer *s)
 	kallsyms__free(s->ksyms);
 	hashmap__free(&s->user_names);
 	hashmap__free(&s->user_offs);
+	hashmap__free(&s->user_sets);
+	free(s->sets);
 	hashmap__free(&s->kernel_names);
 	hashmap__free(&s->kernel_offs);
 	free(s);

@@ -11,11 +11,17 @@
 
 #include "procs.h"
 #include "profile.h"
+#include "srcline.h"
 
 struct symbolizer;
 
+/* Frames one address can give: its function and those inlined there. */
+#define SYMBOLIZE_MAX_FRAMES (1 + SRCLINE_MAX_INLINE)
+
 struct symbolizer_opts {
 	bool no_demangle;	/* C++ and Rust names as the symbol table has them */
+	bool inline_frames;	/* --inline: functions inlined at an address as frames */
+	bool file_line;		/* --file-line: " (FILE:LINE)" after names, from DWARF */
 	const char *debug_root; /* separate debug files; NULL: DEBUGINFO_ROOT */
 };
 
@@ -36,6 +42,12 @@ void symbolizer__set_defaults(const struct symbolizer_opts *o);
  * up one byte back, inside the call instruction, so that a call at the very
  * end of a function is not credited to the next one. Returns 0 or -ENOMEM. */
 int symbolizer__user(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return, uint32_t *id);
+
+/* The same with --inline: the frames for ip, outermost first, at most max
+ * (SYMBOLIZE_MAX_FRAMES is enough). Returns how many (>= 1 when max > 0)
+ * or -ENOMEM. */
+int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return,
+			    uint32_t *ids, size_t max);
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32_t *id);
 
 /* Why kernel names are missing, or 0. */

@@ -42,6 +42,8 @@ static struct binary *binary__load(const struct symcache *c, const struct map_en
 	const char *slash;
 	int fd;
 
+	if (b)
+		b->lines_fd = -1;
 	if (!b || !(b->path = mapped_file__path(m))) {
 		free(b);
 		return NULL;
@@ -85,12 +87,51 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 	return b;
 }
 
+/* The binary's own DWARF, else its debug file's. */
+static int open_lines(const struct symcache *c, struct binary *b, const struct map_entry *m,
+		      pid_t pid)
+{
+	struct debuginfo_where w = { .path = b->path, .root_pid = proc_root__of(pid),
+				     .debug_root = c->debug_root };
+	int fd = mapped_file__open(b->path, m, pid, w.root_pid), dfd;
+
+	if (fd < 0)
+		return fd;
+	if (!srcline__open(fd, &b->lines)) {
+		b->lines_fd = fd;
+		return 0;
+	}
+	dfd = debuginfo__open_debug_file(fd, &w);
+	close(fd);
+	if (dfd < 0)
+		return dfd;
+	if (srcline__open(dfd, &b->lines)) {
+		close(dfd);
+		return -ENOENT;
+	}
+	b->lines_fd = dfd;
+	return 0;
+}
+
+struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const struct map_entry *m,
+				  pid_t pid)
+{
+	if (!b->lines_tried) {
+		b->lines_tried = true;
+		open_lines(c, b, m, pid);
+	}
+	return b->lines;
+}
+
 void symcache__free(struct symcache *c)
 {
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++) {
 		elf_symtab__free(c->v[i]->syms);
+		srcline__free(c->v[i]->lines);
+		if (c->v[i]->lines_fd >= 0)
+			close(c->v[i]->lines_fd);
 		free(c->v[i]->path);
 		free(c->v[i]);
 	}

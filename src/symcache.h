@@ -3,11 +3,13 @@
 #ifndef FLAMEBPF_SYMCACHE_H
 #define FLAMEBPF_SYMCACHE_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "debuginfo.h"
 #include "elf_symtab.h"
 #include "proc_maps.h"
+#include "srcline.h"
 
 struct binary {
 	char *path;		   /* as mapped, without " (deleted)" */
@@ -16,6 +18,9 @@ struct binary {
 	int err;		   /* why syms is NULL */
 	char build_id[2 * 64 + 1]; /* hex, "" when the binary has none */
 	enum debuginfo_from debug; /* where symbols beyond .dynsym came from */
+	struct srcline *lines;	   /* DWARF, read on first use (symcache__srcline) */
+	int lines_fd;		   /* the file lines reads */
+	bool lines_tried;
 };
 
 struct symcache;
@@ -30,6 +35,12 @@ struct symcache *symcache__new(const char *debug_root);
  * through /proc/PID/map_files (a deleted or replaced file).
  * Returns NULL only when out of memory. */
 struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid);
+
+/* The DWARF lines and inlined calls of b (mapped by m in pid): from the
+ * file itself, else from its separate debug file. Read on the first call;
+ * NULL when there is none. */
+struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const struct map_entry *m,
+				  pid_t pid);
 
 void symcache__free(struct symcache *c);
 

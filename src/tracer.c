@@ -424,7 +424,7 @@ struct collect_ctx {
 	const struct trace_func *funcs;
 	size_t nfuncs;
 	uint32_t *frame_of; /* function id -> frame id + 1, 0 when not made yet */
-	uint32_t frames[SAMPLE_MAX_DEPTH + TRACE_MAX_DEPTH + 1];
+	uint32_t frames[SAMPLE_MAX_DEPTH * SYMBOLIZE_MAX_FRAMES + TRACE_MAX_DEPTH + 1];
 };
 
 static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
@@ -462,9 +462,12 @@ static int root_frames(struct collect_ctx *c, pid_t pid, __u64 path_id, uint32_t
 	if (!st)
 		return profile__findnew_frame(c->p, "[lost user stack]", "", FRAME_USER,
 					      &c->frames[(*n)++]);
-	for (uint32_t i = st->nr; i-- > 1 && !err;)
-		err = symbolizer__user(c->sym, pid, st->ip[i], true, &c->frames[(*n)++]);
-	return err;
+	for (uint32_t i = st->nr; i-- > 1 && err >= 0;) {
+		err = symbolizer__user_frames(c->sym, pid, st->ip[i], true, &c->frames[*n],
+					      SYMBOLIZE_MAX_FRAMES);
+		*n += err > 0 ? err : 0;
+	}
+	return err < 0 ? err : 0;
 }
 
 /* The frames of a call path, root first, into c->frames; returns how many

@@ -5,7 +5,7 @@
  * are in its .gnu_debuglink file, and the JIT code of tests/workloads/jit.c
  * named by the perf map its process wrote; processes that exit long
  * before the capture ends; a binary deleted while it runs; a program in a
- * chroot directory.
+ * chroot directory; inlined functions and source lines from DWARF.
  */
 #include "harness.h"
 
@@ -222,6 +222,67 @@ static void test_chroot(void **state)
 	h_folded_free(&f);
 }
 
+/* The line of tests/workloads/inlined.c that holds marker. */
+static int marker_line(const char *marker)
+{
+	char *src = h_slurp("tests/workloads/inlined.c"), *at;
+	int line = 1;
+
+	if (!src || !(at = strstr(src, marker)))
+		fail_msg("cannot find %s in tests/workloads/inlined.c", marker);
+	for (char *c = src; c < at; c++)
+		line += *c == '\n';
+	free(src);
+	return line;
+}
+
+static bool user_sample_of_inlined(const char *stack, const void *seq)
+{
+	return !strncmp(stack, "inlined;", 8) && h_has_frame(stack, "_start") &&
+	       (!seq || strstr(stack, seq));
+}
+
+static void profile_inlined(const char *opt1, const char *opt2, struct h_folded *f)
+{
+	const char *out = h_path("inlined.folded");
+
+	h_run_folded(NULL, 30, out, f,
+		     H_ARGV(h_flamebpf(), "--sample", "499hz", "-o", out, opt1, opt2, "--",
+			    h_workload("inlined"), "1"));
+}
+
+/* --inline and --file-line: the functions inlined into outer, with lines. */
+static void test_inline_file_line(void **state)
+{
+	char want[256];
+	unsigned long long all, hit;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	snprintf(want, sizeof(want), ";outer (inlined.c:%d);middle (inlined.c:%d);inner (inlined.c:",
+		 marker_line("LINE-OUTER"), marker_line("LINE-MIDDLE"));
+	profile_inlined("--inline", "--file-line", &f);
+	all = h_sum(&f, user_sample_of_inlined, NULL);
+	hit = h_sum(&f, user_sample_of_inlined, want);
+	print_message("%llu of %llu samples have '%s'\n", hit, all, want);
+	if (all < 50 || hit * 100 < all * 90) {
+		h_folded_dump(&f, 10);
+		fail_msg("the inlined calls are not shown with their lines");
+	}
+	h_folded_free(&f);
+	/* without them, the symbol table's view: no middle or inner */
+	profile_inlined("--pids", "-U", &f);
+	assert_int_equal(h_sum_frame(&f, "middle") + h_sum_frame(&f, "inner"), 0);
+	assert_true(h_sum_frame(&f, "outer") * 100 >= f.total * 90);
+	h_folded_free(&f);
+	/* --inline alone: the frames without lines */
+	profile_inlined("--inline", "-U", &f);
+	all = h_sum(&f, user_sample_of_inlined, NULL);
+	assert_true(h_sum(&f, user_sample_of_inlined, ";main;outer;middle;inner") * 100 >= all * 90);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -230,6 +291,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_short_lived, h_test_teardown),
 		cmocka_unit_test_teardown(test_deleted_binary, h_test_teardown),
 		cmocka_unit_test_teardown(test_chroot, h_test_teardown),
+		cmocka_unit_test_teardown(test_inline_file_line, h_test_teardown),
 	};
 
 	h_init(argc, argv);
