@@ -7,7 +7,7 @@
 set -eu
 
 BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcapstone-dev libiberty-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler liblzma-dev"
-TEST_PKGS="libcmocka-dev util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go libxml2-utils"
+TEST_PKGS="libcmocka-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go libxml2-utils"
 BENCH_PKGS="linux-perf time"
 
 case "${1:-}" in

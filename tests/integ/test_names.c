@@ -5,7 +5,8 @@
  * are in its .gnu_debuglink file, and the JIT code of tests/workloads/jit.c
  * named by the perf map its process wrote; processes that exit long
  * before the capture ends; a binary deleted while it runs; a program in a
- * chroot directory; inlined functions and source lines from DWARF.
+ * chroot directory; inlined functions and source lines from DWARF; the
+ * JavaScript of node --perf-basic-prof.
  */
 #include "harness.h"
 
@@ -283,6 +284,54 @@ static void test_inline_file_line(void **state)
 	h_folded_free(&f);
 }
 
+static bool node_js_frame(const char *stack, const void *arg)
+{
+	(void)arg;
+	return !strncmp(stack, "node;", 5) && strstr(stack, ";JS:") && strstr(stack, "hot.js:");
+}
+
+/* JavaScript names from the perf map node writes with --perf-basic-prof. */
+static void test_node_perf_map(void **state)
+{
+	static const char script[] =
+		"function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7); return s; }\n"
+		"function driver() { const t = Date.now(); let x = 0; while (Date.now() - t < 1500) x += hotLoop(100000); return x; }\n"
+		"console.log(driver() > 0);\n";
+	const char *js = h_path("hot.js"), *out = h_path("node.folded");
+	unsigned long long named, under_main;
+	struct h_folded f;
+	FILE *fp;
+
+	(void)state;
+	require_bpf();
+	if (access("/usr/bin/node", X_OK)) {
+		print_message("SKIP: node is not installed (Debian's nodejs)\n");
+		skip();
+	}
+	fp = fopen(js, "w");
+	assert_non_null(fp);
+	fputs(script, fp);
+	fclose(fp);
+	h_run_folded(NULL, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "499hz", "-o", out, "--", "/usr/bin/node",
+			    "--perf-basic-prof", js));
+	named = h_sum(&f, node_js_frame, NULL);
+	under_main = 0;
+	for (size_t i = 0; i < f.n; i++)
+		if (node_js_frame(f.lines[i].stack, NULL) && h_has_frame(f.lines[i].stack, "_start"))
+			under_main += f.lines[i].count;
+	print_message("%llu of %llu samples in named JavaScript (hot.js), %llu of them from "
+		      "_start\n",
+		      named, f.total, under_main);
+	if (named * 100 < f.total * 60) {
+		h_folded_dump(&f, 10);
+		fail_msg("the JavaScript functions are not named");
+	}
+	/* through the JIT frames by frame pointers, node's own by tables */
+	assert_true(under_main * 100 >= named * 90);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -292,6 +341,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_deleted_binary, h_test_teardown),
 		cmocka_unit_test_teardown(test_chroot, h_test_teardown),
 		cmocka_unit_test_teardown(test_inline_file_line, h_test_teardown),
+		cmocka_unit_test_teardown(test_node_perf_map, h_test_teardown),
 	};
 
 	h_init(argc, argv);
