@@ -3,7 +3,9 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
@@ -36,6 +38,9 @@ struct sampler {
 	size_t nspilled, spilled_cap;
 	struct sample_tick_event *ticks; /* timeline: every sample's time and CPU */
 	size_t nticks, ticks_cap;
+	uint64_t period_ns;	    /* 1/freq */
+	uint64_t rng;		    /* xorshift state for the jitter */
+	struct timespec jittered;   /* when the periods last changed */
 	int event_err; /* the first error handling ring buffer records */
 };
 
@@ -135,6 +140,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
 	s->event = "cpu-clock";
+	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
+	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->perf_fds = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(int));
 	s->links = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(*s->links));
@@ -170,14 +177,15 @@ int sampler__add_pid(struct sampler *s, pid_t pid)
 	return unwinder__snapshot(s->unwinder, s->procs, pid);
 }
 
-static int open_event(unsigned int freq, int cpu, __u32 type, __u64 config)
+/* A fixed period, not the kernel's frequency mode: the period changes
+ * randomly as the capture goes (jitter_periods()). */
+static int open_event(uint64_t period_ns, int cpu, __u32 type, __u64 config)
 {
 	struct perf_event_attr attr = {
 		.type = type,
 		.size = sizeof(attr),
 		.config = config,
-		.sample_freq = freq,
-		.freq = 1,
+		.sample_period = period_ns,
 	};
 	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
@@ -188,7 +196,7 @@ static int open_event(unsigned int freq, int cpu, __u32 type, __u64 config)
  * unlike cycles, it also samples idle time, so shares are shares of time. */
 static int attach_cpu(struct sampler *s, int cpu)
 {
-	int fd = open_event(s->opts.freq, cpu, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	int fd = open_event(s->period_ns, cpu, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
 
 	if (fd < 0)
 		return fd;
@@ -232,9 +240,45 @@ int sampler__start(struct sampler *s)
 	return s->nattached ? 0 : -ENODEV;
 }
 
+static double since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t->tv_sec) + (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* A fixed sampling period locks onto a loop whose round is a multiple of
+ * it: every round is sampled at the same phases, and a function's share
+ * comes out 0% or 50% where it is 25%. Each CPU's period is redrawn every
+ * 10 ms, uniformly within +-15% of 1/freq: within a stretch the phase
+ * slides across the round, and every stretch starts at a new phase, while
+ * the mean rate stays freq. */
+static void jitter_periods(struct sampler *s)
+{
+	if (since(&s->jittered) < 0.01)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &s->jittered);
+	for (int cpu = 0; cpu < s->ncpus; cpu++) {
+		uint64_t period;
+
+		if (s->perf_fds[cpu] < 0)
+			continue;
+		s->rng ^= s->rng << 13;
+		s->rng ^= s->rng >> 7;
+		s->rng ^= s->rng << 17;
+		period = s->period_ns * 85 / 100 + (s->rng >> 11) % (s->period_ns * 30 / 100 + 1);
+		ioctl(s->perf_fds[cpu], PERF_EVENT_IOC_PERIOD, &period);
+	}
+}
+
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	int n = ring_buffer__poll(s->rb, timeout_ms);
+	int n;
+
+	jitter_periods(s);
+	/* wake for the next redraw even when no event comes */
+	n = ring_buffer__poll(s->rb, timeout_ms < 10 ? timeout_ms : 10);
 
 	/* stacks and spilled samples come without a wakeup */
 	if (n >= 0 || n == -EINTR)

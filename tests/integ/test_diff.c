@@ -86,11 +86,9 @@ static void note_extremes(const char *json, struct noise *n)
 }
 
 /* Ten pairs of captures of the same workload: all exit 0 at the defaults.
- * cpu_tree, whose round lasts 1.5 sampling periods: a loop whose period
- * locks to the sampling period is sampled at a few phases only, and there
- * its split cannot be biased (one sample of every three lands in tree_b).
- * demo's frame is within a few % of two periods: under load it locks, and
- * its shares then move by more than sampling noise (see README). */
+ * cpu_tree's round lasts 1.5 sampling periods; the sampler's jittered
+ * period keeps it from being sampled at the same phases (see
+ * test_sample_tree's test_not_phase_locked). */
 static void test_no_false_alarm(void **state)
 {
 	struct noise n = { 0, 1, "", "" };

@@ -2,7 +2,8 @@
 /*
  * Sampling a program with a known call tree (tests/workloads/cpu_tree.c):
  * the frames, their nesting, the work ratio of the branches, the sample
- * count at the asked frequency, and the --pids / --tids root frames.
+ * count at the asked frequency, the --pids / --tids root frames, and no
+ * locking of the sampling period onto a program's loop.
  */
 #include "harness.h"
 
@@ -130,12 +131,41 @@ static void test_tids_root(void **state)
 	h_folded_free(&f);
 }
 
+/* A loop of exactly two sampling periods (tests/workloads/locked.c), a
+ * quarter of it in quarter(): a fixed period would sample it at the same
+ * two phases all along, giving quarter 0% or 50% of the samples. */
+static void test_not_phase_locked(void **state)
+{
+	const char *out = h_path("locked.folded");
+
+	(void)state;
+	require_bpf();
+	for (int i = 0; i < 3; i++) {
+		unsigned long long q, r;
+		struct h_folded f;
+		double share;
+
+		h_run_folded(NULL, 30, out, &f,
+			     H_ARGV(h_flamebpf(), "--sample", "999hz", "-o", out, "--",
+				    h_workload("locked"), "1.5", "2002.002"));
+		q = h_sum_frame(&f, "quarter");
+		r = h_sum_frame(&f, "rest");
+		share = q + r ? 100.0 * q / (q + r) : 0;
+		print_message("capture %d: quarter %.1f%% of %llu samples (really 25%%)\n", i + 1,
+			      share, q + r);
+		assert_true(q + r >= 300);
+		assert_true(share >= 18 && share <= 32);
+		h_folded_free(&f);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_tree_shape, h_test_teardown),
 		cmocka_unit_test_teardown(test_pids_root, h_test_teardown),
 		cmocka_unit_test_teardown(test_tids_root, h_test_teardown),
+		cmocka_unit_test_teardown(test_not_phase_locked, h_test_teardown),
 	};
 
 	h_init(argc, argv);
