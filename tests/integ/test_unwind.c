@@ -8,7 +8,9 @@
  *  - leafy built by gcc -O2 with frame pointers, a third of its time in a
  *    leaf without a frame: that time is credited to the leaf's caller;
  *  - Debian's python3 loading libbz2 after the capture began: the new
- *    mapping is found and unwound through.
+ *    mapping is found and unwound through;
+ *  - uprobe mode's --full-stack on the cpu_tree build without frame
+ *    pointers.
  */
 #include "harness.h"
 
@@ -228,6 +230,41 @@ static void test_mapped_later(void **state)
 	h_result_free(&r);
 }
 
+static bool burn_under_main(const char *stack, const void *arg)
+{
+	(void)arg;
+	return h_has_seq(stack, "main;tree_a;burn") || h_has_seq(stack, "main;tree_b;tree_c;burn");
+}
+
+/* Uprobe mode: each call of burn under its real user stack, unwound by the
+ * same tables. */
+static void test_full_stack(void **state)
+{
+	const char *out = h_path("full.folded");
+	unsigned long long under;
+	struct h_folded f;
+	struct h_result r;
+	struct unwind_counts c;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^burn$", "--full-stack", "-o", out, "--",
+			    h_workload("nofp/cpu_tree"), "1"));
+	c = must_unwind_counts(&r);
+	under = h_sum(&f, burn_under_main, NULL);
+	print_message("%.1f%% of burn's time under main; stacks by tables %llu, early %llu, "
+		      "truncated %llu\n",
+		      100.0 * under / f.total, c.tables, c.early, c.truncated);
+	if (under * 100 < f.total * 95) {
+		h_folded_dump(&f, 10);
+		fail_msg("burn's calls are not under their real stacks");
+	}
+	assert_true(c.tables > 0);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -235,6 +272,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_frame_pointers_lose_main, h_test_teardown),
 		cmocka_unit_test_teardown(test_frameless_leaf, h_test_teardown),
 		cmocka_unit_test_teardown(test_mapped_later, h_test_teardown),
+		cmocka_unit_test_teardown(test_full_stack, h_test_teardown),
 	};
 
 	h_init(argc, argv);
