@@ -370,10 +370,12 @@ static int write_svg(const struct diff_cmd *d, struct profile *const p[2], struc
 	struct write_opts wo = { .root = ROOT_COMM };
 	int err = svg__write_diff(p[0], p[1], &wo, out->f);
 
+	if (err == -EIO && output__error(out))
+		err = output__error(out);
 	if (!err)
 		err = output__commit(out);
 	if (err)
-		p_err("cannot write '%s': %s", d->svg, strerror(-err));
+		p_err("cannot write '%s': %s", d->svg, output__strerror(err));
 	return err;
 }
 
@@ -404,7 +406,7 @@ static int run(const struct diff_cmd *d)
 
 	/* an unwritable -o fails before the work */
 	if (d->svg && (err = output__open(&out, d->svg))) {
-		p_err("cannot write '%s': %s", d->svg, strerror(-err));
+		p_err("cannot write '%s': %s", d->svg, output__strerror(err));
 		return EXIT_NO_VERDICT;
 	}
 	if (!load(d->base, &p[0]) && !load(d->new, &p[1]) && !check_profiles(d, p))

@@ -29,7 +29,7 @@
 #define POLL_MS	       50
 #define PROGRESS_EVERY 0.25
 
-static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_signal, nsignals;
 static int verbosity;
 
 struct run {
@@ -45,11 +45,13 @@ struct run {
 	struct profile *p;
 	double start, secs;
 	const char *why_stopped;
+	sig_atomic_t signals_at_stop; /* nsignals then: one more stops the writing */
 };
 
 static void on_signal(int sig)
 {
 	stop_signal = sig;
+	nsignals++;
 }
 
 static void install_signals(void)
@@ -58,6 +60,8 @@ static void install_signals(void)
 	const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
 
 	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaddset(&sa.sa_mask, sigs[i]);
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
 		sigaction(sigs[i], &sa, NULL);
 }
@@ -140,6 +144,12 @@ static int start(struct run *r)
 		err = r->src.ops->start(r->src.impl);
 	if (err)
 		return err;
+	/* Ctrl-C while the probes went in: the command must not run at all */
+	if (stop_signal) {
+		p_err("SIG%s before the capture began: no output written",
+		      sigabbrev_np(stop_signal));
+		return -EINTR;
+	}
 	r->start = now();
 	if (r->have_cmd && (err = command__start(&r->cmd))) {
 		p_err("cannot run '%s': %s", r->o->command[0], strerror(-err));
@@ -204,6 +214,7 @@ static int capture(struct run *r)
 		}
 	}
 	r->secs = now() - r->start;
+	r->signals_at_stop = nsignals;
 	report__progress_clear();
 	r->src.ops->stop(r->src.impl);
 	if (r->have_cmd && !command__exited(&r->cmd)) {
@@ -254,6 +265,16 @@ static int describe(struct run *r)
 	return err;
 }
 
+/* A signal once the capture stopped abandons the outputs not yet written. */
+static int interrupted(const struct run *r, size_t i)
+{
+	if (nsignals == r->signals_at_stop)
+		return 0;
+	p_err("SIG%s while writing the output: '%s'%s not written", sigabbrev_np(stop_signal),
+	      r->o->outputs[i], i + 1 < r->o->noutputs ? " and the outputs after it" : "");
+	return -EINTR;
+}
+
 static int write_one(struct run *r, size_t i)
 {
 	struct write_opts wo = { .root = r->o->root, .flamechart = r->o->flamechart };
@@ -264,10 +285,14 @@ static int write_one(struct run *r, size_t i)
 		      r->src.ops->what, sink__name(r->o->formats[i]));
 		return -EIO;
 	}
+	if (err == -EIO && output__error(&r->out[i]))
+		err = output__error(&r->out[i]);
+	if (!err && (err = interrupted(r, i)))
+		return err;
 	if (!err)
 		err = output__commit(&r->out[i]);
 	if (err)
-		p_err("cannot write '%s': %s", r->o->outputs[i], strerror(-err));
+		p_err("cannot write '%s': %s", r->o->outputs[i], output__strerror(err));
 	return err;
 }
 
@@ -290,7 +315,7 @@ static int write_output(struct run *r)
 		return -ENODATA;
 	}
 	for (size_t i = 0; i < r->o->noutputs && !err; i++)
-		err = write_one(r, i);
+		err = interrupted(r, i) ?: write_one(r, i);
 	return err;
 }
 
@@ -327,15 +352,16 @@ static int run(const struct options *o, int argc, char **argv)
 	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
 	int err;
 
+	/* before any file exists: a signal must not kill a run that made one */
+	install_signals();
 	for (size_t i = 0; i < o->noutputs; i++) {
 		err = output__open(&r.out[i], o->outputs[i]);
 		if (err) {
-			p_err("cannot write '%s': %s", o->outputs[i], strerror(-err));
+			p_err("cannot write '%s': %s", o->outputs[i], output__strerror(err));
 			cleanup(&r);
 			return EXIT_FAILURE;
 		}
 	}
-	install_signals();
 	err = start(&r);
 	if (!err)
 		err = capture(&r);

@@ -214,6 +214,8 @@ static int write_profile(const struct render_opts *o, const struct profile *p, s
 {
 	int err = sink__write(o->format, p, &o->wo, out->f);
 
+	if (err == -EIO && output__error(out))
+		err = output__error(out);
 	if (!err)
 		err = output__commit(out);
 	if (err == -ENODATA)
@@ -221,7 +223,7 @@ static int write_profile(const struct render_opts *o, const struct profile *p, s
 	else if (err == -ENOTSUP)
 		p_err("the %s output is not available in this version", sink__name(o->format));
 	else if (err)
-		p_err("cannot write '%s': %s", o->output, strerror(-err));
+		p_err("cannot write '%s': %s", o->output, output__strerror(err));
 	return err;
 }
 
@@ -235,7 +237,7 @@ static int render(const struct render_opts *o, struct reader *r)
 	int ret = output__open(&out, o->output);
 
 	if (ret) {
-		p_err("cannot write '%s': %s", o->output, strerror(-ret));
+		p_err("cannot write '%s': %s", o->output, output__strerror(ret));
 		return EXIT_FAILURE;
 	}
 	ret = reader__read(r, &ro, &p, &st, err);

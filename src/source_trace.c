@@ -403,13 +403,15 @@ static double now_ns(void)
 }
 
 /* A child of the command: its libraries' probes, for it alone. One that
- * exited already (ESRCH) needs none. */
+ * exited already (ESRCH) needs none, nor any when no library is traced. */
 static void trace_child(struct trace_source *ts, const struct trace_fork_event *ev)
 {
 	double ms;
 	size_t bad_sites = 0;
 	int err = 0;
 
+	if (!ts->nlibs)
+		return;
 	if (ts->at.children == TRACE_MAX_CHILDREN) {
 		ts->at.children_over++;
 		return;

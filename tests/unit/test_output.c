@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
@@ -139,7 +140,8 @@ static void test_commit(void **state)
 	umask(old_mask);
 }
 
-/* Until the commit, the work goes to ".NAME.XXXXXX" beside NAME. */
+/* Until the commit, the work goes to a file without a name (O_TMPFILE:
+ * a killed run leaves nothing), or to ".NAME.XXXXXX" beside NAME. */
 static void test_temporary_name(void **state)
 {
 	struct dir *d = *state;
@@ -151,10 +153,13 @@ static void test_temporary_name(void **state)
 	assert_int_equal(fputs("x 1\n", o.f) >= 0, 1);
 	assert_int_equal(fflush(o.f), 0);
 	list_dir(d->path, got, sizeof(got));
-	assert_int_equal(strlen(got), strlen(".prof.txt.XXXXXX"));
-	assert_memory_equal(got, ".prof.txt.", strlen(".prof.txt."));
-	assert_non_null(o.tmp);
-	assert_string_equal(strrchr(o.tmp, '/') + 1, got);
+	if (o.tmp) {
+		assert_int_equal(strlen(got), strlen(".prof.txt.XXXXXX"));
+		assert_memory_equal(got, ".prof.txt.", strlen(".prof.txt."));
+		assert_string_equal(strrchr(o.tmp, '/') + 1, got);
+	} else {
+		assert_string_equal(got, "");
+	}
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(output__commit(&o), 0);
 	expect_dir(d, "prof.txt");
@@ -301,7 +306,7 @@ static void test_stdout(void **state)
 
 	(void)state;
 	assert_int_equal(output__open(&o, "-"), 0);
-	assert_ptr_equal(o.f, stdout);
+	assert_non_null(o.f);
 	assert_null(o.path);
 	assert_null(o.tmp);
 	assert_int_equal(output__commit(&o), 0);
@@ -343,6 +348,104 @@ static void test_sudo_owner(void **state)
 	assert_int_equal(st.st_uid, 0);
 }
 
+/* A link is followed: the file it points to is replaced, the link stays;
+ * one that points nowhere yet makes its target. */
+static void test_link_followed(void **state)
+{
+	struct dir *d = *state;
+	char link[PATH_MAX], target[PATH_MAX];
+	struct output o;
+	struct stat st;
+
+	join(link, d, "latest.folded");
+	join(target, d, "run1.folded");
+	write_file(target, "old 1\n");
+	assert_int_equal(symlink("run1.folded", link), 0);
+	assert_int_equal(output__open(&o, link), 0);
+	assert_int_equal(fputs("new 2\n", o.f) >= 0, 1);
+	assert_int_equal(output__commit(&o), 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	expect_file(target, "new 2\n");
+	expect_dir(d, "latest.folded|run1.folded");
+	assert_int_equal(unlink(target), 0);
+	assert_int_equal(output__open(&o, link), 0);
+	assert_int_equal(fputs("made 3\n", o.f) >= 0, 1);
+	assert_int_equal(output__commit(&o), 0);
+	expect_file(target, "made 3\n");
+	expect_dir(d, "latest.folded|run1.folded");
+}
+
+/* In a world-writable directory, another user's link is refused; ours is
+ * followed. */
+static void test_planted_link(void **state)
+{
+	struct dir *d = *state;
+	char link[PATH_MAX], target[PATH_MAX];
+	struct output o;
+
+	if (geteuid() != 0) {
+		print_message("SKIP: needs root to make a link of another user\n");
+		skip();
+	}
+	assert_int_equal(chmod(d->path, 01777), 0);
+	join(link, d, "x.folded");
+	join(target, d, "victim");
+	write_file(target, "precious\n");
+	assert_int_equal(symlink(target, link), 0);
+	assert_int_equal(lchown(link, 4321, 4321), 0);
+	assert_int_equal(output__open(&o, link), -ELOOP);
+	assert_null(o.f);
+	assert_non_null(strstr(output__strerror(-ELOOP), "world-writable"));
+	expect_file(target, "precious\n");
+	expect_dir(d, "victim|x.folded");
+	assert_int_equal(lchown(link, 0, 0), 0);
+	assert_int_equal(output__open(&o, link), 0);
+	assert_int_equal(output__commit(&o), 0);
+	expect_file(target, "");
+	assert_int_equal(chmod(d->path, 0700), 0);
+}
+
+/* /dev/fd/N is descriptor N, written at its offset, never replaced. */
+static void test_descriptor(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX], name[64];
+	struct output o;
+	int fd;
+
+	join(path, d, "fd.txt");
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "head\n", 5), 5);
+	snprintf(name, sizeof(name), "/dev/fd/%d", fd);
+	assert_int_equal(output__open(&o, name), 0);
+	assert_null(o.path);
+	assert_int_equal(fputs("tail\n", o.f) >= 0, 1);
+	assert_int_equal(output__commit(&o), 0);
+	assert_int_equal(close(fd), 0);
+	expect_file(path, "head\ntail\n");
+	expect_dir(d, "fd.txt");
+}
+
+/* A write error keeps its errno, for the message. */
+static void test_write_error(void **state)
+{
+	struct output o;
+
+	(void)state;
+	if (access("/dev/full", W_OK)) {
+		print_message("SKIP: no /dev/full\n");
+		skip();
+	}
+	assert_int_equal(output__open(&o, "/dev/full"), 0);
+	for (int i = 0; i < 10000; i++)
+		fputs("stack;frame 1\n", o.f);
+	assert_true(ferror(o.f));
+	assert_int_equal(output__error(&o), -ENOSPC);
+	assert_int_equal(output__commit(&o), -ENOSPC);
+}
+
 #define DIR_TEST(f) cmocka_unit_test_setup_teardown(f, setup_dir, teardown_dir)
 
 int main(void)
@@ -360,6 +463,10 @@ int main(void)
 		DIR_TEST(test_relative_path),
 		cmocka_unit_test(test_stdout),
 		DIR_TEST(test_sudo_owner),
+		DIR_TEST(test_link_followed),
+		DIR_TEST(test_planted_link),
+		DIR_TEST(test_descriptor),
+		cmocka_unit_test(test_write_error),
 	};
 
 	return cmocka_run_group_tests_name("output", tests, NULL, NULL);
