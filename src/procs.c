@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "hashmap.h"
 #include "proc_root.h"
 #include "procs.h"
@@ -26,7 +27,15 @@ struct proc {
 	struct perfmap *pm;	 /* NULL when it has none */
 	struct proc_maps *snaps; /* oldest first */
 	size_t nsnaps;
+	pid_t parent; /* it forked from parent and has not exec'd since: its maps */
+	struct map_entry *hist; /* mappings as they were made (mmap_events.c), oldest first */
+	size_t nhist, hist_cap;
 };
+
+/* Bounds what one process can make us keep (a JIT mapping code forever). */
+#define HISTORY_MAX 4096
+/* How far up a chain of forks without exec a lookup goes. */
+#define PARENTS_MAX 8
 
 struct procs {
 	struct proc *v;
@@ -177,6 +186,67 @@ static const struct map_entry *find_in_snaps(const struct proc *p, uint64_t addr
 	return NULL;
 }
 
+/* The newest mapping made at addr: a later one replaced the older. */
+static const struct map_entry *find_in_history(const struct proc *p, uint64_t addr)
+{
+	for (size_t i = p->nhist; i-- > 0;)
+		if (addr >= p->hist[i].start && addr < p->hist[i].end)
+			return &p->hist[i];
+	return NULL;
+}
+
+int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e)
+{
+	struct proc *p = findnew(ps, pid);
+	struct map_entry copy = *e;
+
+	if (!p)
+		return -ENOMEM;
+	if (p->nhist == HISTORY_MAX)
+		return -ENOSPC;
+	copy.path = strdup(e->path);
+	if (!copy.path ||
+	    array__push((void **)&p->hist, &p->nhist, &p->hist_cap, &copy, sizeof(copy))) {
+		free(copy.path);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int procs__set_parent(struct procs *ps, pid_t pid, pid_t parent)
+{
+	struct proc *p = findnew(ps, pid);
+
+	if (!p)
+		return -ENOMEM;
+	p->parent = parent;
+	return 0;
+}
+
+/* What the process knows without reading /proc again. */
+static const struct map_entry *find_known(const struct proc *p, uint64_t addr)
+{
+	const struct map_entry *e = find_in_snaps(p, addr);
+
+	return e ? e : find_in_history(p, addr);
+}
+
+/* The mapping a child that did not exec inherited. */
+static const struct map_entry *find_in_parents(struct procs *ps, const struct proc *p,
+					       uint64_t addr)
+{
+	const struct map_entry *e = NULL;
+	uint64_t i;
+
+	for (int depth = 0; !e && p->parent && depth < PARENTS_MAX; depth++) {
+		if (!hashmap__get(&ps->by_pid, p->parent, &i))
+			return NULL;
+		p = &ps->v[i];
+		e = find_known(p, addr);
+	}
+	return e;
+}
+
 const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr)
 {
 	struct proc *p = findnew(ps, pid);
@@ -184,13 +254,15 @@ const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr)
 
 	if (!p)
 		return NULL;
-	e = find_in_snaps(p, addr);
+	e = find_known(p, addr);
+	if (!e && p->parent && p->refreshed)
+		e = find_in_parents(ps, p, addr);
 	if (e || p->refreshed)
 		return e;
 	/* one fresh look per process: later misses are really unmapped */
 	p->refreshed = true;
 	if (add_snapshot(p))
-		return NULL;
+		return find_in_parents(ps, p, addr);
 	return find_in_snaps(p, addr);
 }
 
@@ -234,6 +306,9 @@ void procs__free(struct procs *ps)
 		for (size_t j = 0; j < ps->v[i].nsnaps; j++)
 			proc_maps__free(&ps->v[i].snaps[j]);
 		free(ps->v[i].snaps);
+		for (size_t j = 0; j < ps->v[i].nhist; j++)
+			free(ps->v[i].hist[j].path);
+		free(ps->v[i].hist);
 		perfmap__free(ps->v[i].pm);
 	}
 	free(ps->v);

@@ -19,7 +19,18 @@ struct procs *procs__new(void);
  * Returns 0, -ESRCH, or -errno. */
 int procs__snapshot(struct procs *ps, pid_t pid);
 
-/* The mapping of addr in pid, newest snapshot first. When none holds it and
+/* Records a mapping pid made (mmap_events.h), for when no snapshot holds
+ * its address: the process may be gone before one is taken. e is copied.
+ * Returns 0, -ENOSPC past a bound per process, or -ENOMEM. */
+int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e);
+
+/* pid forked from parent (0: it exec'd since): until it has maps of its
+ * own, it has its parent's. Returns 0 or -ENOMEM. */
+int procs__set_parent(struct procs *ps, pid_t pid, pid_t parent);
+
+/* The mapping of addr in pid, newest snapshot first, then the mappings
+ * recorded as they were made, then (when pid is gone) its parent's if it
+ * forked without exec. When none holds it and
  * the process is alive, a fresh snapshot is taken (it may have mapped
  * something since). NULL when nothing maps addr. */
 const struct map_entry *procs__find(struct procs *ps, pid_t pid, uint64_t addr);

@@ -14,6 +14,7 @@
 #include "array.h"
 #include "bpf_maps.h"
 #include "hashmap.h"
+#include "mmap_events.h"
 #include "procs.h"
 #include "sample.skel.h"
 #include "sampler.h"
@@ -33,6 +34,7 @@ struct sampler {
 	struct ring_buffer *rb;
 	struct procs *procs;
 	struct unwinder *unwinder; /* NULL with --unwind fp */
+	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
 	struct sample_key *spilled; /* samples that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
@@ -230,6 +232,9 @@ int sampler__start(struct sampler *s)
 
 	if (err)
 		return err;
+	/* without it, a process that exits before its maps are read goes unnamed */
+	if (s->opts.user && mmap_events__open(&s->mmaps, s->procs))
+		s->mmaps = NULL;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		err = attach_cpu(s, cpu);
 		if (err == -ENODEV) /* offline */
@@ -250,13 +255,29 @@ static double since(const struct timespec *t)
 
 /* A fixed sampling period locks onto a loop whose round is a multiple of
  * it: every round is sampled at the same phases, and a function's share
- * comes out 0% or 50% where it is 25%. Each CPU's period is redrawn every
- * 10 ms, uniformly within +-15% of 1/freq: within a stretch the phase
- * slides across the round, and every stretch starts at a new phase, while
- * the mean rate stays freq. */
+ * comes out 0% or 50% where it is 25%. So each CPU's period is redrawn
+ * every stretch of about ten periods (20 ms at least), uniformly within
+ * 15% of its mean: within a stretch the phase slides across the round, and
+ * a redraw restarts the timer, so every stretch begins at a new phase. The
+ * restart drops the part of a period that had elapsed, half a period on
+ * average, which the mean period makes up for, so the rate stays FREQ. */
+#define JITTER_PERIODS 10
+#define JITTER_MIN_NS  20000000ULL
+
+static uint64_t stretch_ns(const struct sampler *s)
+{
+	uint64_t n = s->period_ns * JITTER_PERIODS;
+
+	return n > JITTER_MIN_NS ? n : JITTER_MIN_NS;
+}
+
 static void jitter_periods(struct sampler *s)
 {
-	if (since(&s->jittered) < 0.01)
+	uint64_t stretch = stretch_ns(s);
+	/* stretch / mean = stretch / period - 1/2 samples per stretch */
+	uint64_t mean = (uint64_t)((double)s->period_ns * stretch / (stretch + s->period_ns / 2));
+
+	if (since(&s->jittered) * 1e9 < stretch)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->jittered);
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -267,7 +288,7 @@ static void jitter_periods(struct sampler *s)
 		s->rng ^= s->rng << 13;
 		s->rng ^= s->rng >> 7;
 		s->rng ^= s->rng << 17;
-		period = s->period_ns * 85 / 100 + (s->rng >> 11) % (s->period_ns * 30 / 100 + 1);
+		period = mean * 85 / 100 + (s->rng >> 11) % (mean * 30 / 100 + 1);
 		ioctl(s->perf_fds[cpu], PERF_EVENT_IOC_PERIOD, &period);
 	}
 }
@@ -277,7 +298,9 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 	int n;
 
 	jitter_periods(s);
-	/* wake for the next redraw even when no event comes */
+	if (s->mmaps)
+		mmap_events__drain(s->mmaps);
+	/* wake for the next redraw (and mapping records) even when no event comes */
 	n = ring_buffer__poll(s->rb, timeout_ms < 10 ? timeout_ms : 10);
 
 	/* stacks and spilled samples come without a wakeup */
@@ -313,6 +336,8 @@ void sampler__stop(struct sampler *s)
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
 	s->fork_link = s->exec_link = s->exit_link = NULL;
+	if (s->mmaps)
+		mmap_events__drain(s->mmaps);
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 }
@@ -454,6 +479,8 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->unwind = s->skel->rodata->unwind_mode;
 	if (s->unwinder)
 		unwinder__stats(s->unwinder, &st->tables);
+	if (s->mmaps)
+		mmap_events__stats(s->mmaps, &st->mmaps);
 	st->map_bytes = map_bytes(s->skel->maps.counts) + map_bytes(s->skel->maps.sent) +
 			map_bytes(s->skel->maps.seen) + map_bytes(s->skel->maps.unwind_rows) +
 			bpf_map__max_entries(s->skel->maps.events);
@@ -469,6 +496,7 @@ void sampler__free(struct sampler *s)
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
 	unwinder__free(s->unwinder);
+	mmap_events__free(s->mmaps);
 	stack_table__free(&s->stacks);
 	free(s->spilled);
 	free(s->ticks);

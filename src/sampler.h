@@ -9,6 +9,7 @@
 #include <linux/types.h>
 #include <sys/types.h>
 
+#include "mmap_events.h"
 #include "profile.h"
 #include "sample.h"
 #include "unwind.h"
@@ -35,6 +36,7 @@ struct sampler_stats {
 	uint64_t collisions; /* stack ids that hashed alike (the later stack is misnamed) */
 	enum unwind_mode unwind;
 	struct unwinder_stats tables; /* when unwinding by tables */
+	struct mmap_events_stats mmaps; /* the mappings recorded as they were made */
 };
 
 struct sampler;

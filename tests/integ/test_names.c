@@ -298,6 +298,7 @@ static void test_node_perf_map(void **state)
 		"function driver() { const t = Date.now(); let x = 0; while (Date.now() - t < 1500) x += hotLoop(100000); return x; }\n"
 		"console.log(driver() > 0);\n";
 	const char *js = h_path("hot.js"), *out = h_path("node.folded");
+	char v8log[4200];
 	unsigned long long named, under_main;
 	struct h_folded f;
 	FILE *fp;
@@ -308,13 +309,15 @@ static void test_node_perf_map(void **state)
 		print_message("SKIP: node is not installed (Debian's nodejs)\n");
 		skip();
 	}
+	/* node writes its log (isolate-*.log) in the working directory */
+	snprintf(v8log, sizeof(v8log), "--logfile=%s", h_path("v8.log"));
 	fp = fopen(js, "w");
 	assert_non_null(fp);
 	fputs(script, fp);
 	fclose(fp);
 	h_run_folded(NULL, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "--sample", "499hz", "-o", out, "--", "/usr/bin/node",
-			    "--perf-basic-prof", js));
+			    "--perf-basic-prof", "--no-logfile-per-isolate", v8log, js));
 	named = h_sum(&f, node_js_frame, NULL);
 	under_main = 0;
 	for (size_t i = 0; i < f.n; i++)
