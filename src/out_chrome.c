@@ -4,7 +4,10 @@
  * rely on:
  * - ts and dur are microseconds printed exactly from the nanoseconds
  *   ("12.345"), never through a double, so a child never sticks out of its
- *   parent by rounding;
+ *   parent by rounding; samples begin and end on whole microseconds, since
+ *   viewers (speedscope) pair a span's end, ts + dur summed in floating
+ *   point, with the ends of its children and the starts of its siblings,
+ *   which fractions make differ by an ulp;
  * - u64 values (arguments, return values) up to 2^53 are JSON numbers; larger
  *   ones, which a JavaScript reader would round, are strings "0x..." (exact);
  * - kernel frames keep their plain name and have "cat":"kernel"; user frames
@@ -205,21 +208,28 @@ static void add_sample(struct chrome *c, const struct profile_stack *s, uint64_t
  * that ends never overlaps its sibling that starts; a thread idle for more
  * than GAP_PERIODS periods starts again from nothing.
  */
+static uint64_t whole_us(uint64_t ns)
+{
+	return (ns + 500) / 1000 * 1000;
+}
+
 static void write_samples(struct chrome *c, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++) {
 		const struct profile_event *e = ev_at(c, i);
-		uint64_t end = e->ts + e->dur;
+		uint64_t end = whole_us(e->ts + e->dur), ts = whole_us(e->ts);
 
-		if (i + 1 < to && ev_at(c, i + 1)->ts < end)
-			end = ev_at(c, i + 1)->ts;
+		if (i + 1 < to && whole_us(ev_at(c, i + 1)->ts) < end)
+			end = whole_us(ev_at(c, i + 1)->ts);
+		if (end <= ts)
+			continue; /* two samples within a microsecond: the later one stands */
 		if (i > from) {
 			const struct profile_event *prev = ev_at(c, i - 1);
 
 			if (e->ts > prev->ts + prev->dur * (GAP_PERIODS + 1))
 				close_frames(c, 0);
 		}
-		add_sample(c, stack_at(c, i), e->ts, end);
+		add_sample(c, stack_at(c, i), ts, end);
 	}
 	close_frames(c, 0);
 }

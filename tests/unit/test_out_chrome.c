@@ -590,19 +590,20 @@ static void test_sample_timeline(void **state)
 	assert_int_equal(profile__findnew_frame_at(p, &ka, &s3[1]), 0);
 	add_ev(p, &t1, s1, 2, 0, P);
 	add_ev(p, &t2, s1, 2, P / 2, P);
-	add_ev(p, &t1, s3, 2, P - 5, P); /* a little early */
+	add_ev(p, &t1, s3, 2, P - 4700, P); /* a little early, off the microsecond */
 	add_ev(p, &t1, s2, 2, 2 * P, P);
-	add_ev(p, &t1, s1, 2, 3 * P + 1, P);
+	add_ev(p, &t1, s1, 2, 3 * P + 1300, P);
 	add_ev(p, &t1, s1, 2, 7 * P, P); /* after a gap of 3 periods */
 	d = load(p);
 	x = x_events(&d, &n);
-	assert_int_equal(find_x(x, n, "A", 0)->end, 4 * P + 1);
+	/* samples begin and end on whole microseconds */
+	assert_int_equal(find_x(x, n, "A", 0)->end, 4 * P + 1000);
 	assert_int_equal(arg_int(find_x(x, n, "A", 0), "samples"), 4);
-	assert_int_equal(find_x(x, n, "B", 0)->end, P - 5);
-	assert_string_equal(find_x(x, n, "A", P - 5)->cat, "kernel");
-	assert_int_equal(find_x(x, n, "A", P - 5)->end, 2 * P - 5);
+	assert_int_equal(find_x(x, n, "B", 0)->end, P - 5000);
+	assert_string_equal(find_x(x, n, "A", P - 5000)->cat, "kernel");
+	assert_int_equal(find_x(x, n, "A", P - 5000)->end, 2 * P - 5000);
 	assert_string_equal(find_x(x, n, "B", 2 * P)->cat, "app");
-	assert_int_equal(find_x(x, n, "B", 2 * P)->end, 4 * P + 1);
+	assert_int_equal(find_x(x, n, "B", 2 * P)->end, 4 * P + 1000);
 	assert_int_equal(arg_int(find_x(x, n, "B", 2 * P), "samples"), 2);
 	assert_int_equal(find_x(x, n, "A", 7 * P)->end, 8 * P);
 	assert_int_equal(find_x(x, n, "A", P / 2)->tid, 7);
