@@ -109,6 +109,12 @@ bool hashmap__get(const struct hashmap *m, uint64_t key, uint64_t *val)
 	return true;
 }
 
+void hashmap__prefetch(const struct hashmap *m, uint64_t key)
+{
+	if (m->cap)
+		__builtin_prefetch(&m->slots[hash_mix(key) & (m->cap - 1)]);
+}
+
 void hashmap__free(struct hashmap *m)
 {
 	free(m->slots);

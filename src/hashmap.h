@@ -22,6 +22,8 @@ struct hashmap {
 /* Returns 0 or -ENOMEM. Replaces the value of an existing key. */
 int hashmap__set(struct hashmap *m, uint64_t key, uint64_t val);
 bool hashmap__get(const struct hashmap *m, uint64_t key, uint64_t *val);
+/* Starts loading the slot of key into the cache, for a get soon after. */
+void hashmap__prefetch(const struct hashmap *m, uint64_t key);
 void hashmap__free(struct hashmap *m);
 
 /* A 64-bit hash of bytes, and a finaliser for combining integers. */

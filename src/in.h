@@ -23,7 +23,9 @@ struct in_ctx {
 	uint64_t next_report;  /* when done passes it, progress is called */
 	bool last_had_newline; /* the line last read ended in '\n' */
 	char *buf;	       /* the line last read, its '\n' (and '\r') removed */
-	size_t cap;
+	char *blk;	       /* what in__getline read ahead: [pos, end) not yet handed out */
+	size_t pos, end, cap;
+	bool eof;
 };
 
 /* Formats "NAME line N: MSG" into c->err. Returns -EINVAL. */
@@ -34,9 +36,19 @@ int in__fail(struct in_ctx *c, uint64_t line, const char *fmt, ...)
 int in__fail_at(struct in_ctx *c, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Reads the next line into c->buf. Returns its length, -1 at the end of the
- * input, or -EIO (c->err says it) when reading failed. */
+/* Reads the next line into c->buf, which holds it until the next call (the
+ * reader may write into it). Returns its length, -1 at the end of the input,
+ * or -EIO (c->err says it) when reading failed. */
 ssize_t in__getline(struct in_ctx *c);
+
+/* The input read ahead that no line handed out yet holds, without reading
+ * more: [*s, *s + return value). A reader may take whole lines of it at
+ * once with in__take instead of in__getline, and write into them. */
+size_t in__unread(struct in_ctx *c, char **s);
+
+/* Takes n bytes of what in__unread showed, nlines whole lines (each with its
+ * '\n'), as if in__getline had read them. */
+void in__take(struct in_ctx *c, size_t n, uint64_t nlines);
 
 /* Tells progress for n more bytes read. */
 void in__advance(struct in_ctx *c, size_t n);

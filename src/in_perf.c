@@ -58,20 +58,20 @@ struct frame_line {
 };
 
 /* Frame lines seen, by their text after the address, with the frames they
- * made: the same function's line is named once, not on every sample. */
+ * made: the same function's line is named once, not on every sample. Each
+ * is one record of the arena, its ids and text right after it, so that a
+ * hit reads the table's slot and one place in memory. */
 struct cached {
-	char *text;
-	size_t len;
+	uint32_t len; /* of the text */
+	uint32_t n;   /* ids */
 	bool java;
-	uint32_t first, n; /* in ids */
+	/* uint32_t ids[n]; char text[len]; */
 };
 
 struct frame_cache {
-	struct hashmap idx; /* hash of the text -> index in entries */
-	struct cached *entries;
-	size_t nentries, cap;
-	uint32_t *ids;
-	size_t nids, idcap;
+	struct hashmap idx; /* hash of the text -> offset in arena */
+	char *arena;
+	size_t used, cap;
 };
 
 struct pending {
@@ -86,6 +86,7 @@ struct record {
 	struct hdr h;
 	struct strbuf comm; /* as printed */
 	struct strbuf root; /* spaces made underscores */
+	bool java;	    /* Java names are tidied: the root is exactly "java" */
 	uint32_t *frames;   /* leaf first */
 	size_t n, cap;
 };
@@ -265,10 +266,15 @@ static bool is_hex(char c)
  * at the start; NULL when there is none. */
 static const char *dso_open(const char *s, const char *end)
 {
+	const char *last;
 	int depth = 0;
 
 	if (end[-1] != ')')
 		return NULL;
+	/* the usual DSO has no parentheses of its own: the last '(' opens it */
+	last = memrchr(s, '(', end - 1 - s);
+	if (last && !memchr(last + 1, ')', end - 2 - last))
+		return last == s || last[-1] == ' ' ? last : NULL;
 	for (const char *p = end - 1; p >= s; p--) {
 		depth += (*p == ')') - (*p == '(');
 		if (!depth)
@@ -277,23 +283,29 @@ static const char *dso_open(const char *s, const char *end)
 	return NULL;
 }
 
-/* "ADDR SYMBOL (DSO)", "ADDR SYMBOL" or "ADDR (DSO)", after any blanks. A
- * DSO's " (deleted)" (a file replaced since) is left out. */
-static bool parse_frame(const char *s, struct frame_line *fl)
+static unsigned hex_value(char c)
+{
+	return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
+}
+
+/* "ADDR SYMBOL (DSO)", "ADDR SYMBOL" or "ADDR (DSO)", after any blanks, in
+ * [s, end), or up to a NUL before end. A DSO's " (deleted)" (a file replaced
+ * since) is left out. */
+static bool parse_frame(const char *s, const char *end, struct frame_line *fl)
 {
 	static const char deleted[] = " (deleted)";
-	const char *a, *end, *open;
+	const char *a, *open;
 
 	while (is_space(*s))
 		s++;
+	fl->addr = 0;
 	for (a = s; is_hex(*s); s++)
-		;
+		fl->addr = fl->addr << 4 | hex_value(*s);
 	if (s == a || s - a > 16 || !is_space(*s))
 		return false;
-	fl->addr = strtoull(a, NULL, 16);
 	while (is_space(*s))
 		s++;
-	for (end = s + strlen(s); end > s && is_space(end[-1]); end--)
+	for (end = s + strnlen(s, end - s); end > s && is_space(end[-1]); end--)
 		;
 	if (end == s)
 		return false;
@@ -316,7 +328,7 @@ bool in_perf__is_frame(const char *line)
 {
 	struct frame_line fl;
 
-	return is_space(line[0]) && parse_frame(line, &fl);
+	return is_space(line[0]) && parse_frame(line, line + strlen(line), &fl);
 }
 
 /* ---- naming a frame the way stackcollapse-perf.pl does ---- */
@@ -393,10 +405,9 @@ static const char *base_name(const char *dso, size_t len, size_t *blen)
 	return slash ? slash + 1 : dso;
 }
 
-/* Java names are tidied under a root that is exactly "java". */
 static bool java_names(const struct perf *p)
 {
-	return !p->c->o->ids_in_root && !strcmp(p->r.root.s, "java");
+	return p->r.java;
 }
 
 /* The name of one part of an inline chain, into p->name. */
@@ -423,9 +434,15 @@ static int part_name(struct perf *p, const char *s, size_t len, const struct fra
 	return err;
 }
 
-static int push_id(struct record *r, uint32_t id)
+static int push_ids(struct record *r, const uint32_t *ids, size_t n)
 {
-	return array__push((void **)&r->frames, &r->n, &r->cap, &id, sizeof(id));
+	if (!n)
+		return 0;
+	if (array__reserve((void **)&r->frames, &r->cap, r->n + n, sizeof(*ids)))
+		return -ENOMEM;
+	memcpy(r->frames + r->n, ids, n * sizeof(*ids));
+	r->n += n;
+	return 0;
 }
 
 static int add_part(struct perf *p, const struct frame_line *fl, uint64_t off, bool inlined,
@@ -447,7 +464,7 @@ static int add_part(struct perf *p, const struct frame_line *fl, uint64_t off, b
 	f.addr = keep ? fl->addr : 0;
 	f.sym_off = keep ? off : 0;
 	err = profile__findnew_frame_at(p->c->p, &f, &id);
-	return err ? err : push_id(&p->r, id);
+	return err ? err : push_ids(&p->r, &id, 1);
 }
 
 /* One frame line: the parts of "a->b->c", pushed leaf first (c, b, a). */
@@ -480,65 +497,159 @@ static int add_frame(struct perf *p, const struct frame_line *fl)
 
 /* ---- the frame cache ---- */
 
+static const uint32_t *cached_ids(const struct cached *e)
+{
+	return (const uint32_t *)(e + 1);
+}
+
+static const char *cached_text(const struct cached *e)
+{
+	return (const char *)(cached_ids(e) + e->n);
+}
+
+/* Pushes the frames of the arena record at off when it is the line's. */
+static bool cache_hit_at(struct perf *p, const struct frame_line *fl, uint64_t off, int *err)
+{
+	const struct cached *e = (const struct cached *)(p->cache.arena + off);
+
+	if (e->len != fl->rest_len || e->java != java_names(p) ||
+	    memcmp(cached_text(e), fl->rest, e->len))
+		return false;
+	*err = push_ids(&p->r, cached_ids(e), e->n);
+	return true;
+}
+
 /* Pushes the frames cached for the line; false when there are none. */
 static bool cache_hit(struct perf *p, const struct frame_line *fl, uint64_t h, int *err)
 {
-	struct frame_cache *fc = &p->cache;
-	const struct cached *e;
-	uint64_t i;
+	uint64_t off;
 
-	if (!hashmap__get(&fc->idx, h, &i))
-		return false;
-	e = &fc->entries[i];
-	if (e->len != fl->rest_len || e->java != java_names(p) || memcmp(e->text, fl->rest, e->len))
-		return false;
-	*err = 0;
-	for (uint32_t k = 0; k < e->n && !*err; k++)
-		*err = push_id(&p->r, fc->ids[e->first + k]);
-	return true;
+	return hashmap__get(&p->cache.idx, h, &off) && cache_hit_at(p, fl, off, err);
 }
 
 /* Remembers the frames pushed from n0 on for the line. */
 static int cache_add(struct perf *p, const struct frame_line *fl, uint64_t h, size_t n0)
 {
 	struct frame_cache *fc = &p->cache;
-	struct cached e = { .len = fl->rest_len, .java = java_names(p), .first = fc->nids };
+	struct cached e = { .len = fl->rest_len, .n = p->r.n - n0, .java = java_names(p) };
+	size_t size = sizeof(e) + e.n * sizeof(uint32_t) + e.len, off = fc->used;
 
-	e.n = p->r.n - n0;
 	if (hashmap__get(&fc->idx, h, &(uint64_t){ 0 }))
 		return 0; /* a hash shared by two texts: the second is not cached */
-	if (array__reserve((void **)&fc->entries, &fc->cap, fc->nentries + 1, sizeof(e)) ||
-	    array__reserve((void **)&fc->ids, &fc->idcap, fc->nids + e.n, sizeof(*fc->ids)) ||
-	    !(e.text = strndup(fl->rest, fl->rest_len)))
+	size = (size + _Alignof(struct cached) - 1) & ~(_Alignof(struct cached) - 1);
+	if (array__reserve((void **)&fc->arena, &fc->cap, off + size, 1))
 		return -ENOMEM;
+	memcpy(fc->arena + off, &e, sizeof(e));
 	if (e.n)
-		memcpy(fc->ids + fc->nids, p->r.frames + n0, e.n * sizeof(*fc->ids));
-	fc->nids += e.n;
-	fc->entries[fc->nentries] = e;
-	return hashmap__set(&fc->idx, h, fc->nentries++);
+		memcpy(fc->arena + off + sizeof(e), p->r.frames + n0, e.n * sizeof(uint32_t));
+	memcpy(fc->arena + off + sizeof(e) + e.n * sizeof(uint32_t), fl->rest, e.len);
+	fc->used += size;
+	return hashmap__set(&fc->idx, h, off);
 }
 
-static int push_frame(struct perf *p, const struct frame_line *fl)
+static uint64_t line_hash(const struct perf *p, const struct frame_line *fl)
 {
-	uint64_t h;
+	return hash_bytes(fl->rest, fl->rest_len, java_names(p));
+}
+
+/* The frames of a line whose text hashes to h. */
+static int push_frame_hashed(struct perf *p, const struct frame_line *fl, uint64_t h)
+{
 	size_t n0 = p->r.n;
 	int err;
 
-	if (p->c->o->keep_addrs)
-		return add_frame(p, fl);
-	h = hash_bytes(fl->rest, fl->rest_len, java_names(p));
 	if (cache_hit(p, fl, h, &err))
 		return err;
 	err = add_frame(p, fl);
 	return err ? err : cache_add(p, fl, h, n0);
 }
 
+static int push_frame(struct perf *p, const struct frame_line *fl)
+{
+	if (p->c->o->keep_addrs)
+		return add_frame(p, fl);
+	return push_frame_hashed(p, fl, line_hash(p, fl));
+}
+
+/* ---- frame lines in batches ---- */
+
+#define BATCH 32
+
+/* The frame lines that follow in what the reader read ahead, named in three
+ * passes so that their lookups wait for memory together, not one after the
+ * other: each line is hashed and its table slot fetched, then the arena
+ * records the slots point to, then the frames are pushed. */
+struct batch {
+	struct frame_line fl[BATCH];
+	uint64_t h[BATCH], off[BATCH];
+	bool found[BATCH];
+	size_t n;
+};
+
+/* The whole frame lines at the start of s, up to BATCH: anything else (a
+ * blank line, a header, a line cut by the end of what was read) ends the
+ * batch, and is read the usual way. Returns the bytes they take. */
+static size_t batch_parse(struct perf *p, struct batch *b, char *s, size_t len)
+{
+	char *start = s, *end = s + len;
+
+	for (b->n = 0; b->n < BATCH && s < end && is_space(*s); b->n++) {
+		char *nl = memchr(s, '\n', end - s), *e;
+
+		if (!nl)
+			break;
+		e = nl > s && nl[-1] == '\r' ? nl - 1 : nl;
+		if (!parse_frame(s, e, &b->fl[b->n])) /* a blank line too */
+			break;
+		*e = '\0';
+		b->h[b->n] = line_hash(p, &b->fl[b->n]);
+		hashmap__prefetch(&p->cache.idx, b->h[b->n]);
+		s = nl + 1;
+	}
+	return s - start;
+}
+
+static int batch_push(struct perf *p, struct batch *b)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < b->n; k++) {
+		b->found[k] = hashmap__get(&p->cache.idx, b->h[k], &b->off[k]);
+		if (b->found[k]) {
+			__builtin_prefetch(p->cache.arena + b->off[k]);
+			__builtin_prefetch(p->cache.arena + b->off[k] + 64);
+		}
+	}
+	for (size_t k = 0; k < b->n && !err; k++)
+		if (!b->found[k] || !cache_hit_at(p, &b->fl[k], b->off[k], &err))
+			err = push_frame_hashed(p, &b->fl[k], b->h[k]);
+	return err;
+}
+
+/* After a frame line of a record being kept: the frame lines after it. The
+ * first line of a record is not taken here: it may be the header of perf's
+ * layout without call graphs, which starts with blanks too. */
+static int frame_lines(struct perf *p)
+{
+	struct batch b;
+	size_t len, used;
+	char *s;
+	int err;
+
+	if (!p->r.open || !p->r.n || p->r.skip || p->c->o->keep_addrs)
+		return 0;
+	do {
+		len = in__unread(p->c, &s);
+		used = batch_parse(p, &b, s, len);
+		in__take(p->c, used, b.n);
+		err = batch_push(p, &b);
+	} while (!err && b.n == BATCH);
+	return err ? in__fail_errno(p->c, err) : 0;
+}
+
 static void cache_free(struct frame_cache *fc)
 {
-	for (size_t i = 0; i < fc->nentries; i++)
-		free(fc->entries[i].text);
-	free(fc->entries);
-	free(fc->ids);
+	free(fc->arena);
 	hashmap__free(&fc->idx);
 }
 
@@ -647,6 +758,7 @@ static int start_record(struct perf *p, const struct hdr *h)
 	for (char *s = r->root.s; *s; s++)
 		if (*s == ' ' || *s == '\t')
 			*s = '_';
+	r->java = !p->c->o->ids_in_root && !strcmp(r->root.s, "java");
 	err = check_header(p);
 	if (!err)
 		err = filter_event(p);
@@ -678,7 +790,7 @@ static int header(struct perf *p, const struct hdr *h)
 	if (err)
 		return err == -ENOMEM ? in__fail_errno(p->c, err) : err;
 	p->c->st->records++;
-	if (!*h->rest || !parse_frame(h->rest, &fl))
+	if (!*h->rest || !parse_frame(h->rest, h->rest + strlen(h->rest), &fl))
 		return 0;
 	err = p->r.skip ? 0 : push_frame(p, &fl);
 	return err ? in__fail_errno(p->c, err) : finish(p);
@@ -766,12 +878,12 @@ static int add_events(struct perf *p)
 
 /* ---- the lines ---- */
 
-static int frame_line(struct perf *p, const char *line)
+static int frame_line(struct perf *p, const char *line, size_t len)
 {
 	struct frame_line fl;
 	int err;
 
-	if (!parse_frame(line, &fl))
+	if (!parse_frame(line, line + len, &fl))
 		return in__fail(p->c, p->c->line,
 				"not a frame line ('\\tADDRESS SYMBOL (DSO)' expected): '%.60s'",
 				line + strspn(line, " \t"));
@@ -804,7 +916,7 @@ static int line(struct perf *p, const char *s, size_t len)
 		return p->r.open ? finish(p) : 0;
 	/* a header of perf's no-call-graph layout starts with blanks too */
 	if (p->r.open && is_space(s[0]) && (p->r.n || !in_perf__is_header(s)))
-		return frame_line(p, s);
+		return frame_line(p, s, len);
 	return other_line(p, s);
 }
 
@@ -844,8 +956,11 @@ int in_perf__read(struct in_ctx *c)
 	ssize_t n = 0;
 	int err = 0;
 
-	while (!err && (n = in__getline(c)) >= 0)
+	while (!err && (n = in__getline(c)) >= 0) {
 		err = line(&p, c->buf, n);
+		if (!err)
+			err = frame_lines(&p);
+	}
 	if (!err && n < -1)
 		err = n;
 	if (!err)

@@ -7,16 +7,30 @@
 #include "out_folded.h"
 
 struct line {
-	char *text; /* the stack, without the count */
+	const char *text; /* the stack, without the count */
+	size_t off, len;  /* of the text in the buffer of every line */
 	uint64_t count;
 };
 
+static bool plain(unsigned char c)
+{
+	return c >= 0x20 && c != ';' && c != 0x7f;
+}
+
+/* Runs of plain bytes are copied at once: names are written by the million. */
 int folded__append_name(struct strbuf *buf, const char *name)
 {
-	for (const unsigned char *c = (const unsigned char *)name; *c; c++) {
-		char out = *c == ';' ? ':' : (*c < 0x20 || *c == 0x7f) ? '?' : (char)*c;
+	const unsigned char *c = (const unsigned char *)name;
 
-		if (strbuf__addc(buf, out))
+	while (*c) {
+		size_t n = 0;
+
+		while (plain(c[n]))
+			n++;
+		if (n && strbuf__add(buf, (const char *)c, n))
+			return -ENOMEM;
+		c += n;
+		if (*c && strbuf__addc(buf, *c++ == ';' ? ':' : '?'))
 			return -ENOMEM;
 	}
 	return 0;
@@ -55,11 +69,9 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
 }
 
-static void free_lines(struct line *lines, size_t n)
+static bool same_text(const struct line *a, const struct line *b)
 {
-	for (size_t i = 0; i < n; i++)
-		free(lines[i].text);
-	free(lines);
+	return a->len == b->len && !memcmp(a->text, b->text, a->len);
 }
 
 static int write_merged(const struct line *lines, size_t n, FILE *f)
@@ -68,7 +80,7 @@ static int write_merged(const struct line *lines, size_t n, FILE *f)
 		uint64_t count = 0;
 		size_t j = i;
 
-		for (; j < n && !strcmp(lines[j].text, lines[i].text); j++)
+		for (; j < n && same_text(&lines[j], &lines[i]); j++)
 			count += lines[j].count;
 		if (count && fprintf(f, "%s %" PRIu64 "\n", lines[i].text, count) < 0)
 			return -EIO;
@@ -81,7 +93,7 @@ int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	size_t n = profile__nr_stacks(p), done = 0;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
-	struct strbuf b = {};
+	struct strbuf b = {}; /* every line, each ending in a NUL */
 	int err = -ENOMEM;
 
 	if (!lines)
@@ -89,17 +101,18 @@ int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 	for (; done < n; done++) {
 		const struct profile_stack *s = profile__stack(p, done);
 
-		if (folded__format_stack(p, s, o, &b))
+		lines[done].off = b.len;
+		if (folded__format_stack(p, s, o, &b) || strbuf__add(&b, "", 1))
 			goto out;
-		lines[done].text = strbuf__detach(&b);
+		lines[done].len = b.len - 1 - lines[done].off;
 		lines[done].count = s->weight;
-		if (!lines[done].text)
-			goto out;
 	}
+	for (size_t i = 0; i < n; i++)
+		lines[i].text = b.s + lines[i].off;
 	qsort(lines, n, sizeof(*lines), cmp_line);
 	err = write_merged(lines, n, f);
 out:
 	strbuf__free(&b);
-	free_lines(lines, done);
+	free(lines);
 	return err;
 }

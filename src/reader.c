@@ -18,6 +18,7 @@
 #define PEEK_MIN    (64 * 1024)
 #define PEEK_MAX    (4 * 1024 * 1024) /* a first line longer than this is not looked at whole */
 #define REPORT_STEP (4 * 1024 * 1024)
+#define BLOCK	    (1024 * 1024) /* in__getline reads this much at once */
 
 struct reader {
 	int fd;
@@ -296,7 +297,7 @@ int reader__read(struct reader *r, const struct reader_opts *o, struct profile *
 	ret = readers[r->format](&c);
 	if (!ret)
 		ret = has_stacks(&c);
-	free(c.buf);
+	free(c.blk);
 	if (ret) {
 		profile__free(c.p);
 		return ret;
@@ -362,25 +363,80 @@ void in__advance(struct in_ctx *c, size_t n)
 	}
 }
 
+/* Moves what is left to the front of the block and reads more after it, in
+ * a block twice as large when a line fills it. Returns 0 or -errno. */
+static int refill(struct in_ctx *c)
+{
+	size_t n, want;
+
+	if (c->pos) {
+		memmove(c->blk, c->blk + c->pos, c->end - c->pos);
+		c->end -= c->pos;
+		c->pos = 0;
+	}
+	if (c->cap - c->end < BLOCK / 2) {
+		size_t cap = c->cap ? c->cap * 2 : BLOCK;
+		char *grown = realloc(c->blk, cap + 1); /* + 1: a NUL after the last line */
+
+		if (!grown)
+			return -ENOMEM;
+		c->blk = grown;
+		c->cap = cap;
+	}
+	want = c->cap - c->end;
+	errno = 0;
+	n = fread(c->blk + c->end, 1, want, c->f);
+	c->end += n;
+	if (n < want && ferror(c->f))
+		return errno ? -errno : -EIO;
+	c->eof = n < want;
+	return 0;
+}
+
+size_t in__unread(struct in_ctx *c, char **s)
+{
+	*s = c->blk + c->pos;
+	return c->end - c->pos;
+}
+
+void in__take(struct in_ctx *c, size_t n, uint64_t nlines)
+{
+	if (!nlines)
+		return;
+	c->pos += n;
+	c->line += nlines;
+	in__advance(c, n);
+	c->last_had_newline = true;
+}
+
+/* Lines are handed out in place, in blocks read with one call each. */
 ssize_t in__getline(struct in_ctx *c)
 {
-	ssize_t n;
+	char *s, *nl = NULL;
+	size_t n;
+	int err;
 
-	errno = 0;
-	n = getline(&c->buf, &c->cap, c->f);
-	if (n < 0) {
-		if (ferror(c->f) || errno == ENOMEM) {
-			in__fail_errno(c, errno ? -errno : -EIO);
+	for (;;) {
+		nl = c->end > c->pos ? memchr(c->blk + c->pos, '\n', c->end - c->pos) : NULL;
+		if (nl || c->eof)
+			break;
+		err = refill(c);
+		if (err) {
+			in__fail_errno(c, err);
 			return -EIO;
 		}
-		return -1;
 	}
+	if (c->pos == c->end)
+		return -1;
+	s = c->blk + c->pos;
+	n = nl ? (size_t)(nl - s) : c->end - c->pos;
+	c->pos += n + (nl != NULL);
 	c->line++;
-	in__advance(c, n);
-	c->last_had_newline = c->buf[n - 1] == '\n';
-	if (c->last_had_newline)
-		c->buf[--n] = '\0';
-	if (n && c->buf[n - 1] == '\r')
-		c->buf[--n] = '\0';
+	in__advance(c, n + (nl != NULL));
+	c->last_had_newline = nl != NULL;
+	if (n && s[n - 1] == '\r')
+		n--;
+	s[n] = '\0';
+	c->buf = s;
 	return n;
 }

@@ -5,12 +5,16 @@
 # build/bench/results.md (every measurement goes to build/bench/raw_render.tsv).
 # Run by `make bench` after the other benchmarks, from the repository root.
 #
-# brendangregg/FlameGraph's stackcollapse-perf.pl is not packaged by Debian
-# and this machine cannot fetch it, so the Perl column is
+# brendangregg/FlameGraph's stackcollapse-perf.pl is packaged neither by
+# Debian (apt-cache search flamegraph, stackcollapse: nothing) nor by any
+# npm package found (flamegraph and stackvis carry JavaScript ports, not the
+# script), and this machine reaches no other source. So the Perl column is
+# the script when one is on PATH (or COLLAPSE names it), and otherwise
 # tools/collapse_perf_min.pl: the same work without the script's inline,
-# JIT and kernel-annotation rules, which only add to its time. Ratios
-# against it are therefore a lower bound of those against the real script;
-# set COLLAPSE=/path/to/stackcollapse-perf.pl to measure that instead.
+# JIT, tidying and kernel-annotation rules, which only add to its time.
+# Ratios against the stand-in are therefore a lower bound of those against
+# the real script. The real script weighs records by their period: flamebpf
+# is then checked against it with --period.
 #
 #   BENCH_RUNS=N   repetitions, medians reported (default 5)
 #   BENCH_QUICK=1  smoke run: 1 repetition, a 20 MB input
@@ -21,7 +25,9 @@ set -m
 # shellcheck source=SCRIPTDIR/bench_lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
 RAW=$OUT/raw_render.tsv
-COLLAPSE=${COLLAPSE:-$ROOT/tools/collapse_perf_min.pl}
+COLLAPSE=${COLLAPSE:-$(command -v stackcollapse-perf.pl || echo "$ROOT/tools/collapse_perf_min.pl")}
+PERIOD=()
+[[ $(basename "$COLLAPSE") == stackcollapse-perf.pl ]] && PERIOD=(--period)
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	RUNS=${BENCH_RUNS:-1} RECORDS=16000 STACKS=20000
@@ -68,7 +74,7 @@ make_inputs() {
 
 # The two collapsers must agree before their times mean anything.
 check_agree() {
-	"$FLAMEBPF" render "$WORK/big.perf" -o "$WORK/fb.folded"
+	"$FLAMEBPF" render "${PERIOD[@]}" "$WORK/big.perf" -o "$WORK/fb.folded"
 	perl "$COLLAPSE" <"$WORK/big.perf" | LC_ALL=C sort >"$WORK/pl.folded"
 	LC_ALL=C sort "$WORK/fb.folded" | cmp -s - "$WORK/pl.folded" ||
 		die "flamebpf render and $COLLAPSE disagree on $WORK/big.perf"
@@ -111,8 +117,8 @@ table() {
 	row "flamebpf render --format svg" "$(spread svg.secs secs_fmt)" \
 		"$(mib_fmt "$(calc 'b / 1024' b="$(mstat median svg.bytes)")")" \
 		"$(mib_fmt "$(mstat median svg.rss)")"
-	printf '\nPerl collapser: %s (see tools/bench_render.sh on why not stackcollapse-perf.pl).\n\n' \
-		"$COLLAPSE"
+	printf '\nPerl collapser: %s%s.\n\n' "$COLLAPSE" \
+		"$([[ ${#PERIOD[@]} == 0 ]] && echo " (see tools/bench_render.sh on why not stackcollapse-perf.pl)")"
 }
 
 main() {
