@@ -94,15 +94,22 @@ static int get_time(struct chrome *ch, json_object *ev, size_t i, const char *ke
 	return 0;
 }
 
+/* Ids wrap to 32 bits as other tools' do; a number past 64 bits is no id
+ * (and its conversion to an integer would be undefined). */
+static bool get_id(json_object *ev, const char *key, double *v)
+{
+	return get_number(ev, key, v) && *v >= -0x1p63 && *v < 0x1p63;
+}
+
 static int get_ids(struct chrome *ch, json_object *ev, size_t i, uint32_t *pid, uint32_t *tid)
 {
 	double p = 0, t = 0;
 	json_object *o;
 
-	if (json_object_object_get_ex(ev, "pid", &o) && !get_number(ev, "pid", &p))
-		return bad_field(ch, i, "pid", "a number");
-	if (json_object_object_get_ex(ev, "tid", &o) && !get_number(ev, "tid", &t))
-		return bad_field(ch, i, "tid", "a number");
+	if (json_object_object_get_ex(ev, "pid", &o) && !get_id(ev, "pid", &p))
+		return bad_field(ch, i, "pid", "a number that fits 64 bits");
+	if (json_object_object_get_ex(ev, "tid", &o) && !get_id(ev, "tid", &t))
+		return bad_field(ch, i, "tid", "a number that fits 64 bits");
 	*pid = (uint32_t)(int64_t)p;
 	*tid = (uint32_t)(int64_t)t;
 	return 0;

@@ -22,7 +22,8 @@ struct srcline {
 	bool ranges_built;
 };
 
-#define CU_RANGES_MAX (1 << 20) /* bounds what a hostile file can make us keep */
+#define CU_RANGES_MAX  (1 << 20) /* bounds what a hostile file can make us keep */
+#define SCOPE_DIES_MAX (1 << 20) /* and the DIEs one lookup looks at */
 
 int srcline__open(int fd, struct srcline **out)
 {
@@ -88,24 +89,58 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *inl, struct srcline_frame *f)
 		f->file = basename_of(dwarf_filesrc(files, idx, NULL, NULL));
 }
 
+/* The first child of die whose ranges hold vaddr; *budget bounds the DIEs
+ * looked at, whatever DW_AT_sibling chains a hostile file makes. */
+static bool child_at(Dwarf_Die *die, uint64_t vaddr, Dwarf_Die *child, size_t *budget)
+{
+	Dwarf_Die next;
+
+	if (dwarf_child(die, child))
+		return false;
+	while (*budget) {
+		--*budget;
+		if (dwarf_haspc(child, vaddr) > 0)
+			return true;
+		if (dwarf_siblingof(child, &next))
+			return false;
+		*child = next;
+	}
+	return false;
+}
+
+/* The innermost scope holding vaddr: what dwarf_getscopes() finds first,
+ * without calling it, since it leaks its array when it fails (an inlined
+ * instance whose abstract origin cannot be found). False when no DIE under
+ * cu holds vaddr. */
+static bool innermost_scope(Dwarf_Die *cu, uint64_t vaddr, Dwarf_Die *die)
+{
+	size_t budget = SCOPE_DIES_MAX, depth = 0;
+	Dwarf_Die child;
+
+	*die = *cu;
+	for (; child_at(die, vaddr, &child, &budget); depth++)
+		*die = child;
+	return depth > 0;
+}
+
 /* Fills inner[] innermost first; returns how many. */
 static size_t inner_first(Dwarf_Die *cu, uint64_t vaddr, struct srcline_frame *inner, size_t cap)
 {
 	Dwarf_Line *line = dwarf_getsrc_die(cu, vaddr);
-	Dwarf_Die *scopes = NULL, *chain = NULL;
-	int nscopes = dwarf_getscopes(cu, vaddr, &scopes);
+	Dwarf_Die innermost, *scopes = NULL;
+	int nscopes = 0;
 	size_t n = 1;
 
-	/* dwarf_getscopes() follows an inlined function into its abstract
-	 * definition; the DIEs around the innermost scope lead to its callers */
-	if (nscopes > 0)
-		nscopes = dwarf_getscopes_die(&scopes[0], &chain);
-	free(scopes);
-	scopes = chain;
+	/* the DIEs around the innermost scope lead to its callers */
+	if (innermost_scope(cu, vaddr, &innermost))
+		nscopes = dwarf_getscopes_die(&innermost, &scopes);
 	inner[0] = (struct srcline_frame){ NULL, NULL, 0 };
 	if (line) {
 		inner[0].file = basename_of(dwarf_linesrc(line, NULL, NULL));
-		dwarf_lineno(line, &inner[0].line);
+		/* past INT_MAX it reads as negative: unknown, as in call_site() */
+		if (dwarf_lineno(line, &inner[0].line) || inner[0].line < 0 ||
+		    inner[0].line >= 1 << 30)
+			inner[0].line = 0;
 	}
 	for (int i = 0; i < nscopes && n < cap; i++) {
 		int tag = dwarf_tag(&scopes[i]);
@@ -170,7 +205,9 @@ static void build_ranges(struct srcline *s)
 		}
 		off = next;
 	}
-	qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
+	/* none: ranges is NULL, which qsort() must not be given */
+	if (s->nranges)
+		qsort(s->ranges, s->nranges, sizeof(*s->ranges), cmp_range);
 }
 
 /* The unit holding vaddr, by .debug_aranges, else by the units' ranges. */

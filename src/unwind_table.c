@@ -616,7 +616,10 @@ static int reg_op(struct interp *in, uint8_t op, struct rd *r)
 		return err ?: set_rule(in, reg, RULE_AT_CFA, off);
 	case CFA_GNU_negative_offset_extended:
 		err = factor_u(in, rd_uleb(r), &off);
-		return err ?: set_rule(in, reg, RULE_AT_CFA, -off);
+		/* the factor can be INT64_MIN, which has no negation */
+		if (!err && __builtin_sub_overflow(0, off, &off))
+			err = -EOVERFLOW;
+		return err ?: set_rule(in, reg, RULE_AT_CFA, off);
 	case CFA_val_offset:
 		rd_uleb(r);
 		return set_rule(in, reg, RULE_OTHER, 0);

@@ -147,6 +147,11 @@ static void test_errors(void **state)
 		     "traceEvents[0]: \"dur\" is not a time");
 	expect_error("[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":\"main\"}]", NULL, -EINVAL,
 		     "traceEvents[0]: \"pid\" is not a number");
+	/* no integer to convert to (found by fuzz_in_chrome) */
+	expect_error("[{\"ph\":\"M\",\"pid\":109e150}]", NULL, -EINVAL,
+		     "traceEvents[0]: \"pid\" is not a number that fits 64 bits");
+	expect_error("[{\"ph\":\"X\",\"ts\":1,\"dur\":1,\"tid\":-1e19}]", NULL, -EINVAL,
+		     "traceEvents[0]: \"tid\" is not a number that fits 64 bits");
 	expect_error("[\n{\"ph\":\"X\",\"ts\":1,\"dur\":1},\n{\"ph\":\"X\",\"ts\":true}]", NULL,
 		     -EINVAL, "line 3: traceEvents[1]: \"ts\" is not a time");
 	/* the structure around the events */

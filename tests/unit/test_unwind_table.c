@@ -823,6 +823,19 @@ static void test_bad_programs(void **state)
 	static const uint8_t backwards[] = {
 		DW_CFA_advance_loc | 7, DW_CFA_set_loc, 0, 0x10, 0, 0
 	};
+	/* rbp at -(2^60 * -8): a negation of INT64_MIN (found by fuzz_unwind_parse) */
+	static const uint8_t neg_min[] = { DW_CFA_advance_loc | 8,
+					   DW_CFA_GNU_negative_offset_extended,
+					   6,
+					   0x80,
+					   0x80,
+					   0x80,
+					   0x80,
+					   0x80,
+					   0x80,
+					   0x80,
+					   0x80,
+					   0x10 };
 
 	(void)state;
 	expect_cut_at(restore_empty, sizeof(restore_empty), 0x1004);
@@ -831,6 +844,7 @@ static void test_bad_programs(void **state)
 	expect_cut_at(short_block, sizeof(short_block), 0x1005);
 	expect_cut_at(truncated, sizeof(truncated), 0x1006);
 	expect_cut_at(backwards, sizeof(backwards), 0x1007);
+	expect_cut_at(neg_min, sizeof(neg_min), 0x1008);
 }
 
 /* The caps on saved states and on instructions per program. */
