@@ -54,6 +54,15 @@ OBJS += $(GEN_OBJS)
 LIB_OBJS += $(GEN_OBJS)
 ASAN_OBJS += $(ASAN_GEN_OBJS)
 ASAN_LIB_OBJS += $(ASAN_GEN_OBJS)
+# libFuzzer harnesses (tests/fuzz/): the library again, built by clang with
+# the fuzzer's coverage, ASan and UBSan, as an archive so that each harness
+# links only what it calls.
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BINS := $(patsubst tests/fuzz/%.c,$(BUILD)/fuzz/%,$(FUZZ_SRCS))
+FUZZ_LIB_OBJS := $(patsubst src/%.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS)) \
+	$(patsubst proto/%.proto,$(BUILD)/fuzz/gen/%.pb-c.o,$(PROTOS))
+FUZZ_FLAGS := $(ASAN_FLAGS)
+FUZZ_SECS ?= 60
 
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(BUILD)/tests/unit/%,$(UNIT_SRCS))
@@ -96,7 +105,7 @@ WORKLOADS += $(BUILD)/workloads/static/cpu_tree
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test test-unit test-integ asan bench install uninstall clean lint
+.PHONY: all deps demo test test-unit test-integ test-viewers fuzz asan bench soak install uninstall clean lint
 all: $(BUILD)/flamebpf
 
 $(DEPS_STAMP):
@@ -144,6 +153,25 @@ $(BUILD)/asan/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -c $< -o $@
 
+$(BUILD)/fuzz/obj/%.o: src/%.c | $(SKELS) $(GEN_HDRS) $(DEPS_STAMP)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/gen/%.pb-c.o: $(BUILD)/gen/%.pb-c.c
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(BUILD)/fuzz/libflamebpf.a: $(FUZZ_LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libflamebpf.a | $(DEPS_STAMP)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Itests/fuzz $< \
+		$(BUILD)/fuzz/libflamebpf.a $(PKG_LIBS) $(EXTRA_LIBS) -o $@
+
 # The SVG writer's script, compiled in. It goes into a CDATA section, which
 # "]]>" would end.
 $(BUILD)/gen/svg_js.h: src/svg/flamegraph.js tools/embed.sh
@@ -151,7 +179,7 @@ $(BUILD)/gen/svg_js.h: src/svg/flamegraph.js tools/embed.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)if grep -n ']]>' $<; then echo "flamebpf: $< must not contain ']]>'" >&2; exit 1; fi
 	$(Q)tools/embed.sh svg_js < $< > $@
-$(BUILD)/obj/out_svg.o $(BUILD)/asan/obj/out_svg.o: $(BUILD)/gen/svg_js.h
+$(BUILD)/obj/out_svg.o $(BUILD)/asan/obj/out_svg.o $(BUILD)/fuzz/obj/out_svg.o: $(BUILD)/gen/svg_js.h
 
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)
@@ -280,7 +308,8 @@ $(BUILD)/workloads/%: tests/workloads/%.cpp | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANGXX) $(WORKLOAD_CFLAGS) $< -o $@
 
-TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES)
+TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES) \
+	$(FUZZ_BINS)
 
 test: | $(DEPS_STAMP)
 	$(Q)tools/deps.sh --test
@@ -293,14 +322,36 @@ test-unit: $(UNIT_BINS) $(FIXTURES)
 test-integ: $(BUILD)/flamebpf $(INTEG_BINS) $(WORKLOADS)
 	$(Q)tests/run.sh integ
 
+# The outputs opened in real viewers (speedscope, the SVG) in headless Chromium.
+test-viewers: $(BUILD)/flamebpf $(WORKLOADS) | $(DEPS_STAMP)
+	$(Q)tools/deps.sh --test
+	$(Q)tests/run.sh viewers
+
+# Each fuzzer FUZZ_SECS seconds on its corpus (tests/fuzz/run.sh); fails on any finding.
+fuzz: | $(DEPS_STAMP)
+	$(Q)tools/deps.sh --test
+	$(Q)$(MAKE) --no-print-directory $(FUZZ_BINS) $(FIXTURES)
+	$(Q)FUZZ_SECS=$(FUZZ_SECS) tests/run.sh fuzz
+
 demo: $(BUILD)/flamebpf $(BUILD)/workloads/demo
 	$(Q)tools/demo.sh
 
-bench: $(BUILD)/flamebpf $(WORKLOADS)
+bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 	$(Q)tools/deps.sh --bench
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_trace.sh
 	$(Q)tools/bench_render.sh
+	$(Q)tools/bench_unwind.sh
+
+# tools/bench_unwind.sh's symbolizer and unwind-table timings: the library objects.
+$(BUILD)/bench/bench_symbolize: tools/bench_symbolize.c $(LIB_OBJS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -o $@
+
+# Not part of test: SOAK_SECS (default 600) of high event rates, RSS watched.
+soak: $(BUILD)/flamebpf $(BUILD)/workloads/storm
+	$(Q)tools/soak.sh
 
 install: $(BUILD)/flamebpf
 	install -D -m 0755 $(BUILD)/flamebpf $(DESTDIR)$(PREFIX)/bin/flamebpf

@@ -3,6 +3,10 @@
 #   tests/run.sh            unit tests, then integration tests with the
 #                           normal and the ASan+UBSan builds of flamebpf
 #   tests/run.sh unit|integ one tier
+#   tests/run.sh fuzz       each libFuzzer harness for FUZZ_SECS seconds
+#                           (default 5); part of the default run once built
+#   tests/run.sh viewers    the outputs opened in real viewers in headless
+#                           Chromium (tests/viewers/viewers.js)
 #   TESTS=test_command tests/run.sh integ   only the binaries named
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -43,6 +47,50 @@ run_dir() {
 	done
 }
 
+# tests/viewers/viewers.js prints cmocka's summary lines too.
+run_viewers() {
+	local log=build/tests/logs/viewers.log
+
+	if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" viewers "* ]]; then
+		return
+	fi
+	echo "== viewers: tests/viewers/viewers.js"
+	if ! command -v node >/dev/null; then
+		echo "SKIP: node is not installed (the viewer tests are a node script)"
+		skipped=$((skipped + 1))
+		return
+	fi
+	FLAMEBPF=build/flamebpf node tests/viewers/viewers.js 2>&1 | tee "$log"
+	count viewers "$log"
+}
+
+# Runs each fuzzer on its corpus (tests/fuzz/run.sh): a pass when it ran
+# clean, a failure for each crash, leak or hang it found.
+run_fuzz() {
+	local bin name line rc found
+	for bin in build/fuzz/fuzz_*; do
+		[ -x "$bin" ] || continue
+		name=$(basename "$bin")
+		if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" $name "* ]]; then
+			continue
+		fi
+		echo "== fuzz: $name"
+		line=$(tests/fuzz/run.sh "$name" "${FUZZ_SECS:-5}")
+		rc=$?
+		echo "$line"
+		found=$(sed -n 's/.*crashes \([0-9]*\)$/\1/p' <<<"$line")
+		if [ "$rc" = 0 ]; then
+			passed=$((passed + 1))
+		elif [ "$rc" = 1 ]; then
+			failed=$((failed + ${found:-1}))
+			failures+=("fuzz/$name (${found:-1} found, in build/fuzz/crashes/${name#fuzz_}/)")
+		else
+			failed=$((failed + 1))
+			failures+=("fuzz/$name (did not run)")
+		fi
+	done
+}
+
 mkdir -p build/tests/logs
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
@@ -54,6 +102,13 @@ if [ "$tier" = all ] || [ "$tier" = integ ]; then
 fi
 if [ "$tier" = all ] && [ -x build/asan/flamebpf ]; then
 	FLAMEBPF=build/asan/flamebpf run_dir build/tests/integ integ-asan
+fi
+if [ "$tier" = all ] || [ "$tier" = viewers ]; then
+	run_viewers
+fi
+
+if [ "$tier" = fuzz ] || { [ "$tier" = all ] && compgen -G 'build/fuzz/fuzz_*' >/dev/null; }; then
+	run_fuzz
 fi
 
 for f in "${failures[@]}"; do

@@ -1,20 +1,44 @@
 #!/bin/sh
 # Installs the Debian packages flamebpf needs, only those that are missing.
 #   tools/deps.sh          what the build needs
-#   tools/deps.sh --test   plus what the tests need
+#   tools/deps.sh --test   plus what the tests need, and the viewer tests'
+#                          node modules (npm ci into build/viewers)
 #   tools/deps.sh --bench  plus the peers the benchmark compares with
 #   tools/deps.sh --all    all of the above
 set -eu
 
 BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcapstone-dev libiberty-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler liblzma-dev"
-TEST_PKGS="libcmocka-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go libxml2-utils"
+# libclang-rt-14-dev: libFuzzer (tests/fuzz/), which clang only recommends.
+TEST_PKGS="libcmocka-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go libxml2-utils chromium libclang-rt-14-dev"
 BENCH_PKGS="linux-perf time"
 
+# The viewer tests' node modules, pinned by tests/viewers/package-lock.json,
+# into build/viewers, once per version of the lock file. Without npm or the
+# registry it says why and goes on: those tests then skip, saying so too.
+viewer_modules() (
+	cd "$(dirname "$0")/.." || exit 0
+	lock=tests/viewers/package-lock.json dir=build/viewers
+	[ -d "$dir/node_modules" ] && cmp -s "$lock" "$dir/.installed" && exit 0
+	if ! command -v npm >/dev/null; then
+		echo "flamebpf: npm is not installed: the viewer tests will be skipped" >&2
+		exit 0
+	fi
+	if ! timeout 20 npm ping --fetch-retries=0 --fetch-timeout=10000 >/dev/null 2>&1; then
+		echo "flamebpf: the npm registry is unreachable: the viewer tests will be skipped" >&2
+		exit 0
+	fi
+	mkdir -p "$dir" && cp tests/viewers/package.json "$lock" "$dir/" &&
+		npm ci --prefix "$dir" --no-audit --no-fund >"$dir/npm.log" 2>&1 &&
+		cp "$lock" "$dir/.installed" && exit 0
+	echo "flamebpf: npm ci failed (see $dir/npm.log): the viewer tests will be skipped" >&2
+)
+
+npm=
 case "${1:-}" in
 "") want=$BUILD_PKGS ;;
---test) want="$BUILD_PKGS $TEST_PKGS" ;;
+--test) want="$BUILD_PKGS $TEST_PKGS" npm=1 ;;
 --bench) want="$BUILD_PKGS $BENCH_PKGS" ;;
---all) want="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
+--all) want="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" npm=1 ;;
 *) echo "usage: $0 [--test|--bench|--all]" >&2; exit 2 ;;
 esac
 
@@ -23,7 +47,10 @@ for p in $want; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	[ -z "$npm" ] || viewer_modules
+	exit 0
+fi
 
 echo "flamebpf: installing missing packages:$missing" >&2
 if [ "$(id -u)" != 0 ]; then
@@ -34,3 +61,4 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ -z "$npm" ] || viewer_modules

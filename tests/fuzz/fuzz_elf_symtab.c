@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/* src/elf_symtab.c: the symbols, executable segments and build-id of an ELF
+ * file that anyone may own; the same bytes then also as a debug file (an
+ * image in memory, as MiniDebugInfo gives) merged into it. */
+#include "fuzz.h"
+
+#include "elf_symtab.h"
+
+/* Every query, on every function: nothing may read outside the table. */
+static void walk(const struct elf_symtab *t)
+{
+	struct elf_func f;
+	uint64_t off, vaddr;
+	size_t i, k, len;
+
+	for (i = 0; !elf_symtab__func(t, i, &f); i++) {
+		FUZZ_CHECK(f.name);
+		for (k = 0; elf_symtab__alias(t, i, k); k++)
+			;
+		FUZZ_CHECK(k == f.nalias);
+		elf_symtab__lookup(t, f.vaddr, &off);
+		elf_symtab__lookup(t, f.vaddr + f.size, &off);
+		if (!elf_symtab__file_offset(t, f.vaddr, &off))
+			elf_symtab__vaddr(t, off, &vaddr);
+	}
+	FUZZ_CHECK(i == elf_symtab__count(t));
+	FUZZ_CHECK(!elf_symtab__alias(t, i, 0));
+	FUZZ_CHECK(elf_symtab__build_id(t, &len) ? len > 0 : len == 0);
+	elf_symtab__has_symtab(t);
+	elf_symtab__type(t);
+}
+
+static void load(int fd, const struct elf_debug_file *dbg)
+{
+	struct elf_symtab *t = (void *)1;
+	int err = elf_symtab__load_with(fd, dbg, &t);
+
+	FUZZ_CHECK(err <= 0 && (err ? !t : !!t));
+	if (t)
+		walk(t);
+	elf_symtab__free(t);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = fuzz_memfd(data, size);
+	struct elf_debug_file dbg = { .fd = -1, .size = size };
+
+	load(fd, NULL);
+	/* writable: libelf may convert the image in place */
+	dbg.image = malloc(size ? size : 1);
+	if (!dbg.image)
+		return 0;
+	memcpy(dbg.image, data, size);
+	load(fd, &dbg);
+	free(dbg.image);
+	return 0;
+}

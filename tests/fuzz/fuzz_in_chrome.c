@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: GPL-2.0
+/* src/in_chrome.c and src/in_json.c: the inputs that src/reader.c tells are
+ * chrome traces (JSON), read through the public reader API. */
+#include "reader_run.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	reader_run(data, size, IN_CHROME);
+	return 0;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The profile readers through their public API (src/reader.h), for the
+ * harnesses of one format or of all: the input as a file, read with every
+ * option off, then on. */
+#ifndef FLAMEBPF_FUZZ_READER_RUN_H
+#define FLAMEBPF_FUZZ_READER_RUN_H
+
+#include "fuzz.h"
+
+#include "reader.h"
+
+static inline void reader_run_one(const char *path, const struct reader_opts *o)
+{
+	char err[READER_ERR_LEN] = "";
+	struct profile *p = (void *)1;
+	struct reader_stats st;
+	enum in_format f;
+	int ret = reader__load(path, o, &p, &f, &st, err);
+
+	FUZZ_CHECK(ret <= 0 && (ret ? !p || p == (void *)1 : !!p));
+	/* every failure says why, in a string that ends */
+	FUZZ_CHECK(!ret || (err[0] && memchr(err, '\0', sizeof(err))));
+	if (!ret)
+		profile__free(p);
+}
+
+/* Reads the input, unless want (an enum in_format; -1: any, and what is
+ * none) is not what it looks like: a harness of one format spends its time
+ * there. */
+static inline void reader_run(const uint8_t *data, size_t size, int want)
+{
+	const struct reader_opts off = { 0 };
+	const struct reader_opts on = { .keep_events = true,
+					.keep_ids = true,
+					.keep_addrs = true,
+					.ids_in_root = true,
+					.period = true };
+	enum in_format f;
+	char path[128];
+
+	if (want >= 0 && (reader__detect((const char *)data, size, &f) || (int)f != want))
+		return;
+	fuzz_write(fuzz_path("profile", path, sizeof(path)), data, size, 0600);
+	reader_run_one(path, &off);
+	reader_run_one(path, &on);
+}
+
+#endif
