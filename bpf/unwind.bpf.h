@@ -259,6 +259,10 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 
 	if (!task->mm)
 		return STACK_ID_NONE; /* a kernel thread */
+	/* inside execve the registers may hold the old image's user stack,
+	 * which the new image's mappings would turn into [unknown] frames */
+	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
+		return STACK_ID_NONE;
 	if (unwind_mode != UNWIND_MODE_FP) {
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
 		if (!w.proc)

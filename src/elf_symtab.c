@@ -43,6 +43,7 @@ struct elf_symtab {
 	uint16_t type; /* e_type: ET_EXEC, ET_DYN, ... */
 	uint16_t machine;
 	unsigned char elfclass;
+	uint64_t entry, entry_end; /* the entry code when no symbol covers it */
 	size_t symtab_funcs; /* functions taken from a .symtab */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
@@ -366,17 +367,59 @@ static void set_ends(struct elf_symtab *t)
 	}
 }
 
+/* The symbol at or below vaddr, or NULL. */
+static const struct sym *sym_below(const struct elf_symtab *t, uint64_t vaddr)
+{
+	size_t lo = 0, hi = t->nsyms;
+
+	/* The first symbol starting above vaddr; its predecessor may contain it. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (t->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo ? &t->syms[lo - 1] : NULL;
+}
+
+/* How far the entry code is taken to run: glibc's _start returns from
+ * __libc_start_main at +0x26, ld.so's from _dl_start at +0x8; a function
+ * after it starts no sooner than that, aligned. */
+#define ENTRY_CODE_MAX 0x30
+
+/* ld.so's .dynsym and stripped executables have no symbol for their entry
+ * code, which is at the bottom of every stack of their process: it is
+ * _start all the same, up to the next symbol. */
+static void set_entry(struct elf_symtab *t)
+{
+	const struct sym *s = sym_below(t, t->entry);
+
+	t->entry_end = t->entry;
+	if (!t->entry || (t->type != ET_EXEC && t->type != ET_DYN) || (s && t->entry < s->end))
+		return;
+	t->entry_end = segment_end(t, t->entry);
+	if (t->entry_end - t->entry > ENTRY_CODE_MAX)
+		t->entry_end = t->entry + ENTRY_CODE_MAX;
+	if (s && s + 1 < t->syms + t->nsyms && s[1].addr < t->entry_end)
+		t->entry_end = s[1].addr;
+	else if (!s && t->nsyms && t->syms[0].addr < t->entry_end)
+		t->entry_end = t->syms[0].addr;
+}
+
 static int finish_syms(struct elf_symtab *t)
 {
 	int err;
 
-	if (!t->nsyms)
-		return 0;
-	qsort_r(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp, t->pool);
-	err = dedup_syms(t);
-	if (err)
-		return err;
-	set_ends(t);
+	if (t->nsyms) {
+		qsort_r(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp, t->pool);
+		err = dedup_syms(t);
+		if (err)
+			return err;
+		set_ends(t);
+	}
+	set_entry(t);
 	return 0;
 }
 
@@ -389,6 +432,7 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
 		return -ENOEXEC;
 	t->type = eh.e_type;
 	t->machine = eh.e_machine;
+	t->entry = eh.e_entry;
 	t->elfclass = (unsigned char)gelf_getclass(elf);
 	err = load_segments(t, elf);
 	if (err)
@@ -536,26 +580,19 @@ int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t
 
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off)
 {
-	size_t lo = 0, hi = t->nsyms;
-	const struct sym *s;
+	const struct sym *s = sym_below(t, vaddr);
 
-	/* The first symbol starting above vaddr; its predecessor may contain it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
+	if (s && vaddr < s->end) {
+		if (off)
+			*off = vaddr - s->addr;
+		return t->pool + s->name;
 	}
-	if (lo == 0)
-		return NULL;
-	s = &t->syms[lo - 1];
-	if (vaddr >= s->end)
-		return NULL;
-	if (off)
-		*off = vaddr - s->addr;
-	return t->pool + s->name;
+	if (vaddr >= t->entry && vaddr < t->entry_end) {
+		if (off)
+			*off = vaddr - t->entry;
+		return "_start";
+	}
+	return NULL;
 }
 
 const uint8_t *elf_symtab__build_id(const struct elf_symtab *t, size_t *len)

@@ -528,7 +528,7 @@ static void test_cxx_exception_times(void **state)
 {
 	const char *out = h_path("throws-timed.folded");
 	unsigned long long xa, xb, xc;
-	long long measured = 0;
+	long long measured = 0, busy = 0;
 	const char *text;
 	struct h_folded f;
 	struct h_result r;
@@ -541,14 +541,18 @@ static void test_cxx_exception_times(void **state)
 	assert_true(says(r.err, "command exited with status 0"));
 	h_expect_calls(&r, 3 * 600);
 	text = strstr(r.out, "\nxa_catch ");
-	if (!text || sscanf(text, "\nxa_catch %lld", &measured) != 1)
-		fail_msg("throws printed '%.200s', no 'xa_catch NS'", r.out);
+	if (!text || sscanf(text, "\nxa_catch %lld\nxc_busy %lld", &measured, &busy) != 2)
+		fail_msg("throws printed '%.200s', no 'xa_catch NS' and 'xc_busy NS'", r.out);
 	xa = h_count_of(&f, "throws;" XA);
 	xb = h_count_of(&f, "throws;" XA ";" XB);
 	xc = h_count_of(&f, "throws;" XA ";" XB ";" XC);
-	/* 120 ms unless preempted: the calls as measured around them */
-	expect_near("xa_catch inclusive", h_sum_frame(&f, XA), measured, 0.10);
-	expect_near("xc_throw self", xc, measured, 0.10);
+	/* 120 ms unless preempted. xc_throw's busy waits as measured inside
+	 * it; xa_catch's calls as measured around them, which adds the probes'
+	 * traps: tens of microseconds a call on a loaded VM, so the traced
+	 * time is only bounded by it */
+	expect_near("xc_throw self", xc, busy, 0.10);
+	expect_near("xa_catch inclusive", h_sum_frame(&f, XA), busy + (measured - busy) / 2.0,
+		    (measured - busy) / 2.0 / (busy + (measured - busy) / 2.0) + 0.05);
 	assert_true(xc >= 600 * 0.2 * MS);
 	print_message("self: xa_catch %.2f ms, xb_pass %.2f ms\n", xa / MS, xb / MS);
 	/* 1800 calls, 400 exceptions: a few us each at most */

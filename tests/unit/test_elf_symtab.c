@@ -304,6 +304,51 @@ static void test_lookup_outside(void **state)
 	elf_symtab__free(t);
 }
 
+/* The entry point of the ELF file at path, from its header. */
+static uint64_t entry_of(const char *path)
+{
+	Elf64_Ehdr eh;
+	int fd = open(path, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	close(fd);
+	return eh.e_entry;
+}
+
+/* Stripped of .symtab, an executable still has its entry code named, up to
+ * the next symbol; with .symtab, _start is the real symbol. */
+static void test_entry_named(void **state)
+{
+	char path[] = "/tmp/test_elf_symtab.XXXXXX";
+	char *argv[] = { "objcopy", "--strip-all", FIX_NOPIE, path, NULL };
+	struct elf_symtab *t;
+	uint64_t entry = entry_of(FIX_NOPIE), off = 0;
+	const char *name;
+	pid_t pid;
+	FILE *out;
+
+	(void)state;
+	t = load_path(FIX_NOPIE);
+	name = elf_symtab__lookup(t, entry, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "_start");
+	elf_symtab__free(t);
+
+	close(u_temp_file(path, NULL, 0));
+	out = u_run_tool(argv, &pid);
+	u_reap_tool(out, pid);
+	t = load_path(path);
+	assert_false(elf_symtab__has_symtab(t));
+	name = elf_symtab__lookup(t, entry + 4, &off);
+	assert_non_null(name);
+	assert_string_equal(name, "_start");
+	assert_true(off == 4);
+	assert_null(elf_symtab__lookup(t, entry - 1, NULL));
+	elf_symtab__free(t);
+	unlink(path);
+}
+
 /* The build-id as readelf -n reports it, in bytes; returns its length. */
 static size_t readelf_build_id(const char *path, uint8_t *id, size_t max)
 {
@@ -656,6 +701,7 @@ int main(void)
 		cmocka_unit_test(test_segments_match_readelf),
 		cmocka_unit_test(test_headers_missing),
 		cmocka_unit_test(test_lookup_outside),
+		cmocka_unit_test(test_entry_named),
 		cmocka_unit_test(test_func_aliases),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_no_build_id),

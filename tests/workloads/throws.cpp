@@ -9,7 +9,8 @@
  * the destructor runs, so a run that went wrong anywhere prints something
  * else (or dies: a return address replaced on the stack makes the unwinder
  * call std::terminate); then "xa_catch NS", the wall time of all xa_catch
- * calls measured around them.
+ * calls measured around them, and "xc_busy NS", that of xc_throw's busy
+ * waits measured inside it (probes cost nothing there).
  *
  * usage: throws R [BUSY_US]
  */
@@ -23,6 +24,7 @@
 static volatile unsigned long sink;
 static unsigned long destroyed;
 static long busy_ns;
+static long long busy_spent;
 
 static long long now_ns()
 {
@@ -42,10 +44,11 @@ struct guard {
 
 NOINLINE int xc_throw(int i)
 {
-	long long until = now_ns() + busy_ns;
+	long long start = now_ns(), until = start + busy_ns, t;
 
-	while (now_ns() < until)
+	while ((t = now_ns()) < until)
 		sink = sink + 1;
+	busy_spent += t - start;
 	if (i % 3)
 		throw std::runtime_error(i % 2 ? "odd" : "even");
 	sink = sink + 1;
@@ -87,6 +90,7 @@ int main(int argc, char **argv)
 		sum = sum * 31 + xa_catch((int)i);
 		spent += now_ns() - start;
 	}
-	std::printf("checksum %lu destroyed %lu\nxa_catch %lld\n", sum, destroyed, spent);
+	std::printf("checksum %lu destroyed %lu\nxa_catch %lld\nxc_busy %lld\n", sum, destroyed,
+		    spent, busy_spent);
 	return 0;
 }
