@@ -166,8 +166,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	t->opts = *o;
 	if (!t->opts.max_calls)
 		t->opts.max_calls = 1000000;
-	t->multi = uprobe_multi__supported();
-	t->sessions = t->multi && uprobe_multi__sessions_supported();
+	uprobe_multi__features(&t->multi, &t->sessions);
 	t->procs = procs__new();
 	if (!t->procs) {
 		err = -ENOMEM;

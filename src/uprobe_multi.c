@@ -7,8 +7,7 @@
 
 #include <linux/bpf.h>
 
-#include <bpf/btf.h>
-
+#include "kernel_btf.h"
 #include "uprobe_multi.h"
 
 #define UPROBE_MULTI_RETURN_FLAG 1 /* BPF_F_UPROBE_MULTI_RETURN */
@@ -30,44 +29,25 @@ struct link_create_uprobe_multi {
 	__u32 pad;
 };
 
-static bool enum_has(const struct btf *btf, const char *type, const char *value)
+static bool forced_off(const char *var)
 {
-	__s32 id = btf__find_by_name_kind(btf, type, BTF_KIND_ENUM);
-	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const char *v = getenv(var);
 
-	for (int i = 0; t && i < btf_vlen(t); i++)
-		if (!strcmp(btf__name_by_offset(btf, btf_enum(t)[i].name_off), value))
-			return true;
-	return false;
+	return v && !strcmp(v, "1");
 }
 
-/* Whether the kernel's BTF names the attach type, unless the environment
- * variable off is "1". When BTF cannot be read, the answer is unknown. */
-static bool kernel_has(const char *attach_type, const char *off, bool unknown)
+void uprobe_multi__features(bool *multi, bool *sessions)
 {
-	const char *force = getenv(off);
-	struct btf *btf;
-	bool yes;
+	static const char *const types[] = { "BPF_TRACE_UPROBE_MULTI", "BPF_TRACE_UPROBE_SESSION" };
+	int has[2];
 
-	if (force && !strcmp(force, "1"))
-		return false;
-	btf = btf__load_vmlinux_btf();
-	if (!btf)
-		return unknown;
-	yes = enum_has(btf, "bpf_attach_type", attach_type);
-	btf__free(btf);
-	return yes;
-}
-
-bool uprobe_multi__supported(void)
-{
-	/* unknown: try, and report what the kernel says */
-	return kernel_has("BPF_TRACE_UPROBE_MULTI", "FLAMEBPF_CLASSIC_UPROBES", true);
-}
-
-bool uprobe_multi__sessions_supported(void)
-{
-	return kernel_has("BPF_TRACE_UPROBE_SESSION", "FLAMEBPF_NO_UPROBE_SESSIONS", false);
+	/* unreadable BTF: try uprobe_multi, and report what the kernel says */
+	if (kernel_btf__enum_has(KERNEL_BTF_PATH, "bpf_attach_type", types, 2, has)) {
+		has[0] = 1;
+		has[1] = 0;
+	}
+	*multi = has[0] && !forced_off("FLAMEBPF_CLASSIC_UPROBES");
+	*sessions = *multi && has[1] && !forced_off("FLAMEBPF_NO_UPROBE_SESSIONS");
 }
 
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,

@@ -17,14 +17,11 @@ enum uprobe_multi_kind {
 	UPROBE_MULTI_SESSION, /* entry and return in one program */
 };
 
-/* Whether the running kernel has uprobe_multi links: its BTF names the
- * attach type. FLAMEBPF_CLASSIC_UPROBES=1 in the environment says no (to
- * test the fallback on a new kernel). */
-bool uprobe_multi__supported(void);
-
-/* Whether it has uprobe sessions too; FLAMEBPF_NO_UPROBE_SESSIONS=1 says
- * no. */
-bool uprobe_multi__sessions_supported(void);
+/* Whether the running kernel has uprobe_multi links, and uprobe sessions
+ * (6.13+): its BTF names the attach types. FLAMEBPF_CLASSIC_UPROBES=1 in
+ * the environment says no to both (to test the fallback on a new kernel),
+ * FLAMEBPF_NO_UPROBE_SESSIONS=1 to sessions. */
+void uprobe_multi__features(bool *multi, bool *sessions);
 
 /* Attaches prog_fd at the file offsets of path, each with its cookie, as
  * kind; pid > 0 limits the probes to that process.
