@@ -4,6 +4,7 @@
  * the -l listing. Bad input returns -EINVAL (a usage error). */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -439,12 +440,17 @@ static void trace_children(struct trace_source *ts)
 		trace_child(ts, &ev[i]);
 }
 
-static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, size_t first,
-			 size_t last, pid_t pid)
+/* One binary's probes, planned before the tracer is loaded. */
+struct bin_plan {
+	size_t bin;
+	pid_t pid;
+	struct probe_plan pl;
+};
+
+static int plan_one(struct trace_source *ts, struct disasm *d, size_t first, size_t last,
+		    struct probe_plan *pl)
 {
-	const char *path = ts->funcs.bins.v[bin].open_path;
-	struct probe_plan pl = {};
-	size_t bad_sites = 0;
+	const char *path = ts->funcs.bins.v[ts->funcs.v[first].bin].open_path;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0) {
@@ -452,21 +458,26 @@ static int attach_binary(struct trace_source *ts, struct disasm *d, size_t bin, 
 		p_err("cannot open '%s': %s", path, strerror(-err));
 		return err;
 	}
-	err = plan_binary(ts, d, fd, first, last, &pl);
+	err = plan_binary(ts, d, fd, first, last, pl);
 	close(fd);
-	if (!err) {
-		err = attach_plan(ts, path, &pl, pid, &bad_sites);
-		if (err)
-			p_err("cannot attach uprobes to '%s': %s%s", path, strerror(-err),
-			      source__bpf_hint(err, ts->verbosity));
-	}
-	if (!err)
-		note_skipped(ts, &pl);
+	return err;
+}
+
+static int attach_one(struct trace_source *ts, struct bin_plan *bp)
+{
+	const char *path = ts->funcs.bins.v[bp->bin].open_path;
+	size_t bad_sites = 0;
+	int err = attach_plan(ts, path, &bp->pl, bp->pid, &bad_sites);
+
+	if (err)
+		p_err("cannot attach uprobes to '%s': %s%s", path, strerror(-err),
+		      source__bpf_hint(err, ts->verbosity));
+	else
+		note_skipped(ts, &bp->pl);
 	ts->at.bad_sites += bad_sites;
 	ts->at.binaries++;
-	if (!err && ts->o->command && pid)
-		err = keep_lib(ts, path, &pl);
-	plan_free(&pl);
+	if (!err && ts->o->command && bp->pid)
+		err = keep_lib(ts, path, &bp->pl);
 	return err;
 }
 
@@ -486,26 +497,92 @@ static pid_t link_pid(const struct trace_source *ts, size_t bin, pid_t cmd_pid)
 	return b->dev == ts->exe.dev && b->ino == ts->exe.ino ? 0 : cmd_pid;
 }
 
-static int attach_all(struct trace_source *ts, pid_t cmd_pid)
+static void plans_free(struct bin_plan *v, size_t n)
 {
-	struct disasm *d;
-	size_t first = 0;
-	int err = disasm__new(&d);
+	for (size_t i = 0; i < n; i++)
+		plan_free(&v[i].pl);
+	free(v);
+}
 
+/* Plans the probes of every binary (funcs are sorted by binary): where
+ * each entry and return is probed, which is most of start-up's work. */
+static int plan_all(struct trace_source *ts, pid_t cmd_pid, struct bin_plan **out, size_t *nout)
+{
+	struct bin_plan *v = calloc(ts->funcs.bins.n + 1, sizeof(*v));
+	struct disasm *d;
+	size_t first = 0, n = 0;
+	int err;
+
+	if (!v)
+		return -ENOMEM;
+	err = disasm__new(&d);
 	if (err) {
 		p_err("cannot start the x86-64 disassembler: %s", strerror(-err));
+		free(v);
 		return err;
 	}
-	while (first < ts->funcs.n && !err) {
+	while (first < ts->funcs.n && !err && n < ts->funcs.bins.n) {
 		size_t last = first, bin = ts->funcs.v[first].bin;
 
 		while (last < ts->funcs.n && ts->funcs.v[last].bin == bin)
 			last++;
-		err = attach_binary(ts, d, bin, first, last, link_pid(ts, bin, cmd_pid));
+		v[n] = (struct bin_plan){ .bin = bin, .pid = link_pid(ts, bin, cmd_pid) };
+		err = plan_one(ts, d, first, last, &v[n++].pl);
 		first = last;
 	}
 	disasm__free(d);
-	return err;
+	if (err) {
+		plans_free(v, n);
+		return err;
+	}
+	*out = v;
+	*nout = n;
+	return 0;
+}
+
+/* tracer__open on a thread of its own: loading the BPF programs (libbpf
+ * parses the kernel's BTF for them) and planning the probes (a disassembly
+ * of every function) take about as long, and there are CPUs for both. */
+struct tracer_job {
+	struct tracer *t;
+	struct tracer_opts opts;
+	int err;
+};
+
+static void *tracer_job_run(void *arg)
+{
+	struct tracer_job *j = arg;
+
+	j->err = tracer__open(&j->t, &j->opts);
+	return NULL;
+}
+
+static int open_and_plan(struct trace_source *ts, struct tracer_job *j, pid_t cmd_pid,
+			 struct bin_plan **plans, size_t *n)
+{
+	pthread_t th;
+	bool threaded = !pthread_create(&th, NULL, tracer_job_run, j);
+	int err = plan_all(ts, cmd_pid, plans, n);
+
+	if (threaded)
+		pthread_join(th, NULL);
+	else
+		tracer_job_run(j);
+	if (err) { /* reported */
+		if (!j->err)
+			tracer__free(j->t);
+		return err;
+	}
+	if (j->err) {
+		plans_free(*plans, *n);
+		*plans = NULL;
+		*n = 0;
+		p_err("cannot load the BPF tracer: %s%s", strerror(-j->err),
+		      source__bpf_hint(j->err, ts->verbosity));
+		return j->err;
+	}
+	ts->t = j->t;
+	return 0;
 }
 
 static int make_names(struct trace_source *ts)
@@ -612,7 +689,7 @@ static const struct source_ops trace_ops = {
 
 static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
-	struct tracer_opts to = {
+	struct tracer_job job = { .opts = {
 		.filter_pids = ts->o->npids || ts->o->command,
 		.follow_children = ts->o->command != NULL,
 		.want_calls = ts->o->timeline,
@@ -620,21 +697,20 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 		.unwind = ts->o->unwind,
 		.notify_forks = ts->o->command != NULL,
 		.duration = ts->o->duration,
-	};
+	} };
+	struct bin_plan *plans = NULL;
 	char missing[64];
+	size_t n = 0;
 	int err;
 
 	if (privileges__missing(missing, sizeof(missing))) {
 		p_err("tracing needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
 		return -EPERM;
 	}
-	err = tracer__open(&ts->t, &to);
-	if (err) {
-		p_err("cannot load the BPF tracer: %s%s", strerror(-err),
-		      source__bpf_hint(err, ts->verbosity));
-		return err == -EINVAL ? -EIO : err;
-	}
-	err = attach_all(ts, cmd_pid);
+	err = open_and_plan(ts, &job, cmd_pid, &plans, &n);
+	for (size_t i = 0; i < n && !err; i++)
+		err = attach_one(ts, &plans[i]);
+	plans_free(plans, n);
 	return err == -EINVAL ? -EIO : err;
 }
 
