@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "array.h"
+#include "mem_hint.h"
 
 int array__reserve(void **v, size_t *cap, size_t need, size_t size)
 {
@@ -21,6 +22,7 @@ int array__reserve(void **v, size_t *cap, size_t need, size_t size)
 	grown = realloc(*v, c * size);
 	if (!grown)
 		return -ENOMEM;
+	mem_hint__huge(grown, c * size);
 	*v = grown;
 	*cap = c;
 	return 0;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "mem_hint.h"
 
 uint64_t hash_mix(uint64_t x)
 {
@@ -60,6 +61,7 @@ static int grow(struct hashmap *m)
 
 	if (!slots)
 		return -ENOMEM;
+	mem_hint__huge(slots, cap * sizeof(*slots));
 	m->slots = slots;
 	m->cap = cap;
 	for (size_t i = 0; i < old_cap; i++)

@@ -24,6 +24,7 @@ struct in_ctx {
 	bool last_had_newline; /* the line last read ended in '\n' */
 	char *buf;	       /* the line last read, its '\n' (and '\r') removed */
 	char *blk;	       /* what in__getline read ahead: [pos, end) not yet handed out */
+	struct reader *rd;     /* where in__getline reads, when not through f */
 	size_t pos, end, cap;
 	bool eof;
 };

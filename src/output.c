@@ -314,6 +314,10 @@ int output__commit(struct output *o)
 		err = o->err ? o->err : -EIO;
 	if (!err && o->path)
 		chown_to_sudo_user(fd);
+	/* on disk before it takes the old file's name: a crash after the
+	 * rename must not leave an empty file where the old one was */
+	if (!err && o->path && fsync(fd))
+		err = -errno;
 	if (!err && o->path && !o->tmp)
 		err = name_tmp(o);
 	o->fd = -1; /* nothing more reaches the file */

@@ -149,6 +149,25 @@ static ssize_t cookie_read(void *arg, char *buf, size_t size)
 	return n;
 }
 
+/* Reads up to want bytes, fewer only at the end of the input, without
+ * stdio: its cookie streams copy everything once more and read in pieces
+ * of a few kilobytes, a system call each. Returns the count or -errno. */
+static ssize_t read_full(struct reader *r, char *buf, size_t want)
+{
+	size_t got = 0;
+
+	while (got < want) {
+		ssize_t n = cookie_read(r, buf + got, want - got);
+
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		got += (size_t)n;
+	}
+	return (ssize_t)got;
+}
+
 static bool two_lines(const char *s, size_t n)
 {
 	const char *end = s + n, *nl;
@@ -285,7 +304,10 @@ int reader__read(struct reader *r, const struct reader_opts *o, struct profile *
 		[IN_PERF] = in_perf__read,
 		[IN_CHROME] = in_chrome__read,
 	};
-	struct in_ctx c = { .f = r->f, .name = r->name, .o = o, .st = st, .err = err };
+	/* the line readers read the input directly; chrome's JSON parser
+	 * through the stream */
+	struct in_ctx c = { .f = r->f, .rd = r->format == IN_CHROME ? NULL : r, .name = r->name,
+			    .o = o, .st = st, .err = err };
 	int ret;
 
 	memset(st, 0, sizeof(*st));
@@ -384,11 +406,19 @@ static int refill(struct in_ctx *c)
 		c->cap = cap;
 	}
 	want = c->cap - c->end;
-	errno = 0;
-	n = fread(c->blk + c->end, 1, want, c->f);
+	if (c->rd) {
+		ssize_t got = read_full(c->rd, c->blk + c->end, want);
+
+		if (got < 0)
+			return (int)got;
+		n = (size_t)got;
+	} else {
+		errno = 0;
+		n = fread(c->blk + c->end, 1, want, c->f);
+		if (n < want && ferror(c->f))
+			return errno ? -errno : -EIO;
+	}
 	c->end += n;
-	if (n < want && ferror(c->f))
-		return errno ? -errno : -EIO;
 	c->eof = n < want;
 	return 0;
 }

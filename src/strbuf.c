@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mem_hint.h"
 #include "strbuf.h"
 
 static int reserve(struct strbuf *b, size_t extra)
@@ -19,6 +20,7 @@ static int reserve(struct strbuf *b, size_t extra)
 	s = realloc(b->s, cap);
 	if (!s)
 		return -ENOMEM;
+	mem_hint__huge(s, cap);
 	b->s = s;
 	b->cap = cap;
 	return 0;

@@ -44,6 +44,12 @@ run_dir() {
 		echo "== $label: $name"
 		"$bin" 2>&1 | tee "$log"
 		count "$label/$name" "$log"
+		# the unit tests are the sanitizer build: a leak or an error
+		# after the tests ran shows only in the exit status
+		if [ "${PIPESTATUS[0]}" = 86 ]; then
+			failed=$((failed + 1))
+			failures+=("$label/$name (the sanitizers reported an error: see $log)")
+		fi
 	done
 }
 
@@ -92,8 +98,8 @@ run_fuzz() {
 }
 
 mkdir -p build/tests/logs
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
-export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0:exitcode=86}
+export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1:exitcode=86}
 if [ "$tier" = all ] || [ "$tier" = unit ]; then
 	run_dir build/tests/unit unit
 fi

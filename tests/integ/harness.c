@@ -234,6 +234,23 @@ static char *slurp_or_empty(const char *path)
 	return s ? s : strdup("");
 }
 
+/* A run of the ASan+UBSan build that reported an error fails its test,
+ * whatever its exit status: on paths that are meant to exit 1 (a write
+ * error, a missing capability), the sanitizers' own exit status would pass
+ * unseen. */
+static void check_sanitizers(const struct h_result *r)
+{
+	static const char *const reports[] = { "ERROR: AddressSanitizer", "ERROR: LeakSanitizer",
+					       ": runtime error: " };
+
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		const char *at = strstr(r->err, reports[i]);
+
+		if (at)
+			fail_msg("the sanitizers reported an error:\n%.4000s", at);
+	}
+}
+
 int h_finish(struct h_proc *p, double timeout, struct h_result *r)
 {
 	double deadline = p->started + timeout;
@@ -260,6 +277,7 @@ int h_finish(struct h_proc *p, double timeout, struct h_result *r)
 	p->reaped = true;
 	r->out = slurp_or_empty(p->out_path);
 	r->err = slurp_or_empty(p->err_path);
+	check_sanitizers(r);
 	return 0;
 }
 
