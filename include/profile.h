@@ -100,6 +100,10 @@ int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
 int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 		       uint32_t nframes, uint64_t weight);
 
+/* Adds every stack of src (weights and counts) to dst, as if dst had read
+ * src's input after its own; events are not carried. 0 or -ENOMEM. */
+int profile__merge(struct profile *dst, const struct profile *src);
+
 /* Adds an event on the stack (created with weight 0 if new); ev->stack is
  * set from it. Returns 0 or -ENOMEM. */
 int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,

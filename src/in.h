@@ -25,6 +25,8 @@ struct in_ctx {
 	char *buf;	       /* the line last read, its '\n' (and '\r') removed */
 	char *blk;	       /* what in__getline read ahead: [pos, end) not yet handed out */
 	struct reader *rd;     /* where in__getline reads, when not through f */
+	int range_fd;	       /* with range_end: in__getline reads [range_at, range_end) */
+	uint64_t range_at, range_end;
 	size_t pos, end, cap;
 	bool eof;
 };

@@ -820,6 +820,8 @@ static int set_meta(struct perf *p)
 	/* no frequency: perf script does not print the rate it sampled at */
 	m.ncpus = p->meta[1] ? strtoul(p->meta[1], NULL, 10) : 0;
 	m.secs = p->last_ts > p->first_ts ? (p->last_ts - p->first_ts) / 1e9 : 0;
+	p->c->st->first_ts = p->first_ts;
+	p->c->st->last_ts = p->last_ts;
 	return profile__set_meta(p->c->p, &m);
 }
 

@@ -255,6 +255,38 @@ int profile__add_stack(struct profile *p, const struct stack_owner *who, const u
 					p->unit == UNIT_SAMPLES ? weight : 0);
 }
 
+int profile__merge(struct profile *dst, const struct profile *src)
+{
+	size_t nf = profile__nr_frames(src), ns = profile__nr_stacks(src);
+	uint32_t *map = malloc((nf ? nf : 1) * sizeof(*map)), *frames = NULL;
+	size_t cap = 0;
+	int err = map ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < nf && !err; i++)
+		err = profile__findnew_frame_at(dst, profile__frame(src, (uint32_t)i), &map[i]);
+	for (size_t i = 0; i < ns && !err; i++) {
+		const struct profile_stack *s = profile__stack(src, i);
+
+		if (s->nframes > cap) {
+			uint32_t *grown = realloc(frames, s->nframes * sizeof(*frames));
+
+			if (!grown) {
+				err = -ENOMEM;
+				break;
+			}
+			frames = grown;
+			cap = s->nframes;
+		}
+		for (uint32_t k = 0; k < s->nframes; k++)
+			frames[k] = map[s->frames[k]];
+		err = profile__add_stack_count(dst, &s->who, frames, s->nframes, s->weight,
+					       s->count);
+	}
+	free(frames);
+	free(map);
+	return err;
+}
+
 uint32_t profile__last_stack(const struct profile *p)
 {
 	return p->last_stack;

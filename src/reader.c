@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,8 @@
 #define PEEK_MAX    (4 * 1024 * 1024) /* a first line longer than this is not looked at whole */
 #define REPORT_STEP (4 * 1024 * 1024)
 #define BLOCK	    (1024 * 1024) /* in__getline reads this much at once */
+#define SPLIT_MIN   (64ULL << 20) /* perf script read as two halves from this size */
+#define SPLIT_LOOK  (64 * 1024)	  /* how far past the middle a record must end */
 
 struct reader {
 	int fd;
@@ -296,6 +299,126 @@ static int has_stacks(struct in_ctx *c)
 	return in__fail_at(c, -ENODATA, "no stacks in it: nothing to render");
 }
 
+/* ---- a large perf script read in two halves at once ---- */
+
+/* A half of the input, read on a thread of its own. */
+struct half {
+	struct in_ctx c;
+	struct reader_opts o;
+	struct reader_stats st;
+	char err[READER_ERR_LEN];
+	int ret;
+};
+
+static void *read_half(void *arg)
+{
+	struct half *h = arg;
+
+	h->ret = in_perf__read(&h->c);
+	return NULL;
+}
+
+/* Where the second half starts: just after the first empty line (the end
+ * of a record) past the middle, or 0 when none is near. */
+static uint64_t split_point(const struct reader *r)
+{
+	char buf[SPLIT_LOOK];
+	uint64_t mid = r->size / 2;
+	ssize_t n = pread(r->fd, buf, sizeof(buf), (off_t)mid);
+	const char *blank = n > 1 ? memmem(buf, (size_t)n, "\n\n", 2) : NULL;
+
+	return blank ? mid + (uint64_t)(blank - buf) + 2 : 0;
+}
+
+static bool same_event(const struct profile *a, const struct profile *b)
+{
+	const char *x = profile__meta(a)->event, *y = profile__meta(b)->event;
+
+	return !*x || !*y || !strcmp(x, y);
+}
+
+/* The second half's figures added to the first's, and its time span. */
+static int join_halves(struct in_ctx *a, const struct half *b)
+{
+	struct reader_stats *st = a->st;
+	struct profile_meta m = *profile__meta(a->p);
+	int err = profile__merge(a->p, b->c.p);
+
+	st->records += b->st.records;
+	st->other_events += b->st.other_events;
+	if (!st->other_event[0])
+		memcpy(st->other_event, b->st.other_event, sizeof(st->other_event));
+	if (b->st.last_ts > st->last_ts)
+		st->last_ts = b->st.last_ts;
+	if (!st->first_ts || (b->st.first_ts && b->st.first_ts < st->first_ts))
+		st->first_ts = b->st.first_ts;
+	m.secs = st->last_ts > st->first_ts ? (st->last_ts - st->first_ts) / 1e9 : 0;
+	return err ? err : profile__set_meta(a->p, &m);
+}
+
+/* Reads a large perf script file as two halves on two CPUs, each into a
+ * profile of its own, then merges them: what one record makes does not
+ * depend on those before it, but for the event kept (the first one seen),
+ * which the halves must agree on. -EAGAIN when the file cannot be split
+ * this way, or either half failed: the caller then reads it whole, which
+ * also names the line of an error exactly. */
+static int read_split(struct reader *r, struct in_ctx *a)
+{
+	struct half *b = calloc(1, sizeof(*b));
+	uint64_t at = split_point(r);
+	pthread_t th;
+	int ret = -EAGAIN;
+
+	if (!b || !at || at >= r->size)
+		goto out;
+	b->o = *a->o;
+	b->o.progress = NULL; /* the first half tells it for both */
+	b->c = (struct in_ctx){ .name = a->name, .o = &b->o, .st = &b->st, .err = b->err,
+				.range_fd = r->fd, .range_at = at, .range_end = r->size };
+	a->range_fd = r->fd;
+	a->range_end = at;
+	a->total = at;
+	b->c.p = profile__new(a->p ? profile__unit(a->p) : UNIT_SAMPLES);
+	if (!b->c.p || pthread_create(&th, NULL, read_half, b))
+		goto out;
+	ret = in_perf__read(a);
+	pthread_join(th, NULL);
+	if (!ret && !b->ret && same_event(a->p, b->c.p))
+		ret = join_halves(a, b);
+	else
+		ret = -EAGAIN;
+	a->st->halves = ret ? 1 : 2;
+out:
+	if (b) {
+		profile__free(b->c.p);
+		free(b->c.blk);
+	}
+	free(b);
+	return ret;
+}
+
+static bool splittable(const struct reader *r, const struct reader_opts *o)
+{
+	return r->format == IN_PERF && r->size >= (o->split_min ? o->split_min : SPLIT_MIN) &&
+	       !o->keep_events && sysconf(_SC_NPROCESSORS_ONLN) > 1;
+}
+
+/* A context reading r from its start, into a new profile. */
+static int new_ctx(struct in_ctx *c, struct reader *r, const struct reader_opts *o,
+		   struct reader_stats *st, char *err)
+{
+	/* the line readers read the input directly; chrome's JSON parser
+	 * through the stream */
+	*c = (struct in_ctx){ .f = r->f, .rd = r->format == IN_CHROME ? NULL : r, .name = r->name,
+			      .o = o, .st = st, .err = err };
+	memset(st, 0, sizeof(*st));
+	st->halves = 1;
+	c->total = r->size;
+	c->next_report = REPORT_STEP;
+	c->p = profile__new(unit_of(r->format));
+	return c->p ? 0 : in__fail_errno(c, -ENOMEM);
+}
+
 int reader__read(struct reader *r, const struct reader_opts *o, struct profile **out,
 		 struct reader_stats *st, char err[READER_ERR_LEN])
 {
@@ -304,19 +427,20 @@ int reader__read(struct reader *r, const struct reader_opts *o, struct profile *
 		[IN_PERF] = in_perf__read,
 		[IN_CHROME] = in_chrome__read,
 	};
-	/* the line readers read the input directly; chrome's JSON parser
-	 * through the stream */
-	struct in_ctx c = { .f = r->f, .rd = r->format == IN_CHROME ? NULL : r, .name = r->name,
-			    .o = o, .st = st, .err = err };
-	int ret;
+	struct in_ctx c;
+	int ret = new_ctx(&c, r, o, st, err);
 
-	memset(st, 0, sizeof(*st));
-	c.total = r->size;
-	c.next_report = REPORT_STEP;
-	c.p = profile__new(unit_of(r->format));
-	if (!c.p)
-		return in__fail_errno(&c, -ENOMEM);
-	ret = readers[r->format](&c);
+	if (ret)
+		return ret;
+	ret = splittable(r, o) ? read_split(r, &c) : -EAGAIN;
+	if (ret == -EAGAIN) {
+		profile__free(c.p);
+		free(c.blk);
+		ret = new_ctx(&c, r, o, st, err);
+		if (ret)
+			return ret;
+		ret = readers[r->format](&c);
+	}
 	if (!ret)
 		ret = has_stacks(&c);
 	free(c.blk);
@@ -385,6 +509,28 @@ void in__advance(struct in_ctx *c, size_t n)
 	}
 }
 
+/* The next bytes of the context's range, up to want: fewer only at its end. */
+static ssize_t read_range(struct in_ctx *c, char *buf, size_t want)
+{
+	size_t got = 0;
+
+	if (want > c->range_end - c->range_at)
+		want = c->range_end - c->range_at;
+	while (got < want) {
+		ssize_t n = pread(c->range_fd, buf + got, want - got, (off_t)c->range_at);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (!n)
+			break;
+		got += (size_t)n;
+		c->range_at += (uint64_t)n;
+	}
+	return (ssize_t)got;
+}
+
 /* Moves what is left to the front of the block and reads more after it, in
  * a block twice as large when a line fills it. Returns 0 or -errno. */
 static int refill(struct in_ctx *c)
@@ -406,8 +552,9 @@ static int refill(struct in_ctx *c)
 		c->cap = cap;
 	}
 	want = c->cap - c->end;
-	if (c->rd) {
-		ssize_t got = read_full(c->rd, c->blk + c->end, want);
+	if (c->range_end || c->rd) {
+		ssize_t got = c->range_end ? read_range(c, c->blk + c->end, want)
+					   : read_full(c->rd, c->blk + c->end, want);
 
 		if (got < 0)
 			return (int)got;

@@ -29,6 +29,9 @@ struct reader_opts {
 	/* perf: each record weighs its period (1 without one), like
 	 * stackcollapse-perf.pl; otherwise 1, a sample, as flamebpf counts. */
 	bool period;
+	/* A perf script file this large or larger is read in two halves at
+	 * once (0: 64 MiB); the tests make it small. */
+	uint64_t split_min;
 	/* Called every few MB read; total is 0 when the size is unknown. */
 	void (*progress)(uint64_t done, uint64_t total, void *arg);
 	void *arg;
@@ -42,6 +45,8 @@ struct reader_stats {
 	char other_event[64];  /* perf: the first event left out */
 	uint64_t ignored;      /* chrome: events of phases without a call (i, C, ...) */
 	uint64_t unmatched;    /* chrome: E without B, partial overlaps clipped */
+	uint64_t first_ts, last_ts; /* perf: the times of the first and last records */
+	unsigned int halves;	    /* 2: read as two halves at once */
 };
 
 struct reader;

@@ -433,10 +433,137 @@ static void test_large(void **state)
 	profile__free(p);
 }
 
+/* The text read whole and in two halves at once: the same profile. */
+static void expect_split_same(const char *path, const struct reader_opts *base,
+			      unsigned int want_halves /* 0: either */)
+{
+	struct reader_opts whole = *base, halves = *base;
+	struct profile *a = NULL, *b = NULL;
+	struct reader_stats sa, sb;
+	char err[READER_ERR_LEN];
+	char *fa, *fb;
+
+	whole.split_min = UINT64_MAX;
+	halves.split_min = 1;
+	assert_int_equal(reader__load(path, &whole, &a, NULL, &sa, err), 0);
+	assert_int_equal(reader__load(path, &halves, &b, NULL, &sb, err), 0);
+	assert_int_equal(sa.halves, 1);
+	if (want_halves)
+		assert_int_equal(sb.halves, want_halves);
+	fa = folded_of(a, ROOT_COMM);
+	fb = folded_of(b, ROOT_COMM);
+	assert_string_equal(fa, fb);
+	assert_int_equal(sa.records, sb.records);
+	assert_int_equal(sa.other_events, sb.other_events);
+	assert_int_equal(profile__total_weight(a), profile__total_weight(b));
+	assert_int_equal(profile__total_count(a), profile__total_count(b));
+	assert_int_equal(profile__nr_stacks(a), profile__nr_stacks(b));
+	assert_true(profile__meta(a)->secs == profile__meta(b)->secs);
+	assert_string_equal(profile__meta(a)->event, profile__meta(b)->event);
+	free(fa);
+	free(fb);
+	profile__free(a);
+	profile__free(b);
+}
+
+static const char *write_text(char *path, const char *text)
+{
+	int fd = u_temp_file(path, NULL, 0);
+
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* Real captures and synthetic records, each read whole and as two halves
+ * (a split forced at any size): the same stacks, weights and figures. */
+static void test_split_halves(void **state)
+{
+	/* the first two mix events: their halves may disagree on the one kept */
+	static const struct {
+		const char *name;
+		unsigned int halves;
+	} files[] = { { "perf-modern.perf", 0 },	  { "perf-old.perf", 0 },
+		      { "perf-real-cpuclock.perf", 2 }, { "perf-real-sched.perf", 2 },
+		      { "perf-real-faults.perf", 2 } };
+	char path[] = "/tmp/flamebpf-in.XXXXXX";
+	struct strbuf t = {};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		expect_split_same(data_path(files[i].name), &(struct reader_opts){ 0 },
+				  files[i].halves);
+		expect_split_same(data_path(files[i].name), &period, files[i].halves);
+	}
+	for (int i = 0; i < 2000; i++)
+		assert_int_equal(strbuf__addf(&t,
+					      "w%d %d/%d [000] %d.%06d: %d cpu-clock:\n"
+					      "\t 1 f%d (/a)\n\t 2 main (/a)\n\n",
+					      i % 3, 9, 9, 1 + i / 1000, i % 1000 * 1000, i, i % 7),
+				 0);
+	expect_split_same(write_text(path, t.s), &period, 2);
+	unlink(path);
+	strbuf__free(&t);
+}
+
+/* The second half starts with another event than the first half's: the
+ * halves would keep different events, so the file is read whole. */
+static void test_split_other_event(void **state)
+{
+	char path[] = "/tmp/flamebpf-in.XXXXXX";
+	struct strbuf t = {};
+	struct reader_opts o = { .split_min = 1 };
+	struct reader_stats st;
+	struct profile *p = NULL;
+	char err[READER_ERR_LEN];
+
+	(void)state;
+	/* the cycles records are longer: the middle of the file is among them */
+	for (int i = 0; i < 200; i++)
+		strbuf__addf(&t, "a 1 1.%03d: %s:\n\t 1 %s (/a)\n\n", i,
+			     i < 100 ? "instructions" : "cycles",
+			     i < 100 ? "f" : "a_function_with_a_much_longer_name_than_f");
+	assert_int_equal(reader__load(write_text(path, t.s), &o, &p, NULL, &st, err), 0);
+	assert_int_equal(st.records, 200);
+	assert_int_equal(st.other_events, 100);
+	assert_string_equal(st.event, "instructions");
+	assert_int_equal(profile__total_weight(p), 100);
+	assert_int_equal(st.halves, 1);
+	expect_split_same(path, &(struct reader_opts){ 0 }, 1);
+	unlink(path);
+	profile__free(p);
+	strbuf__free(&t);
+}
+
+/* An error in the second half names its line in the whole file. */
+static void test_split_error_line(void **state)
+{
+	char path[] = "/tmp/flamebpf-in.XXXXXX";
+	struct strbuf t = {};
+	struct reader_opts o = { .split_min = 1 };
+	struct profile *p = NULL;
+	struct reader_stats st;
+	char err[READER_ERR_LEN];
+
+	(void)state;
+	for (int i = 0; i < 300; i++)
+		strbuf__addf(&t, "a 1 1.%d: cycles:\n\t 1 f (/a)\n\n", i);
+	strbuf__addf(&t, "a 1 9.0: cycles:\n\t what is this\n\n");
+	assert_int_equal(reader__load(write_text(path, t.s), &o, &p, NULL, &st, err), -EINVAL);
+	assert_null(p);
+	if (!strstr(err, "line 902: not a frame line"))
+		fail_msg("error '%s', expected line 902", err);
+	unlink(path);
+	strbuf__free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_data_files),
+		cmocka_unit_test(test_split_halves),
+		cmocka_unit_test(test_split_other_event),
+		cmocka_unit_test(test_split_error_line),
 		cmocka_unit_test(test_data_files_period),
 		cmocka_unit_test(test_headers),
 		cmocka_unit_test(test_thread_comm_kept),
