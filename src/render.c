@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "options.h"
 #include "output.h"
 #include "reader.h"
 #include "render.h"
@@ -30,8 +31,11 @@ enum {
 };
 
 struct render_opts {
-	const char *input, *output;
-	enum out_format format;
+	const char *input;
+	const char *outputs[OPTIONS_MAX_OUTPUTS];
+	enum out_format formats[OPTIONS_MAX_OUTPUTS];
+	size_t noutputs;
+	enum out_format format; /* --format */
 	bool format_set, help, period;
 	struct write_opts wo;
 };
@@ -57,7 +61,8 @@ void render__usage(FILE *f)
 	      "format is told from the content. Folded counts are taken as samples; a perf\n"
 	      "record counts 1, a sample, unless --period is given.\n"
 	      "\n"
-	      "  -o, --output FILE    write to FILE (default: standard output)\n"
+	      "  -o, --output FILE    write to FILE (default: standard output); repeat it\n"
+	      "                       to write several formats from one reading\n"
 	      "      --format FORMAT  folded, chrome, perf, svg or pprof; otherwise from\n"
 	      "                       FILE's extension (folded when it says nothing)\n"
 	      "      --pids, --tids   root frame COMM-PID or COMM-PID/TID (perf, chrome input)\n"
@@ -79,7 +84,9 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 {
 	switch (c) {
 	case 'o':
-		o->output = arg;
+		if (o->noutputs == OPTIONS_MAX_OUTPUTS)
+			return usage_err("at most %d outputs (-o)", OPTIONS_MAX_OUTPUTS);
+		o->outputs[o->noutputs++] = arg;
 		return 0;
 	case OPT_FORMAT:
 		if (sink__parse(arg, &o->format))
@@ -119,8 +126,17 @@ static int check_args(int argc, char **argv, struct render_opts *o, char *err)
 		return usage_err("render reads one input file: '%s' is one too many",
 				 argv[optind + 1]);
 	o->input = argv[optind];
-	if (!o->format_set)
-		o->format = sink__from_path(o->output);
+	if (!o->noutputs)
+		o->outputs[o->noutputs++] = "-";
+	if (o->format_set && o->noutputs > 1)
+		return usage_err("--format is for one output; with several -o, each file's "
+				 "extension gives its format");
+	for (size_t i = 0; i < o->noutputs; i++) {
+		o->formats[i] = o->format_set ? o->format : sink__from_path(o->outputs[i]);
+		for (size_t k = 0; k < i; k++)
+			if (!strcmp(o->outputs[k], o->outputs[i]))
+				return usage_err("'%s' is named by two -o", o->outputs[i]);
+	}
 	return 0;
 }
 
@@ -129,7 +145,6 @@ static int parse_args(int argc, char **argv, struct render_opts *o, char *err)
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->output = "-";
 	optind = 0;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":o:h", long_opts, NULL)) != -1) {
@@ -154,10 +169,12 @@ static int check_input(const struct render_opts *o, const struct reader *r, cons
 {
 	if (reader__format(r) != IN_FOLDED)
 		return 0;
-	if (sink__needs_events(o->format, &o->wo)) {
+	for (size_t i = 0; i < o->noutputs; i++) {
+		if (!sink__needs_events(o->formats[i], &o->wo))
+			continue;
 		p_err("'%s' is folded stacks, which have no times: the %s output needs perf "
 		      "script or chrome input",
-		      err_name, o->wo.flamechart ? "--flamechart" : sink__name(o->format));
+		      err_name, o->wo.flamechart ? "--flamechart" : sink__name(o->formats[i]));
 		return -EINVAL;
 	}
 	if (o->wo.root != ROOT_COMM) {
@@ -180,15 +197,21 @@ static void progress(uint64_t done, uint64_t total, void *arg)
 		fprintf(stderr, "\rflamebpf: reading %s: %" PRIu64 " MB\033[K", name, done >> 20);
 }
 
+/* What the reader keeps: what any of the outputs shows. */
 static struct reader_opts reader_opts(const struct render_opts *o)
 {
 	struct reader_opts ro = { .ids_in_root = o->wo.root != ROOT_COMM, .period = o->period };
-	bool aggregated = o->format == FORMAT_FOLDED || o->format == FORMAT_SVG;
 
-	ro.keep_events = sink__needs_events(o->format, &o->wo);
-	/* threads and addresses only where the output shows them: fewer stacks */
-	ro.keep_ids = !aggregated || ro.ids_in_root || ro.keep_events;
-	ro.keep_addrs = o->format == FORMAT_PERF || o->format == FORMAT_PPROF;
+	for (size_t i = 0; i < o->noutputs; i++) {
+		enum out_format f = o->formats[i];
+		bool aggregated = f == FORMAT_FOLDED || f == FORMAT_SVG;
+
+		ro.keep_events |= sink__needs_events(f, &o->wo);
+		/* threads and addresses only where the output shows them: fewer stacks */
+		ro.keep_ids |= !aggregated;
+		ro.keep_addrs |= f == FORMAT_PERF || f == FORMAT_PPROF;
+	}
+	ro.keep_ids |= ro.ids_in_root || ro.keep_events;
 	if (isatty(STDERR_FILENO)) {
 		ro.progress = progress;
 		ro.arg = (void *)o->input;
@@ -210,47 +233,56 @@ static void notes(const struct reader_stats *st, const char *name)
 		      st->unmatched, name);
 }
 
-static int write_profile(const struct render_opts *o, const struct profile *p, struct output *out)
+static int write_profile(const struct render_opts *o, size_t i, const struct profile *p,
+			 struct output *out)
 {
-	int err = sink__write(o->format, p, &o->wo, out->f);
+	int err = sink__write(o->formats[i], p, &o->wo, out->f);
 
 	if (err == -EIO && output__error(out))
 		err = output__error(out);
 	if (!err)
 		err = output__commit(out);
 	if (err == -ENODATA)
-		p_err("'%s' has no times for the %s output", o->input, sink__name(o->format));
+		p_err("'%s' has no times for the %s output", o->input, sink__name(o->formats[i]));
 	else if (err == -ENOTSUP)
-		p_err("the %s output is not available in this version", sink__name(o->format));
+		p_err("the %s output is not available in this version",
+		      sink__name(o->formats[i]));
 	else if (err)
-		p_err("cannot write '%s': %s", o->output, output__strerror(err));
+		p_err("cannot write '%s': %s", o->outputs[i], output__strerror(err));
 	return err;
 }
 
+/* Every output is opened before the input is read; each takes its name
+ * only when it is whole, and those after a failure are given up. */
 static int render(const struct render_opts *o, struct reader *r)
 {
 	struct reader_opts ro = reader_opts(o);
+	struct output out[OPTIONS_MAX_OUTPUTS];
 	struct profile *p = NULL;
 	struct reader_stats st;
-	struct output out;
 	char err[READER_ERR_LEN];
-	int ret = output__open(&out, o->output);
+	size_t opened = 0, done = 0;
+	int ret = 0;
 
-	if (ret) {
-		p_err("cannot write '%s': %s", o->output, output__strerror(ret));
-		return EXIT_FAILURE;
+	for (; opened < o->noutputs && !ret; opened += !ret) {
+		ret = output__open(&out[opened], o->outputs[opened]);
+		if (ret)
+			p_err("cannot write '%s': %s", o->outputs[opened], output__strerror(ret));
 	}
-	ret = reader__read(r, &ro, &p, &st, err);
-	if (ro.progress)
-		report__progress_clear();
-	if (ret)
-		p_err("%s", err);
-	else
-		notes(&st, o->input);
-	if (!ret)
-		ret = write_profile(o, p, &out);
-	if (ret)
-		output__abort(&out);
+	if (!ret) {
+		ret = reader__read(r, &ro, &p, &st, err);
+		if (ro.progress)
+			report__progress_clear();
+		if (ret)
+			p_err("%s", err);
+		else
+			notes(&st, o->input);
+	}
+	for (; done < opened && !ret; done += !ret)
+		ret = write_profile(o, done, p, &out[done]);
+	/* the one that failed was given up by write_profile's commit, or not */
+	for (size_t i = done; i < opened; i++)
+		output__abort(&out[i]);
 	profile__free(p);
 	return ret ? EXIT_FAILURE : EXIT_SUCCESS;
 }

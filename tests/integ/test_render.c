@@ -258,6 +258,68 @@ static void test_usage_errors(void **state)
 	expect_usage_error(H_ARGV(folded, "--pids"), "no process ids for --pids");
 }
 
+/* The same bytes in both files, which may hold NULs (pprof is gzip'd). */
+static bool same_bytes(const char *a, const char *b)
+{
+	FILE *fa = fopen(a, "rb"), *fb = fopen(b, "rb");
+	bool same = fa && fb;
+	int ca = 0, cb = 0;
+
+	while (same && ca != EOF) {
+		ca = fgetc(fa);
+		cb = fgetc(fb);
+		same = ca == cb;
+	}
+	if (fa)
+		fclose(fa);
+	if (fb)
+		fclose(fb);
+	return same;
+}
+
+/* Several -o: one reading, each output what rendering to it alone gives;
+ * what one of them cannot have stops the run before anything is written. */
+static void test_several_outputs(void **state)
+{
+	static const char *const ext[] = { "folded", "svg", "pb.gz", "json", "perf" };
+	const char *in = data("perf-real-cpuclock.perf"), *folded = data("roundtrip.folded");
+	char all[5][256], one[5][256];
+	struct h_result r;
+
+	(void)state;
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(all[i], sizeof(all[i]), "%s.%s", h_path("all"), ext[i]);
+		snprintf(one[i], sizeof(one[i]), "%s.%s", h_path("alone"), ext[i]);
+		render(&r, H_ARGV(in, "-o", one[i]));
+		h_assert_status(&r, 0);
+		h_result_free(&r);
+	}
+	render(&r, H_ARGV(in, "-o", all[0], "-o", all[1], "-o", all[2], "-o", all[3], "-o",
+			  all[4]));
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	for (size_t i = 0; i < 5; i++)
+		if (!same_bytes(all[i], one[i]))
+			fail_msg("%s differs from the same output rendered alone", all[i]);
+
+	for (size_t i = 0; i < 5; i++)
+		unlink(all[i]);
+	render(&r, H_ARGV(folded, "-o", all[1], "-o", all[3]));
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "no times: the chrome output"));
+	assert_false(h_exists(all[1]) || h_exists(all[3]));
+	h_result_free(&r);
+	render(&r, H_ARGV(in, "-o", all[0], "-o", all[0]));
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "named by two -o"));
+	h_result_free(&r);
+	render(&r, H_ARGV(in, "--format", "svg", "-o", all[0], "-o", all[1]));
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "--format is for one output"));
+	assert_false(h_exists(all[0]) || h_exists(all[1]));
+	h_result_free(&r);
+}
+
 static void test_help(void **state)
 {
 	struct h_result r;
@@ -327,6 +389,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_stdin_stdout, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_inputs, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage_errors, h_test_teardown),
+		cmocka_unit_test_teardown(test_several_outputs, h_test_teardown),
 		cmocka_unit_test_teardown(test_help, h_test_teardown),
 		cmocka_unit_test_teardown(test_unwritable_output, h_test_teardown),
 		cmocka_unit_test_teardown(test_flamechart_from_perf, h_test_teardown),
