@@ -7,6 +7,7 @@
 #                           (default 5); part of the default run once built
 #   tests/run.sh viewers    the outputs opened in real viewers in headless
 #                           Chromium (tests/viewers/viewers.js)
+#   tests/run.sh valgrind   the main paths of build/flamebpf under memcheck
 #   TESTS=test_command tests/run.sh integ   only the binaries named
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -70,6 +71,54 @@ run_viewers() {
 	count viewers "$log"
 }
 
+# The main paths of the normal (-O2) build under valgrind's memcheck: a
+# pass for each run that ends without an error or a definite leak (exit 99
+# otherwise). The captures need root and BPF; without them they are skipped.
+vg_one() {
+	local what=$1 log rc
+	shift
+	log=build/tests/logs/valgrind-${what// /_}.log
+	if [ -n "${TESTS:-}" ] && [[ " $TESTS " != *" valgrind "* ]]; then
+		return
+	fi
+	echo "== valgrind: $what"
+	valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite \
+		--suppressions=tests/valgrind.supp \
+		--show-leak-kinds=definite "$@" >"$log" 2>&1
+	rc=$?
+	if [ "$rc" = 99 ] || grep -q '^==[0-9]*== ' "$log"; then
+		cat "$log"
+		failed=$((failed + 1))
+		failures+=("valgrind: $what (see $log)")
+	else
+		passed=$((passed + 1))
+	fi
+}
+
+run_valgrind() {
+	local fb=build/flamebpf out=build/tests/valgrind perf=tests/data/perf-real-cpuclock.perf
+	if ! command -v valgrind >/dev/null; then
+		echo "SKIP: valgrind is not installed (tools/deps.sh --test installs it)"
+		skipped=$((skipped + 1))
+		return
+	fi
+	mkdir -p "$out"
+	vg_one "render to every format" "$fb" render "$perf" -o "$out/r.folded" -o "$out/r.svg" \
+		-o "$out/r.pb.gz" -o "$out/r.json" -o "$out/r.perf"
+	vg_one "render chrome JSON" "$fb" render "$out/r.json" -o "$out/c.folded" --flamechart
+	vg_one "diff" "$fb" diff "$out/r.folded" "$out/r.folded" -o "$out/d.svg" --format json
+	vg_one "list" "$fb" -l 'libc:^mem'
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP: the valgrind runs of captures need root"
+		skipped=$((skipped + 1))
+		return
+	fi
+	vg_one "sample, unwind tables" "$fb" --sample 499hz --unwind dwarf -o "$out/s.folded" \
+		-o "$out/s.json" -- build/workloads/nofp/cpu_tree 0.3
+	vg_one "trace, timeline" "$fb" -f '^(outer|inner)$' -o "$out/t.json" -o "$out/t.folded" \
+		-- build/workloads/tracee nest 20 2 3
+}
+
 # Runs each fuzzer on its corpus (tests/fuzz/run.sh): a pass when it ran
 # clean, a failure for each crash, leak or hang it found.
 run_fuzz() {
@@ -111,6 +160,9 @@ if [ "$tier" = all ] && [ -x build/asan/flamebpf ]; then
 fi
 if [ "$tier" = all ] || [ "$tier" = viewers ]; then
 	run_viewers
+fi
+if [ "$tier" = all ] || [ "$tier" = valgrind ]; then
+	run_valgrind
 fi
 
 if [ "$tier" = fuzz ] || { [ "$tier" = all ] && compgen -G 'build/fuzz/fuzz_*' >/dev/null; }; then
