@@ -104,19 +104,10 @@ static inline void expect_error(const char *text, const struct reader_opts *o, i
 		fail_msg("message '%s' does not name %s and '%s'", l.err, name, what);
 }
 
-/* tests/data/NAME, found from the test binary's place in build/tests/unit. */
+/* tests/data/NAME. */
 static inline const char *data_path(const char *name)
 {
-	static char path[PATH_MAX + 64];
-	char exe[PATH_MAX];
-	char *cut;
-
-	snprintf(exe, sizeof(exe), "%s", u_self_exe());
-	cut = strstr(exe, "/build/tests/unit/");
-	if (cut)
-		*cut = '\0';
-	snprintf(path, sizeof(path), "%s/tests/data/%.40s", cut ? exe : ".", name);
-	return path;
+	return u_repo_file("tests/data", name);
 }
 
 /* The whole of tests/data/NAME; the caller frees it. */

@@ -22,20 +22,10 @@
 
 #define FIX_PIE FIXTURE_DIR "/symfix_pie"
 
-/* tests/fuzz/corpus/srcline/NAME, found from the test binary's place in
- * build/tests/unit. */
+/* tests/fuzz/corpus/srcline/NAME. */
 static const char *corpus_path(const char *name)
 {
-	static char path[PATH_MAX + 64];
-	char exe[PATH_MAX];
-	char *cut;
-
-	snprintf(exe, sizeof(exe), "%s", u_self_exe());
-	cut = strstr(exe, "/build/tests/unit/");
-	if (cut)
-		*cut = '\0';
-	snprintf(path, sizeof(path), "%s/tests/fuzz/corpus/srcline/%s", cut ? exe : ".", name);
-	return path;
+	return u_repo_file("tests/fuzz/corpus/srcline", name);
 }
 
 /* Whether the lookup at vaddr finds a line in a file named file. */

@@ -243,6 +243,20 @@ const char *u_self_exe(void)
 	return exe;
 }
 
+const char *u_repo_file(const char *dir, const char *name)
+{
+	static char path[PATH_MAX + 128];
+	char exe[PATH_MAX];
+	char *cut;
+
+	snprintf(exe, sizeof(exe), "%s", u_self_exe());
+	cut = strstr(exe, "/build/tests/unit/");
+	if (cut)
+		*cut = '\0';
+	snprintf(path, sizeof(path), "%s/%s/%.60s", cut ? exe : ".", dir, name);
+	return path;
+}
+
 int u_temp_file(char *template, const void *buf, size_t len)
 {
 	int fd = mkstemp(template);

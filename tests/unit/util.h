@@ -75,6 +75,10 @@ const char *u_symfix_expected(const char *taken);
 
 /* This test binary's path, in static storage. */
 const char *u_self_exe(void);
+
+/* DIR/NAME in the repository, found from the test binary's place in
+ * build/tests/unit; in static storage. */
+const char *u_repo_file(const char *dir, const char *name);
 /*
  * Creates a file from TEMPLATE ("/tmp/NAME.XXXXXX", completed in place)
  * holding LEN bytes of BUF; returns it open for reading and writing.
