@@ -35,13 +35,22 @@ static void sample(const char *workload, const char *out)
 /* flamebpf diff ARGS...; the result is R's to free. */
 static void diff(struct h_result *r, const char *const args[])
 {
-	const char *argv[16] = { h_flamebpf(), "diff" };
+	const char *argv[32] = { h_flamebpf(), "diff" };
 	size_t n = 2;
 
-	for (size_t i = 0; args[i] && n < 15; i++)
+	for (size_t i = 0; args[i] && n < 31; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	assert_int_equal(h_run(r, 30, argv), 0);
+}
+
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
 }
 
 static struct json_object *member(struct json_object *o, const char *key)
@@ -190,21 +199,13 @@ static void test_regression_traced(void **state)
 	h_result_free(&r);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
-/* Exit 2 and one line on stderr holding want. */
-static void expect_no_verdict(const char *a, const char *b, const char *want)
+/* flamebpf diff ARGS...: exit 2, nothing on stdout, one line on stderr
+ * holding want. */
+static void expect_no_verdict(const char *want, const char *const args[])
 {
 	struct h_result r;
 
-	diff(&r, H_ARGV(a, b));
+	diff(&r, args);
 	h_assert_status(&r, 2);
 	if (!strstr(r.err, want) || h_count_lines(r.err) != 1 || strncmp(r.err, "flamebpf: ", 10))
 		fail_msg("expected one line with '%s', got:\n%s", want, r.err);
@@ -227,12 +228,573 @@ static void test_bad_input(void **state)
 			    "ELF\x02\x01\x01 not a profile\n");
 	write_file(chrome, "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
 			   "\"pid\":1,\"tid\":1}]}\n");
-	expect_no_verdict(ok, h_path("missing.folded"), "No such file or directory");
-	expect_no_verdict(empty, ok, "empty");
-	expect_no_verdict(ok, garbage, "not a profile");
-	expect_no_verdict(ok, chrome, "cannot be compared");
-	expect_no_verdict(chrome, ok, "uprobe-mode profile");
-	expect_no_verdict(ok, "--threshold=-1", "bad --threshold");
+	expect_no_verdict("No such file or directory", H_ARGV(ok, h_path("missing.folded")));
+	expect_no_verdict("empty", H_ARGV(empty, ok));
+	expect_no_verdict("not a profile", H_ARGV(ok, garbage));
+	expect_no_verdict("cannot be compared", H_ARGV(ok, chrome));
+	expect_no_verdict("uprobe-mode profile", H_ARGV(chrome, ok));
+	expect_no_verdict("bad --threshold", H_ARGV(ok, "--threshold=-1"));
+}
+
+/* ---- every option through the command line ---- */
+
+#define NFILES 16
+
+/* Writes TEXT to NAME in the temp dir; the path lasts NFILES calls. */
+static const char *profile_file(const char *name, const char *text)
+{
+	static char paths[NFILES][4096];
+	static size_t next;
+	char *p = paths[next++ % NFILES];
+
+	snprintf(p, sizeof(paths[0]), "%s", h_path(name));
+	write_file(p, text);
+	return p;
+}
+
+/* Two functions under main, half and half; the same with b at 60%, 57%,
+ * and at twice the samples. */
+#define BASE   "app;main;a 500\napp;main;b 500\n"
+#define GROWN  "app;main;a 400\napp;main;b 600\n"
+#define SLIGHT "app;main;a 430\napp;main;b 570\n"
+#define TWICE  "app;main;a 1000\napp;main;b 1000\n"
+
+static void expect_status(int want, const char *const args[])
+{
+	struct h_result r;
+
+	diff(&r, args);
+	h_assert_status(&r, want);
+	h_result_free(&r);
+}
+
+/* flamebpf diff --format json ARGS... exits WANT; the JSON is the caller's. */
+static struct json_object *diff_json(int want, const char *const args[])
+{
+	const char *argv[24] = { "--format", "json" };
+	struct json_object *root;
+	struct h_result r;
+	size_t n = 2;
+
+	for (size_t i = 0; args[i] && n < 23; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	diff(&r, argv);
+	h_assert_status(&r, want);
+	root = json_tokener_parse(r.out);
+	if (!root)
+		fail_msg("diff printed no JSON:\n%.2000s", r.out);
+	h_result_free(&r);
+	return root;
+}
+
+static double json_num(struct json_object *root, const char *key)
+{
+	return json_object_get_double(member(root, key));
+}
+
+static size_t json_rows(struct json_object *root)
+{
+	return json_object_array_length(member(root, "functions"));
+}
+
+/* Whether a row of the JSON table is NAME's. */
+static bool json_has_row(struct json_object *root, const char *name)
+{
+	struct json_object *funcs = member(root, "functions");
+
+	for (size_t i = 0; i < json_object_array_length(funcs); i++)
+		if (!strcmp(json_object_get_string(
+				    member(json_object_array_get_idx(funcs, i), "name")),
+			    name))
+			return true;
+	return false;
+}
+
+/* --threshold PCT: b's +10 points fail at 5 (the default) and 9.5%, not at 12. */
+static void test_cli_threshold(void **state)
+{
+	const char *base = profile_file("t-base.folded", BASE);
+	const char *grown = profile_file("t-grown.folded", GROWN);
+	struct json_object *j;
+
+	(void)state;
+	j = diff_json(1, H_ARGV(base, grown));
+	assert_true(json_num(j, "threshold") == 5);
+	json_object_put(j);
+	j = diff_json(0, H_ARGV("--threshold", "12", base, grown));
+	assert_true(json_num(j, "threshold") == 12);
+	assert_true(json_num(j, "regressions") == 0);
+	json_object_put(j);
+	j = diff_json(1, H_ARGV("--threshold=9.5%", base, grown));
+	assert_true(json_num(j, "threshold") == 9.5);
+	json_object_put(j);
+	expect_status(0, H_ARGV(base, grown, "--threshold", "10.5"));
+}
+
+/* --absolute: the same shares over twice the samples are no change, unless
+ * totals are compared: +100%, under a threshold of 150% only. */
+static void test_cli_absolute(void **state)
+{
+	const char *base = profile_file("a-base.folded", BASE);
+	const char *twice = profile_file("a-twice.folded", TWICE);
+	struct json_object *j;
+
+	(void)state;
+	j = diff_json(0, H_ARGV(base, twice));
+	assert_string_equal(json_object_get_string(member(j, "compare")), "share");
+	json_object_put(j);
+	j = diff_json(1, H_ARGV("--absolute", base, twice));
+	assert_string_equal(json_object_get_string(member(j, "compare")), "absolute");
+	assert_true(json_num(j, "regressions") == 3);
+	json_object_put(j);
+	expect_status(0, H_ARGV("--absolute", "--threshold", "150", base, twice));
+}
+
+/* --min-samples N: x's 15 samples (+15 points) are tested only below 16. */
+static void test_cli_min_samples(void **state)
+{
+	const char *base = profile_file("m-base.folded", "app;main;a 100\n");
+	const char *new = profile_file("m-new.folded", "app;main;a 85\napp;main;x 15\n");
+	struct json_object *j;
+
+	(void)state;
+	j = diff_json(0, H_ARGV(base, new));
+	assert_true(json_num(j, "min_samples") == 20);
+	json_object_put(j);
+	j = diff_json(1, H_ARGV("--min-samples", "5", base, new));
+	assert_true(json_num(j, "min_samples") == 5);
+	json_object_put(j);
+	expect_status(1, H_ARGV("--min-samples=15", base, new));
+	expect_status(0, H_ARGV("--min-samples=16", base, new));
+}
+
+/* --alpha P: b's +7 points (p 0.00085, 3 functions tested) pass at the
+ * default 0.001, fail at 0.01. */
+static void test_cli_alpha(void **state)
+{
+	const char *base = profile_file("p-base.folded", BASE);
+	const char *slight = profile_file("p-slight.folded", SLIGHT);
+	struct json_object *j;
+
+	(void)state;
+	j = diff_json(0, H_ARGV(base, slight));
+	assert_true(json_num(j, "alpha") == 0.001);
+	json_object_put(j);
+	j = diff_json(1, H_ARGV("--alpha", "0.01", base, slight));
+	assert_true(json_num(j, "alpha") == 0.01);
+	json_object_put(j);
+}
+
+/* --top N: 20 rows by default, N, or all with 0; every regression shown. */
+static void test_cli_top(void **state)
+{
+	char text[2048] = "";
+	const char *wide, *base, *twice;
+	struct json_object *j;
+	size_t len = 0;
+
+	(void)state;
+	for (int i = 0; i < 25; i++)
+		len += snprintf(text + len, sizeof(text) - len, "app;main;f%02d %d\n", i, 40 + i);
+	wide = profile_file("top.folded", text);
+	base = profile_file("top-base.folded", BASE);
+	twice = profile_file("top-twice.folded", TWICE);
+	j = diff_json(0, H_ARGV(wide, wide));
+	assert_int_equal(json_rows(j), 20);
+	assert_true(json_num(j, "functions_total") == 26);
+	json_object_put(j);
+	j = diff_json(0, H_ARGV("--top", "0", wide, wide));
+	assert_int_equal(json_rows(j), 26);
+	json_object_put(j);
+	j = diff_json(0, H_ARGV("--top=3", wide, wide));
+	assert_int_equal(json_rows(j), 3);
+	json_object_put(j);
+	j = diff_json(1, H_ARGV("--top", "1", "--absolute", base, twice));
+	assert_int_equal(json_rows(j), 3);
+	json_object_put(j);
+}
+
+/* --ignore leaves b out; --fail-on picks who may fail; --format; -o. */
+static void test_cli_regex_format_output(void **state)
+{
+	const char *base = profile_file("r-base.folded", BASE);
+	const char *grown = profile_file("r-grown.folded", GROWN);
+	char svg[4096];
+	struct json_object *j;
+	struct h_result r;
+
+	(void)state;
+	j = diff_json(0, H_ARGV("--ignore", "^b$", base, grown));
+	assert_false(json_has_row(j, "b"));
+	assert_true(json_has_row(j, "a"));
+	json_object_put(j);
+	expect_status(0, H_ARGV("--fail-on", "^(a|main)$", base, grown));
+	expect_status(1, H_ARGV("--fail-on", "b", base, grown));
+	diff(&r, H_ARGV("--format", "markdown", base, grown));
+	h_assert_status(&r, 1);
+	assert_true(!strncmp(r.out, "### flamebpf diff: 1 regression", 31));
+	assert_non_null(strstr(r.out, "| **REGRESSION** | `b` |"));
+	h_result_free(&r);
+	diff(&r, H_ARGV("--format=text", base, grown));
+	h_assert_status(&r, 1);
+	assert_non_null(strstr(r.out, "REGRESSION  b\n"));
+	h_result_free(&r);
+	snprintf(svg, sizeof(svg), "%s", h_path("r.svg"));
+	expect_status(1, H_ARGV("--output", svg, base, grown));
+	assert_true(h_exists(svg));
+	diff(&r, H_ARGV("--help"));
+	h_assert_status(&r, 0);
+	assert_true(!strncmp(r.out, "usage: flamebpf diff", 20));
+	h_result_free(&r);
+}
+
+/* Bad values and usage: exit 2, one line naming the option. */
+static void test_cli_bad_values(void **state)
+{
+	static const struct {
+		const char *want, *args[3];
+	} bad[] = {
+		{ "bad --threshold 'abc'", { "--threshold", "abc" } },
+		{ "bad --threshold '-1'", { "--threshold=-1" } },
+		{ "bad --threshold 'nan'", { "--threshold", "nan" } },
+		{ "bad --threshold '5 pt'", { "--threshold", "5 pt" } },
+		{ "option '--threshold' needs a value", { "--threshold" } },
+		{ "bad --min-samples '-1'", { "--min-samples", "-1" } },
+		{ "bad --min-samples '2.5'", { "--min-samples", "2.5" } },
+		{ "bad --min-samples ''", { "--min-samples=" } },
+		{ "bad --alpha '2'", { "--alpha", "2" } },
+		{ "bad --alpha '0'", { "--alpha", "0" } },
+		{ "bad --alpha '1'", { "--alpha", "1" } },
+		{ "bad --alpha 'abc'", { "--alpha", "abc" } },
+		{ "bad --top '-3'", { "--top", "-3" } },
+		{ "bad --top 'x'", { "--top", "x" } },
+		{ "bad --fail-on regex '('", { "--fail-on", "(" } },
+		{ "bad --ignore regex '['", { "--ignore", "[" } },
+		{ "unknown format 'xml'", { "--format", "xml" } },
+		{ "'diff.txt' does not end in .svg", { "-o", "diff.txt" } },
+		{ "'--absolute=1'", { "--absolute=1" } },
+		{ "unknown option '--bogus'", { "--bogus" } },
+		{ "unknown option '-x'", { "-x" } },
+	};
+	const char *base = profile_file("b-base.folded", BASE);
+	const char *argv[8];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		size_t n = 0;
+
+		argv[n++] = base;
+		argv[n++] = base;
+		for (size_t k = 0; k < 3 && bad[i].args[k]; k++)
+			argv[n++] = bad[i].args[k];
+		argv[n] = NULL;
+		expect_no_verdict(bad[i].want, argv);
+	}
+	expect_no_verdict("two profiles: flamebpf diff [OPTIONS] BASE NEW (1 given)", H_ARGV(base));
+	expect_no_verdict("(3 given)", H_ARGV(base, base, base));
+}
+
+/* ---- perf script inputs ---- */
+
+/* FOLDED ("comm;outer;...;leaf COUNT" lines) as perf script text: COUNT
+ * records of its stack each, in the layout flamebpf and perf write. The
+ * periods differ from line to line: diff counts records, not periods. */
+static void write_perf(const char *path, const char *folded)
+{
+	char stack[256], *frames[16], *save;
+	unsigned long long count, t = 0, period = 1001001;
+	FILE *f = fopen(path, "w");
+	size_t n;
+
+	assert_non_null(f);
+	for (const char *l = folded; *l; l = strchr(l, '\n') + 1, period *= 3) {
+		assert_int_equal(sscanf(l, "%255s %llu", stack, &count), 2);
+		n = 0;
+		for (char *s = strtok_r(stack, ";", &save); s && n < 16;
+		     s = strtok_r(NULL, ";", &save))
+			frames[n++] = s;
+		for (unsigned long long i = 0; i < count; i++, t += 1001) {
+			fprintf(f, "%s  4242/4242  [000]  100.%06llu: %10llu cpu-clock: \n",
+				frames[0], t % 1000000, period);
+			for (size_t k = n - 1; k > 0; k--)
+				fprintf(f, "\t%16zx %s+0x%zx (/usr/bin/%s)\n", 0x401000 + 0x100 * k,
+					frames[k], 4 * k, frames[0]);
+			fputc('\n', f);
+		}
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The table of flamebpf diff ARGS... from its header on (the lines before
+ * name the files), exit WANT; the caller frees it. */
+static char *table_of(int want, const char *const args[])
+{
+	struct h_result r;
+	const char *head;
+	char *table;
+
+	diff(&r, args);
+	h_assert_status(&r, want);
+	head = strstr(r.out, "   change ");
+	if (!head)
+		fail_msg("no table in:\n%s", r.out);
+	table = strdup(head);
+	assert_non_null(table);
+	h_result_free(&r);
+	return table;
+}
+
+/* Synthetic perf script: diffed alone and against folded, it gives the
+ * table the same profiles give as folded files; against a chrome trace
+ * (timed calls) it is a profile of another mode: exit 2. */
+static void test_perf_script(void **state)
+{
+	const char *base = profile_file("base.folded", BASE);
+	const char *grown = profile_file("grown.folded", GROWN);
+	char base_perf[4096], grown_perf[4096], chrome[4096];
+	char *want, *got;
+
+	(void)state;
+	snprintf(base_perf, sizeof(base_perf), "%s", h_path("base.perf"));
+	snprintf(grown_perf, sizeof(grown_perf), "%s", h_path("grown.perf"));
+	snprintf(chrome, sizeof(chrome), "%s", h_path("calls.json"));
+	write_perf(base_perf, BASE);
+	write_perf(grown_perf, GROWN);
+	write_file(chrome, "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+			   "\"pid\":1,\"tid\":1}]}\n");
+	want = table_of(1, H_ARGV(base, grown));
+	assert_non_null(strstr(want, "REGRESSION  b\n"));
+	got = table_of(1, H_ARGV(base_perf, grown_perf));
+	assert_string_equal(got, want);
+	free(got);
+	got = table_of(1, H_ARGV(base, grown_perf));
+	assert_string_equal(got, want);
+	free(got);
+	got = table_of(1, H_ARGV(base_perf, grown));
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	expect_status(0, H_ARGV(grown_perf, grown));
+	expect_no_verdict("cannot be compared", H_ARGV(base_perf, chrome));
+	expect_no_verdict("cannot be compared", H_ARGV(chrome, base_perf));
+}
+
+/* flamebpf -F 999 -o P.folded -o P.perf -o P.json -- WORKLOAD SECONDS:
+ * one sampled capture in three formats. */
+static void capture3(const char *workload, const char *prefix, char out[3][4096])
+{
+	static const char *const ext[3] = { "folded", "perf", "json" };
+	char name[256];
+	struct h_folded f;
+
+	for (int i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "%s.%s", prefix, ext[i]);
+		snprintf(out[i], 4096, "%s", h_path(name));
+	}
+	h_run_folded(NULL, 30, out[0], &f,
+		     H_ARGV(h_flamebpf(), "-F", "999", "-o", out[0], "-o", out[1], "-o", out[2],
+			    "--", h_workload(workload), SECONDS));
+	if (f.total < 200)
+		fail_msg("'%s' has %llu samples: too few for the test", out[0], f.total);
+	h_folded_free(&f);
+}
+
+/* Real captures written as perf script: the regression is found between
+ * two, and between folded and perf script; a capture's perf script and
+ * folded files are the same profile; its chrome trace (timed spans) is not
+ * comparable with them. */
+static void test_perf_script_captured(void **state)
+{
+	char base[3][4096], new[3][4096];
+	struct json_object *j, *funcs;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	capture3("pipeline", "cap-base", base);
+	capture3("regressed/pipeline", "cap-new", new);
+	diff(&r, H_ARGV(base[1], new[1]));
+	expect_regression(&r, "perf script");
+	h_result_free(&r);
+	diff(&r, H_ARGV(base[0], new[1]));
+	expect_regression(&r, "folded against perf script");
+	h_result_free(&r);
+	j = diff_json(0, H_ARGV("--top", "0", base[1], base[0]));
+	funcs = member(j, "functions");
+	assert_true(json_object_array_length(funcs) > 5);
+	for (size_t i = 0; i < json_object_array_length(funcs); i++) {
+		struct json_object *fn = json_object_array_get_idx(funcs, i);
+
+		if (json_object_get_double(member(fn, "change")) != 0)
+			fail_msg("the perf script and folded files of one capture differ: %s",
+				 json_object_to_json_string(fn));
+	}
+	json_object_put(j);
+	expect_no_verdict("cannot be compared", H_ARGV(base[1], new[2]));
+	expect_no_verdict("cannot be compared", H_ARGV(new[2], base[0]));
+}
+
+/* ---- the CI example ---- */
+
+#define WORKFLOW  "examples/ci-perf-regression.yml"
+#define WF_LINES  64
+#define WF_TOKENS 24
+
+/* The lines of TEXT's KEY: values (KEY "run:"), in order: the lines of
+ * "KEY: |" blocks and, unless blocks_only, one-line values. Comments and
+ * blank lines are left out; TEXT is cut into them. */
+static size_t yaml_values(char *text, const char *key, bool blocks_only, char **out)
+{
+	size_t n = 0, key_indent = 0, klen = strlen(key);
+	char *save, *s;
+	bool in = false;
+
+	for (char *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		size_t indent = strspn(l, " ");
+
+		s = l + indent;
+		if (in && *s && indent <= key_indent)
+			in = false;
+		if (in) {
+			if (*s != '#' && n < WF_LINES)
+				out[n++] = s;
+			continue;
+		}
+		if (!strncmp(s, "- ", 2)) {
+			s += 2;
+			indent += 2;
+		}
+		if (strncmp(s, key, klen))
+			continue;
+		s += klen + strspn(s + klen, " ");
+		if (!strcmp(s, "|") || !strcmp(s, "|-")) {
+			in = true;
+			key_indent = indent;
+		} else if (*s && !blocks_only && n < WF_LINES) {
+			out[n++] = s;
+		}
+	}
+	return n;
+}
+
+struct wf_cmd {
+	const char *argv[WF_TOKENS + 1];
+	char store[WF_TOKENS][4096];
+	char out[4096]; /* "> FILE": where stdout goes; "" for nowhere */
+	size_t n;
+};
+
+static void wf_add(struct wf_cmd *c, const char *arg)
+{
+	if (c->n >= WF_TOKENS)
+		fail_msg("too many words in a flamebpf line of " WORKFLOW);
+	snprintf(c->store[c->n], sizeof(c->store[0]), "%s", arg);
+	c->argv[c->n] = c->store[c->n];
+	c->argv[++c->n] = NULL;
+}
+
+/* LINE as this test runs it, when it runs flamebpf: sudo dropped (the
+ * tests run as root), file names in the temp dir, the base and new builds
+ * of the benchmark played by pipeline and its regressed build. */
+static bool wf_command(const char *line, struct wf_cmd *c)
+{
+	char buf[1024], *save, *tok;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	tok = strtok_r(buf, " \t", &save);
+	if (tok && !strcmp(tok, "sudo"))
+		tok = strtok_r(NULL, " \t", &save);
+	if (!tok || strcmp(tok, "flamebpf"))
+		return false;
+	if (strpbrk(line, "'\"$|;&<`\\("))
+		fail_msg("a flamebpf line this test cannot run as is: %s", line);
+	memset(c, 0, sizeof(*c));
+	wf_add(c, h_flamebpf());
+	while ((tok = strtok_r(NULL, " \t", &save)) && *tok != '#') {
+		if (!strcmp(tok, ">")) {
+			tok = strtok_r(NULL, " \t", &save);
+			if (!tok)
+				fail_msg("'%s': '>' and no file", line);
+			snprintf(c->out, sizeof(c->out), "%s", h_path(tok));
+		} else if (!strcmp(tok, "./base/bench") || !strcmp(tok, "./new/bench")) {
+			wf_add(c, h_workload(tok[2] == 'b' ? "pipeline" : "regressed/pipeline"));
+			wf_add(c, SECONDS);
+		} else if (strchr(tok, '/') || *tok == '>') {
+			fail_msg("'%s' in '%s': not a file this test knows", tok, line);
+		} else {
+			wf_add(c, strchr(tok, '.') && *tok != '-' ? h_path(tok) : tok);
+		}
+	}
+	return true;
+}
+
+/* Runs C: a capture exits 0; diff finds the regression (exit 1). */
+static void wf_run(const struct wf_cmd *c, const char *line, size_t *captures, size_t *diffs)
+{
+	bool is_diff = c->n > 1 && !strcmp(c->argv[1], "diff");
+	struct h_result r;
+
+	assert_int_equal(h_run(&r, 30, c->argv), 0);
+	if (r.status != (is_diff ? 1 : 0)) {
+		h_dump(&r, line);
+		fail_msg("'%s' exited %d", line, r.status);
+	}
+	if (*c->out)
+		write_file(c->out, r.out);
+	h_result_free(&r);
+	*(is_diff ? diffs : captures) += 1;
+}
+
+/* Installing flamebpf: tools/deps.sh apt-gets, so it runs as root before
+ * any make of flamebpf that does not. */
+static void wf_check_install(char **lines, size_t n)
+{
+	bool deps_as_root = false;
+
+	for (size_t i = 0; i < n; i++) {
+		bool sudo = !strncmp(lines[i], "sudo ", 5);
+
+		if (strstr(lines[i], "tools/deps.sh"))
+			deps_as_root = deps_as_root || sudo;
+		if (strstr(lines[i], "make -C flamebpf") && !sudo && !deps_as_root)
+			fail_msg("'%s' runs tools/deps.sh (apt-get) without root", lines[i]);
+	}
+}
+
+/* Every flamebpf line of the example workflow runs, in order, on real
+ * captures of pipeline and its regressed build; the diff finds checksum;
+ * the files the artifact keeps are all written. */
+static void test_ci_workflow(void **state)
+{
+	char *yml = h_slurp(WORKFLOW), *paths = h_slurp(WORKFLOW), *md;
+	char *lines[WF_LINES], *keep[WF_LINES];
+	size_t n, nkeep, captures = 0, diffs = 0;
+	static struct wf_cmd c;
+
+	(void)state;
+	require_bpf();
+	assert_non_null(yml);
+	assert_non_null(paths);
+	n = yaml_values(yml, "run:", false, lines);
+	wf_check_install(lines, n);
+	for (size_t i = 0; i < n; i++)
+		if (wf_command(lines[i], &c))
+			wf_run(&c, lines[i], &captures, &diffs);
+	if (captures != 2 || diffs != 1)
+		fail_msg(WORKFLOW ": %zu captures and %zu diffs, expected 2 and 1", captures,
+			 diffs);
+	md = h_slurp(h_path("diff.md"));
+	assert_non_null(md);
+	assert_non_null(strstr(md, "| **REGRESSION** | `checksum` |"));
+	free(md);
+	nkeep = yaml_values(paths, "path:", true, keep);
+	assert_true(nkeep >= 2);
+	for (size_t i = 0; i < nkeep; i++)
+		if (!h_exists(h_path(keep[i])))
+			fail_msg(WORKFLOW " uploads '%s', which no step wrote", keep[i]);
+	free(yml);
+	free(paths);
 }
 
 int main(int argc, char **argv)
@@ -242,6 +804,16 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_regression_sampled, h_test_teardown),
 		cmocka_unit_test_teardown(test_regression_traced, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_input, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_threshold, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_absolute, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_min_samples, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_alpha, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_top, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_regex_format_output, h_test_teardown),
+		cmocka_unit_test_teardown(test_cli_bad_values, h_test_teardown),
+		cmocka_unit_test_teardown(test_perf_script, h_test_teardown),
+		cmocka_unit_test_teardown(test_perf_script_captured, h_test_teardown),
+		cmocka_unit_test_teardown(test_ci_workflow, h_test_teardown),
 	};
 
 	h_init(argc, argv);
