@@ -145,6 +145,41 @@ static void scan_note_segment(struct elf_symtab *t, Elf *elf, const GElf_Phdr *p
 	scan_notes(t, elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, type));
 }
 
+int elf_symtab__read_build_id(int fd, uint8_t *id, size_t max, size_t *len)
+{
+	struct elf_symtab t = { 0 };
+	Elf *elf;
+	GElf_Phdr ph;
+	size_t n = 0;
+
+	*len = 0;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return -ELIBBAD;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf)
+		return -ENOEXEC;
+	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n))
+		for (size_t i = 0; i < n && !t.build_id_len; i++)
+			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
+				scan_note_segment(&t, elf, &ph);
+	/* as load_sections() does: a note section where no segment had one */
+	for (Elf_Scn *scn = NULL; elf_kind(elf) == ELF_K_ELF && !t.build_id_len &&
+				  (scn = elf_nextscn(elf, scn));) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			break;
+		if (sh.sh_type == SHT_NOTE)
+			scan_notes(&t, elf_getdata(scn, NULL));
+	}
+	elf_end(elf);
+	if (!t.build_id_len || t.build_id_len > max)
+		return -ENOENT;
+	memcpy(id, t.build_id, t.build_id_len);
+	*len = t.build_id_len;
+	return 0;
+}
+
 static int load_segments(struct elf_symtab *t, Elf *elf)
 {
 	size_t i, n;

@@ -58,6 +58,11 @@ const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint6
 /* The GNU build-id (NULL, *len = 0 when there is none). */
 const uint8_t *elf_symtab__build_id(const struct elf_symtab *t, size_t *len);
 
+/* Only the GNU build-id of the ELF file fd (from its PT_NOTE segments),
+ * without reading its symbols: into id (max bytes), its length in *len.
+ * Returns 0, -ENOENT (none, or longer than max) or -ENOEXEC. */
+int elf_symtab__read_build_id(int fd, uint8_t *id, size_t max, size_t *len);
+
 /* How many functions (distinct addresses) the table holds. */
 size_t elf_symtab__count(const struct elf_symtab *t);
 

@@ -13,7 +13,8 @@
 struct symcache {
 	struct binary **v;
 	size_t n;
-	struct hashmap by_file; /* hash(dev, inode) -> index in v */
+	struct hashmap by_file;	    /* hash(dev, inode) -> index in v */
+	struct hashmap by_build_id; /* hash(build-id) -> index in v */
 	const char *debug_root;
 };
 
@@ -35,55 +36,128 @@ static void set_build_id(struct binary *b)
 		snprintf(b->build_id + 2 * i, 3, "%02x", id[i]);
 }
 
-static struct binary *binary__load(const struct symcache *c, const struct map_entry *m, pid_t pid)
+/* The build-id of the file fd in hex, and its key; false when it has none. */
+static bool hex_build_id(int fd, char hex[2 * 64 + 1], uint64_t *key)
+{
+	uint8_t id[64];
+	size_t len;
+
+	if (elf_symtab__read_build_id(fd, id, sizeof(id), &len))
+		return false;
+	for (size_t i = 0; i < len; i++)
+		snprintf(hex + 2 * i, 3, "%02x", id[i]);
+	*key = hash_bytes(id, len, 0x6275696c64ULL) | 1; /* 0 is no key */
+	return true;
+}
+
+/* A binary already read with the same build-id (another copy of the file:
+ * another container, a replaced file), or -1. */
+static long same_build(const struct symcache *c, int fd, uint64_t *key)
+{
+	char hex[2 * 64 + 1];
+	uint64_t i;
+
+	if (!hex_build_id(fd, hex, key) || !hashmap__get(&c->by_build_id, *key, &i))
+		return -1;
+	return strcmp(c->v[i]->build_id, hex) ? -1 : (long)i;
+}
+
+static struct binary *binary__load(struct debuginfo_where *w, int fd, char *path)
 {
 	struct binary *b = calloc(1, sizeof(*b));
-	struct debuginfo_where w = { .debug_root = c->debug_root };
-	const char *slash;
-	int fd;
+	const char *slash = strrchr(path, '/');
 
-	if (b)
-		b->lines_fd = -1;
-	if (!b || !(b->path = mapped_file__path(m))) {
-		free(b);
+	if (!b) {
+		free(path);
 		return NULL;
 	}
-	slash = strrchr(b->path, '/');
+	b->lines_fd = -1;
+	b->path = path;
 	b->name = slash ? slash + 1 : b->path;
-	w.path = b->path;
-	w.root_pid = proc_root__of(pid);
-	fd = mapped_file__open(b->path, m, pid, w.root_pid);
+	w->path = b->path;
 	if (fd < 0) {
 		b->err = fd;
 		return b;
 	}
-	b->err = debuginfo__load(fd, &w, &b->syms, &b->debug);
-	close(fd);
+	b->err = debuginfo__load(fd, w, &b->syms, &b->debug);
 	set_build_id(b);
 	return b;
 }
 
-struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid)
+/* Another file with the same build-id as other: its own path and name (for
+ * the frames of its mappings), other's symbols. */
+static struct binary *binary__share(const struct binary *other, char *path)
 {
-	uint64_t key = mapped_file__key(m);
-	struct binary *b, **v;
-	uint64_t i;
+	struct binary *b = calloc(1, sizeof(*b));
+	const char *slash = strrchr(path, '/');
 
-	if (hashmap__get(&c->by_file, key, &i))
-		return c->v[i];
-	b = binary__load(c, m, pid);
-	if (!b)
-		return NULL;
-	v = realloc(c->v, (c->n + 1) * sizeof(*v));
-	if (!v || hashmap__set(&c->by_file, key, c->n)) {
-		c->v = v ? v : c->v;
-		elf_symtab__free(b->syms);
-		free(b->path);
-		free(b);
+	if (!b) {
+		free(path);
 		return NULL;
 	}
+	*b = *other;
+	b->path = path;
+	b->name = slash ? slash + 1 : b->path;
+	b->lines = NULL; /* read for this file when asked */
+	b->lines_fd = -1;
+	b->lines_tried = false;
+	b->borrowed = true;
+	return b;
+}
+
+static void binary__free(struct binary *b)
+{
+	if (!b->borrowed)
+		elf_symtab__free(b->syms);
+	srcline__free(b->lines);
+	if (b->lines_fd >= 0)
+		close(b->lines_fd);
+	free(b->path);
+	free(b);
+}
+
+static int add_binary(struct symcache *c, struct binary *b, uint64_t file_key, uint64_t id_key)
+{
+	struct binary **v = realloc(c->v, (c->n + 1) * sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
 	c->v = v;
+	if (hashmap__set(&c->by_file, file_key, c->n) ||
+	    (id_key && b->build_id[0] && hashmap__set(&c->by_build_id, id_key, c->n)))
+		return -ENOMEM;
 	c->v[c->n++] = b;
+	return 0;
+}
+
+struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid)
+{
+	struct debuginfo_where w = { .debug_root = c->debug_root, .root_pid = proc_root__of(pid) };
+	uint64_t key = mapped_file__key(m), id_key = 0, i;
+	char *path = mapped_file__path(m);
+	struct binary *b = NULL;
+	long same = -1;
+	int fd;
+
+	if (hashmap__get(&c->by_file, key, &i)) {
+		free(path);
+		return c->v[i];
+	}
+	if (!path)
+		return NULL;
+	fd = mapped_file__open(path, m, pid, w.root_pid);
+	if (fd >= 0)
+		same = same_build(c, fd, &id_key);
+	if (same >= 0)
+		b = binary__share(c->v[same], path);
+	else
+		b = binary__load(&w, fd, path);
+	if (fd >= 0)
+		close(fd);
+	if (b && add_binary(c, b, key, b->borrowed ? 0 : id_key)) {
+		binary__free(b);
+		b = NULL;
+	}
 	return b;
 }
 
@@ -127,15 +201,10 @@ void symcache__free(struct symcache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n; i++) {
-		elf_symtab__free(c->v[i]->syms);
-		srcline__free(c->v[i]->lines);
-		if (c->v[i]->lines_fd >= 0)
-			close(c->v[i]->lines_fd);
-		free(c->v[i]->path);
-		free(c->v[i]);
-	}
+	for (size_t i = 0; i < c->n; i++)
+		binary__free(c->v[i]);
 	free(c->v);
 	hashmap__free(&c->by_file);
+	hashmap__free(&c->by_build_id);
 	free(c);
 }

@@ -1,5 +1,7 @@
 /* Binaries whose symbols were read, shared by every process that maps them,
- * keyed by device and inode. */
+ * keyed by device and inode; their symbol tables are shared by build-id
+ * too, so that another copy of a file (in another container, say) keeps its
+ * own name but is not read again. */
 #ifndef FLAMEBPF_SYMCACHE_H
 #define FLAMEBPF_SYMCACHE_H
 
@@ -15,6 +17,7 @@ struct binary {
 	char *path;		   /* as mapped, without " (deleted)" */
 	const char *name;	   /* basename of path, for MODULE+0xOFF frames */
 	struct elf_symtab *syms;   /* NULL when the file could not be read */
+	bool borrowed;		   /* syms belong to another file with its build-id */
 	int err;		   /* why syms is NULL */
 	char build_id[2 * 64 + 1]; /* hex, "" when the binary has none */
 	enum debuginfo_from debug; /* where symbols beyond .dynsym came from */
@@ -30,6 +33,7 @@ struct symcache;
 struct symcache *symcache__new(const char *debug_root);
 
 /* The binary behind a file mapping of pid; its symbols are read on first use
+ * (of the file, or of another file with its build-id)
  * (with those of its debug file when it is stripped, see debuginfo.h). The
  * path is opened as we see it, else as pid sees it (a container), else
  * through /proc/PID/map_files (a deleted or replaced file).

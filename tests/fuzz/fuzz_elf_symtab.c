@@ -30,6 +30,18 @@ static void walk(const struct elf_symtab *t)
 	elf_symtab__type(t);
 }
 
+/* The build-id read alone is the one the whole load found. */
+static void same_build_id(int fd, const struct elf_symtab *t)
+{
+	uint8_t id[64];
+	size_t len = 1, want = 0;
+	const uint8_t *full = elf_symtab__build_id(t, &want);
+	int err = elf_symtab__read_build_id(fd, id, sizeof(id), &len);
+
+	FUZZ_CHECK(err <= 0 && (err ? len == 0 : len > 0));
+	FUZZ_CHECK(err ? !full : full && len == want && !memcmp(id, full, len));
+}
+
 static void load(int fd, const struct elf_debug_file *dbg)
 {
 	struct elf_symtab *t = (void *)1;
@@ -38,6 +50,8 @@ static void load(int fd, const struct elf_debug_file *dbg)
 	FUZZ_CHECK(err <= 0 && (err ? !t : !!t));
 	if (t)
 		walk(t);
+	if (t && !dbg)
+		same_build_id(fd, t);
 	elf_symtab__free(t);
 }
 

@@ -395,10 +395,39 @@ static void test_shared_binary(void **state)
 	u_fixture_reap(c2);
 }
 
+/* A copy of a binary (the same build-id at another inode: another
+ * container's file) is another binary, with its own name, whose symbol
+ * table is the first one's, not read again. */
+static void expect_table_shared(struct env *e, const struct u_fixture *ca,
+				const struct u_fixture *cc)
+{
+	struct symcache *cache = symcache__new(NULL);
+	const struct map_entry *ma = procs__find(e->ps, ca->pid, u_fixture_addr(ca, "fixture_gamma"));
+	const struct map_entry *mc = procs__find(e->ps, cc->pid, u_fixture_addr(cc, "fixture_gamma"));
+	struct binary *ba, *bc;
+
+	assert_non_null(cache);
+	assert_non_null(ma);
+	assert_non_null(mc);
+	ba = symcache__findnew(cache, ma, ca->pid);
+	bc = symcache__findnew(cache, mc, cc->pid);
+	assert_non_null(ba);
+	assert_non_null(bc);
+	assert_ptr_not_equal(ba, bc);
+	assert_non_null(ba->syms);
+	assert_ptr_equal(ba->syms, bc->syms);
+	assert_false(ba->borrowed);
+	assert_true(bc->borrowed);
+	assert_string_equal(ba->name, "a_symfix");
+	assert_string_equal(bc->name, "c_symfix");
+	assert_string_equal(ba->build_id, bc->build_id);
+	symcache__free(cache);
+}
+
 /* Sharing is by file (device and inode), not by path or by name: a hard
  * link is the same binary, so its process's frames are the very frames of
  * the first path's process (named after the path read first); a copy is
- * another binary, with its own name. */
+ * another binary, with its own name (and the first one's symbol table). */
 static void test_shared_by_inode(void **state)
 {
 	struct env *e = *state;
@@ -428,6 +457,7 @@ static void test_shared_by_inode(void **state)
 	expect_frame(user_frame(e, cc->pid, u_fixture_addr(cc, "fixture_gamma"), false, &idc),
 		     "fixture_gamma", "c_symfix", FRAME_USER, "c_symfix, a copy of a_symfix");
 	assert_int_not_equal(ida, idc);
+	expect_table_shared(e, ca, cc);
 	u_fixture_reap(ca);
 	u_fixture_reap(cb);
 	u_fixture_reap(cc);
