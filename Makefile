@@ -102,6 +102,17 @@ GCC_WORKLOAD_CFLAGS := -O2 -g -fno-inline -Wall -Werror -pthread
 WORKLOADS += $(BUILD)/workloads/nofp/cpu_tree $(BUILD)/workloads/gccfp/leafy
 # Static, without frame pointers: it runs alone in a chroot directory.
 WORKLOADS += $(BUILD)/workloads/static/cpu_tree
+# nofp/cpu_tree stripped, without a debuglink: its symbols are in buildid/cpu_tree.dbg,
+# which the names test installs under /usr/lib/debug/.build-id/ for the run.
+WORKLOADS += $(BUILD)/workloads/buildid/cpu_tree
+# Rust, when rustc is installed: as rustc mangles by default (legacy, with a
+# hash) and with v0 mangling. -O2 without debug info or frame pointers; out
+# of make's jobserver, which rustc would warn it cannot use.
+RUSTC ?= $(shell command -v rustc 2>/dev/null)
+RUST_WORKLOAD_FLAGS := -C opt-level=2 -C debuginfo=0
+ifneq ($(RUSTC),)
+WORKLOADS += $(BUILD)/workloads/rust_names $(BUILD)/workloads/rust_v0/rust_names
+endif
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
@@ -307,6 +318,22 @@ $(BUILD)/workloads/%: tests/workloads/%.cpp | $(DEPS_STAMP)
 	$(call msg,CXX-WORK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANGXX) $(WORKLOAD_CFLAGS) $< -o $@
+
+$(BUILD)/workloads/buildid/%: $(BUILD)/workloads/nofp/%
+	$(call msg,STRIP,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)objcopy --only-keep-debug $< $@.dbg
+	$(Q)objcopy --strip-all $< $@
+
+$(BUILD)/workloads/rust_names: tests/workloads/rust_names.rs
+	$(call msg,RUSTC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)MAKEFLAGS= $(RUSTC) $(RUST_WORKLOAD_FLAGS) $< -o $@
+
+$(BUILD)/workloads/rust_v0/rust_names: tests/workloads/rust_names.rs
+	$(call msg,RUSTC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)MAKEFLAGS= $(RUSTC) $(RUST_WORKLOAD_FLAGS) -C symbol-mangling-version=v0 $< -o $@
 
 TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES) \
 	$(FUZZ_BINS)

@@ -102,9 +102,9 @@ static int try_path(struct search *s, const char *path, const uint32_t *crc)
 {
 	int err = -ENOENT;
 
-	for (int ours = s->w->root_pid ? 0 : 1; ours < 2 && err; ours++) {
+	for (int ours = s->w->root > 0 ? 0 : 1; ours < 2 && err; ours++) {
 		/* O_NONBLOCK: a FIFO put there must not hang us */
-		int dfd = proc_root__open(ours ? 0 : s->w->root_pid, path,
+		int dfd = proc_root__open(ours ? 0 : s->w->root, path,
 					  O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 		if (dfd < 0) {

@@ -26,7 +26,7 @@ enum debuginfo_from {
 
 struct debuginfo_where {
 	const char *path;	/* the binary, as the process that maps it names it */
-	pid_t root_pid;		/* that process when its root is not ours (proc_root.h) */
+	int root;		/* its root when not ours (proc_root__get), else 0 */
 	const char *debug_root; /* NULL: DEBUGINFO_ROOT */
 };
 

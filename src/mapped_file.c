@@ -36,15 +36,15 @@ static int pick(int fd, int alt, const struct map_entry *m)
 	return fd;
 }
 
-int mapped_file__open(const char *path, const struct map_entry *m, pid_t pid, pid_t root_pid)
+int mapped_file__open(const char *path, const struct map_entry *m, pid_t pid, int root)
 {
 	char alt[64];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		fd = -errno;
-	if (root_pid && (fd < 0 || !same_file(fd, m)))
-		fd = pick(fd, proc_root__open(root_pid, path, O_RDONLY | O_CLOEXEC), m);
+	if (root > 0 && (fd < 0 || !same_file(fd, m)))
+		fd = pick(fd, proc_root__open(root, path, O_RDONLY | O_CLOEXEC), m);
 	if (fd >= 0 && same_file(fd, m))
 		return fd;
 	snprintf(alt, sizeof(alt), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, m->start,

@@ -10,10 +10,10 @@
 #include "proc_maps.h"
 
 /* Opens path (m's path without " (deleted)") read-only, preferring an open
- * of the very file m maps (same device and inode). root_pid is
- * proc_root__of(pid). Returns an fd, possibly of another file when the
- * right one cannot be reached, or -errno. */
-int mapped_file__open(const char *path, const struct map_entry *m, pid_t pid, pid_t root_pid);
+ * of the very file m maps (same device and inode). root is pid's root
+ * (proc_root__get, kept from when it ran), or 0 for ours. Returns an fd,
+ * possibly of another file when the right one cannot be reached, or -errno. */
+int mapped_file__open(const char *path, const struct map_entry *m, pid_t pid, int root);
 
 /* m's path without the " (deleted)" the kernel appends to a file unlinked
  * since (allocated), or NULL when out of memory. */

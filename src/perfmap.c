@@ -314,10 +314,10 @@ static int read_bounded(int fd, uint64_t size, char **buf, size_t *len)
 	return 0;
 }
 
-int perfmap__read(pid_t root_pid, const char *path, uid_t uid, struct perfmap **out)
+int perfmap__read(int root, const char *path, uid_t uid, struct perfmap **out)
 {
 	/* O_NONBLOCK: a FIFO put there must not hang us */
-	int fd = proc_root__open(root_pid, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int fd = proc_root__open(root, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	uint64_t size = 0;
 	char *buf = NULL;
 	size_t len = 0;

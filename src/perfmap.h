@@ -23,11 +23,11 @@ struct perfmap;
  * memory of code it freed. Returns 0 or -ENOMEM. */
 int perfmap__parse(const char *text, size_t len, struct perfmap **out);
 
-/* Reads the map at path (absolute; as root_pid sees it, see proc_root.h, or
- * as we do when 0). Only a regular file owned by root or by uid is taken,
+/* Reads the map at path (absolute; from the root proc_root__get() gave, or
+ * as we see it when 0). Only a regular file owned by root or by uid is taken,
  * never through a symbolic link. Returns 0, -ENOENT, -ELOOP (a link), -EPERM
  * (another owner), -EINVAL (not a regular file), or -errno. */
-int perfmap__read(pid_t root_pid, const char *path, uid_t uid, struct perfmap **out);
+int perfmap__read(int root, const char *path, uid_t uid, struct perfmap **out);
 
 /* The region holding addr: its name and addr's offset in it, or NULL. The
  * name lives as long as m. */

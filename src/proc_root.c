@@ -23,15 +23,23 @@ static bool same_file(const char *ours, const char *theirs)
 
 /* Another mount namespace under the same root directory still sees other
  * files (systemd's PrivateTmp, unshare -m). */
-pid_t proc_root__of(pid_t pid)
+int proc_root__get(pid_t pid)
 {
 	char root[64], ns[64];
+	int fd;
 
 	if (pid <= 0)
 		return 0;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	snprintf(ns, sizeof(ns), "/proc/%d/ns/mnt", (int)pid);
-	return same_file("/", root) && same_file("/proc/self/ns/mnt", ns) ? 0 : pid;
+	if (same_file("/", root) && same_file("/proc/self/ns/mnt", ns))
+		return 0;
+	fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd == 0) { /* standard input was closed: 0 means ours */
+		fd = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		close(0);
+	}
+	return fd > 0 ? fd : 0;
 }
 
 /* RESOLVE_IN_ROOT treats the directory as "/" for every component, an
@@ -49,35 +57,28 @@ static int open_beneath(int root, const char *path, int flags)
 }
 
 /* Before Linux 5.6 there is no openat2: links then resolve against our root. */
-static int open_through_proc(pid_t pid, const char *path, int flags)
+static int open_at_root(int root, const char *path, int flags)
 {
-	char full[4096 + 64];
 	int fd;
 
-	if (snprintf(full, sizeof(full), "/proc/%d/root%s", (int)pid, path) >= (int)sizeof(full))
-		return -ENAMETOOLONG;
-	fd = open(full, flags);
+	while (*path == '/')
+		path++;
+	fd = openat(root, *path ? path : ".", flags);
 	return fd < 0 ? -errno : fd;
 }
 
-int proc_root__open(pid_t root_pid, const char *path, int flags)
+int proc_root__open(int root, const char *path, int flags)
 {
-	char dir[64];
-	int root, fd;
+	int fd;
 
 	if (path[0] != '/')
 		return -EINVAL;
-	if (!root_pid) {
+	if (root <= 0) {
 		fd = open(path, flags);
 		return fd < 0 ? -errno : fd;
 	}
-	snprintf(dir, sizeof(dir), "/proc/%d/root", (int)root_pid);
-	root = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0)
-		return -errno;
 	fd = open_beneath(root, path, flags);
-	close(root);
 	if (fd == -ENOSYS)
-		fd = open_through_proc(root_pid, path, flags);
+		fd = open_at_root(root, path, flags);
 	return fd;
 }

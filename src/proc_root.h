@@ -6,13 +6,15 @@
 
 #include <sys/types.h>
 
-/* pid when its root directory or its mount namespace is not ours, else 0
- * (also when it is gone). */
-pid_t proc_root__of(pid_t pid);
+/* When pid's root directory or mount namespace is not ours: a descriptor
+ * of its root (O_PATH), which the caller closes, and which keeps reaching
+ * its files after it exits; else 0 (also when it is gone). Never fd 0, so
+ * that 0 can say "our own root" to the functions below. */
+int proc_root__get(pid_t pid);
 
-/* Opens the absolute path as root_pid sees it, or as we do when root_pid is
- * 0. Symbolic links resolve inside that root, as they would for the process,
- * not against ours. Returns an fd or -errno. */
-int proc_root__open(pid_t root_pid, const char *path, int flags);
+/* Opens the absolute path as seen from root (a proc_root__get() descriptor),
+ * or as we see it when root is 0. Symbolic links resolve inside that root,
+ * as they would for the process, not against ours. Returns an fd or -errno. */
+int proc_root__open(int root, const char *path, int flags);
 
 #endif

@@ -19,11 +19,11 @@
 struct proc {
 	pid_t pid;
 	bool refreshed;		 /* a lookup miss already took a fresh snapshot */
-	bool known;		 /* uid, nspid and root_pid were read */
+	bool known;		 /* uid, nspid and root were read */
 	bool pm_read;		 /* procs__perfmap read the perf map afresh */
 	uid_t uid;		 /* effective: who may own its perf map, besides root */
 	pid_t nspid;		 /* its pid in its own pid namespace */
-	pid_t root_pid;		 /* pid when its root is not ours (proc_root.h) */
+	int root;		 /* its root when not ours (proc_root__get), else 0 */
 	struct perfmap *pm;	 /* NULL when it has none */
 	struct proc_maps *snaps; /* oldest first */
 	size_t nsnaps;
@@ -110,6 +110,17 @@ static int read_status(pid_t pid, char *buf)
 	return 0;
 }
 
+/* A root directory of its own is kept, to reach its files after it exits;
+ * 0 (ours, or gone since its status was read) does not replace one. */
+static void set_root(struct proc *p, int root)
+{
+	if (root <= 0)
+		return;
+	if (p->root > 0)
+		close(p->root);
+	p->root = root;
+}
+
 /* Who it runs as and its pid as it knows itself (the last of NSpid). */
 static int read_identity(struct proc *p)
 {
@@ -128,7 +139,7 @@ static int read_identity(struct proc *p)
 	free(buf);
 	p->uid = (uid_t)uids[1];
 	p->nspid = nn ? (pid_t)nspids[nn - 1] : p->pid;
-	p->root_pid = proc_root__of(p->pid);
+	set_root(p, proc_root__get(p->pid));
 	p->known = true;
 	return 0;
 }
@@ -141,8 +152,8 @@ static void read_perfmap(struct proc *p)
 
 	if (!p->known)
 		return;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)(p->root_pid ? p->nspid : p->pid));
-	if (perfmap__read(p->root_pid, path, p->uid, &pm))
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)(p->root > 0 ? p->nspid : p->pid));
+	if (perfmap__read(p->root, path, p->uid, &pm))
 		return;
 	perfmap__free(p->pm);
 	p->pm = pm;
@@ -275,6 +286,13 @@ const struct proc_maps *procs__latest(struct procs *ps, pid_t pid)
 	return &ps->v[i].snaps[ps->v[i].nsnaps - 1];
 }
 
+int procs__root(const struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	return hashmap__get(&ps->by_pid, pid, &i) ? ps->v[i].root : 0;
+}
+
 const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid)
 {
 	struct proc *p = findnew(ps, pid);
@@ -310,6 +328,8 @@ void procs__free(struct procs *ps)
 			free(ps->v[i].hist[j].path);
 		free(ps->v[i].hist);
 		perfmap__free(ps->v[i].pm);
+		if (ps->v[i].root > 0)
+			close(ps->v[i].root);
 	}
 	free(ps->v);
 	hashmap__free(&ps->by_pid);

@@ -45,6 +45,11 @@ const struct proc_maps *procs__latest(struct procs *ps, pid_t pid);
  * may delete the file at exit). NULL when there is none. */
 const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid);
 
+/* pid's root directory when it is not ours (a container, a chroot), as
+ * proc_root__get() gave it at its snapshot: it reaches the process's files
+ * after the process is gone. 0 for ours, or when unknown. */
+int procs__root(const struct procs *ps, pid_t pid);
+
 /* How many processes had at least one snapshot. */
 size_t procs__count(const struct procs *ps);
 

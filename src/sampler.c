@@ -20,6 +20,7 @@
 #include "sampler.h"
 #include "stack_table.h"
 #include "symbolize.h"
+#include "symcache.h"
 #include "unwinder.h"
 
 struct sampler {
@@ -33,6 +34,7 @@ struct sampler {
 	const char *event;
 	struct ring_buffer *rb;
 	struct procs *procs;
+	struct symcache *bins;	   /* binaries read during the capture (containers) */
 	struct unwinder *unwinder; /* NULL with --unwind fp */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
@@ -108,6 +110,16 @@ static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
 	return array__push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
 }
 
+/* A process's maps, read now: its unwind tables and, in a container, its
+ * binaries' symbols (symbolizer__preload). */
+static int snapshot(struct sampler *s, pid_t pid)
+{
+	int err = unwinder__snapshot(s->unwinder, s->procs, pid);
+
+	symbolizer__preload(s->bins, s->procs, pid);
+	return err;
+}
+
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -120,7 +132,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(__u32))
 		return 0;
 	if ((proc->type == EV_PROC || proc->type == EV_MAPS) && size >= sizeof(*proc))
-		err = unwinder__snapshot(s->unwinder, s->procs, proc->pid);
+		err = snapshot(s, proc->pid);
 	else if (proc->type == EV_STACK)
 		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
@@ -145,9 +157,10 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
+	s->bins = symbolizer__new_cache();
 	s->perf_fds = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(int));
 	s->links = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(*s->links));
-	if (s->ncpus <= 0 || !s->procs || !s->perf_fds || !s->links) {
+	if (s->ncpus <= 0 || !s->procs || !s->bins || !s->perf_fds || !s->links) {
 		err = s->ncpus < 0 ? s->ncpus : -ENOMEM;
 		goto err_free;
 	}
@@ -176,7 +189,7 @@ int sampler__add_pid(struct sampler *s, pid_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pids), &key, &one, BPF_ANY))
 		return -errno;
 	/* its first samples unwound by tables too */
-	return unwinder__snapshot(s->unwinder, s->procs, pid);
+	return snapshot(s, pid);
 }
 
 /* A fixed period, not the kernel's frequency mode: the period changes
@@ -450,7 +463,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		return -ENOMEM;
 	c->s = s;
 	c->p = p;
-	c->sym = symbolizer__new(p, s->procs);
+	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	err = c->sym ? read_counts(c) : -ENOMEM;
 	for (size_t i = 0; i < s->nspilled && !err; i++)
 		err = add_sample(c, &s->spilled[i], 1);
@@ -495,6 +508,7 @@ void sampler__free(struct sampler *s)
 	ring_buffer__free(s->rb);
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
+	symcache__free(s->bins);
 	unwinder__free(s->unwinder);
 	mmap_events__free(s->mmaps);
 	stack_table__free(&s->stacks);

@@ -16,6 +16,7 @@ struct symbolizer {
 	struct profile *p;
 	struct procs *ps;
 	struct symcache *bins;
+	bool own_bins; /* not the source's (symbolizer__new_with) */
 	struct kallsyms *ksyms;
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
@@ -40,8 +41,8 @@ struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps)
 	return symbolizer__new_opts(p, ps, &defaults);
 }
 
-struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
-					const struct symbolizer_opts *o)
+static struct symbolizer *new_symbolizer(struct profile *p, struct procs *ps,
+					 const struct symbolizer_opts *o, struct symcache *bins)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
 
@@ -52,12 +53,43 @@ struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
 	s->no_demangle = o->no_demangle;
 	s->inline_frames = o->inline_frames;
 	s->file_line = o->file_line;
-	s->bins = symcache__new(o->debug_root);
+	s->own_bins = !bins;
+	s->bins = bins ? bins : symcache__new(o->debug_root);
 	if (!s->bins) {
 		free(s);
 		return NULL;
 	}
 	return s;
+}
+
+struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
+					const struct symbolizer_opts *o)
+{
+	return new_symbolizer(p, ps, o, NULL);
+}
+
+struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps,
+					struct symcache *bins)
+{
+	return new_symbolizer(p, ps, &defaults, bins);
+}
+
+struct symcache *symbolizer__new_cache(void)
+{
+	return symcache__new(defaults.debug_root);
+}
+
+void symbolizer__preload(struct symcache *bins, struct procs *ps, pid_t pid)
+{
+	int root = procs__root(ps, pid);
+	const struct proc_maps *maps = root > 0 ? procs__latest(ps, pid) : NULL;
+
+	for (size_t i = 0; maps && i < maps->n; i++) {
+		const struct map_entry *m = &maps->v[i];
+
+		if (m->path[0] == '/' && m->perms[2] == 'x')
+			symcache__findnew(bins, m, pid, root);
+	}
 }
 
 /* The symbol lookup of one (binary, file offset) or kernel address, cached;
@@ -159,7 +191,7 @@ static int resolve_lines(struct symbolizer *s, struct binary *b, const struct ma
 
 	set->n = 1;
 	if (err || !b->syms || elf_symtab__vaddr(b->syms, file_off - is_return, &vaddr) ||
-	    !(lines = symcache__srcline(s->bins, b, m, pid)))
+	    !(lines = symcache__srcline(s->bins, b, m, pid, procs__root(s->ps, pid))))
 		return err;
 	n = srcline__lookup(lines, vaddr, fr, s->inline_frames ? SYMBOLIZE_MAX_FRAMES : 1);
 	if (!n)
@@ -217,7 +249,7 @@ static int file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pi
 		       bool is_return, uint32_t *ids, size_t max)
 {
 	uint64_t file_off = ip - m->start + m->offset, key;
-	struct binary *b = symcache__findnew(s->bins, m, pid);
+	struct binary *b = symcache__findnew(s->bins, m, pid, procs__root(s->ps, pid));
 	const struct resolved_set *set;
 	struct resolved_set one;
 	size_t n;
@@ -350,7 +382,8 @@ void symbolizer__free(struct symbolizer *s)
 {
 	if (!s)
 		return;
-	symcache__free(s->bins);
+	if (s->own_bins)
+		symcache__free(s->bins);
 	kallsyms__free(s->ksyms);
 	hashmap__free(&s->user_names);
 	hashmap__free(&s->user_offs);

@@ -34,6 +34,21 @@ struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
 /* The same with the options of symbolizer__set_defaults. */
 struct symbolizer *symbolizer__new(struct profile *p, struct procs *ps);
 
+struct symcache;
+
+/* The same with the options of symbolizer__set_defaults, and the binaries
+ * the source read already (symbolizer__preload), which it keeps owning. */
+struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps,
+					struct symcache *bins);
+
+/* A cache of binaries for symbolizer__preload, with the default options. */
+struct symcache *symbolizer__new_cache(void);
+
+/* Reads the symbols of pid's binaries now, while it runs, when its root is
+ * not ours (procs__root): the files of a container's own mounts are gone
+ * with its last process, before the capture ends. pid was just snapshot. */
+void symbolizer__preload(struct symcache *bins, struct procs *ps, pid_t pid);
+
 /* The options of every later symbolizer__new: the command line sets them
  * once, and the sources make their symbolizers deep inside. */
 void symbolizer__set_defaults(const struct symbolizer_opts *o);

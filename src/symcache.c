@@ -130,9 +130,10 @@ static int add_binary(struct symcache *c, struct binary *b, uint64_t file_key, u
 	return 0;
 }
 
-struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid)
+struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid,
+				 int root)
 {
-	struct debuginfo_where w = { .debug_root = c->debug_root, .root_pid = proc_root__of(pid) };
+	struct debuginfo_where w = { .debug_root = c->debug_root, .root = root };
 	uint64_t key = mapped_file__key(m), id_key = 0, i;
 	char *path = mapped_file__path(m);
 	struct binary *b = NULL;
@@ -145,7 +146,7 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 	}
 	if (!path)
 		return NULL;
-	fd = mapped_file__open(path, m, pid, w.root_pid);
+	fd = mapped_file__open(path, m, pid, root);
 	if (fd >= 0)
 		same = same_build(c, fd, &id_key);
 	if (same >= 0)
@@ -163,11 +164,10 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 
 /* The binary's own DWARF, else its debug file's. */
 static int open_lines(const struct symcache *c, struct binary *b, const struct map_entry *m,
-		      pid_t pid)
+		      pid_t pid, int root)
 {
-	struct debuginfo_where w = { .path = b->path, .root_pid = proc_root__of(pid),
-				     .debug_root = c->debug_root };
-	int fd = mapped_file__open(b->path, m, pid, w.root_pid), dfd;
+	struct debuginfo_where w = { .path = b->path, .root = root, .debug_root = c->debug_root };
+	int fd = mapped_file__open(b->path, m, pid, root), dfd;
 
 	if (fd < 0)
 		return fd;
@@ -188,11 +188,11 @@ static int open_lines(const struct symcache *c, struct binary *b, const struct m
 }
 
 struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const struct map_entry *m,
-				  pid_t pid)
+				  pid_t pid, int root)
 {
 	if (!b->lines_tried) {
 		b->lines_tried = true;
-		open_lines(c, b, m, pid);
+		open_lines(c, b, m, pid, root);
 	}
 	return b->lines;
 }

@@ -33,18 +33,19 @@ struct symcache;
 struct symcache *symcache__new(const char *debug_root);
 
 /* The binary behind a file mapping of pid; its symbols are read on first use
- * (of the file, or of another file with its build-id)
- * (with those of its debug file when it is stripped, see debuginfo.h). The
- * path is opened as we see it, else as pid sees it (a container), else
- * through /proc/PID/map_files (a deleted or replaced file).
+ * of the file, or of another file with its build-id (with those of its debug
+ * file when it is stripped, see debuginfo.h). The path is opened as we see
+ * it, else from root (pid's root directory in a container, procs__root(), 0
+ * for ours), else through /proc/PID/map_files (a deleted or replaced file).
  * Returns NULL only when out of memory. */
-struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid);
+struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid,
+				 int root);
 
 /* The DWARF lines and inlined calls of b (mapped by m in pid): from the
  * file itself, else from its separate debug file. Read on the first call;
  * NULL when there is none. */
 struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const struct map_entry *m,
-				  pid_t pid);
+				  pid_t pid, int root);
 
 void symcache__free(struct symcache *c);
 

@@ -13,6 +13,7 @@
 #include "hashmap.h"
 #include "procs.h"
 #include "symbolize.h"
+#include "symcache.h"
 #include "stack_table.h"
 #include "trace.skel.h"
 #include "tracer.h"
@@ -35,6 +36,7 @@ struct tracer {
 	struct stack_table ustacks;	  /* --full-stack: user stacks, leaf first */
 	struct hashmap roots;		  /* path id -> the user stack it grows from */
 	struct procs *procs;		  /* mappings, to symbolize user stacks */
+	struct symcache *bins;		  /* binaries read during the capture (containers) */
 	struct unwinder *unwinder;	  /* --full-stack by unwind tables */
 	struct trace_call_event *spilled; /* calls that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
@@ -127,6 +129,16 @@ size_t tracer__forks(struct tracer *t, const struct trace_fork_event **ev)
 	return n;
 }
 
+/* A process's maps, read now: its unwind tables and, in a container, its
+ * binaries' symbols (symbolizer__preload). */
+static int snapshot(struct tracer *t, pid_t pid)
+{
+	int err = unwinder__snapshot(t->unwinder, t->procs, pid);
+
+	symbolizer__preload(t->bins, t->procs, pid);
+	return err;
+}
+
 static int handle_event(void *ctx, void *data, size_t size)
 {
 	struct tracer *t = ctx;
@@ -143,8 +155,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = hashmap__set(&t->roots, ((const struct trace_path_root *)data)->path,
 				   ((const struct trace_path_root *)data)->ustack);
 	else if ((*type == EV_PROC || *type == EV_MAPS) && size >= sizeof(struct sample_proc_event))
-		err = unwinder__snapshot(t->unwinder, t->procs,
-					 ((const struct sample_proc_event *)data)->pid);
+		err = snapshot(t, ((const struct sample_proc_event *)data)->pid);
 	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
 		err = spill(t, data);
 	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
@@ -168,7 +179,8 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 		t->opts.max_calls = 1000000;
 	uprobe_multi__features(&t->multi, &t->sessions);
 	t->procs = procs__new();
-	if (!t->procs) {
+	t->bins = symbolizer__new_cache();
+	if (!t->procs || !t->bins) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -216,7 +228,7 @@ int tracer__add_pid(struct tracer *t, pid_t pid)
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &one, BPF_ANY))
 		return -errno;
 	/* --full-stack: its first stacks unwound by tables too */
-	return t->opts.want_stacks ? unwinder__snapshot(t->unwinder, t->procs, pid) : 0;
+	return t->opts.want_stacks ? snapshot(t, pid) : 0;
 }
 
 static int keep_link(struct tracer *t, int fd, struct bpf_link *bl)
@@ -561,7 +573,7 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 	struct collect_ctx c = {
 		.p = p,
 		.t = t,
-		.sym = t->opts.want_stacks ? symbolizer__new(p, t->procs) : NULL,
+		.sym = t->opts.want_stacks ? symbolizer__new_with(p, t->procs, t->bins) : NULL,
 		.paths = &t->paths,
 		.funcs = funcs,
 		.nfuncs = nfuncs,
@@ -614,6 +626,7 @@ void tracer__free(struct tracer *t)
 	stack_table__free(&t->ustacks);
 	hashmap__free(&t->roots);
 	procs__free(t->procs);
+	symcache__free(t->bins);
 	unwinder__free(t->unwinder);
 	free(t->spilled);
 	free(t->records);

@@ -93,7 +93,11 @@ static void build_table(struct unwinder *u, struct unwinder_file *f, const struc
 {
 	char *path = mapped_file__path(m);
 	double t0 = now_ms();
-	int fd = path ? mapped_file__open(path, m, pid, proc_root__of(pid)) : -ENOMEM;
+	int root = proc_root__get(pid); /* it runs: tables are built as it is seen */
+	int fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM;
+
+	if (root > 0)
+		close(root);
 
 	if (fd >= 0) {
 		if (unwind_table__build(fd, &f->t))

@@ -377,8 +377,8 @@ static void test_shared_binary(void **state)
 	m2 = procs__find(e->ps, c2->pid, a2);
 	assert_non_null(m1);
 	assert_non_null(m2);
-	b1 = symcache__findnew(cache, m1, c1->pid);
-	b2 = symcache__findnew(cache, m2, c2->pid);
+	b1 = symcache__findnew(cache, m1, c1->pid, 0);
+	b2 = symcache__findnew(cache, m2, c2->pid, 0);
 	assert_non_null(b1);
 	assert_ptr_equal(b1, b2);
 	assert_non_null(b1->syms);
@@ -409,8 +409,8 @@ static void expect_table_shared(struct env *e, const struct u_fixture *ca,
 	assert_non_null(cache);
 	assert_non_null(ma);
 	assert_non_null(mc);
-	ba = symcache__findnew(cache, ma, ca->pid);
-	bc = symcache__findnew(cache, mc, cc->pid);
+	ba = symcache__findnew(cache, ma, ca->pid, 0);
+	bc = symcache__findnew(cache, mc, cc->pid, 0);
 	assert_non_null(ba);
 	assert_non_null(bc);
 	assert_ptr_not_equal(ba, bc);
