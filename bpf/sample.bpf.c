@@ -65,8 +65,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	if (want_user && key.pid)
-		key.ustack = user_stack(ctx, key.pid, task, EV_STACK, CNT_USTACK,
-					CNT_USTACK_ERR, CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+		key.ustack = user_stack(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
+					CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
 	if (want_kernel)
 		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);

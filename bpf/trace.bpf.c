@@ -42,7 +42,7 @@ struct frame {
 
 struct shadow {
 	__u32 depth;
-	__u32 outermost; /* outermost calls so far */
+	__u32 outermost;	    /* outermost calls so far */
 	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */

@@ -106,7 +106,7 @@ static long search_row(__u32 i, void *data)
 }
 
 static __always_inline struct unwind_mapping *unwind_find_mapping(struct unwind_proc *proc,
-								 __u64 pc)
+								  __u64 pc)
 {
 	struct unwind_search s = { .proc = proc, .pc = pc, .hi = proc->n, .found = -1 };
 
@@ -250,9 +250,9 @@ static __always_inline void ask_for_maps(struct unwind_proc *proc, __u32 pid, __
  * process's, by frame pointers before that. base is the first of the
  * program's enum ustack_counter block; the others count read errors, full
  * ring buffers for stacks and for requests. */
-static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task,
-					__u32 type, __u32 base, __u32 err_counter,
-					__u32 drop_counter, __u32 lost_counter)
+static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task, __u32 type,
+					__u32 base, __u32 err_counter, __u32 drop_counter,
+					__u32 lost_counter)
 {
 	struct unwind_walk w = {};
 	enum unwind_end end;
@@ -261,7 +261,8 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 		return STACK_ID_NONE; /* a kernel thread */
 	/* inside execve the registers may hold the old image's user stack,
 	 * which the new image's mappings would turn into [unknown] frames */
-	if (bpf_core_field_exists(task->in_execve) && BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
+	if (bpf_core_field_exists(task->in_execve) &&
+	    BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
 		return STACK_ID_NONE;
 	if (unwind_mode != UNWIND_MODE_FP) {
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);

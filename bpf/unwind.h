@@ -44,11 +44,11 @@ enum unwind_mode {
 /* The counters a program keeps on its user stacks, in this order from its
  * base counter (the first three follow enum unwind_end). */
 enum ustack_counter {
-	USTACK_TABLES,	  /* unwind tables all the way to the outermost frame */
-	USTACK_MIXED,	  /* to the outermost frame, some steps by frame pointers */
-	USTACK_TRUNCATED, /* the table walk stopped early */
-	USTACK_FP,	  /* frame pointers (bpf_get_stack) */
-	USTACK_EARLY,	  /* of those, because the process's tables were not loaded yet */
+	USTACK_TABLES,	   /* unwind tables all the way to the outermost frame */
+	USTACK_MIXED,	   /* to the outermost frame, some steps by frame pointers */
+	USTACK_TRUNCATED,  /* the table walk stopped early */
+	USTACK_FP,	   /* frame pointers (bpf_get_stack) */
+	USTACK_EARLY,	   /* of those, because the process's tables were not loaded yet */
 	USTACK_MAPS_ASKED, /* a pc outside the known mappings asked for a fresh look */
 	USTACK_NR,
 };

@@ -44,7 +44,7 @@ struct elf_symtab {
 	uint16_t machine;
 	unsigned char elfclass;
 	uint64_t entry, entry_end; /* the entry code when no symbol covers it */
-	size_t symtab_funcs; /* functions taken from a .symtab */
+	size_t symtab_funcs;	   /* functions taken from a .symtab */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -163,8 +163,8 @@ int elf_symtab__read_build_id(int fd, uint8_t *id, size_t max, size_t *len)
 			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
 				scan_note_segment(&t, elf, &ph);
 	/* as load_sections() does: a note section where no segment had one */
-	for (Elf_Scn *scn = NULL; elf_kind(elf) == ELF_K_ELF && !t.build_id_len &&
-				  (scn = elf_nextscn(elf, scn));) {
+	for (Elf_Scn *scn = NULL;
+	     elf_kind(elf) == ELF_K_ELF && !t.build_id_len && (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))

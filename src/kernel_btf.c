@@ -160,8 +160,8 @@ static void *map_or_read(int fd, size_t len, bool *mapped)
 	return p;
 }
 
-int kernel_btf__enum_has(const char *path, const char *type, const char *const *values,
-			 size_t n, int *has)
+int kernel_btf__enum_has(const char *path, const char *type, const char *const *values, size_t n,
+			 int *has)
 {
 	struct stat st;
 	bool mapped;

@@ -13,8 +13,8 @@
  * BTF at path (KERNEL_BTF_PATH) has a value by that name: has[i] is set to
  * 1 or 0. Returns 0, -ENOENT when there is no such enum, or -errno when the
  * BTF cannot be read or is malformed. */
-int kernel_btf__enum_has(const char *path, const char *type, const char *const *values,
-			 size_t n, int *has);
+int kernel_btf__enum_has(const char *path, const char *type, const char *const *values, size_t n,
+			 int *has);
 
 /* The same over a BTF image in memory (for tests and fuzzing). */
 int kernel_btf__enum_has_in(const void *btf, size_t len, const char *type,

@@ -159,8 +159,7 @@ static void take_record(struct mmap_events *m, const unsigned char *rec, size_t 
 
 		if (c->pid == c->tid)
 			procs__set_parent(m->ps, (pid_t)c->pid, 0);
-	}
-	else if (h->type == PERF_RECORD_LOST && size >= sizeof(struct lost_record))
+	} else if (h->type == PERF_RECORD_LOST && size >= sizeof(struct lost_record))
 		m->st.lost += ((const struct lost_record *)rec)->lost;
 }
 

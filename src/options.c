@@ -128,9 +128,9 @@ int options__parse_freq(const char *s, unsigned int *hz)
 
 static int parse_unwind(const char *s, enum unwind_mode *mode)
 {
-	static const char *const names[] = { [UNWIND_MODE_FP] = "fp",
-					     [UNWIND_MODE_DWARF] = "dwarf",
-					     [UNWIND_MODE_AUTO] = "auto" };
+	static const char *const names[] = {
+		[UNWIND_MODE_FP] = "fp", [UNWIND_MODE_DWARF] = "dwarf", [UNWIND_MODE_AUTO] = "auto"
+	};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		if (!strcmp(s, names[i])) {

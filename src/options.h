@@ -32,7 +32,7 @@ struct options {
 	bool flamechart;
 	bool timeline; /* the output needs each sample's or call's time */
 	bool full_stack;
-	bool no_demangle; /* C++ and Rust names left mangled */
+	bool no_demangle;	 /* C++ and Rust names left mangled */
 	enum unwind_mode unwind; /* --unwind: how user stacks are taken */
 	bool inline_frames;	 /* --inline: inlined functions as frames (DWARF) */
 	bool file_line;		 /* --file-line: FILE:LINE after names (DWARF) */

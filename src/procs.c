@@ -27,7 +27,7 @@ struct proc {
 	struct perfmap *pm;	 /* NULL when it has none */
 	struct proc_maps *snaps; /* oldest first */
 	size_t nsnaps;
-	pid_t parent; /* it forked from parent and has not exec'd since: its maps */
+	pid_t parent;		/* it forked from parent and has not exec'd since: its maps */
 	struct map_entry *hist; /* mappings as they were made (mmap_events.c), oldest first */
 	size_t nhist, hist_cap;
 };

@@ -373,8 +373,13 @@ static int read_split(struct reader *r, struct in_ctx *a)
 		goto out;
 	b->o = *a->o;
 	b->o.progress = NULL; /* the first half tells it for both */
-	b->c = (struct in_ctx){ .name = a->name, .o = &b->o, .st = &b->st, .err = b->err,
-				.range_fd = r->fd, .range_at = at, .range_end = r->size };
+	b->c = (struct in_ctx){ .name = a->name,
+				.o = &b->o,
+				.st = &b->st,
+				.err = b->err,
+				.range_fd = r->fd,
+				.range_at = at,
+				.range_end = r->size };
 	a->range_fd = r->fd;
 	a->range_end = at;
 	a->total = at;
@@ -409,8 +414,12 @@ static int new_ctx(struct in_ctx *c, struct reader *r, const struct reader_opts 
 {
 	/* the line readers read the input directly; chrome's JSON parser
 	 * through the stream */
-	*c = (struct in_ctx){ .f = r->f, .rd = r->format == IN_CHROME ? NULL : r, .name = r->name,
-			      .o = o, .st = st, .err = err };
+	*c = (struct in_ctx){ .f = r->f,
+			      .rd = r->format == IN_CHROME ? NULL : r,
+			      .name = r->name,
+			      .o = o,
+			      .st = st,
+			      .err = err };
 	memset(st, 0, sizeof(*st));
 	st->halves = 1;
 	c->total = r->size;

@@ -39,12 +39,12 @@ struct reader_opts {
 
 /* What a reader left out or had to guess, for the user. */
 struct reader_stats {
-	uint64_t records;      /* perf records, chrome events, folded lines read */
-	uint64_t other_events; /* perf records of another event than the first */
-	char event[64];	       /* perf: the event kept */
-	char other_event[64];  /* perf: the first event left out */
-	uint64_t ignored;      /* chrome: events of phases without a call (i, C, ...) */
-	uint64_t unmatched;    /* chrome: E without B, partial overlaps clipped */
+	uint64_t records;	    /* perf records, chrome events, folded lines read */
+	uint64_t other_events;	    /* perf records of another event than the first */
+	char event[64];		    /* perf: the event kept */
+	char other_event[64];	    /* perf: the first event left out */
+	uint64_t ignored;	    /* chrome: events of phases without a call (i, C, ...) */
+	uint64_t unmatched;	    /* chrome: E without B, partial overlaps clipped */
 	uint64_t first_ts, last_ts; /* perf: the times of the first and last records */
 	unsigned int halves;	    /* 2: read as two halves at once */
 };

@@ -245,8 +245,7 @@ static int write_profile(const struct render_opts *o, size_t i, const struct pro
 	if (err == -ENODATA)
 		p_err("'%s' has no times for the %s output", o->input, sink__name(o->formats[i]));
 	else if (err == -ENOTSUP)
-		p_err("the %s output is not available in this version",
-		      sink__name(o->formats[i]));
+		p_err("the %s output is not available in this version", sink__name(o->formats[i]));
 	else if (err)
 		p_err("cannot write '%s': %s", o->outputs[i], output__strerror(err));
 	return err;

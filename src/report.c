@@ -53,7 +53,8 @@ void report__losses(const struct sampler_stats *st, struct strbuf *b)
 	add_loss(b, c[CNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
-	add_loss(b, st->mmaps.lost, "mapping records (perf ring full: names of processes that exited)");
+	add_loss(b, st->mmaps.lost,
+		 "mapping records (perf ring full: names of processes that exited)");
 }
 
 static void report_losses(const struct sampler_stats *st)

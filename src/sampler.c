@@ -42,10 +42,10 @@ struct sampler {
 	size_t nspilled, spilled_cap;
 	struct sample_tick_event *ticks; /* timeline: every sample's time and CPU */
 	size_t nticks, ticks_cap;
-	uint64_t period_ns;	    /* 1/freq */
-	uint64_t rng;		    /* xorshift state for the jitter */
-	struct timespec jittered;   /* when the periods last changed */
-	int event_err; /* the first error handling ring buffer records */
+	uint64_t period_ns;	  /* 1/freq */
+	uint64_t rng;		  /* xorshift state for the jitter */
+	struct timespec jittered; /* when the periods last changed */
+	int event_err;		  /* the first error handling ring buffer records */
 };
 
 /* Preallocated maps (allocating in the timer interrupt fails now and then),
@@ -386,10 +386,9 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	for (uint32_t i = st->nr; i-- > 0 && err >= 0;) {
 		uint32_t *f = &c->frames[c->n];
 
-		err = kind == FRAME_KERNEL
-			      ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1
-			      : symbolizer__user_frames(c->sym, pid, st->ip[i], i > 0, f,
-							SYMBOLIZE_MAX_FRAMES);
+		err = kind == FRAME_KERNEL ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1
+					   : symbolizer__user_frames(c->sym, pid, st->ip[i], i > 0,
+								     f, SYMBOLIZE_MAX_FRAMES);
 		c->n += err > 0 ? err : 0;
 	}
 	return err < 0 ? err : 0;

@@ -35,7 +35,7 @@ struct sampler_stats {
 	uint64_t stacks;     /* unique raw stacks received */
 	uint64_t collisions; /* stack ids that hashed alike (the later stack is misnamed) */
 	enum unwind_mode unwind;
-	struct unwinder_stats tables; /* when unwinding by tables */
+	struct unwinder_stats tables;	/* when unwinding by tables */
 	struct mmap_events_stats mmaps; /* the mappings recorded as they were made */
 };
 

@@ -26,8 +26,8 @@ const char *source__bpf_hint(int err, int verbosity)
 void source__set_symbolizer(const struct options *o)
 {
 	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle,
-							   .inline_frames = o->inline_frames,
-							   .file_line = o->file_line });
+							    .inline_frames = o->inline_frames,
+							    .file_line = o->file_line });
 }
 
 static int add_pid(void *impl, pid_t pid)

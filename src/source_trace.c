@@ -690,14 +690,14 @@ static const struct source_ops trace_ops = {
 static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
 	struct tracer_job job = { .opts = {
-		.filter_pids = ts->o->npids || ts->o->command,
-		.follow_children = ts->o->command != NULL,
-		.want_calls = ts->o->timeline,
-		.want_stacks = ts->o->full_stack,
-		.unwind = ts->o->unwind,
-		.notify_forks = ts->o->command != NULL,
-		.duration = ts->o->duration,
-	} };
+					  .filter_pids = ts->o->npids || ts->o->command,
+					  .follow_children = ts->o->command != NULL,
+					  .want_calls = ts->o->timeline,
+					  .want_stacks = ts->o->full_stack,
+					  .unwind = ts->o->unwind,
+					  .notify_forks = ts->o->command != NULL,
+					  .duration = ts->o->duration,
+				  } };
 	struct bin_plan *plans = NULL;
 	char missing[64];
 	size_t n = 0;

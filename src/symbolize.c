@@ -21,9 +21,9 @@ struct symbolizer {
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
 	bool no_demangle;
-	bool inline_frames, file_line; /* --inline, --file-line: DWARF wanted */
-	struct hashmap user_names, user_offs;	  /* hash(binary, file offset, is_return) */
-	struct hashmap user_sets; /* the same -> index in sets, when DWARF is wanted */
+	bool inline_frames, file_line;	      /* --inline, --file-line: DWARF wanted */
+	struct hashmap user_names, user_offs; /* hash(binary, file offset, is_return) */
+	struct hashmap user_sets;	      /* the same -> index in sets, when DWARF is wanted */
 	struct resolved_set *sets;
 	size_t nsets, sets_cap;
 	struct hashmap kernel_names, kernel_offs; /* address * 2 + is_return */
@@ -68,8 +68,7 @@ struct symbolizer *symbolizer__new_opts(struct profile *p, struct procs *ps,
 	return new_symbolizer(p, ps, o, NULL);
 }
 
-struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps,
-					struct symcache *bins)
+struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps, struct symcache *bins)
 {
 	return new_symbolizer(p, ps, &defaults, bins);
 }
@@ -269,9 +268,9 @@ static int file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pi
 	n = set->n < max ? set->n : max;
 	for (size_t i = 0; i < n && !err; i++)
 		err = profile__findnew_frame_at(s->p,
-						&(struct frame){ set->r[i].name, b->name, FRAME_USER,
-								 ip, set->r[i].sym_off, b->path,
-								 b->build_id },
+						&(struct frame){ set->r[i].name, b->name,
+								 FRAME_USER, ip, set->r[i].sym_off,
+								 b->path, b->build_id },
 						&ids[i]);
 	return err ? err : (int)n;
 }
@@ -331,13 +330,16 @@ int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool i
 		return file_frames(s, m, pid, ip, is_return, ids, max);
 	if (!m || !m->path[0])
 		err = profile__findnew_frame_at(
-			s->p, &(struct frame){ .name = "[unknown]", .addr = ip, .dso = "[unknown]" },
+			s->p,
+			&(struct frame){ .name = "[unknown]", .addr = ip, .dso = "[unknown]" },
 			ids);
 	else /* [vdso], [vsyscall], ... */
-		err = unknown_name(s, m->path, ip - m->start, &r) ?:
-			profile__findnew_frame_at(
-				s->p, &(struct frame){ r.name, m->path, FRAME_USER, ip, 0, m->path, "" },
-				ids);
+		err = unknown_name(s, m->path, ip - m->start, &r)
+			      ?: profile__findnew_frame_at(s->p,
+							   &(struct frame){ r.name, m->path,
+									    FRAME_USER, ip, 0,
+									    m->path, "" },
+							   ids);
 	return err ? err : 1;
 }
 

@@ -38,8 +38,7 @@ struct symcache;
 
 /* The same with the options of symbolizer__set_defaults, and the binaries
  * the source read already (symbolizer__preload), which it keeps owning. */
-struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps,
-					struct symcache *bins);
+struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps, struct symcache *bins);
 
 /* A cache of binaries for symbolizer__preload, with the default options. */
 struct symcache *symbolizer__new_cache(void);

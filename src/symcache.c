@@ -130,8 +130,7 @@ static int add_binary(struct symcache *c, struct binary *b, uint64_t file_key, u
 	return 0;
 }
 
-struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid,
-				 int root)
+struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid, int root)
 {
 	struct debuginfo_where w = { .debug_root = c->debug_root, .root = root };
 	uint64_t key = mapped_file__key(m), id_key = 0, i;

@@ -203,8 +203,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 		err = -errno;
 		goto err_free;
 	}
-	if (t->opts.want_stacks &&
-	    !(t->exec_link = bpf_program__attach(t->skel->progs.on_exec))) {
+	if (t->opts.want_stacks && !(t->exec_link = bpf_program__attach(t->skel->progs.on_exec))) {
 		err = -errno;
 		goto err_free;
 	}

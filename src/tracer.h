@@ -39,13 +39,13 @@ struct trace_target {
 
 struct tracer_opts {
 	bool filter_pids;
-	bool follow_children; /* add the children of filtered processes (COMMAND) */
-	bool want_calls;      /* keep each call for timelines (profile events) */
-	bool want_stacks;     /* --full-stack: calls under their real user stack */
+	bool follow_children;	 /* add the children of filtered processes (COMMAND) */
+	bool want_calls;	 /* keep each call for timelines (profile events) */
+	bool want_stacks;	 /* --full-stack: calls under their real user stack */
 	enum unwind_mode unwind; /* how those stacks are taken */
-	bool notify_forks;    /* collect the children of traced processes (tracer__forks) */
-	size_t max_calls;     /* at most this many (0: a default) */
-	double duration;      /* expected seconds (0: unknown), for sizing maps */
+	bool notify_forks;	 /* collect the children of traced processes (tracer__forks) */
+	size_t max_calls;	 /* at most this many (0: a default) */
+	double duration;	 /* expected seconds (0: unknown), for sizing maps */
 };
 
 struct tracer_stats {

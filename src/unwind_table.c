@@ -1304,8 +1304,8 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
 	return lo ? &t->rows[lo - 1] : NULL;
 }
 
-int unwind_table__bias(const struct unwind_table *t, uint64_t start, uint64_t end,
-		       uint64_t offset, uint64_t *bias)
+int unwind_table__bias(const struct unwind_table *t, uint64_t start, uint64_t end, uint64_t offset,
+		       uint64_t *bias)
 {
 	for (size_t i = 0; i < t->nloads; i++) {
 		const struct unwind_load *l = &t->loads[i];

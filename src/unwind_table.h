@@ -48,8 +48,8 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, uint64
  * /proc/PID/maps) moved the file's code: address in the process minus
  * link-time address. Tables built from a file only. Returns 0, or -ENOENT
  * when the mapping holds none of its executable segments. */
-int unwind_table__bias(const struct unwind_table *t, uint64_t start, uint64_t end,
-		       uint64_t offset, uint64_t *bias);
+int unwind_table__bias(const struct unwind_table *t, uint64_t start, uint64_t end, uint64_t offset,
+		       uint64_t *bias);
 
 const struct unwind_stats *unwind_table__stats(const struct unwind_table *t);
 

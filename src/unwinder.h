@@ -18,10 +18,10 @@
 #define UNWINDER_ROWS_ALL (1u << 21)
 
 struct unwinder_stats {
-	size_t files;	       /* binaries with a table loaded */
-	size_t files_without;  /* binaries with no usable call-frame information */
-	size_t files_no_room;  /* binaries whose table did not fit in the row array */
-	const char *no_room;   /* the first of those */
+	size_t files;	      /* binaries with a table loaded */
+	size_t files_without; /* binaries with no usable call-frame information */
+	size_t files_no_room; /* binaries whose table did not fit in the row array */
+	const char *no_room;  /* the first of those */
 	uint64_t rows, max_rows;
 	size_t processes;      /* mapping tables written */
 	size_t maps_truncated; /* processes with more than UNWIND_MAX_MAPPINGS mappings */

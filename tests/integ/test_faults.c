@@ -760,7 +760,8 @@ static void test_ring_full_timeline(void **state)
 		      s.calls, kept, ring, over);
 	if (ring <= 0) {
 		h_dump(&r, "flamebpf");
-		fail_msg("a stall of %.0f calls lost no record in the ring buffer, or did not say so",
+		fail_msg("a stall of %.0f calls lost no record in the ring buffer, or did not say "
+			 "so",
 			 RING_OVERFLOW_CALLS);
 	}
 	assert_int_equal(s.calls, kept + (unsigned long long)ring + (unsigned long long)over);

@@ -530,7 +530,8 @@ static void test_inline_file_line(void **state)
 
 	(void)state;
 	require_bpf();
-	snprintf(want, sizeof(want), ";outer (inlined.c:%d);middle (inlined.c:%d);inner (inlined.c:",
+	snprintf(want, sizeof(want),
+		 ";outer (inlined.c:%d);middle (inlined.c:%d);inner (inlined.c:",
 		 marker_line("LINE-OUTER"), marker_line("LINE-MIDDLE"));
 	profile_inlined("--inline", "--file-line", &f);
 	all = h_sum(&f, user_sample_of_inlined, NULL);
@@ -549,7 +550,8 @@ static void test_inline_file_line(void **state)
 	/* --inline alone: the frames without lines */
 	profile_inlined("--inline", "-U", &f);
 	all = h_sum(&f, user_sample_of_inlined, NULL);
-	assert_true(h_sum(&f, user_sample_of_inlined, ";main;outer;middle;inner") * 100 >= all * 90);
+	assert_true(h_sum(&f, user_sample_of_inlined, ";main;outer;middle;inner") * 100 >=
+		    all * 90);
 	h_folded_free(&f);
 }
 
@@ -562,10 +564,11 @@ static bool node_js_frame(const char *stack, const void *arg)
 /* JavaScript names from the perf map node writes with --perf-basic-prof. */
 static void test_node_perf_map(void **state)
 {
-	static const char script[] =
-		"function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) s += Math.sqrt(i) * (i & 7); return s; }\n"
-		"function driver() { const t = Date.now(); let x = 0; while (Date.now() - t < 1500) x += hotLoop(100000); return x; }\n"
-		"console.log(driver() > 0);\n";
+	static const char script[] = "function hotLoop(n) { let s = 0; for (let i = 0; i < n; i++) "
+				     "s += Math.sqrt(i) * (i & 7); return s; }\n"
+				     "function driver() { const t = Date.now(); let x = 0; while "
+				     "(Date.now() - t < 1500) x += hotLoop(100000); return x; }\n"
+				     "console.log(driver() > 0);\n";
 	const char *js = h_path("hot.js"), *out = h_path("node.folded");
 	char v8log[4200];
 	unsigned long long named, under_main;
@@ -590,7 +593,8 @@ static void test_node_perf_map(void **state)
 	named = h_sum(&f, node_js_frame, NULL);
 	under_main = 0;
 	for (size_t i = 0; i < f.n; i++)
-		if (node_js_frame(f.lines[i].stack, NULL) && h_has_frame(f.lines[i].stack, "_start"))
+		if (node_js_frame(f.lines[i].stack, NULL) &&
+		    h_has_frame(f.lines[i].stack, "_start"))
 			under_main += f.lines[i].count;
 	print_message("%llu of %llu samples in named JavaScript (hot.js), %llu of them from "
 		      "_start\n",

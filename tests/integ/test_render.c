@@ -294,8 +294,8 @@ static void test_several_outputs(void **state)
 		h_assert_status(&r, 0);
 		h_result_free(&r);
 	}
-	render(&r, H_ARGV(in, "-o", all[0], "-o", all[1], "-o", all[2], "-o", all[3], "-o",
-			  all[4]));
+	render(&r,
+	       H_ARGV(in, "-o", all[0], "-o", all[1], "-o", all[2], "-o", all[3], "-o", all[4]));
 	h_assert_status(&r, 0);
 	h_result_free(&r);
 	for (size_t i = 0; i < 5; i++)

@@ -41,8 +41,8 @@ static struct unwind_counts must_unwind_counts(const struct h_result *r)
 	return c;
 }
 
-static void profile(const char *unwind, const char *workload, const char *seconds,
-		    const char *out, struct h_folded *f, struct h_result *r)
+static void profile(const char *unwind, const char *workload, const char *seconds, const char *out,
+		    struct h_folded *f, struct h_result *r)
 {
 	h_run_folded(r, 60, out, f,
 		     H_ARGV(h_flamebpf(), "--sample", "499hz", "--unwind", unwind, "-o", out, "--",

@@ -483,8 +483,10 @@ static void test_split_halves(void **state)
 	static const struct {
 		const char *name;
 		unsigned int halves;
-	} files[] = { { "perf-modern.perf", 0 },	  { "perf-old.perf", 0 },
-		      { "perf-real-cpuclock.perf", 2 }, { "perf-real-sched.perf", 2 },
+	} files[] = { { "perf-modern.perf", 0 },
+		      { "perf-old.perf", 0 },
+		      { "perf-real-cpuclock.perf", 2 },
+		      { "perf-real-sched.perf", 2 },
 		      { "perf-real-faults.perf", 2 } };
 	char path[] = "/tmp/flamebpf-in.XXXXXX";
 	struct strbuf t = {};

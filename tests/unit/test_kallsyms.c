@@ -140,16 +140,16 @@ static void test_empty_and_missing(void **state)
 static void test_malformed(void **state)
 {
 	static const char *const bad[] = {
-		"ffffffff81000000 T\n", /* no name */
-		"ffffffff81000000 T \n", /* empty name */
-		"ffffffff81000000T foo\n", /* no space after the address */
-		"ffffffff81000000 Tfoo\n", /* no space after the type */
-		"zzzzzzzzzzzzzzzz T foo\n", /* not hex */
-		" ffffffff81000000 T foo\n", /* leading space */
-		"1ffffffff81000000 T foo\n", /* over 64 bits */
+		"ffffffff81000000 T\n",		/* no name */
+		"ffffffff81000000 T \n",	/* empty name */
+		"ffffffff81000000T foo\n",	/* no space after the address */
+		"ffffffff81000000 Tfoo\n",	/* no space after the type */
+		"zzzzzzzzzzzzzzzz T foo\n",	/* not hex */
+		" ffffffff81000000 T foo\n",	/* leading space */
+		"1ffffffff81000000 T foo\n",	/* over 64 bits */
 		"ffffffff81000000 T foo bar\n", /* a space in the name */
 		"ffffffff81000000 T \t[mod]\n", /* a module but no name */
-		"\n", /* empty line */
+		"\n",				/* empty line */
 	};
 	struct kallsyms *k;
 	size_t i;

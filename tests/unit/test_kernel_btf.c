@@ -45,9 +45,9 @@ static void test_running_kernel(void **state)
 		names[i] = btf__name_by_offset(btf, btf_enum(t)[i].name_off);
 	names[n] = "BPF_TRACE_NO_SUCH_TYPE";
 	names[n + 1] = "bpf_attach_type";
-	assert_int_equal(kernel_btf__enum_has(KERNEL_BTF_PATH, "bpf_attach_type", names,
-					      (size_t)n + 2, has),
-			 0);
+	assert_int_equal(
+		kernel_btf__enum_has(KERNEL_BTF_PATH, "bpf_attach_type", names, (size_t)n + 2, has),
+		0);
 	for (int i = 0; i < n; i++)
 		if (!has[i])
 			fail_msg("%s not found", names[i]);

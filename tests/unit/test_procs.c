@@ -20,8 +20,9 @@
 
 static struct map_entry mapping(uint64_t start, uint64_t end, const char *path)
 {
-	return (struct map_entry){ .start = start, .end = end, .perms = "r-xp",
-				   .path = (char *)path };
+	return (struct map_entry){
+		.start = start, .end = end, .perms = "r-xp", .path = (char *)path
+	};
 }
 
 static void test_history_of_exited_process(void **state)

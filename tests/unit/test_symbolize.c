@@ -402,8 +402,10 @@ static void expect_table_shared(struct env *e, const struct u_fixture *ca,
 				const struct u_fixture *cc)
 {
 	struct symcache *cache = symcache__new(NULL);
-	const struct map_entry *ma = procs__find(e->ps, ca->pid, u_fixture_addr(ca, "fixture_gamma"));
-	const struct map_entry *mc = procs__find(e->ps, cc->pid, u_fixture_addr(cc, "fixture_gamma"));
+	const struct map_entry *ma =
+		procs__find(e->ps, ca->pid, u_fixture_addr(ca, "fixture_gamma"));
+	const struct map_entry *mc =
+		procs__find(e->ps, cc->pid, u_fixture_addr(cc, "fixture_gamma"));
 	struct binary *ba, *bc;
 
 	assert_non_null(cache);
