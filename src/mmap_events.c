@@ -21,6 +21,8 @@ struct ring {
 
 struct mmap_events {
 	struct procs *ps;
+	mmap_events_keep keep;
+	void *arg;
 	struct ring *rings;
 	int nrings;
 	size_t page;
@@ -84,7 +86,8 @@ static int open_ring(struct ring *r, int cpu, size_t page)
 	return 0;
 }
 
-int mmap_events__open(struct mmap_events **out, struct procs *ps)
+int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep,
+		      void *arg)
 {
 	struct mmap_events *m = calloc(1, sizeof(*m));
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
@@ -93,6 +96,8 @@ int mmap_events__open(struct mmap_events **out, struct procs *ps)
 	if (!m)
 		return -ENOMEM;
 	m->ps = ps;
+	m->keep = keep;
+	m->arg = arg;
 	m->page = (size_t)sysconf(_SC_PAGESIZE);
 	m->rings = calloc(ncpus > 0 ? ncpus : 1, sizeof(*m->rings));
 	if (!m->rings) {
@@ -126,6 +131,8 @@ static void take_mmap2(struct mmap_events *m, const unsigned char *rec, size_t s
 
 	if (size <= sizeof(*r) || (r->h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID))
 		return;
+	if (m->keep && !m->keep((pid_t)r->pid, m->arg))
+		return;
 	if (!memchr(r->filename, '\0', name_max) || r->filename[0] != '/')
 		return; /* anonymous or special ([vdso]): nothing to name it by */
 	e = (struct map_entry){
@@ -151,13 +158,13 @@ static void take_record(struct mmap_events *m, const unsigned char *rec, size_t 
 	} else if (h->type == PERF_RECORD_FORK && size >= sizeof(struct fork_record)) {
 		const struct fork_record *f = (const void *)rec;
 
-		if (f->pid != f->ppid) /* a process, not a thread */
-			procs__set_parent(m->ps, (pid_t)f->pid, (pid_t)f->ppid);
+		if (f->pid != f->ppid && (!m->keep || m->keep((pid_t)f->pid, m->arg)))
+			procs__set_parent(m->ps, (pid_t)f->pid, (pid_t)f->ppid); /* a process */
 	} else if (h->type == PERF_RECORD_COMM && (h->misc & PERF_RECORD_MISC_COMM_EXEC) &&
 		   size >= sizeof(struct comm_record)) {
 		const struct comm_record *c = (const void *)rec;
 
-		if (c->pid == c->tid)
+		if (c->pid == c->tid && (!m->keep || m->keep((pid_t)c->pid, m->arg)))
 			procs__set_parent(m->ps, (pid_t)c->pid, 0);
 	} else if (h->type == PERF_RECORD_LOST && size >= sizeof(struct lost_record))
 		m->st.lost += ((const struct lost_record *)rec)->lost;

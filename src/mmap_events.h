@@ -5,7 +5,9 @@
 #ifndef FLAMEBPF_MMAP_EVENTS_H
 #define FLAMEBPF_MMAP_EVENTS_H
 
+#include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "procs.h"
 
@@ -16,9 +18,15 @@ struct mmap_events_stats {
 	uint64_t lost;	   /* records the kernel could not write (ring full) */
 };
 
-/* Opens the recording on every CPU, feeding ps (which must outlive it).
- * Returns 0 or -errno. */
-int mmap_events__open(struct mmap_events **out, struct procs *ps);
+/* Whether the mappings of pid matter to the capture (the kernel records
+ * those of every process). */
+typedef bool (*mmap_events_keep)(pid_t pid, void *arg);
+
+/* Opens the recording on every CPU, feeding ps (which must outlive it) with
+ * the mappings of the processes keep accepts (NULL: all). Returns 0 or
+ * -errno. */
+int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep,
+		      void *arg);
 
 /* Moves the records made so far into ps. */
 void mmap_events__drain(struct mmap_events *m);

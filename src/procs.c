@@ -34,12 +34,16 @@ struct proc {
 
 /* Bounds what one process can make us keep (a JIT mapping code forever). */
 #define HISTORY_MAX 4096
+/* And all processes together (a system-wide capture of a busy machine):
+ * about 100 bytes each. */
+#define HISTORY_TOTAL_MAX (256 * 1024)
 /* How far up a chain of forks without exec a lookup goes. */
 #define PARENTS_MAX 8
 
 struct procs {
 	struct proc *v;
 	size_t n, cap;
+	size_t nhist; /* history entries of all processes */
 	struct hashmap by_pid; /* pid -> index in v */
 };
 
@@ -213,7 +217,7 @@ int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e)
 
 	if (!p)
 		return -ENOMEM;
-	if (p->nhist == HISTORY_MAX)
+	if (p->nhist == HISTORY_MAX || ps->nhist == HISTORY_TOTAL_MAX)
 		return -ENOSPC;
 	copy.path = strdup(e->path);
 	if (!copy.path ||
@@ -221,6 +225,7 @@ int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e)
 		free(copy.path);
 		return -ENOMEM;
 	}
+	ps->nhist++;
 	return 0;
 }
 

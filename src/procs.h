@@ -21,7 +21,8 @@ int procs__snapshot(struct procs *ps, pid_t pid);
 
 /* Records a mapping pid made (mmap_events.h), for when no snapshot holds
  * its address: the process may be gone before one is taken. e is copied.
- * Returns 0, -ENOSPC past a bound per process, or -ENOMEM. */
+ * Returns 0, -ENOSPC past a bound per process or for all of them together,
+ * or -ENOMEM. */
 int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e);
 
 /* pid forked from parent (0: it exec'd since): until it has maps of its

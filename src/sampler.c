@@ -239,6 +239,18 @@ static int attach_tracking(struct sampler *s)
 	return s->fork_link ? 0 : -errno;
 }
 
+/* With -p or a COMMAND, only the processes the BPF filter lets through
+ * (a COMMAND's children join it as they fork): a long capture of one
+ * program must not keep every other process's mappings. */
+static bool traced(pid_t pid, void *arg)
+{
+	const struct sampler *s = arg;
+	__u32 key = (__u32)pid;
+	__u8 v;
+
+	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pids), &key, &v);
+}
+
 int sampler__start(struct sampler *s)
 {
 	int err = attach_tracking(s);
@@ -246,7 +258,8 @@ int sampler__start(struct sampler *s)
 	if (err)
 		return err;
 	/* without it, a process that exits before its maps are read goes unnamed */
-	if (s->opts.user && mmap_events__open(&s->mmaps, s->procs))
+	if (s->opts.user &&
+	    mmap_events__open(&s->mmaps, s->procs, s->opts.filter_pids ? traced : NULL, s))
 		s->mmaps = NULL;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		err = attach_cpu(s, cpu);
