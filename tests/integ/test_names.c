@@ -180,28 +180,36 @@ static void copy_file(const char *from, const char *to)
 	h_result_free(&r);
 }
 
+/* Samples the running workload p for a second by -p, then stops it: 90%
+ * of its samples must be named and reach main, or fail with WHY. */
+static void expect_pid_named(struct h_proc *p, const char *out, const char *why)
+{
+	struct h_folded f;
+	char pid[32];
+
+	snprintf(pid, sizeof(pid), "%d", (int)p->pid);
+	h_run_folded(NULL, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-p", pid, "-d", "1", "-o", out));
+	h_stop(p);
+	if (named_main_share(&f) < 90) {
+		h_folded_dump(&f, 20);
+		fail_msg("%s", why);
+	}
+	h_folded_free(&f);
+}
+
 /* A binary deleted while it runs: read through /proc/PID/map_files. */
 static void test_deleted_binary(void **state)
 {
 	const char *bin = h_path("cpu_tree"), *out = h_path("deleted.folded");
-	char pid[32];
 	struct h_proc p;
-	struct h_folded f;
 
 	(void)state;
 	require_bpf();
 	copy_file(h_workload("nofp/cpu_tree"), bin);
 	h_start_workload(&p, H_ARGV(bin, "3"));
 	assert_int_equal(unlink(bin), 0);
-	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
-	h_run_folded(NULL, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-p", pid, "-d", "1", "-o", out));
-	h_stop(&p);
-	if (named_main_share(&f) < 90) {
-		h_folded_dump(&f, 20);
-		fail_msg("the deleted binary's stacks are not named and unwound");
-	}
-	h_folded_free(&f);
+	expect_pid_named(&p, out, "the deleted binary's stacks are not named and unwound");
 }
 
 /* A program started in a chroot directory: its paths are under its root. */
@@ -447,9 +455,8 @@ static void make_ns_dir(const char *dir)
 static void test_mount_ns(void **state)
 {
 	const char *dir = h_path("ns"), *out = h_path("ns.folded");
-	char script[8192], pid[32], bin[PATH_MAX];
+	char script[8192], bin[PATH_MAX];
 	struct h_proc p;
-	struct h_folded f;
 
 	(void)state;
 	require_bpf();
@@ -460,15 +467,7 @@ static void test_mount_ns(void **state)
 	wait_exec(p.pid, dir);
 	snprintf(bin, sizeof(bin), "%s/cpu_tree", dir);
 	assert_false(h_exists(bin)); /* only in its namespace */
-	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
-	h_run_folded(NULL, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-p", pid, "-d", "1", "-o", out));
-	h_stop(&p);
-	if (named_main_share(&f) < 90) {
-		h_folded_dump(&f, 20);
-		fail_msg("the program in another mount namespace is not named");
-	}
-	h_folded_free(&f);
+	expect_pid_named(&p, out, "the program in another mount namespace is not named");
 }
 
 /* The same as a COMMAND: named though it exited before the end. */
