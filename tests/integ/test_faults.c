@@ -303,6 +303,42 @@ static void start_rate(struct h_proc *target, double *base)
 	*base = median_rate(target, 2, 5, NULL);
 }
 
+/* No uprobe of the target's binary is left where tracefs lists them
+ * (uprobe_events, uprobe_profile): flamebpf makes none there, through the
+ * perf uprobe PMU and uprobe_multi links, and a kill must not leave one.
+ * tracefs is mounted for the look when the system has not. */
+static void expect_no_uprobe_events(const char *binary)
+{
+	static const char *const files[] = { "uprobe_events", "uprobe_profile" };
+	const char *dir = "/sys/kernel/tracing";
+	char mnt[PATH_MAX], path[PATH_MAX + 32];
+	bool mounted = false;
+
+	snprintf(path, sizeof(path), "%s/uprobe_events", dir);
+	if (!h_exists(path)) {
+		snprintf(mnt, sizeof(mnt), "%s", h_path("tracefs"));
+		if ((mkdir(mnt, 0700) && errno != EEXIST) ||
+		    mount("nodev", mnt, "tracefs", 0, NULL)) {
+			print_message("no tracefs to look at (%s): skipping that check\n",
+				      strerror(errno));
+			return;
+		}
+		dir = mnt;
+		mounted = true;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		char *text;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, files[i]);
+		text = h_slurp(path);
+		if (text && strstr(text, binary))
+			fail_msg("%s still lists a uprobe of %s:\n%.2000s", files[i], binary, text);
+		free(text);
+	}
+	if (mounted)
+		umount2(dir, MNT_DETACH);
+}
+
 /* Kills flamebpf FB with SIGKILL; its programs and links must go. */
 static void kill_flamebpf(struct h_proc *fb, const struct bpf_ids *ids)
 {
@@ -313,9 +349,12 @@ static void kill_flamebpf(struct h_proc *fb, const struct bpf_ids *ids)
 	assert_int_equal(r.status, 128 + SIGKILL);
 	h_result_free(&r);
 	expect_bpf_gone(ids);
+	expect_no_uprobe_events(h_workload("storm"));
 }
 
-static void test_sigkill_uprobe(void **state)
+/* SIGKILL while tracing: with uprobe_multi links, or (classic) one perf
+ * uprobe event per probe. */
+static void sigkill_uprobe(bool classic)
 {
 	char dir[PATH_MAX], out1[PATH_MAX], out2[PATH_MAX], pid[32];
 	double base, traced, after;
@@ -323,16 +362,18 @@ static void test_sigkill_uprobe(void **state)
 	struct bpf_ids ids;
 	size_t at;
 
-	(void)state;
 	require_bpf();
-	fresh_dir("kill-uprobe", dir, sizeof(dir));
+	fresh_dir(classic ? "kill-classic" : "kill-uprobe", dir, sizeof(dir));
 	join(out1, sizeof(out1), dir, "out.folded");
 	join(out2, sizeof(out2), dir, "out.json");
 	start_rate(&target, &base);
 	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
+	if (classic)
+		setenv("FLAMEBPF_CLASSIC_UPROBES", "1", 1);
 	assert_int_equal(h_start(&fb, H_ARGV(h_flamebpf(), "-p", pid, "-f", "^hot$", "-o", out1,
 					     "-o", out2)),
 			 0);
+	unsetenv("FLAMEBPF_CLASSIC_UPROBES");
 	at = wait_rate_below(&target, base / 10);
 	traced = median_rate(&target, at, 5, NULL);
 	wait_bpf_links(fb.pid, 10, &ids);
@@ -346,6 +387,18 @@ static void test_sigkill_uprobe(void **state)
 			 traced);
 	expect_empty_dir(dir);
 	h_stop(&target);
+}
+
+static void test_sigkill_uprobe(void **state)
+{
+	(void)state;
+	sigkill_uprobe(false);
+}
+
+static void test_sigkill_classic_uprobes(void **state)
+{
+	(void)state;
+	sigkill_uprobe(true);
 }
 
 static void test_sigkill_sampling(void **state)
@@ -1032,6 +1085,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sigkill_uprobe, h_test_teardown),
+		cmocka_unit_test_teardown(test_sigkill_classic_uprobes, h_test_teardown),
 		cmocka_unit_test_teardown(test_sigkill_sampling, h_test_teardown),
 		cmocka_unit_test_teardown(test_sigint_starting_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_sigint_starting_pid, h_test_teardown),
