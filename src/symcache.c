@@ -27,17 +27,9 @@ struct symcache *symcache__new(const char *debug_root)
 	return c;
 }
 
-static void set_build_id(struct binary *b)
-{
-	size_t len = 0;
-	const uint8_t *id = b->syms ? elf_symtab__build_id(b->syms, &len) : NULL;
-
-	for (size_t i = 0; id && i < len && 2 * i + 2 < sizeof(b->build_id); i++)
-		snprintf(b->build_id + 2 * i, 3, "%02x", id[i]);
-}
-
-/* The build-id of the file fd in hex, and its key; false when it has none. */
-static bool hex_build_id(int fd, char hex[2 * 64 + 1], uint64_t *key)
+/* The build-id of the file fd in hex (b->build_id's size), and its key;
+ * false when it has none. */
+static bool hex_build_id(int fd, char *hex, uint64_t *key)
 {
 	uint8_t id[64];
 	size_t len;
@@ -50,19 +42,19 @@ static bool hex_build_id(int fd, char hex[2 * 64 + 1], uint64_t *key)
 	return true;
 }
 
-/* A binary already read with the same build-id (another copy of the file:
- * another container, a replaced file), or -1. */
-static long same_build(const struct symcache *c, int fd, uint64_t *key)
+/* A binary read already with the build-id hex (another copy of the file:
+ * another container, a replaced file), or NULL. */
+static const struct binary *same_build(const struct symcache *c, const char *hex, uint64_t key)
 {
-	char hex[2 * 64 + 1];
 	uint64_t i;
 
-	if (!hex_build_id(fd, hex, key) || !hashmap__get(&c->by_build_id, *key, &i))
-		return -1;
-	return strcmp(c->v[i]->build_id, hex) ? -1 : (long)i;
+	if (!hashmap__get(&c->by_build_id, key, &i) || strcmp(c->v[i]->build_id, hex))
+		return NULL;
+	return c->v[i];
 }
 
-static struct binary *binary__load(struct debuginfo_where *w, int fd, char *path)
+/* The binary at path (taken over), its symbols not read yet. */
+static struct binary *binary__new(char *path)
 {
 	struct binary *b = calloc(1, sizeof(*b));
 	const char *slash = strrchr(path, '/');
@@ -74,35 +66,23 @@ static struct binary *binary__load(struct debuginfo_where *w, int fd, char *path
 	b->lines_fd = -1;
 	b->path = path;
 	b->name = slash ? slash + 1 : b->path;
+	return b;
+}
+
+/* Its symbols from fd (or why not), or those of other, the same build in
+ * another file: b keeps its own path and name for its frames. */
+static void binary__read(struct binary *b, struct debuginfo_where *w, int fd,
+			 const struct binary *other)
+{
+	if (other) {
+		b->syms = other->syms;
+		b->err = other->err;
+		b->debug = other->debug;
+		b->borrowed = true;
+		return;
+	}
 	w->path = b->path;
-	if (fd < 0) {
-		b->err = fd;
-		return b;
-	}
-	b->err = debuginfo__load(fd, w, &b->syms, &b->debug);
-	set_build_id(b);
-	return b;
-}
-
-/* Another file with the same build-id as other: its own path and name (for
- * the frames of its mappings), other's symbols. */
-static struct binary *binary__share(const struct binary *other, char *path)
-{
-	struct binary *b = calloc(1, sizeof(*b));
-	const char *slash = strrchr(path, '/');
-
-	if (!b) {
-		free(path);
-		return NULL;
-	}
-	*b = *other;
-	b->path = path;
-	b->name = slash ? slash + 1 : b->path;
-	b->lines = NULL; /* read for this file when asked */
-	b->lines_fd = -1;
-	b->lines_tried = false;
-	b->borrowed = true;
-	return b;
+	b->err = fd < 0 ? fd : debuginfo__load(fd, w, &b->syms, &b->debug);
 }
 
 static void binary__free(struct binary *b)
@@ -134,29 +114,26 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 {
 	struct debuginfo_where w = { .debug_root = c->debug_root, .root = root };
 	uint64_t key = mapped_file__key(m), id_key = 0, i;
-	char *path = mapped_file__path(m);
-	struct binary *b = NULL;
-	long same = -1;
+	const struct binary *other = NULL;
+	struct binary *b;
+	char *path;
 	int fd;
 
-	if (hashmap__get(&c->by_file, key, &i)) {
-		free(path);
+	if (hashmap__get(&c->by_file, key, &i))
 		return c->v[i];
-	}
-	if (!path)
+	path = mapped_file__path(m);
+	b = path ? binary__new(path) : NULL;
+	if (!b)
 		return NULL;
-	fd = mapped_file__open(path, m, pid, root);
-	if (fd >= 0)
-		same = same_build(c, fd, &id_key);
-	if (same >= 0)
-		b = binary__share(c->v[same], path);
-	else
-		b = binary__load(&w, fd, path);
+	fd = mapped_file__open(b->path, m, pid, root);
+	if (fd >= 0 && hex_build_id(fd, b->build_id, &id_key))
+		other = same_build(c, b->build_id, id_key);
+	binary__read(b, &w, fd, other);
 	if (fd >= 0)
 		close(fd);
-	if (b && add_binary(c, b, key, b->borrowed ? 0 : id_key)) {
+	if (add_binary(c, b, key, other ? 0 : id_key)) {
 		binary__free(b);
-		b = NULL;
+		return NULL;
 	}
 	return b;
 }

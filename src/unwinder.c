@@ -11,7 +11,6 @@
 #include "array.h"
 #include "hashmap.h"
 #include "mapped_file.h"
-#include "proc_root.h"
 #include "procs.h"
 #include "unwind_table.h"
 #include "unwinder.h"
@@ -89,15 +88,11 @@ static void place_rows(struct unwinder *u, struct unwinder_file *f, const char *
 }
 
 static void build_table(struct unwinder *u, struct unwinder_file *f, const struct map_entry *m,
-			pid_t pid)
+			pid_t pid, int root)
 {
 	char *path = mapped_file__path(m);
 	double t0 = now_ms();
-	int root = proc_root__get(pid); /* it runs: tables are built as it is seen */
 	int fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM;
-
-	if (root > 0)
-		close(root);
 
 	if (fd >= 0) {
 		if (unwind_table__build(fd, &f->t))
@@ -113,7 +108,8 @@ static void build_table(struct unwinder *u, struct unwinder_file *f, const struc
 }
 
 /* The binary behind a file mapping, its table built on first sight. */
-static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid)
+static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid,
+				     int root)
 {
 	uint64_t key = mapped_file__key(m), i;
 	struct unwinder_file *f;
@@ -125,11 +121,11 @@ static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry 
 		return NULL;
 	f = &u->files[u->nfiles++];
 	memset(f, 0, sizeof(*f));
-	build_table(u, f, m, pid);
+	build_table(u, f, m, pid, root);
 	return f;
 }
 
-static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_t pid,
+static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_t pid, int root,
 			     struct unwind_mapping *um)
 {
 	struct unwinder_file *f;
@@ -138,7 +134,7 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	*um = (struct unwind_mapping){ .start = e->start, .end = e->end };
 	if (e->path[0] != '/')
 		return; /* anonymous (JIT) or [vdso]: frame pointers */
-	f = file_of(u, e, pid);
+	f = file_of(u, e, pid, root);
 	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
 		return;
 	um->bias = bias;
@@ -146,7 +142,7 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	um->nrows = f->nrows;
 }
 
-int unwinder__add_process(struct unwinder *u, pid_t pid, const struct proc_maps *maps)
+int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct proc_maps *maps)
 {
 	struct unwind_proc *p = u->scratch;
 	__u32 key = pid;
@@ -157,7 +153,7 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, const struct proc_maps 
 			u->st.maps_truncated++;
 			break;
 		}
-		describe_mapping(u, &maps->v[i], pid, &p->m[p->n++]);
+		describe_mapping(u, &maps->v[i], pid, root, &p->m[p->n++]);
 	}
 	if (bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY)) {
 		u->st.procs_failed++;
@@ -175,7 +171,7 @@ int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
 	if (procs__snapshot(ps, pid) || !u)
 		return 0; /* gone already: nothing to keep */
 	maps = procs__latest(ps, pid);
-	err = maps ? unwinder__add_process(u, pid, maps) : 0;
+	err = maps ? unwinder__add_process(u, pid, procs__root(ps, pid), maps) : 0;
 	/* a full process map is counted: that process uses frame pointers */
 	return err == -ENOMEM ? err : 0;
 }

@@ -35,12 +35,13 @@ struct unwinder;
  * the BPF process map. Returns 0 or -errno. */
 int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd);
 
-/* Loads the tables of the binaries pid maps (its mappings as just read) and
- * writes its mapping table. A binary that cannot be read or has no
+/* Loads the tables of the binaries pid maps (its mappings as just read;
+ * files opened from root, its root directory when not ours, procs__root())
+ * and writes its mapping table. A binary that cannot be read or has no
  * call-frame information, or no room left, is listed without a table (the
  * BPF side uses frame pointers there). Returns 0, or -errno when the BPF map
  * could not be written. */
-int unwinder__add_process(struct unwinder *u, pid_t pid, const struct proc_maps *maps);
+int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct proc_maps *maps);
 
 struct procs;
 
