@@ -547,16 +547,24 @@ static void test_cxx_exception_times(void **state)
 	xb = h_count_of(&f, "throws;" XA ";" XB);
 	xc = h_count_of(&f, "throws;" XA ";" XB ";" XC);
 	/* 120 ms unless preempted. xc_throw's busy waits as measured inside
-	 * it; xa_catch's calls as measured around them, which adds the probes'
-	 * traps: tens of microseconds a call on a loaded VM, so the traced
-	 * time is only bounded by it */
-	expect_near("xc_throw self", xc, busy, 0.10);
+	 * it, plus the unwinder's search phase when it throws; xa_catch's
+	 * calls as measured around them, which adds the probes' traps: tens
+	 * of microseconds a call on a loaded VM, so the traced time is only
+	 * bounded by it */
+	print_message("xc_throw self: %.2f ms, busy %.2f ms of %.2f ms measured\n", xc / MS,
+		      busy / MS, measured / MS);
+	assert_true(xc >= busy * 0.98 && xc <= busy + (measured - busy) * 0.75);
 	expect_near("xa_catch inclusive", h_sum_frame(&f, XA), busy + (measured - busy) / 2.0,
 		    (measured - busy) / 2.0 / (busy + (measured - busy) / 2.0) + 0.05);
 	assert_true(xc >= 600 * 0.2 * MS);
-	print_message("self: xa_catch %.2f ms, xb_pass %.2f ms\n", xa / MS, xb / MS);
-	/* 1800 calls, 400 exceptions: a few us each at most */
-	assert_true(xa + xb < measured * 0.1);
+	print_message("self: xa_catch %.2f ms, xb_pass %.2f ms, in all %.2f ms of %.2f ms measured\n",
+		      xa / MS, xb / MS, (xa + xb + xc) / MS, measured / MS);
+	/* Every traced nanosecond lies inside the workload's own clock reads
+	 * around xa_catch, so the sum cannot exceed them; none of xc_throw's
+	 * busy time may have leaked up to its callers (the unwinder's own
+	 * time and the traps are theirs, and grow under ASan and load) */
+	assert_true(xa + xb + xc <= (unsigned long long)measured);
+	assert_true(xa + xb < (unsigned long long)busy / 2);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
