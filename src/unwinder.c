@@ -22,7 +22,7 @@ struct unwinder_file {
 };
 
 struct unwinder {
-	struct unwind_row *rows; /* the BPF row array, mapped */
+	int rows_fd; /* the BPF row array, mapped only while rows are copied in */
 	uint32_t max_rows, used;
 	int procs_fd;
 	struct unwinder_file *files;
@@ -33,6 +33,32 @@ struct unwinder {
 	struct unwinder_stats st;
 };
 
+/*
+ * Copies n rows to index first of the row array through a mapping of just
+ * the pages they fall in. The kernel maps every page of a BPF array at
+ * mmap() time, so a mapping of the whole array (16 or 32 MiB) held for the
+ * run would count in our RSS from the start, whatever the rows used.
+ */
+static int write_rows(const struct unwinder *u, uint32_t first, const struct unwind_row *rows,
+		      size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = (size_t)first * sizeof(*rows);
+	size_t off = start & ~(page - 1), len = start + n * sizeof(*rows) - off;
+	char *map;
+
+	if (n == 0 && rows)
+		return 0;
+	if (!len)
+		len = page; /* the probe in unwinder__new() */
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, u->rows_fd, (off_t)off);
+	if (map == MAP_FAILED)
+		return -errno;
+	if (n)
+		memcpy(map + (start - off), rows, n * sizeof(*rows));
+	munmap(map, len);
+	return 0;
+}
+
 int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
@@ -40,20 +66,18 @@ int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int pro
 
 	if (!u)
 		return -ENOMEM;
+	u->rows_fd = rows_fd;
 	u->max_rows = max_rows;
 	u->procs_fd = procs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
-	u->rows = mmap(NULL, (size_t)max_rows * sizeof(*u->rows), PROT_READ | PROT_WRITE,
-		       MAP_SHARED, rows_fd, 0);
-	if (u->rows == MAP_FAILED) {
-		err = -errno;
-		u->rows = NULL;
-		goto err_free;
-	}
 	if (!u->scratch) {
 		err = -ENOMEM;
 		goto err_free;
 	}
+	/* an array that cannot be mapped fails here, not at the first binary */
+	err = write_rows(u, 0, NULL, 0);
+	if (err)
+		goto err_free;
 	*out = u;
 	return 0;
 err_free:
@@ -75,8 +99,8 @@ static void place_rows(struct unwinder *u, struct unwinder_file *f, const char *
 	size_t n;
 	const struct unwind_row *rows = unwind_table__rows(f->t, &n);
 
-	if (n <= u->max_rows - u->used) {
-		memcpy(u->rows + u->used, rows, n * sizeof(*rows));
+	/* a window that cannot be mapped (no memory) counts as no room */
+	if (n <= u->max_rows - u->used && !write_rows(u, u->used, rows, n)) {
 		f->first = u->used;
 		f->nrows = n;
 		u->used += n;
@@ -190,8 +214,6 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (size_t i = 0; i < u->nfiles; i++)
 		unwind_table__free(u->files[i].t);
-	if (u->rows)
-		munmap(u->rows, (size_t)u->max_rows * sizeof(*u->rows));
 	hashmap__free(&u->by_file);
 	free(u->files);
 	free(u->scratch);
