@@ -86,8 +86,7 @@ static int open_ring(struct ring *r, int cpu, size_t page)
 	return 0;
 }
 
-int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep,
-		      void *arg)
+int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep, void *arg)
 {
 	struct mmap_events *m = calloc(1, sizeof(*m));
 	long ncpus = sysconf(_SC_NPROCESSORS_CONF);

@@ -25,8 +25,7 @@ typedef bool (*mmap_events_keep)(pid_t pid, void *arg);
 /* Opens the recording on every CPU, feeding ps (which must outlive it) with
  * the mappings of the processes keep accepts (NULL: all). Returns 0 or
  * -errno. */
-int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep,
-		      void *arg);
+int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep, void *arg);
 
 /* Moves the records made so far into ps. */
 void mmap_events__drain(struct mmap_events *m);

@@ -43,7 +43,7 @@ struct proc {
 struct procs {
 	struct proc *v;
 	size_t n, cap;
-	size_t nhist; /* history entries of all processes */
+	size_t nhist;	       /* history entries of all processes */
 	struct hashmap by_pid; /* pid -> index in v */
 };
 
