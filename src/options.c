@@ -22,6 +22,7 @@ enum {
 	OPT_UNWIND,
 	OPT_INLINE,
 	OPT_FILE_LINE,
+	OPT_MAX_CALLS,
 };
 
 static const struct option long_opts[] = {
@@ -36,6 +37,7 @@ static const struct option long_opts[] = {
 	{ "tids", no_argument, NULL, OPT_TIDS },
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "full-stack", no_argument, NULL, OPT_FULL_STACK },
+	{ "max-calls", required_argument, NULL, OPT_MAX_CALLS },
 	{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "inline", no_argument, NULL, OPT_INLINE },
@@ -87,6 +89,9 @@ void options__usage(FILE *f)
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
 	      "      --full-stack         (-f) each traced call under its real user call stack\n"
+	      "      --max-calls N        (-f) timeline outputs keep the first N calls\n"
+	      "                           (default 1000000, 80 bytes each); the rest are\n"
+	      "                           counted as lost\n"
 	      "      --flamechart         folded lines (or the svg) in time order, thread by\n"
 	      "                           thread: one per stretch of a call's self time, or\n"
 	      "                           per run of identical samples; not merged\n"
@@ -154,6 +159,21 @@ int options__parse_duration(const char *s, double *secs)
 	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > MAX_DURATION)
 		return -EINVAL;
 	*secs = v;
+	return 0;
+}
+
+int options__parse_calls(const char *s, size_t *n)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end || v == 0 || v > OPTIONS_MAX_CALLS)
+		return -EINVAL;
+	*n = v;
 	return 0;
 }
 
@@ -241,6 +261,11 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_FULL_STACK:
 		o->full_stack = true;
 		return 0;
+	case OPT_MAX_CALLS:
+		if (options__parse_calls(arg, &o->max_calls))
+			return usage_err("invalid --max-calls '%s' (a count of calls, 1 to %d)",
+					 arg, OPTIONS_MAX_CALLS);
+		return 0;
 	case OPT_NO_DEMANGLE:
 		o->no_demangle = true;
 		return 0;
@@ -311,6 +336,8 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("-p and COMMAND exclude each other");
 	if (o->full_stack && !o->nfuncs)
 		return usage_err("--full-stack is for uprobe mode (-f)");
+	if (o->max_calls && !o->nfuncs)
+		return usage_err("--max-calls is for uprobe mode (-f)");
 	return 0;
 }
 

@@ -32,6 +32,7 @@ struct options {
 	bool flamechart;
 	bool timeline; /* the output needs each sample's or call's time */
 	bool full_stack;
+	size_t max_calls;	 /* --max-calls: calls kept for a timeline (0: default) */
 	bool no_demangle;	 /* C++ and Rust names left mangled */
 	enum unwind_mode unwind; /* --unwind: how user stacks are taken */
 	bool inline_frames;	 /* --inline: inlined functions as frames (DWARF) */
@@ -52,6 +53,10 @@ int options__parse_freq(const char *s, unsigned int *hz);
 
 /* Parses seconds, fractions allowed, > 0. Returns 0 or -EINVAL. */
 int options__parse_duration(const char *s, double *secs);
+
+/* Parses a count of calls, 1 to OPTIONS_MAX_CALLS. Returns 0 or -EINVAL. */
+#define OPTIONS_MAX_CALLS 100000000
+int options__parse_calls(const char *s, size_t *n);
 
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
 int options__parse_pids(const char *s, pid_t **pids, size_t *n);

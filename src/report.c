@@ -128,7 +128,7 @@ void report__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_FORKS_LOST], "child processes untraced in libraries (ring buffer full)");
 	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
-	add_loss(b, st->calls_over, "timeline records (over the limit kept in memory)");
+	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
 }
 
 static void report_trace_losses(const struct tracer_stats *st)

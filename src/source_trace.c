@@ -694,6 +694,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 					  .follow_children = ts->o->command != NULL,
 					  .want_calls = ts->o->timeline,
 					  .want_stacks = ts->o->full_stack,
+					  .max_calls = ts->o->max_calls,
 					  .unwind = ts->o->unwind,
 					  .notify_forks = ts->o->command != NULL,
 					  .duration = ts->o->duration,

@@ -345,7 +345,8 @@ rate_once() {
 	local res=$WORK/rate.res log=$WORK/rate.log n=${1%%:*} lost seen made mode=()
 
 	n=${n#[ut]}
-	[[ $1 != t* ]] || mode=(--flamechart)
+	# room for every call of the run: what is measured is the ring buffer
+	[[ $1 != t* ]] || mode=(--flamechart --max-calls 20000000)
 	CMD=("$BC" hammer "$n" "${1#*:}" "$RATE_SECS" "$res")
 	[[ $1 == u* ]] || CMD=("$FLAMEBPF" "${mode[@]}" -f "$BC:^bench_hammer\$" -o "$WORK/rate.out" -- "${CMD[@]}")
 	rm -f -- "$res"
@@ -547,7 +548,8 @@ ready is launch to the first instruction of the command (it starts once every
 probe is attached), exit is the command's end to flamebpf's exit; \`-p\` runs
 trace a \`sleep\`; the stop run gets SIGINT after ${STOP_AFTER} s. Call rate:
 \`bench_calls hammer N RATE ${RATE_SECS} FILE\` (N threads calling \`bench_hammer\`,
-RATE calls per second in all) under \`flamebpf -f 'BIN:^bench_hammer\$' -- ...\`;
+RATE calls per second in all) under \`flamebpf -f 'BIN:^bench_hammer\$' -- ...\`
+(timeline rows add \`--flamechart --max-calls 20000000\`, room for every call);
 "calls not seen" compares flamebpf's count with the threads' own.
 EOF
 }

@@ -806,7 +806,7 @@ static void test_ring_full_timeline(void **state)
 	h_assert_status(&r, 0);
 	s = h_must_trace_summary(&r);
 	ring = h_lost(r.err, "timeline records (ring buffer full)");
-	over = h_lost(r.err, "timeline records (over the limit");
+	over = h_lost(r.err, "timeline records (over the --max-calls limit");
 	kept = count_records(out, " uprobe:hot:");
 	print_message("%llu calls: %llu records written, %lld lost in the ring buffer, %lld "
 		      "over the limit\n",
@@ -818,6 +818,33 @@ static void test_ring_full_timeline(void **state)
 			 RING_OVERFLOW_CALLS);
 	}
 	assert_int_equal(s.calls, kept + (unsigned long long)ring + (unsigned long long)over);
+	h_result_free(&r);
+	unlink(out);
+}
+
+/* --max-calls 100 on fib(10)'s 177 calls: the first 100 are written, the
+ * other 77 counted as lost, and every call is still in the summary. */
+static void test_max_calls(void **state)
+{
+	const char *out = h_path("capped.perf");
+	struct h_trace_summary s;
+	unsigned long long kept;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "--max-calls", "100", "-f", "^fib$", "-o", out,
+				      "--", h_workload("tracee"), "fib", "10")),
+			 0);
+	h_assert_status(&r, 0);
+	s = h_must_trace_summary(&r);
+	kept = count_records(out, " uprobe:fib:");
+	print_message("%llu calls: %llu records written, %lld over the limit\n", s.calls, kept,
+		      h_lost(r.err, "timeline records (over the --max-calls limit"));
+	assert_int_equal(s.calls, 177);
+	assert_int_equal(kept, 100);
+	assert_int_equal(h_lost(r.err, "timeline records (over the --max-calls limit"), 77);
 	h_result_free(&r);
 	unlink(out);
 }
@@ -1093,6 +1120,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_dev_full, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_filesystem, teardown_small),
 		cmocka_unit_test_teardown(test_ring_full_timeline, h_test_teardown),
+		cmocka_unit_test_teardown(test_max_calls, h_test_teardown),
 		cmocka_unit_test_teardown(test_ring_full_paths, h_test_teardown),
 		cmocka_unit_test_teardown(test_ring_full_sampling, h_test_teardown),
 		cmocka_unit_test_teardown(test_thousand_threads_traced, h_test_teardown),

@@ -557,8 +557,9 @@ static void test_cxx_exception_times(void **state)
 	expect_near("xa_catch inclusive", h_sum_frame(&f, XA), busy + (measured - busy) / 2.0,
 		    (measured - busy) / 2.0 / (busy + (measured - busy) / 2.0) + 0.05);
 	assert_true(xc >= 600 * 0.2 * MS);
-	print_message("self: xa_catch %.2f ms, xb_pass %.2f ms, in all %.2f ms of %.2f ms measured\n",
-		      xa / MS, xb / MS, (xa + xb + xc) / MS, measured / MS);
+	print_message(
+		"self: xa_catch %.2f ms, xb_pass %.2f ms, in all %.2f ms of %.2f ms measured\n",
+		xa / MS, xb / MS, (xa + xb + xc) / MS, measured / MS);
 	/* Every traced nanosecond lies inside the workload's own clock reads
 	 * around xa_catch, so the sum cannot exceed them; none of xc_throw's
 	 * busy time may have leaked up to its callers (the unwinder's own

@@ -562,7 +562,20 @@ static void test_parse_uprobe_mode(void **state)
 	expect_usage_error(ARGS("-F", "99", "--full-stack"), "--full-stack", "-f");
 	parse_ok(&a, ARGS("-f", "x", "--full-stack"), &o);
 	assert_true(o.full_stack);
+	assert_int_equal(o.max_calls, 0);
 	options__free(&o);
+	parse_ok(&a, ARGS("-f", "x", "--max-calls", "100000000"), &o);
+	assert_int_equal(o.max_calls, 100000000);
+	options__free(&o);
+	expect_usage_error(ARGS("-F", "99", "--max-calls", "5"), "--max-calls", "-f");
+	expect_usage_error(ARGS("-f", "x", "--max-calls", "100000001"), "--max-calls",
+			   "'100000001'");
+	expect_usage_error(ARGS("-f", "x", "--max-calls", "0"), "--max-calls", "'0'");
+	expect_usage_error(ARGS("-f", "x", "--max-calls", "1e6"), "--max-calls", "'1e6'");
+	expect_usage_error(ARGS("-f", "x", "--max-calls", "-5"), "--max-calls", "'-5'");
+	expect_usage_error(ARGS("-f", "x", "--max-calls", " 5"), "--max-calls", "' 5'");
+	expect_usage_error(ARGS("-f", "x", "--max-calls", "18446744073709551617"), "--max-calls",
+			   "18446744073709551617");
 	parse_ok(&a, ARGS("-F", "99", "--flamechart"), &o);
 	assert_true(o.flamechart);
 	options__free(&o);
