@@ -687,12 +687,22 @@ static const struct source_ops trace_ops = {
 	.free = source_free,
 };
 
+/* Whether an output shows each call's arguments: Chrome JSON's args. */
+static bool shows_args(const struct options *o)
+{
+	for (size_t i = 0; i < o->noutputs; i++)
+		if (o->formats[i] == FORMAT_CHROME)
+			return true;
+	return false;
+}
+
 static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
 	struct tracer_job job = { .opts = {
 					  .filter_pids = ts->o->npids || ts->o->command,
 					  .follow_children = ts->o->command != NULL,
 					  .want_calls = ts->o->timeline,
+					  .want_args = shows_args(ts->o),
 					  .want_stacks = ts->o->full_stack,
 					  .max_calls = ts->o->max_calls,
 					  .unwind = ts->o->unwind,

@@ -40,12 +40,31 @@ struct tracer {
 	struct unwinder *unwinder;	  /* --full-stack by unwind tables */
 	struct trace_call_event *spilled; /* calls that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
-	struct trace_call_record *records; /* calls for timelines, when wanted */
+	struct kept_call *records; /* calls for timelines, when wanted */
 	size_t nrecords, records_cap;
+	struct kept_args *args; /* theirs, when an output shows them */
+	size_t nargs, args_cap;
 	uint64_t records_over;
 	struct trace_fork_event *forks; /* not yet handed out by tracer__forks() */
 	size_t nforks, forks_cap;
 	int event_err;
+};
+
+/*
+ * A call kept for a timeline: what the writers need of a trace_call_record,
+ * in half its size, with the arguments and return value apart and kept only
+ * for an output that shows them. At a million calls a second, what costs the
+ * reader most is the kernel zeroing the fresh pages they are copied to.
+ */
+struct kept_call {
+	uint32_t pid, tid;
+	uint64_t start, dur, path;
+	uint32_t cpu, flags;
+};
+
+struct kept_args {
+	uint64_t args[TRACE_NARGS];
+	uint64_t ret;
 };
 
 static uint32_t unwind_rows(const struct tracer_opts *o)
@@ -107,11 +126,21 @@ static int spill(struct tracer *t, const struct trace_call_event *ev)
 
 static int keep_record(struct tracer *t, const struct trace_call_record *r)
 {
+	struct kept_call k = { r->pid, r->tid, r->start, r->dur, r->path, r->cpu, r->flags };
+	struct kept_args a = { .ret = r->ret };
+	int err;
+
 	if (t->nrecords >= t->opts.max_calls) {
 		t->records_over++;
 		return 0;
 	}
-	return array__push((void **)&t->records, &t->nrecords, &t->records_cap, r, sizeof(*r));
+	if (t->opts.want_args) {
+		memcpy(a.args, r->args, sizeof(a.args));
+		err = array__push((void **)&t->args, &t->nargs, &t->args_cap, &a, sizeof(a));
+		if (err)
+			return err;
+	}
+	return array__push((void **)&t->records, &t->nrecords, &t->records_cap, &k, sizeof(k));
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
@@ -524,9 +553,9 @@ static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 sel
 	return n < 0 ? n : profile__add_stack_count(c->p, &who, c->frames, n, self_ns, calls);
 }
 
-static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
+static int add_record(struct collect_ctx *c, const struct kept_call *r, const struct kept_args *a)
 {
-	struct profile_event ev = { .cpu = r->cpu, .ts = r->start, .dur = r->dur, .ret = r->ret };
+	struct profile_event ev = { .cpu = r->cpu, .ts = r->start, .dur = r->dur };
 	struct stack_owner who = { r->pid, r->tid, "", "" };
 	uint64_t i;
 	int n = path_frames(c, r->pid, r->path);
@@ -538,7 +567,10 @@ static int add_record(struct collect_ctx *c, const struct trace_call_record *r)
 		who.tcomm = c->names[i].tcomm;
 	}
 	ev.flags = r->flags & CALL_UNFINISHED ? PROFILE_EVENT_UNFINISHED : 0;
-	memcpy(ev.args, r->args, sizeof(ev.args));
+	if (a) {
+		memcpy(ev.args, a->args, sizeof(ev.args));
+		ev.ret = a->ret;
+	}
 	return profile__add_event(c->p, &who, c->frames, n, &ev);
 }
 
@@ -590,7 +622,7 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns,
 			       t->spilled[i].val.calls);
 	for (size_t i = 0; i < t->nrecords && !err; i++)
-		err = add_record(&c, &t->records[i]);
+		err = add_record(&c, &t->records[i], t->args ? &t->args[i] : NULL);
 	free(c.frame_of);
 	symbolizer__free(c.sym);
 	free(c.names);
@@ -629,6 +661,7 @@ void tracer__free(struct tracer *t)
 	unwinder__free(t->unwinder);
 	free(t->spilled);
 	free(t->records);
+	free(t->args);
 	free(t->forks);
 	free(t->links);
 	free(t);

@@ -41,6 +41,7 @@ struct tracer_opts {
 	bool filter_pids;
 	bool follow_children;	 /* add the children of filtered processes (COMMAND) */
 	bool want_calls;	 /* keep each call for timelines (profile events) */
+	bool want_args;		 /* ... with its arguments and return value */
 	bool want_stacks;	 /* --full-stack: calls under their real user stack */
 	enum unwind_mode unwind; /* how those stacks are taken */
 	bool notify_forks;	 /* collect the children of traced processes (tracer__forks) */
