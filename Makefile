@@ -83,6 +83,8 @@ FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,symfix_buildid symfix_debuglink
 # files, which would bring .eh_frame), also compressed.
 FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,unwfix_omitfp unwfix_fp libunwfix_dbg.so \
 	libunwfix_dbgz.so)
+# retfix with the section that marks a Go binary (stack_walkers).
+FIXTURES += $(BUILD)/tests/fixtures/retfix_go
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cpp)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS)) \
@@ -231,6 +233,10 @@ $(BUILD)/tests/fixtures/libunwfix_dbg.so: tests/fixtures/unwfix.c
 		-nostartfiles -DFIXTURE_LIB -Wl,--build-id $< -o $@
 $(BUILD)/tests/fixtures/libunwfix_dbgz.so: $(BUILD)/tests/fixtures/libunwfix_dbg.so
 	$(Q)objcopy --compress-debug-sections=zlib $< $@
+$(BUILD)/tests/fixtures/retfix_go: $(BUILD)/tests/fixtures/retfix_pie
+	$(Q)printf 'go' > $@.sec
+	$(Q)objcopy --add-section .gopclntab=$@.sec $< $@
+	$(Q)rm -f $@.sec
 # C++ fixtures, for mangled names.
 $(BUILD)/tests/fixtures/%_cxx: tests/fixtures/%.cpp
 	$(Q)mkdir -p $(@D)

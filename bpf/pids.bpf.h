@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* The pid filter's children. The includer defines the hash map pids
- * (tgid -> u8) before including it. */
+ * (tgid -> u8, PID_* flags) before including it. */
 #ifndef FLAMEBPF_PIDS_BPF_H
 #define FLAMEBPF_PIDS_BPF_H
 
@@ -9,11 +9,12 @@
 static __always_inline bool follow_fork(struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ppid = BPF_CORE_READ(parent, tgid), cpid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
+	__u8 *pflags, flags;
 
-	if (ppid == cpid || !bpf_map_lookup_elem(&pids, &ppid))
+	if (ppid == cpid || !(pflags = bpf_map_lookup_elem(&pids, &ppid)))
 		return true; /* a thread, or not a traced process's child */
-	return !bpf_map_update_elem(&pids, &cpid, &one, BPF_ANY);
+	flags = *pflags & ~PID_EXEC_ONCE;
+	return !bpf_map_update_elem(&pids, &cpid, &flags, BPF_ANY);
 }
 
 #endif

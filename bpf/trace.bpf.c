@@ -29,6 +29,7 @@ struct frame {
 	__u64 start;
 	__u64 child_ns; /* inclusive time of the calls it made */
 	__u64 sp;	/* at entry: the address of the return address */
+	__u64 ip;	/* the entry probe's address, or one past it */
 	__u64 path;	/* id of the call path ending here */
 	__u64 args[TRACE_NARGS];
 	__u64 ustack; /* the user stack under the outermost traced call */
@@ -43,6 +44,7 @@ struct frame {
 struct shadow {
 	__u32 depth;
 	__u32 outermost;	    /* outermost calls so far */
+	bool plain;		    /* the process's PID_PLAIN, as last read */
 	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
@@ -276,6 +278,21 @@ static __always_inline struct shadow *shadow_of(__u64 id, bool create)
 	return sh;
 }
 
+/* Whether the process may have returns caught by uretprobes that rely on
+ * its being plain (TRACE_PLAIN_ONLY). Read again while it is not: user
+ * space may judge a new program plain after an exec. */
+static __always_inline bool is_plain(struct shadow *sh, __u64 id)
+{
+	__u32 pid = id >> 32;
+	__u8 *flags;
+
+	if (sh->plain)
+		return true;
+	flags = bpf_map_lookup_elem(&pids, &pid);
+	sh->plain = flags && (*flags & PID_PLAIN);
+	return sh->plain;
+}
+
 static long vma_is_anon(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	*(bool *)data = !vma->vm_file;
@@ -296,13 +313,17 @@ static __always_inline int enter(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
 	struct shadow *sh = shadow_of(id, true);
-	__u32 d, func = bpf_get_attach_cookie(ctx);
+	__u32 d, cookie = bpf_get_attach_cookie(ctx), func = cookie & TRACE_FUNC_MASK;
 	__u64 ret_addr = 0;
 
 	if (stopping)
 		return 1;
 	if (!sh)
 		return 1;
+	if ((cookie & TRACE_PLAIN_ONLY) && !is_plain(sh, id)) {
+		count(TCNT_NOT_PLAIN);
+		return 1;
+	}
 	/* a slot above a deeper frame's means that frame is gone */
 	unwind_to(sh, sp, now, id);
 	d = sh->depth;
@@ -323,6 +344,7 @@ static __always_inline int enter(struct pt_regs *ctx)
 	FR(sh, d).start = now;
 	FR(sh, d).child_ns = 0;
 	FR(sh, d).sp = sp;
+	FR(sh, d).ip = PT_REGS_IP(ctx);
 	if (!d && !(sh->outermost++ % COMM_EVERY)) {
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
@@ -352,8 +374,9 @@ int on_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A return of function func whose return address was at slot. */
-static __always_inline int leave(__u64 slot, __u32 func, __u64 ret)
+/* A return of function func whose return address was at slot. A jump
+ * that may be a tail call (quiet) is one only when the frame is gone. */
+static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct shadow *sh = shadow_of(id, false);
@@ -364,7 +387,8 @@ static __always_inline int leave(__u64 slot, __u32 func, __u64 ret)
 	unwind_to(sh, slot, now, id);
 	d = sh->depth;
 	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != slot || FR(sh, d - 1).func != func) {
-		count(TCNT_UNMATCHED);
+		if (!quiet)
+			count(TCNT_UNMATCHED);
 		return 0;
 	}
 	close_frame(sh, d - 1, now, id, ret, 0);
@@ -376,16 +400,128 @@ static __always_inline int leave(__u64 slot, __u32 func, __u64 ret)
 SEC("kprobe")
 int on_return(struct pt_regs *ctx)
 {
-	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx) & TRACE_FUNC_MASK,
+		     PT_REGS_RC(ctx), false);
 }
 
-/* A probe on the function's ret (or tail-call jmp) instruction: the return
- * address is still on the stack. Unlike a uretprobe, nothing on the stack is
- * replaced, so unwinders (C++ exceptions, Go) see the real frames. */
+/* Whether a jcc of condition code cc jumps, given the flags it tests. */
+static __always_inline bool jcc_taken(__u32 cc, __u64 flags)
+{
+	bool cf = flags & 0x1, pf = flags & 0x4, zf = flags & 0x40, sf = flags & 0x80,
+	     of = flags & 0x800, t;
+
+	switch (cc >> 1) {
+	case 0:
+		t = of;
+		break;
+	case 1:
+		t = cf;
+		break;
+	case 2:
+		t = zf;
+		break;
+	case 3:
+		t = cf || zf;
+		break;
+	case 4:
+		t = sf;
+		break;
+	case 5:
+		t = pf;
+		break;
+	case 6:
+		t = sf != of;
+		break;
+	default:
+		t = zf || sf != of;
+		break;
+	}
+	return t != (cc & 1);
+}
+
+/* Where pt_regs keeps register number reg (rax 0 ... r15 15, as x86
+ * encodes them). */
+static __always_inline __u32 reg_offset(__u32 reg)
+{
+	switch (reg) {
+	case 0:
+		return offsetof(struct pt_regs, ax);
+	case 1:
+		return offsetof(struct pt_regs, cx);
+	case 2:
+		return offsetof(struct pt_regs, dx);
+	case 3:
+		return offsetof(struct pt_regs, bx);
+	case 4:
+		return offsetof(struct pt_regs, sp);
+	case 5:
+		return offsetof(struct pt_regs, bp);
+	case 6:
+		return offsetof(struct pt_regs, si);
+	case 7:
+		return offsetof(struct pt_regs, di);
+	case 8:
+		return offsetof(struct pt_regs, r8);
+	case 9:
+		return offsetof(struct pt_regs, r9);
+	case 10:
+		return offsetof(struct pt_regs, r10);
+	case 11:
+		return offsetof(struct pt_regs, r11);
+	case 12:
+		return offsetof(struct pt_regs, r12);
+	case 13:
+		return offsetof(struct pt_regs, r13);
+	case 14:
+		return offsetof(struct pt_regs, r14);
+	default:
+		return offsetof(struct pt_regs, r15);
+	}
+}
+
+/* Read through a helper: the verifier allows no variable offset into ctx. */
+static __always_inline __u64 reg_value(struct pt_regs *ctx, __u32 reg)
+{
+	__u64 v = 0;
+
+	bpf_probe_read_kernel(&v, sizeof(v), (void *)ctx + reg_offset(reg));
+	return v;
+}
+
+/* Whether a jump to target stays in the function of size bytes whose frame
+ * is on top: a jump table's, not a tail call. Its entry probe's address is
+ * within an endbr64 (and the 1 of a breakpoint) of its start. */
+static __always_inline bool jumps_inside(__u64 target, __u64 size)
+{
+	struct shadow *sh = shadow_of(bpf_get_current_pid_tgid(), false);
+	__u32 d = sh ? sh->depth : 0;
+	__u64 start;
+
+	if (!d || d > TRACE_MAX_DEPTH)
+		return false;
+	start = FR(sh, d - 1).ip - 8;
+	return target - start < size + 8;
+}
+
+/* A probe on the function's ret instruction, or on a tail call's jump (a
+ * jcc returns only when taken, a jump to a register when it leaves the
+ * function): the return address is still on the stack. Unlike a
+ * uretprobe, nothing on the stack is replaced, so unwinders (C++
+ * exceptions, Go) see the real frames. */
 SEC("kprobe")
 int on_ret_insn(struct pt_regs *ctx)
 {
-	return leave(PT_REGS_SP(ctx), bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	__u32 kind = (cookie >> TRACE_SITE_KIND_SHIFT) & 0xff;
+
+	if (kind >= TRACE_SITE_JMP_REG) {
+		if (jumps_inside(reg_value(ctx, kind - TRACE_SITE_JMP_REG),
+				 cookie >> TRACE_SITE_SIZE_SHIFT))
+			return 0;
+	} else if (kind >= TRACE_SITE_JCC && !jcc_taken(kind - TRACE_SITE_JCC, ctx->flags)) {
+		return 0;
+	}
+	return leave(PT_REGS_SP(ctx), (__u32)cookie & TRACE_FUNC_MASK, PT_REGS_RC(ctx), kind != 0);
 }
 
 /* Children of a traced process are traced too (COMMAND mode). */
@@ -425,12 +561,24 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	return 0;
 }
 
-/* --full-stack: a new image needs a new snapshot of its mappings and new
- * tables. */
+/* A new program: it is no longer the one judged plain (but for the
+ * command's own exec of it), and --full-stack needs a new snapshot of its
+ * mappings and new tables. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
-	forget_process(BPF_CORE_READ(p, tgid));
+	__u32 pid = BPF_CORE_READ(p, tgid);
+	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
+	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
+
+	if (flags && (*flags & PID_EXEC_ONCE))
+		*flags &= ~PID_EXEC_ONCE;
+	else if (flags)
+		*flags &= ~PID_PLAIN;
+	if (sh)
+		sh->plain = flags && (*flags & PID_PLAIN);
+	if (want_stacks)
+		forget_process(pid);
 	return 0;
 }
 
@@ -444,7 +592,8 @@ int on_session(struct pt_regs *ctx)
 {
 	if (!bpf_session_is_return())
 		return enter(ctx);
-	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx), PT_REGS_RC(ctx));
+	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx) & TRACE_FUNC_MASK,
+		     PT_REGS_RC(ctx), false);
 }
 
 char LICENSE[] SEC("license") = "GPL";

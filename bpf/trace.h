@@ -22,9 +22,24 @@ enum trace_counter {
 	TCNT_USTACK_ERR,      /* the user stack under a call could not be read */
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_FORKS_LOST,      /* ring buffer full: a child not traced in libraries */
+	TCNT_NOT_PLAIN,	      /* calls not traced: uretprobe-only, in a process not plain */
 	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
 	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };
+
+/* In a probe's cookie, with the function id: its return is caught by a
+ * uretprobe only because the process was judged plain (PID_PLAIN). */
+#define TRACE_PLAIN_ONLY (1U << 31)
+#define TRACE_FUNC_MASK	 (TRACE_PLAIN_ONLY - 1)
+/* In a return site's cookie, above the function id: how it returns (enum
+ * site_kind of src/ret_sites.h: 0 ret, 1 jmp, 2 + cc a jcc, 18 + reg a jmp
+ * to a register) and, for the last, the function's size. */
+#define TRACE_SITE_KIND_SHIFT 32
+#define TRACE_SITE_SIZE_SHIFT 40
+#define TRACE_SITE_SIZE_MAX   (1U << 24)
+#define TRACE_SITE_JMP	      1
+#define TRACE_SITE_JCC	      2
+#define TRACE_SITE_JMP_REG    18
 
 /* A call path is sent like a sampled stack (struct sample_stack_event, type
  * EV_STACK) with function ids in ip[], leaf first. Counts are keyed by

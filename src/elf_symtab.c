@@ -641,13 +641,8 @@ size_t elf_symtab__count(const struct elf_symtab *t)
 	return t->nsyms;
 }
 
-int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f)
+static void fill_func(const struct elf_symtab *t, const struct sym *s, struct elf_func *f)
 {
-	const struct sym *s;
-
-	if (i >= t->nsyms)
-		return -ENOENT;
-	s = &t->syms[i];
 	*f = (struct elf_func){
 		.name = t->pool + s->name,
 		.vaddr = s->addr,
@@ -656,6 +651,26 @@ int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f)
 		.sized = s->sized,
 		.ifunc = s->ifunc,
 	};
+}
+
+int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f)
+{
+	const struct sym *s;
+
+	if (i >= t->nsyms)
+		return -ENOENT;
+	s = &t->syms[i];
+	fill_func(t, s, f);
+	return 0;
+}
+
+int elf_symtab__func_at(const struct elf_symtab *t, uint64_t vaddr, struct elf_func *f)
+{
+	const struct sym *s = sym_below(t, vaddr);
+
+	if (!s || vaddr >= s->end)
+		return -ENOENT;
+	fill_func(t, s, f);
 	return 0;
 }
 

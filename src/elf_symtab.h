@@ -69,6 +69,9 @@ size_t elf_symtab__count(const struct elf_symtab *t);
 /* The i-th function in address order. Returns 0, or -ENOENT when i >= count. */
 int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f);
 
+/* The function covering vaddr. Returns 0, or -ENOENT when none does. */
+int elf_symtab__func_at(const struct elf_symtab *t, uint64_t vaddr, struct elf_func *f);
+
 /* The k-th other name of the i-th function (best first), or NULL past the last. */
 const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k);
 

@@ -126,6 +126,8 @@ void report__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
 	add_loss(b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[TCNT_FORKS_LOST], "child processes untraced in libraries (ring buffer full)");
+	add_loss(b, c[TCNT_NOT_PLAIN],
+		 "calls after an exec into a program not planned for (uretprobes could break it)");
 	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
@@ -150,9 +152,13 @@ static void report_left_out(const struct trace_attach_stats *at)
 		p_err("%zu functions left out: the kernel cannot probe them (%s%s)", at->refused,
 		      b.s, at->refused > 5 ? ", ..." : "");
 	if (at->no_ret_sites)
-		p_err("%zu functions left out: exceptions may unwind through them and their "
+		p_err("%zu functions left out: an unwinder may pass through them and their "
 		      "returns could not be found",
 		      at->no_ret_sites);
+	if (at->fragments)
+		p_err("%zu split-off parts (.cold) not traced on their own: their time is their "
+		      "function's",
+		      at->fragments);
 	if (at->bad_sites)
 		p_err("%zu return sites could not be probed: those returns are caught late",
 		      at->bad_sites);
@@ -184,10 +190,12 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 	if (st->classic)
 		p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
 		      "(Linux 6.6+)");
-	if (at->by_ret_sites)
-		p_err("returns: %zu by uretprobe, %zu by probes on ret instructions (where "
-		      "exceptions may unwind; slower: single-stepped)",
-		      at->by_uretprobe, at->by_ret_sites);
+	if (at->attached)
+		p_err("returns: %zu by uretprobe (%zu leaves, %zu in plain processes), %zu by "
+		      "probes "
+		      "on ret instructions (where an unwinder may pass; slower: single-stepped)",
+		      at->by_uret_leaf + at->by_uret_plain, at->by_uret_leaf, at->by_uret_plain,
+		      at->by_ret_sites);
 	if (at->entries_stepped)
 		p_err("entries: %zu of %zu single-stepped (their first instruction is not one the "
 		      "kernel emulates: a few us a call instead of under 1 us)",

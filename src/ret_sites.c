@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -8,6 +7,7 @@
 #include <capstone/capstone.h>
 
 #include "ret_sites.h"
+#include "ret_slot.h"
 
 #define MAX_FUNC_BYTES (1 << 20)
 
@@ -38,75 +38,210 @@ void disasm__free(struct disasm *d)
 	free(d);
 }
 
-static int add_site(struct ret_sites *rs, uint64_t off)
+static int add_site(struct ret_sites *rs, uint64_t off, uint8_t kind)
 {
 	if (rs->n == rs->cap) {
 		size_t cap = rs->cap ? rs->cap * 2 : 4;
 		uint64_t *v = realloc(rs->off, cap * sizeof(*v));
+		uint8_t *k = v ? realloc(rs->kind, cap * sizeof(*k)) : NULL;
 
-		if (!v)
+		if (v)
+			rs->off = v;
+		if (!k)
 			return -ENOMEM;
-		rs->off = v;
+		rs->kind = k;
 		rs->cap = cap;
 	}
-	rs->off[rs->n++] = off;
+	rs->off[rs->n] = off;
+	rs->kind[rs->n++] = kind;
 	return 0;
 }
 
-/* A direct jmp out of [start, end) is a tail call: the function is done. */
-static bool is_tail_jump(const cs_insn *insn, uint64_t start, uint64_t end)
-{
-	const cs_x86 *x = &insn->detail->x86;
+#define MAX_FRAGS 8
 
-	if (insn->id != X86_INS_JMP || x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+/* One disassembly: the function's ranges (its body first) and how to find
+ * more of them. */
+struct walk {
+	struct disasm *d;
+	int fd;
+	struct code_range r[1 + MAX_FRAGS];
+	size_t nr;
+	fragment_fn frag;
+	void *arg;
+	struct ret_sites *out;
+	struct ret_slot slot; /* in the body */
+};
+
+static bool in_ranges(const struct walk *w, uint64_t addr)
+{
+	for (size_t i = 0; i < w->nr; i++)
+		if (addr >= w->r[i].vaddr && addr - w->r[i].vaddr < w->r[i].size)
+			return true;
+	return false;
+}
+
+/* Whether a jump to addr stays in the function: in its bytes, or in a
+ * fragment of it (added to the walk on first sight). */
+static bool stays_inside(struct walk *w, uint64_t addr)
+{
+	struct code_range fr;
+
+	if (in_ranges(w, addr))
+		return true;
+	if (!w->frag || w->nr == 1 + MAX_FRAGS || !w->frag(w->arg, addr, &fr) || addr < fr.vaddr ||
+	    addr - fr.vaddr >= fr.size)
 		return false;
-	return (uint64_t)x->operands[0].imm < start || (uint64_t)x->operands[0].imm >= end;
+	w->r[w->nr++] = fr;
+	w->out->nfrags++;
+	return true;
 }
 
-static bool is_indirect_jump(const cs_insn *insn)
+static bool in_group(const cs_insn *insn, uint8_t group)
+{
+	for (uint8_t i = 0; i < insn->detail->groups_count; i++)
+		if (insn->detail->groups[i] == group)
+			return true;
+	return false;
+}
+
+static bool is_direct_branch(const cs_insn *insn, uint64_t *target)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
-	return insn->id == X86_INS_JMP && x->op_count == 1 && x->operands[0].type != X86_OP_IMM;
+	if (!in_group(insn, CS_GRP_JUMP) && !in_group(insn, CS_GRP_BRANCH_RELATIVE))
+		return false;
+	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
+		return false;
+	*target = (uint64_t)x->operands[0].imm;
+	return true;
 }
 
-/* Classifies one instruction; returns 0 or -ENOMEM. */
-static int visit(const cs_insn *insn, uint64_t vaddr, uint64_t size, uint64_t file_off,
-		 struct ret_sites *out)
+/* Instructions that hand control to a signal handler (which may throw or
+ * longjmp) or that we do not model: a function with one is no leaf. */
+static bool may_trap(const cs_insn *insn)
 {
-	uint64_t off = file_off + (insn->address - vaddr);
-
-	if (insn->id == X86_INS_CALL || is_indirect_jump(insn))
-		out->leaf = false;
-	if (insn->id == X86_INS_RET || is_tail_jump(insn, vaddr, vaddr + size))
-		return add_site(out, off);
-	return 0;
+	switch (insn->id) {
+	case X86_INS_SYSCALL: /* returns to the next instruction */
+		return false;
+	case X86_INS_UD0:
+	case X86_INS_UD2B:
+	case X86_INS_UD2:
+	case X86_INS_HLT:
+	case X86_INS_RETF:
+	case X86_INS_RETFQ:
+		return true;
+	}
+	return in_group(insn, CS_GRP_INT) || in_group(insn, CS_GRP_IRET) ||
+	       in_group(insn, CS_GRP_PRIVILEGE);
 }
 
-static int walk(struct disasm *d, const uint8_t *code, uint64_t vaddr, uint64_t size,
-		uint64_t file_off, struct ret_sites *out)
+/* The site kind of a jump out: a jcc's condition code is in its opcode
+ * (short 0x70+cc, near 0x0f 0x80+cc); -1 for jcxz and loop, which test a
+ * count. */
+static int jump_kind(const cs_insn *insn)
 {
+	const uint8_t *op = insn->detail->x86.opcode;
+
+	if (insn->id == X86_INS_JMP)
+		return SITE_JMP;
+	if (op[0] >= 0x70 && op[0] <= 0x7f)
+		return SITE_JCC + (op[0] & 0xf);
+	if (op[0] == 0x0f && op[1] >= 0x80 && op[1] <= 0x8f)
+		return SITE_JCC + (op[1] & 0xf);
+	return -1;
+}
+
+/* The number x86 encodes a 64-bit register by (rax 0 ... r15 15), or -1. */
+static int reg_number(x86_reg r)
+{
+	static const x86_reg regs[] = { X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
+					X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
+					X86_REG_R8,  X86_REG_R9,  X86_REG_R10, X86_REG_R11,
+					X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 };
+
+	for (int i = 0; i < 16; i++)
+		if (regs[i] == r)
+			return i;
+	return -1;
+}
+
+/* The site kind of an indirect jump: through a pointer in a slot (the GOT,
+ * a table of functions; a jump table would need an index), or to a
+ * register, which may hold a tail call's target or a jump table's entry;
+ * -1 when it is none of these (jump tables of CET code are "notrack"). */
+static int indirect_kind(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+	int reg;
+
+	if (insn->id != X86_INS_JMP || x->op_count != 1)
+		return -1;
+	if (x->operands[0].type == X86_OP_MEM)
+		return x->operands[0].mem.index == X86_REG_INVALID ? SITE_JMP : -1;
+	if (x->operands[0].type != X86_OP_REG || x->prefix[1] == 0x3e)
+		return -1;
+	reg = reg_number(x->operands[0].reg);
+	return reg < 0 ? -1 : SITE_JMP_REG + reg;
+}
+
+/* Classifies one instruction of range r; returns 0 or -ENOMEM. */
+static int visit(struct walk *w, const struct code_range *r, const cs_insn *insn)
+{
+	uint64_t off = r->file_off + (insn->address - r->vaddr), target;
+	int kind;
+
+	if (insn->id == X86_INS_RET)
+		return add_site(w->out, off, SITE_RET);
+	if (in_group(insn, CS_GRP_CALL) || may_trap(insn)) {
+		w->out->leaf = false;
+		return 0;
+	}
+	if (!is_direct_branch(insn, &target)) {
+		if (!in_group(insn, CS_GRP_JUMP))
+			return 0;
+		w->out->leaf = false; /* indirect: anywhere */
+		w->out->tail = true;
+		kind = indirect_kind(insn);
+		return kind < 0 ? 0 : add_site(w->out, off, (uint8_t)kind);
+	}
+	if (stays_inside(w, target))
+		return 0;
+	/* elsewhere: a tail call, taken or (jcc) maybe not */
+	w->out->leaf = false;
+	w->out->tail = true;
+	kind = jump_kind(insn);
+	return kind < 0 ? 0 : add_site(w->out, off, (uint8_t)kind);
+}
+
+static int walk_code(struct walk *w, size_t ri, const uint8_t *code)
+{
+	struct code_range r = w->r[ri];
 	const uint8_t *p = code;
-	size_t left = size;
-	uint64_t addr = vaddr;
-	cs_insn *insn = cs_malloc(d->cs);
+	size_t left = r.size;
+	uint64_t addr = r.vaddr;
+	cs_insn *insn = cs_malloc(w->d->cs);
 	int err = 0;
 
 	if (!insn)
 		return -ENOMEM;
-	out->leaf = true;
-	while (left && cs_disasm_iter(d->cs, &p, &left, &addr, insn))
-		if ((err = visit(insn, vaddr, size, file_off, out)))
+	if (!ri)
+		ret_slot__start(&w->slot);
+	while (left && cs_disasm_iter(w->d->cs, &p, &left, &addr, insn)) {
+		if (!ri)
+			ret_slot__visit(&w->slot, insn, r.vaddr, r.vaddr + r.size);
+		if ((err = visit(w, &r, insn)))
 			break;
+	}
 	/* padding or data after the last instruction stops the walk early */
-	out->complete = !left;
+	if (left)
+		w->out->complete = false;
 	cs_free(insn, 1);
 	return err;
 }
 
-int ret_sites__find(struct disasm *d, int fd, uint64_t file_off, uint64_t vaddr, uint64_t size,
-		    struct ret_sites *out)
+static int walk_range(struct walk *w, size_t ri)
 {
+	uint64_t size = w->r[ri].size;
 	uint8_t *code;
 	ssize_t n;
 	int err;
@@ -116,20 +251,34 @@ int ret_sites__find(struct disasm *d, int fd, uint64_t file_off, uint64_t vaddr,
 	code = malloc(size);
 	if (!code)
 		return -ENOMEM;
-	n = pread(fd, code, size, file_off);
-	if (n != (ssize_t)size) {
+	n = pread(w->fd, code, size, w->r[ri].file_off);
+	if (n != (ssize_t)size)
 		err = n < 0 ? -errno : -EIO;
-		goto out;
-	}
-	err = walk(d, code, vaddr, size, file_off, out);
-out:
+	else
+		err = walk_code(w, ri, code);
 	free(code);
+	return err;
+}
+
+int ret_sites__find(struct disasm *d, int fd, const struct code_range *body, fragment_fn frag,
+		    void *arg, struct ret_sites *out)
+{
+	struct walk w = { .d = d, .fd = fd, .r = { *body }, .nr = 1, .frag = frag, .arg = arg };
+	int err = 0;
+
+	w.out = out;
+	out->leaf = out->complete = true;
+	/* fragments found while walking are walked in turn */
+	for (size_t i = 0; i < w.nr && !err; i++)
+		err = walk_range(&w, i);
+	out->touches_ret = w.slot.touched;
 	return err;
 }
 
 void ret_sites__free(struct ret_sites *rs)
 {
 	free(rs->off);
+	free(rs->kind);
 	memset(rs, 0, sizeof(*rs));
 }
 
@@ -153,12 +302,21 @@ static bool is_nop5(const cs_insn *insn)
 	return insn->id == X86_INS_NOP && insn->size == 5;
 }
 
+/* The kernel takes any instruction whose opcode is 0x90 for a nop and
+ * skips it (seen on 6.18), but with REX.B, "49 90" is xchg %rax,%r8: the
+ * program would run on with the two swapped back (Go's write barriers
+ * begin so). */
+static bool is_xchg_nop_lookalike(const cs_insn *insn)
+{
+	return insn->id == X86_INS_XCHG && insn->detail->x86.opcode[0] == 0x90;
+}
+
 static enum entry_kind kind_of(const cs_insn *insn)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
 	if (bad_prefix(x) || insn->id == X86_INS_INT3 || insn->id == X86_INS_INT ||
-	    insn->id == X86_INS_INTO || insn->id == X86_INS_INT1)
+	    insn->id == X86_INS_INTO || insn->id == X86_INS_INT1 || is_xchg_nop_lookalike(insn))
 		return ENTRY_REFUSED;
 	if (insn->id == X86_INS_PUSH || is_nop5(insn))
 		return ENTRY_EMULATED;
@@ -194,66 +352,4 @@ enum entry_kind disasm__entry(struct disasm *d, int fd, uint64_t file_off, uint6
 	}
 	cs_free(insn, 1);
 	return kind;
-}
-
-static bool has_section(Elf *elf, const char *const *names)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return false;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *name;
-
-		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
-			continue;
-		for (size_t i = 0; names[i]; i++)
-			if (!strcmp(name, names[i]))
-				return true;
-	}
-	return false;
-}
-
-/* True when .dynsym names an _Unwind_ function: the unwinder itself
- * (libgcc_s) or code that calls it, which walks through its own frames. */
-static bool has_unwind_symbol(Elf *elf)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym sym;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
-			const char *name;
-
-			if (!gelf_getsym(data, i, &sym))
-				break;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && !strncmp(name, "_Unwind_", 8))
-				return true;
-		}
-	}
-	return false;
-}
-
-bool ret_sites__unwinds(int fd)
-{
-	static const char *const names[] = { ".gcc_except_table", ".gopclntab", NULL };
-	Elf *elf;
-	bool found;
-
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return false;
-	found = elf_kind(elf) == ELF_K_ELF && (has_section(elf, names) || has_unwind_symbol(elf));
-	elf_end(elf);
-	return found;
 }

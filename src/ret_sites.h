@@ -8,12 +8,47 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* How a return site returns. A probe runs before its instruction: a jcc's
+ * whether it jumps or not. */
+enum site_kind {
+	SITE_RET,
+	SITE_JMP, /* a tail call, if the frame is gone (else a jump to code of
+		   * the function that has no symbol: a stripped .cold part) */
+	SITE_JCC, /* likewise when taken: SITE_JCC + the x86 condition code (the
+		   * low nibble of its opcode), up to SITE_JCC + 15 */
+	/* jmp *%reg, a tail call when the register points out of the function
+	 * (else a jump table's): SITE_JMP_REG + the register's number in the
+	 * encoding (rax 0, rcx 1, ..., r15 15) */
+	SITE_JMP_REG = SITE_JCC + 16, /* as bpf/trace.h has them */
+	SITE_KIND_END = SITE_JMP_REG + 16,
+};
+
 struct ret_sites {
 	uint64_t *off; /* file offsets of the return sites */
+	uint8_t *kind; /* per site: enum site_kind */
 	size_t n, cap;
-	bool leaf;     /* no call and no indirect jump: nothing can unwind through it */
-	bool complete; /* the whole body disassembled */
+	/* Control never leaves the function's bytes but by its ret: no call, no
+	 * indirect jump, no jump elsewhere, no trap. Nothing can unwind through
+	 * such a function's frame, so a uretprobe may replace its return
+	 * address even where exceptions are thrown. */
+	bool leaf;
+	bool complete; /* the whole body (and its fragments) disassembled */
+	/* It may end in a jump to other code (a tail call): that code runs
+	 * on with this function's return address. */
+	bool tail;
+	bool touches_ret; /* it uses its own return address (ret_slot.h) */
+	size_t nfrags;	  /* fragments (gcc's .cold parts) followed */
 };
+
+/* Bytes of code: a function, or one of its fragments. */
+struct code_range {
+	uint64_t vaddr, size, file_off;
+};
+
+/* Whether the code at vaddr, outside the function, is a fragment of it (a
+ * part gcc split off, such as "f.cold", reached by a jump): if so, sets
+ * *frag to the whole fragment and returns true. */
+typedef bool (*fragment_fn)(void *arg, uint64_t vaddr, struct code_range *frag);
 
 struct disasm;
 
@@ -21,11 +56,13 @@ struct disasm;
 int disasm__new(struct disasm **out);
 void disasm__free(struct disasm *d);
 
-/* Disassembles the function of size bytes at file offset file_off (link
- * address vaddr) of the file open on fd, and appends its return sites to
- * *out (which starts zeroed). Returns 0 or -errno. */
-int ret_sites__find(struct disasm *d, int fd, uint64_t file_off, uint64_t vaddr, uint64_t size,
-		    struct ret_sites *out);
+/* Disassembles the function body of the file open on fd, and the fragments
+ * its jumps reach (frag may be NULL: no fragments), and appends its return
+ * sites to *out (which starts zeroed): ret instructions, and tail calls:
+ * direct jumps elsewhere, conditional or not, and jumps through a pointer
+ * in memory (the GOT, a table of functions). Returns 0 or -errno. */
+int ret_sites__find(struct disasm *d, int fd, const struct code_range *body, fragment_fn frag,
+		    void *arg, struct ret_sites *out);
 
 void ret_sites__free(struct ret_sites *rs);
 
@@ -36,7 +73,9 @@ void ret_sites__free(struct ret_sites *rs);
 enum entry_kind {
 	ENTRY_EMULATED,
 	ENTRY_STEPPED,
-	ENTRY_REFUSED, /* a lock or ES/CS/SS/DS segment prefix, int3/int/into/int1 */
+	/* a lock or ES/CS/SS/DS segment prefix, int3/int/into/int1; or one the
+	 * kernel would run wrongly (xchg with r8-r15 taken for a nop) */
+	ENTRY_REFUSED,
 };
 
 /* Where to probe the entry of the function at file_off, and how that probe
@@ -45,11 +84,5 @@ enum entry_kind {
  * knowing up front: a failed link costs the kernel ~0.1 s to undo. When
  * the code cannot be read, says STEPPED and lets the kernel decide. */
 enum entry_kind disasm__entry(struct disasm *d, int fd, uint64_t file_off, uint64_t *site);
-
-/* True when code in the ELF file open on fd can be unwound through by
- * something that reads return addresses: C++ exception tables
- * (.gcc_except_table), Go (.gopclntab), or the unwinder and its callers
- * (an _Unwind_ symbol, defined or imported). */
-bool ret_sites__unwinds(int fd);
 
 #endif

@@ -12,19 +12,23 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "elf_symtab.h"
+#include "fragments.h"
 #include "funcs.h"
 #include "privileges.h"
 #include "report.h"
 #include "ret_sites.h"
 #include "source.h"
+#include "stack_walkers.h"
 #include "symbolize.h"
 #include "tracer.h"
+#include "uprobe_multi.h"
 
 #define SKIPPED_SHOWN (sizeof(((struct trace_attach_stats *)0)->refused_names) / sizeof(char *))
 
 struct probe_plan {
 	uint64_t *offsets, *ids, *site_offsets, *site_ids;
-	bool *uret, *bad;
+	bool *uret, *plain_only, *bad;
 	size_t n, nsites, sites_cap;
 };
 
@@ -36,6 +40,13 @@ struct trace_source {
 	struct trace_func *names; /* by function id (index in funcs) */
 	struct trace_attach_stats at;
 	struct target_binary exe; /* the target's program (dev, ino only) */
+	/* Every target process was judged plain (stack_walkers.h): no unwinder,
+	 * no Go, nothing that switches stacks. Functions that are no leaf may
+	 * then return by uretprobe, in the processes the BPF filter marks
+	 * plain: a process that execs another program loses the mark. Needs
+	 * uprobe sessions, whose entry can decline the return probe. */
+	bool plain;
+	pid_t cmd_pid;
 	/* COMMAND mode: the probes of its libraries, kept to attach them for
 	 * each child it forks (they are limited to single processes) */
 	struct lib_probes {
@@ -170,9 +181,10 @@ out_free:
 }
 
 /* Selects the functions of the specs; *exe (if not NULL) gets the target's
- * main executable, the first of its binaries. */
+ * main executable, the first of its binaries, and *walkers what walks the
+ * stacks of the target processes (all of them, when there is no target). */
 static int select_funcs(const struct options *o, const char *const *specs, size_t n,
-			struct funcs *list, struct target_binary *exe)
+			struct funcs *list, struct target_binary *exe, unsigned int *walkers)
 {
 	struct binaries target = {};
 	int err = target_binaries(o, &target);
@@ -183,6 +195,8 @@ static int select_funcs(const struct options *o, const char *const *specs, size_
 		exe->dev = target.v[0].dev;
 		exe->ino = target.v[0].ino;
 	}
+	if (!err && walkers)
+		*walkers = target.n ? stack_walkers__of_binaries(&target) : ~0U;
 	binaries__free(&target);
 	return err;
 }
@@ -245,7 +259,7 @@ static int list_probeable(struct funcs *list)
 int source_trace__list(const struct options *o)
 {
 	struct funcs list = {};
-	int err = select_funcs(o, &o->list, 1, &list, NULL);
+	int err = select_funcs(o, &o->list, 1, &list, NULL, NULL);
 
 	if (!err)
 		err = list_probeable(&list);
@@ -255,7 +269,20 @@ int source_trace__list(const struct options *o)
 
 /* The probes for the functions of binary b (funcs are sorted by binary). */
 
-static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uint64_t id)
+/* A site's cookie: the function, how the site returns (bpf/trace.h), and
+ * for a jump to a register, the function's size. False when that size does
+ * not fit. */
+static bool site_cookie(uint64_t id, uint8_t kind, uint64_t size, uint64_t *cookie)
+{
+	*cookie = id | (uint64_t)kind << TRACE_SITE_KIND_SHIFT;
+	if (kind < SITE_JMP_REG)
+		return true;
+	*cookie |= size << TRACE_SITE_SIZE_SHIFT;
+	return size < TRACE_SITE_SIZE_MAX;
+}
+
+static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uint64_t id,
+			  uint64_t size)
 {
 	if (pl->nsites + rs->n > pl->sites_cap) {
 		size_t cap = (pl->nsites + rs->n) * 2;
@@ -270,31 +297,80 @@ static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uin
 		pl->sites_cap = cap;
 	}
 	for (size_t k = 0; k < rs->n; k++) {
-		pl->site_offsets[pl->nsites] = rs->off[k];
-		pl->site_ids[pl->nsites++] = id;
+		if (!site_cookie(id, rs->kind[k], size, &pl->site_ids[pl->nsites]))
+			continue;
+		pl->site_offsets[pl->nsites++] = rs->off[k];
 	}
 	return 0;
 }
 
-/* How function f returns: by uretprobe (0, *uret set), by its return sites
- * (0, added to the plan), or not traceable (1). */
-static int plan_return(struct probe_plan *pl, struct disasm *d, int fd, bool unwinds,
-		       const struct func *f, uint64_t id, bool *uret)
-{
-	struct ret_sites rs = {};
-	int err;
+/* What planning one binary needs. */
+struct plan_ctx {
+	struct disasm *d;
+	int fd;
+	unsigned int walkers;	 /* what walks the stacks of this binary's code */
+	bool plain;		 /* uretprobes may catch any return in it */
+	struct elf_symtab *syms; /* for fragments, read on first need */
+	bool syms_read;
+	const struct func *f; /* the function being planned */
+};
 
-	*uret = !unwinds;
-	if (!unwinds)
-		return 0;
-	/* nothing unwinds through a function that calls nothing */
-	err = ret_sites__find(d, fd, f->offset, f->vaddr, f->size, &rs);
-	if (!err && rs.leaf)
-		*uret = true;
-	else if (!err && rs.complete && rs.n)
-		err = plan_add_sites(pl, &rs, id);
-	else
-		err = 1;
+/* Finds f's split-off parts (fragment_fn) by their names. */
+static bool find_fragment(void *arg, uint64_t vaddr, struct code_range *frag)
+{
+	struct plan_ctx *c = arg;
+	struct elf_func ef;
+	uint64_t off;
+
+	if (!c->syms_read) {
+		c->syms_read = true;
+		if (elf_symtab__load(c->fd, &c->syms))
+			c->syms = NULL;
+	}
+	if (!c->syms || elf_symtab__func_at(c->syms, vaddr, &ef) ||
+	    !fragment__of(ef.name, c->f->sym) || elf_symtab__file_offset(c->syms, ef.vaddr, &off))
+		return false;
+	*frag = (struct code_range){ ef.vaddr, ef.size, off };
+	return true;
+}
+
+/* How a function's returns are caught. A uretprobe (fast: the kernel
+ * emulates it) replaces the return address on the stack, which breaks
+ * whatever walks through the frame; probes on the ret instructions
+ * (single-stepped: ~10x slower) leave the stack alone. */
+enum ret_how {
+	RET_NONE,  /* not at all (its code could not be read): left out */
+	RET_LEAF,  /* uretprobe: the code never leaves the function but by ret */
+	RET_PLAIN, /* uretprobe: no process that runs it can walk its stack, and
+		    * the function neither tail-calls nor uses its return address */
+	RET_SITES, /* probes on its ret instructions and tail-call jumps, if any */
+};
+
+static int plan_return(struct probe_plan *pl, struct plan_ctx *c, uint64_t id, enum ret_how *how)
+{
+	struct code_range body = { c->f->vaddr, c->f->size, c->f->offset };
+	struct ret_sites rs = {};
+	int err = ret_sites__find(c->d, c->fd, &body, find_fragment, c, &rs);
+	bool uret;
+
+	*how = RET_NONE;
+	if (err == -ENOMEM)
+		goto out;
+	/* A uretprobe's trampoline must be all that ever sees the slot: not
+	 * code the function jumps to, nor the function itself (setjmp). */
+	uret = !err && rs.complete && rs.n && !rs.tail && !rs.touches_ret;
+	/* No return: it ends in exit() or a longjmp, or it is an entry point
+	 * (_start), where the word a uretprobe would replace is argc. */
+	if (!err && rs.complete && !rs.n)
+		*how = RET_SITES;
+	else if (uret && rs.leaf && !(c->walkers & WALKER_GO))
+		*how = RET_LEAF;
+	else if (uret && c->plain)
+		*how = RET_PLAIN;
+	else if (!err && rs.complete)
+		*how = RET_SITES;
+	err = *how == RET_SITES ? plan_add_sites(pl, &rs, id, c->f->size) : 0;
+out:
 	ret_sites__free(&rs);
 	return err;
 }
@@ -306,6 +382,7 @@ static void plan_free(struct probe_plan *pl)
 	free(pl->site_offsets);
 	free(pl->site_ids);
 	free(pl->uret);
+	free(pl->plain_only);
 	free(pl->bad);
 	memset(pl, 0, sizeof(*pl));
 }
@@ -315,8 +392,9 @@ static int plan_alloc(struct probe_plan *pl, size_t n)
 	pl->offsets = malloc((n + 1) * sizeof(*pl->offsets));
 	pl->ids = malloc((n + 1) * sizeof(*pl->ids));
 	pl->uret = calloc(n + 1, sizeof(*pl->uret));
+	pl->plain_only = calloc(n + 1, sizeof(*pl->plain_only));
 	pl->bad = calloc(n + 1, sizeof(*pl->bad));
-	return pl->offsets && pl->ids && pl->uret && pl->bad ? 0 : -ENOMEM;
+	return pl->offsets && pl->ids && pl->uret && pl->plain_only && pl->bad ? 0 : -ENOMEM;
 }
 
 static void note_refused(struct trace_source *ts, const char *name)
@@ -326,40 +404,50 @@ static void note_refused(struct trace_source *ts, const char *name)
 	ts->at.refused++;
 }
 
+static void count_return(struct trace_attach_stats *at, enum ret_how how)
+{
+	at->by_uret_leaf += how == RET_LEAF;
+	at->by_uret_plain += how == RET_PLAIN;
+	at->by_ret_sites += how == RET_SITES;
+}
+
 /* Plans the functions [first, last) of one binary. */
-static int plan_binary(struct trace_source *ts, struct disasm *d, int fd, size_t first, size_t last,
+static int plan_binary(struct trace_source *ts, struct plan_ctx *c, size_t first, size_t last,
 		       struct probe_plan *pl)
 {
-	bool unwinds = ret_sites__unwinds(fd);
 	int err = plan_alloc(pl, last - first);
 
 	for (size_t i = first; i < last && !err; i++) {
 		const struct func *f = &ts->funcs.v[i];
 		enum entry_kind kind;
+		enum ret_how how;
 		uint64_t site;
-		bool uret;
 
 		if (f->ifunc) { /* a resolver runs once, at load: nothing to time */
 			ts->at.ifuncs++;
 			continue;
 		}
-		kind = disasm__entry(d, fd, f->offset, &site);
+		if (fragment__is(f->sym)) { /* timed as part of its function */
+			ts->at.fragments++;
+			continue;
+		}
+		kind = disasm__entry(c->d, c->fd, f->offset, &site);
 		if (kind == ENTRY_REFUSED) {
 			note_refused(ts, f->name);
 			continue;
 		}
-		err = plan_return(pl, d, fd, unwinds, f, i, &uret);
-		if (err == 1) {
+		c->f = f;
+		err = plan_return(pl, c, i, &how);
+		if (!err && how == RET_NONE)
 			ts->at.no_ret_sites++;
-			err = 0;
+		if (err || how == RET_NONE)
 			continue;
-		}
 		ts->at.entries_stepped += kind == ENTRY_STEPPED;
 		pl->offsets[pl->n] = site;
 		pl->ids[pl->n] = i;
-		pl->uret[pl->n++] = uret;
-		ts->at.by_uretprobe += uret;
-		ts->at.by_ret_sites += !uret;
+		pl->uret[pl->n] = how == RET_LEAF || how == RET_PLAIN;
+		pl->plain_only[pl->n++] = how == RET_PLAIN;
+		count_return(&ts->at, how);
 	}
 	return err;
 }
@@ -376,8 +464,17 @@ static void note_skipped(struct trace_source *ts, const struct probe_plan *pl)
 static int attach_plan(struct trace_source *ts, const char *path, struct probe_plan *pl, pid_t pid,
 		       size_t *bad_sites)
 {
-	struct trace_target tg = { path,     pl->n,	 pl->offsets,	   pl->ids,
-				   pl->uret, pl->nsites, pl->site_offsets, pl->site_ids };
+	struct trace_target tg = {
+		.path = path,
+		.n = pl->n,
+		.offsets = pl->offsets,
+		.ids = pl->ids,
+		.uret = pl->uret,
+		.plain_only = pl->plain_only,
+		.nsites = pl->nsites,
+		.site_offsets = pl->site_offsets,
+		.site_ids = pl->site_ids,
+	};
 
 	return tracer__attach(ts->t, &tg, pid, pl->bad, bad_sites);
 }
@@ -451,15 +548,19 @@ static int plan_one(struct trace_source *ts, struct disasm *d, size_t first, siz
 		    struct probe_plan *pl)
 {
 	const char *path = ts->funcs.bins.v[ts->funcs.v[first].bin].open_path;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct plan_ctx c = { .d = d, .fd = open(path, O_RDONLY | O_CLOEXEC) };
+	int err;
 
-	if (fd < 0) {
+	if (c.fd < 0) {
 		err = -errno;
 		p_err("cannot open '%s': %s", path, strerror(-err));
 		return err;
 	}
-	err = plan_binary(ts, d, fd, first, last, pl);
-	close(fd);
+	c.walkers = stack_walkers__of_file(c.fd);
+	c.plain = ts->plain && !c.walkers;
+	err = plan_binary(ts, &c, first, last, pl);
+	elf_symtab__free(c.syms);
+	close(c.fd);
 	return err;
 }
 
@@ -599,9 +700,15 @@ static int make_names(struct trace_source *ts)
 	return 0;
 }
 
+/* A target's marks in the BPF filter: the command execs its program once
+ * more (the one judged) before it is the judged image. */
 static int add_pid(void *impl, pid_t pid)
 {
-	int err = tracer__add_pid(((struct trace_source *)impl)->t, pid);
+	struct trace_source *ts = impl;
+	unsigned int flags = !ts->plain		  ? 0
+			     : pid == ts->cmd_pid ? PID_PLAIN | PID_EXEC_ONCE
+						  : PID_PLAIN;
+	int err = tracer__add_pid(ts->t, pid, flags);
 
 	if (err)
 		p_err("cannot set the process filter: %s", strerror(-err));
@@ -725,9 +832,22 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 	return err == -EINVAL ? -EIO : err;
 }
 
+/* Whether the targets' plain judgement can be relied on: the BPF filter
+ * carries it per process, and a session's entry can decline a return. */
+static bool may_trust_plain(const struct options *o, unsigned int walkers)
+{
+	bool multi, sessions;
+
+	if (walkers || !(o->npids || o->command))
+		return false;
+	uprobe_multi__features(&multi, &sessions);
+	return multi && sessions;
+}
+
 int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pid, int verbosity)
 {
 	struct trace_source *ts = calloc(1, sizeof(*ts));
+	unsigned int walkers = 0;
 	int err;
 
 	if (!ts)
@@ -735,7 +855,10 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 	ts->o = o;
 	ts->verbosity = verbosity;
 	source__set_symbolizer(o);
-	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe);
+	ts->cmd_pid = cmd_pid;
+	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe, &walkers);
+	if (!err)
+		ts->plain = may_trust_plain(o, walkers);
 	if (!err)
 		err = make_names(ts);
 	if (!err)

@@ -74,6 +74,13 @@ static uint32_t unwind_rows(const struct tracer_opts *o)
 	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
 }
 
+/* A new program in a filtered process loses its PID_PLAIN; --full-stack
+ * takes a new snapshot of its mappings. */
+static bool watches_exec(const struct tracer_opts *o)
+{
+	return o->want_stacks || o->filter_pids;
+}
+
 static int load(struct tracer *t)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -84,7 +91,7 @@ static int load(struct tracer *t)
 	skel->rodata->filter_pids = t->opts.filter_pids;
 	skel->rodata->want_calls = t->opts.want_calls;
 	bpf_program__set_autoload(skel->progs.on_fork, t->opts.follow_children);
-	bpf_program__set_autoload(skel->progs.on_exec, t->opts.want_stacks);
+	bpf_program__set_autoload(skel->progs.on_exec, watches_exec(&t->opts));
 	skel->rodata->want_stacks = t->opts.want_stacks;
 	skel->rodata->unwind_mode = t->opts.want_stacks ? t->opts.unwind : UNWIND_MODE_FP;
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts));
@@ -232,7 +239,8 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 		err = -errno;
 		goto err_free;
 	}
-	if (t->opts.want_stacks && !(t->exec_link = bpf_program__attach(t->skel->progs.on_exec))) {
+	if (watches_exec(&t->opts) &&
+	    !(t->exec_link = bpf_program__attach(t->skel->progs.on_exec))) {
 		err = -errno;
 		goto err_free;
 	}
@@ -248,12 +256,12 @@ err_free:
 	return err;
 }
 
-int tracer__add_pid(struct tracer *t, pid_t pid)
+int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags)
 {
 	__u32 key = pid;
-	__u8 one = 1;
+	__u8 value = PID_TRACED | flags;
 
-	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &one, BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &value, BPF_ANY))
 		return -errno;
 	/* --full-stack: its first stacks unwound by tables too */
 	return t->opts.want_stacks ? snapshot(t, pid) : 0;
@@ -353,7 +361,8 @@ static int attach_subset(struct tracer *t, struct bpf_program *prog, enum uprobe
 		if (bad[i] || !in_subset(tg, i, which))
 			continue;
 		off[n] = tg->offsets[i];
-		ids[n++] = tg->ids[i];
+		ids[n++] =
+			tg->ids[i] | (which == BY_URET && tg->plain_only[i] ? TRACE_PLAIN_ONLY : 0);
 	}
 	err = attach_set(t, prog, tg->path, off, ids, n, kind, pid, sub_bad);
 	for (size_t i = 0, j = 0; !err && i < tg->n; i++)

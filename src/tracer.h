@@ -32,9 +32,10 @@ struct trace_target {
 	const uint64_t *offsets; /* file offsets of the entries */
 	const uint64_t *ids;	 /* function ids, indexes of the trace_func table */
 	const bool *uret;	 /* per function: return caught by a uretprobe */
+	const bool *plain_only;	 /* ... only in processes marked PID_PLAIN (sessions) */
 	size_t nsites;
 	const uint64_t *site_offsets; /* return sites of the other functions */
-	const uint64_t *site_ids;     /* and whose they are */
+	const uint64_t *site_ids;     /* and whose they are, with their condition */
 };
 
 struct tracer_opts {
@@ -69,8 +70,10 @@ struct tracer_stats {
 struct trace_attach_stats {
 	size_t binaries;
 	size_t attached;	/* functions traced */
-	size_t by_uretprobe;	/* ... whose return is caught by a uretprobe */
+	size_t by_uret_leaf;	/* ... whose return is caught by a uretprobe: leaves */
+	size_t by_uret_plain;	/* ... no leaves, in processes judged plain */
 	size_t by_ret_sites;	/* ... by probes on their ret instructions */
+	size_t fragments;	/* gcc's .cold parts matched, not functions */
 	size_t entries_stepped; /* ... whose entry probe is single-stepped (slow) */
 	size_t ifuncs;		/* IFUNC resolvers left out: they run once, at load */
 	size_t no_ret_sites;	/* left out: something may unwind through them and
@@ -92,7 +95,8 @@ struct tracer;
  * kernel has no uprobe_multi, or -errno. */
 int tracer__open(struct tracer **out, const struct tracer_opts *o);
 
-int tracer__add_pid(struct tracer *t, pid_t pid);
+/* Adds pid to the filter, with flags (PID_PLAIN, PID_EXEC_ONCE). */
+int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags);
 
 /* Attaches entry and return probes for the target's functions; pid > 0
  * limits them to that process. Functions whose entry the kernel refuses are

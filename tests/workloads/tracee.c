@@ -26,9 +26,6 @@
  *                                count N; the parent waits for it
  *   tracee deep D R              R times: deep() recurses D levels deep; then
  *                                main calls inner(0.1 ms) R times
- *   tracee exit                  leave_early() calls inner(1 ms) and then
- *                                exit(0) from inside; a thread does the same
- *                                with pthread_exit() first
  *
  * Exits 0, or 2 on bad arguments.
  */
@@ -240,32 +237,6 @@ static void run_deep(long d, long r)
 		inner(0.1);
 }
 
-NOINLINE void leave_early(bool thread)
-{
-	inner(1);
-	if (thread)
-		pthread_exit(NULL);
-	exit(0);
-}
-
-static void *thread_leaving(void *arg)
-{
-	(void)arg;
-	leave_early(true);
-	return NULL;
-}
-
-static int run_exit(void)
-{
-	pthread_t tid;
-
-	if (pthread_create(&tid, NULL, thread_leaving, NULL))
-		return 1;
-	pthread_join(tid, NULL);
-	leave_early(false);
-	return 1;
-}
-
 /* Parses argv[2..] into v[]; false unless there are between min and max. */
 static bool nums(int argc, char **argv, int min, int max, double *v)
 {
@@ -310,8 +281,6 @@ int main(int argc, char **argv)
 		return run_forkcount(v[0], (long)v[1]);
 	if (!strcmp(mode, "deep") && nums(argc, argv, 2, 2, v))
 		return run_deep((long)v[0], (long)v[1]), 0;
-	if (!strcmp(mode, "exit") && argc == 2)
-		return run_exit();
 	fprintf(stderr,
 		"usage: tracee nest X_MS Y_MS K | loop SECONDS [X_MS Y_MS] | count N |\n"
 		"       threads T M | fib N | jump R | fork X_MS Y_MS K | forkcount MS N |\n"
