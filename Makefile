@@ -115,6 +115,18 @@ RUST_WORKLOAD_FLAGS := -C opt-level=2 -C debuginfo=0
 ifneq ($(RUSTC),)
 WORKLOADS += $(BUILD)/workloads/rust_names $(BUILD)/workloads/rust_v0/rust_names
 endif
+# Programs that unwind, switch stacks or are Go, built as their toolchains
+# build by default (tests/workloads/unwind/, test_trace_unwind): g++ -O2
+# (with a library of its own to throw across), gcc -O2, rustc, Debian's go.
+UNWIND_DIR := $(BUILD)/workloads/unwind
+WORKLOADS += $(UNWIND_DIR)/cxx_unwind $(UNWIND_DIR)/libcxx_thrower.so $(UNWIND_DIR)/ctx_switch
+ifneq ($(RUSTC),)
+WORKLOADS += $(UNWIND_DIR)/rust_panics
+endif
+GO ?= $(shell command -v go 2>/dev/null)
+ifneq ($(GO),)
+WORKLOADS += $(UNWIND_DIR)/go_stacks
+endif
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
@@ -340,6 +352,33 @@ $(BUILD)/workloads/rust_v0/rust_names: tests/workloads/rust_names.rs
 	$(call msg,RUSTC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)MAKEFLAGS= $(RUSTC) $(RUST_WORKLOAD_FLAGS) -C symbol-mangling-version=v0 $< -o $@
+
+$(UNWIND_DIR)/libcxx_thrower.so: tests/workloads/unwind/cxx_thrower.cpp | $(DEPS_STAMP)
+	$(call msg,CXX-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O2 -Wall -Werror -fPIC -shared $< -o $@
+
+$(UNWIND_DIR)/cxx_unwind: tests/workloads/unwind/cxx_unwind.cpp $(UNWIND_DIR)/libcxx_thrower.so
+	$(call msg,CXX-WORK,$@)
+	$(Q)$(CXX) -O2 -Wall -Werror -Itests/workloads/unwind $< -L$(@D) -lcxx_thrower \
+		-Wl,-rpath,'$$ORIGIN' -o $@
+
+$(UNWIND_DIR)/ctx_switch: tests/workloads/unwind/ctx_switch.c | $(DEPS_STAMP)
+	$(call msg,CC-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O2 -Wall -Werror $< -o $@
+
+$(UNWIND_DIR)/rust_panics: tests/workloads/unwind/rust_panics.rs
+	$(call msg,RUSTC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)MAKEFLAGS= $(RUSTC) -C opt-level=2 $< -o $@
+
+# Offline: the standard library only, its cache under build/.
+$(UNWIND_DIR)/go_stacks: tests/workloads/unwind/go_stacks.go | $(DEPS_STAMP)
+	$(call msg,GO,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)GOCACHE=$(abspath $(BUILD))/go-cache GOPATH=$(abspath $(BUILD))/go-path GOFLAGS= \
+		GO111MODULE=off GOTOOLCHAIN=local $(GO) build -o $@ $<
 
 TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES) \
 	$(FUZZ_BINS)
