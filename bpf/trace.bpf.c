@@ -22,6 +22,7 @@ volatile bool stopping = false;
 const volatile bool want_calls = false;
 const volatile bool want_stacks = false;
 const volatile bool notify_forks = false;
+const volatile bool notify_execs = false;
 
 struct frame {
 	__u32 func;
@@ -528,7 +529,7 @@ int on_ret_insn(struct pt_regs *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 {
-	struct trace_fork_event ev = {
+	struct trace_proc_event ev = {
 		.type = EV_FORK,
 		.pid = BPF_CORE_READ(child, tgid),
 		.ts = bpf_ktime_get_ns(),
@@ -561,9 +562,18 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	return 0;
 }
 
+/* Tells user space of a process that exec'd a program not judged yet. */
+static __always_inline void notify_exec(__u32 pid)
+{
+	struct trace_proc_event ev = { .type = EV_EXEC, .pid = pid, .ts = bpf_ktime_get_ns() };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
+		count(TCNT_EXECS_LOST);
+}
+
 /* A new program: it is no longer the one judged plain (but for the
- * command's own exec of it), and --full-stack needs a new snapshot of its
- * mappings and new tables. */
+ * command's own), and --full-stack needs a new snapshot of its mappings and
+ * new tables. */
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
@@ -571,10 +581,13 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
 	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
 
-	if (flags && (*flags & PID_EXEC_ONCE))
+	if (flags && (*flags & PID_EXEC_ONCE)) {
 		*flags &= ~PID_EXEC_ONCE;
-	else if (flags)
+	} else if (flags && (*flags & PID_PLAIN)) {
 		*flags &= ~PID_PLAIN;
+		if (notify_execs)
+			notify_exec(pid);
+	}
 	if (sh)
 		sh->plain = flags && (*flags & PID_PLAIN);
 	if (want_stacks)

@@ -23,6 +23,7 @@ enum trace_counter {
 	TCNT_RECORDS_DROPPED, /* ring buffer full: a timeline record of a call lost */
 	TCNT_FORKS_LOST,      /* ring buffer full: a child not traced in libraries */
 	TCNT_NOT_PLAIN,	      /* calls not traced: uretprobe-only, in a process not plain */
+	TCNT_EXECS_LOST,      /* ring buffer full: an exec not told to user space */
 	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
 	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };
@@ -76,10 +77,13 @@ struct trace_call_event {
 
 /* A traced process forked (COMMAND mode, when probes in shared libraries
  * are limited to single processes): user space attaches them for the child
- * too. Sent with a wakeup, so that the child is traced soon. */
+ * too. Or it exec'd a program other than the one judged plain (PID_PLAIN):
+ * user space judges the new one. Sent with a wakeup, so that the process
+ * is traced soon. */
 #define EV_FORK 20
+#define EV_EXEC 21
 
-struct trace_fork_event {
+struct trace_proc_event {
 	__u32 type;
 	__u32 pid;
 	__u64 ts; /* CLOCK_MONOTONIC ns */

@@ -127,7 +127,8 @@ void report__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[TCNT_FORKS_LOST], "child processes untraced in libraries (ring buffer full)");
 	add_loss(b, c[TCNT_NOT_PLAIN],
-		 "calls after an exec into a program not planned for (uretprobes could break it)");
+		 "calls after an exec, before the new program was planned for");
+	add_loss(b, c[TCNT_EXECS_LOST], "execs (ring buffer full): their calls untraced");
 	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
@@ -178,6 +179,14 @@ static void report_children(const struct trace_attach_stats *at)
 	if (at->children_err)
 		p_err("could not trace some child processes in the command's libraries: %s",
 		      strerror(-at->children_err));
+	if (at->execs_replanned)
+		p_err("%zu processes exec'd a program that may walk its stacks: traced with probes "
+		      "on ret instructions from at most %.1f ms after (calls before that are not "
+		      "seen)",
+		      at->execs_replanned, at->execs_attach_ms);
+	if (at->execs_err)
+		p_err("could not trace some processes after they exec'd: %s",
+		      strerror(-at->execs_err));
 }
 
 void report__trace_summary(const struct profile *p, const struct tracer_stats *st,

@@ -12,10 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf_symtab.h"
-#include "fragments.h"
 #include "funcs.h"
 #include "privileges.h"
+#include "probe_plan.h"
 #include "report.h"
 #include "ret_sites.h"
 #include "source.h"
@@ -23,14 +22,6 @@
 #include "symbolize.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
-
-#define SKIPPED_SHOWN (sizeof(((struct trace_attach_stats *)0)->refused_names) / sizeof(char *))
-
-struct probe_plan {
-	uint64_t *offsets, *ids, *site_offsets, *site_ids;
-	bool *uret, *plain_only, *bad;
-	size_t n, nsites, sites_cap;
-};
 
 struct trace_source {
 	struct tracer *t;
@@ -47,13 +38,18 @@ struct trace_source {
 	 * uprobe sessions, whose entry can decline the return probe. */
 	bool plain;
 	pid_t cmd_pid;
-	/* COMMAND mode: the probes of its libraries, kept to attach them for
-	 * each child it forks (they are limited to single processes) */
-	struct lib_probes {
+	/* Plans kept after attaching: in COMMAND mode the probes of its
+	 * libraries, to attach them for each child it forks (they are limited
+	 * to single processes); with plain targets, every binary's safe plan,
+	 * for a process found not to be plain after an exec. */
+	struct kept_plan {
 		const char *path;
-		struct probe_plan pl;
-	} * libs;
-	size_t nlibs;
+		struct probe_plan pl; /* empty but for a COMMAND's libraries */
+		struct probe_plan safe;
+	} * kept;
+	size_t nkept;
+	pid_t *replanned; /* processes given the safe plans */
+	size_t nreplanned;
 };
 
 /* The binaries a -f without BINARY searches: the target's. */
@@ -267,197 +263,12 @@ int source_trace__list(const struct options *o)
 	return err;
 }
 
-/* The probes for the functions of binary b (funcs are sorted by binary). */
-
-/* A site's cookie: the function, how the site returns (bpf/trace.h), and
- * for a jump to a register, the function's size. False when that size does
- * not fit. */
-static bool site_cookie(uint64_t id, uint8_t kind, uint64_t size, uint64_t *cookie)
-{
-	*cookie = id | (uint64_t)kind << TRACE_SITE_KIND_SHIFT;
-	if (kind < SITE_JMP_REG)
-		return true;
-	*cookie |= size << TRACE_SITE_SIZE_SHIFT;
-	return size < TRACE_SITE_SIZE_MAX;
-}
-
-static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uint64_t id,
-			  uint64_t size)
-{
-	if (pl->nsites + rs->n > pl->sites_cap) {
-		size_t cap = (pl->nsites + rs->n) * 2;
-		uint64_t *o = realloc(pl->site_offsets, cap * sizeof(*o));
-		uint64_t *i = o ? realloc(pl->site_ids, cap * sizeof(*i)) : NULL;
-
-		if (o)
-			pl->site_offsets = o;
-		if (!i)
-			return -ENOMEM;
-		pl->site_ids = i;
-		pl->sites_cap = cap;
-	}
-	for (size_t k = 0; k < rs->n; k++) {
-		if (!site_cookie(id, rs->kind[k], size, &pl->site_ids[pl->nsites]))
-			continue;
-		pl->site_offsets[pl->nsites++] = rs->off[k];
-	}
-	return 0;
-}
-
-/* What planning one binary needs. */
-struct plan_ctx {
-	struct disasm *d;
-	int fd;
-	unsigned int walkers;	 /* what walks the stacks of this binary's code */
-	bool plain;		 /* uretprobes may catch any return in it */
-	struct elf_symtab *syms; /* for fragments, read on first need */
-	bool syms_read;
-	const struct func *f; /* the function being planned */
-};
-
-/* Finds f's split-off parts (fragment_fn) by their names. */
-static bool find_fragment(void *arg, uint64_t vaddr, struct code_range *frag)
-{
-	struct plan_ctx *c = arg;
-	struct elf_func ef;
-	uint64_t off;
-
-	if (!c->syms_read) {
-		c->syms_read = true;
-		if (elf_symtab__load(c->fd, &c->syms))
-			c->syms = NULL;
-	}
-	if (!c->syms || elf_symtab__func_at(c->syms, vaddr, &ef) ||
-	    !fragment__of(ef.name, c->f->sym) || elf_symtab__file_offset(c->syms, ef.vaddr, &off))
-		return false;
-	*frag = (struct code_range){ ef.vaddr, ef.size, off };
-	return true;
-}
-
-/* How a function's returns are caught. A uretprobe (fast: the kernel
- * emulates it) replaces the return address on the stack, which breaks
- * whatever walks through the frame; probes on the ret instructions
- * (single-stepped: ~10x slower) leave the stack alone. */
-enum ret_how {
-	RET_NONE,  /* not at all (its code could not be read): left out */
-	RET_LEAF,  /* uretprobe: the code never leaves the function but by ret */
-	RET_PLAIN, /* uretprobe: no process that runs it can walk its stack, and
-		    * the function neither tail-calls nor uses its return address */
-	RET_SITES, /* probes on its ret instructions and tail-call jumps, if any */
-};
-
-static int plan_return(struct probe_plan *pl, struct plan_ctx *c, uint64_t id, enum ret_how *how)
-{
-	struct code_range body = { c->f->vaddr, c->f->size, c->f->offset };
-	struct ret_sites rs = {};
-	int err = ret_sites__find(c->d, c->fd, &body, find_fragment, c, &rs);
-	bool uret;
-
-	*how = RET_NONE;
-	if (err == -ENOMEM)
-		goto out;
-	/* A uretprobe's trampoline must be all that ever sees the slot: not
-	 * code the function jumps to, nor the function itself (setjmp). */
-	uret = !err && rs.complete && rs.n && !rs.tail && !rs.touches_ret;
-	/* No return: it ends in exit() or a longjmp, or it is an entry point
-	 * (_start), where the word a uretprobe would replace is argc. */
-	if (!err && rs.complete && !rs.n)
-		*how = RET_SITES;
-	else if (uret && rs.leaf && !(c->walkers & WALKER_GO))
-		*how = RET_LEAF;
-	else if (uret && c->plain)
-		*how = RET_PLAIN;
-	else if (!err && rs.complete)
-		*how = RET_SITES;
-	err = *how == RET_SITES ? plan_add_sites(pl, &rs, id, c->f->size) : 0;
-out:
-	ret_sites__free(&rs);
-	return err;
-}
-
-static void plan_free(struct probe_plan *pl)
-{
-	free(pl->offsets);
-	free(pl->ids);
-	free(pl->site_offsets);
-	free(pl->site_ids);
-	free(pl->uret);
-	free(pl->plain_only);
-	free(pl->bad);
-	memset(pl, 0, sizeof(*pl));
-}
-
-static int plan_alloc(struct probe_plan *pl, size_t n)
-{
-	pl->offsets = malloc((n + 1) * sizeof(*pl->offsets));
-	pl->ids = malloc((n + 1) * sizeof(*pl->ids));
-	pl->uret = calloc(n + 1, sizeof(*pl->uret));
-	pl->plain_only = calloc(n + 1, sizeof(*pl->plain_only));
-	pl->bad = calloc(n + 1, sizeof(*pl->bad));
-	return pl->offsets && pl->ids && pl->uret && pl->plain_only && pl->bad ? 0 : -ENOMEM;
-}
-
-static void note_refused(struct trace_source *ts, const char *name)
-{
-	if (ts->at.refused < SKIPPED_SHOWN)
-		ts->at.refused_names[ts->at.refused] = name;
-	ts->at.refused++;
-}
-
-static void count_return(struct trace_attach_stats *at, enum ret_how how)
-{
-	at->by_uret_leaf += how == RET_LEAF;
-	at->by_uret_plain += how == RET_PLAIN;
-	at->by_ret_sites += how == RET_SITES;
-}
-
-/* Plans the functions [first, last) of one binary. */
-static int plan_binary(struct trace_source *ts, struct plan_ctx *c, size_t first, size_t last,
-		       struct probe_plan *pl)
-{
-	int err = plan_alloc(pl, last - first);
-
-	for (size_t i = first; i < last && !err; i++) {
-		const struct func *f = &ts->funcs.v[i];
-		enum entry_kind kind;
-		enum ret_how how;
-		uint64_t site;
-
-		if (f->ifunc) { /* a resolver runs once, at load: nothing to time */
-			ts->at.ifuncs++;
-			continue;
-		}
-		if (fragment__is(f->sym)) { /* timed as part of its function */
-			ts->at.fragments++;
-			continue;
-		}
-		kind = disasm__entry(c->d, c->fd, f->offset, &site);
-		if (kind == ENTRY_REFUSED) {
-			note_refused(ts, f->name);
-			continue;
-		}
-		c->f = f;
-		err = plan_return(pl, c, i, &how);
-		if (!err && how == RET_NONE)
-			ts->at.no_ret_sites++;
-		if (err || how == RET_NONE)
-			continue;
-		ts->at.entries_stepped += kind == ENTRY_STEPPED;
-		pl->offsets[pl->n] = site;
-		pl->ids[pl->n] = i;
-		pl->uret[pl->n] = how == RET_LEAF || how == RET_PLAIN;
-		pl->plain_only[pl->n++] = how == RET_PLAIN;
-		count_return(&ts->at, how);
-	}
-	return err;
-}
-
 static void note_skipped(struct trace_source *ts, const struct probe_plan *pl)
 {
 	for (size_t i = 0; i < pl->n; i++) {
 		ts->at.attached += !pl->bad[i];
 		if (pl->bad[i])
-			note_refused(ts, ts->funcs.v[pl->ids[i]].name);
+			probe_plan__note_refused(&ts->at, ts->funcs.v[pl->ids[i]].name);
 	}
 }
 
@@ -473,23 +284,10 @@ static int attach_plan(struct trace_source *ts, const char *path, struct probe_p
 		.plain_only = pl->plain_only,
 		.nsites = pl->nsites,
 		.site_offsets = pl->site_offsets,
-		.site_ids = pl->site_ids,
+		.site_ids = pl->site_cookies,
 	};
 
 	return tracer__attach(ts->t, &tg, pid, pl->bad, bad_sites);
-}
-
-/* Takes over the plan (*pl is left empty) to attach it for children later. */
-static int keep_lib(struct trace_source *ts, const char *path, struct probe_plan *pl)
-{
-	struct lib_probes *v = realloc(ts->libs, (ts->nlibs + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	ts->libs = v;
-	ts->libs[ts->nlibs++] = (struct lib_probes){ path, *pl };
-	memset(pl, 0, sizeof(*pl));
-	return 0;
 }
 
 static double now_ns(void)
@@ -500,22 +298,85 @@ static double now_ns(void)
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
-/* A child of the command: its libraries' probes, for it alone. One that
- * exited already (ESRCH) needs none, nor any when no library is traced. */
-static void trace_child(struct trace_source *ts, const struct trace_fork_event *ev)
+/* One binary's probes, planned before the tracer is loaded, and the safe
+ * way for those that are fast only in plain processes. */
+struct bin_plan {
+	size_t bin;
+	pid_t pid;
+	struct probe_plan pl, safe;
+};
+
+/* Keeps what later processes need of a binary's plans (taken over: *bp is
+ * left without them). */
+static int keep_plans(struct trace_source *ts, const char *path, struct bin_plan *bp, bool lib)
 {
-	double ms;
+	struct kept_plan *v, k = { path };
+
+	if (!lib && !ts->plain)
+		return 0;
+	v = realloc(ts->kept, (ts->nkept + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ts->kept = v;
+	if (lib) {
+		k.pl = bp->pl;
+		memset(&bp->pl, 0, sizeof(bp->pl));
+	}
+	k.safe = bp->safe;
+	memset(&bp->safe, 0, sizeof(bp->safe));
+	ts->kept[ts->nkept++] = k;
+	return 0;
+}
+
+static bool kept_any(const struct trace_source *ts, bool safe)
+{
+	for (size_t i = 0; i < ts->nkept; i++)
+		if (safe ? ts->kept[i].safe.n : ts->kept[i].pl.n)
+			return true;
+	return false;
+}
+
+/* Attaches the kept plans (safe: the safe ones) for process pid alone.
+ * Returns 0, -ESRCH when it is gone, or -errno. */
+static int attach_kept(struct trace_source *ts, pid_t pid, bool safe)
+{
 	size_t bad_sites = 0;
 	int err = 0;
 
-	if (!ts->nlibs)
+	for (size_t i = 0; i < ts->nkept && !err; i++) {
+		struct probe_plan *pl = safe ? &ts->kept[i].safe : &ts->kept[i].pl;
+
+		if (pl->n)
+			err = attach_plan(ts, ts->kept[i].path, pl, pid, &bad_sites);
+	}
+	return err;
+}
+
+static void note_attach_time(double *worst_ms, uint64_t since_ns)
+{
+	double ms = (now_ns() - (double)since_ns) / 1e6;
+
+	if (ms > *worst_ms)
+		*worst_ms = ms;
+}
+
+/* A child of the command: its libraries' probes, for it alone; the safe
+ * ones too when it is no longer plain (its parent exec'd another program).
+ * One that exited already (ESRCH) needs none. */
+static void trace_child(struct trace_source *ts, const struct trace_proc_event *ev)
+{
+	bool safe = ts->plain && !(tracer__pid_flags(ts->t, ev->pid) & PID_PLAIN);
+	int err;
+
+	if (!kept_any(ts, false))
 		return;
 	if (ts->at.children == TRACE_MAX_CHILDREN) {
 		ts->at.children_over++;
 		return;
 	}
-	for (size_t i = 0; i < ts->nlibs && !err; i++)
-		err = attach_plan(ts, ts->libs[i].path, &ts->libs[i].pl, ev->pid, &bad_sites);
+	err = attach_kept(ts, ev->pid, false);
+	if (!err && safe)
+		err = attach_kept(ts, ev->pid, true);
 	if (err == -ESRCH)
 		return;
 	if (err && !ts->at.children_err)
@@ -523,44 +384,93 @@ static void trace_child(struct trace_source *ts, const struct trace_fork_event *
 	if (err)
 		return;
 	ts->at.children++;
-	ms = (now_ns() - (double)ev->ts) / 1e6;
-	if (ms > ts->at.children_attach_ms)
-		ts->at.children_attach_ms = ms;
+	note_attach_time(&ts->at.children_attach_ms, ev->ts);
 }
 
-static void trace_children(struct trace_source *ts)
+static bool replanned(const struct trace_source *ts, pid_t pid)
 {
-	const struct trace_fork_event *ev;
-	size_t n = tracer__forks(ts->t, &ev);
-
-	for (size_t i = 0; i < n; i++)
-		trace_child(ts, &ev[i]);
+	for (size_t i = 0; i < ts->nreplanned; i++)
+		if (ts->replanned[i] == pid)
+			return true;
+	return false;
 }
 
-/* One binary's probes, planned before the tracer is loaded. */
-struct bin_plan {
-	size_t bin;
-	pid_t pid;
-	struct probe_plan pl;
-};
-
-static int plan_one(struct trace_source *ts, struct disasm *d, size_t first, size_t last,
-		    struct probe_plan *pl)
+/* Whether the program process pid runs now is plain, judged as the
+ * targets were: its executable and the libraries it loads. */
+static bool runs_plain(pid_t pid)
 {
-	const char *path = ts->funcs.bins.v[ts->funcs.v[first].bin].open_path;
-	struct plan_ctx c = { .d = d, .fd = open(path, O_RDONLY | O_CLOEXEC) };
+	char link[64], exe[4096];
+	struct binaries b = {};
+	ssize_t n;
+	bool plain;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	plain = !binaries__of_command(exe, &b) && b.n && !stack_walkers__of_binaries(&b);
+	binaries__free(&b);
+	return plain;
+}
+
+/* A process exec'd a program other than the one judged plain: its calls of
+ * functions fast only in plain processes stopped being traced (the BPF
+ * side saw to it). A plain program gets them back; another, the safe
+ * plans, once. */
+static void trace_exec(struct trace_source *ts, const struct trace_proc_event *ev)
+{
+	pid_t *v;
 	int err;
 
-	if (c.fd < 0) {
+	if (runs_plain(ev->pid)) {
+		if (!tracer__add_pid(ts->t, ev->pid, PID_PLAIN))
+			ts->at.execs_plain++;
+		return;
+	}
+	if (replanned(ts, ev->pid))
+		return;
+	v = realloc(ts->replanned, (ts->nreplanned + 1) * sizeof(*v));
+	if (!v)
+		return;
+	ts->replanned = v;
+	ts->replanned[ts->nreplanned++] = ev->pid;
+	err = attach_kept(ts, ev->pid, true);
+	if (err && err != -ESRCH && !ts->at.execs_err)
+		ts->at.execs_err = err;
+	if (err)
+		return;
+	ts->at.execs_replanned++;
+	note_attach_time(&ts->at.execs_attach_ms, ev->ts);
+}
+
+static void trace_proc_events(struct trace_source *ts)
+{
+	const struct trace_proc_event *ev;
+	size_t n = tracer__proc_events(ts->t, &ev);
+
+	for (size_t i = 0; i < n; i++) {
+		if (ev[i].type == EV_FORK)
+			trace_child(ts, &ev[i]);
+		else
+			trace_exec(ts, &ev[i]);
+	}
+}
+
+static int plan_one(struct trace_source *ts, struct disasm *d, size_t first, size_t last,
+		    struct bin_plan *bp)
+{
+	const char *path = ts->funcs.bins.v[ts->funcs.v[first].bin].open_path;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0) {
 		err = -errno;
 		p_err("cannot open '%s': %s", path, strerror(-err));
 		return err;
 	}
-	c.walkers = stack_walkers__of_file(c.fd);
-	c.plain = ts->plain && !c.walkers;
-	err = plan_binary(ts, &c, first, last, pl);
-	elf_symtab__free(c.syms);
-	close(c.fd);
+	err = probe_plan__binary(&ts->funcs, first, last, fd, ts->plain, d, &bp->pl,
+				 ts->plain ? &bp->safe : NULL, &ts->at);
+	close(fd);
 	return err;
 }
 
@@ -577,8 +487,8 @@ static int attach_one(struct trace_source *ts, struct bin_plan *bp)
 		note_skipped(ts, &bp->pl);
 	ts->at.bad_sites += bad_sites;
 	ts->at.binaries++;
-	if (!err && ts->o->command && bp->pid)
-		err = keep_lib(ts, path, &bp->pl);
+	if (!err)
+		err = keep_plans(ts, path, bp, ts->o->command && bp->pid);
 	return err;
 }
 
@@ -600,8 +510,10 @@ static pid_t link_pid(const struct trace_source *ts, size_t bin, pid_t cmd_pid)
 
 static void plans_free(struct bin_plan *v, size_t n)
 {
-	for (size_t i = 0; i < n; i++)
-		plan_free(&v[i].pl);
+	for (size_t i = 0; i < n; i++) {
+		probe_plan__free(&v[i].pl);
+		probe_plan__free(&v[i].safe);
+	}
 	free(v);
 }
 
@@ -628,7 +540,7 @@ static int plan_all(struct trace_source *ts, pid_t cmd_pid, struct bin_plan **ou
 		while (last < ts->funcs.n && ts->funcs.v[last].bin == bin)
 			last++;
 		v[n] = (struct bin_plan){ .bin = bin, .pid = link_pid(ts, bin, cmd_pid) };
-		err = plan_one(ts, d, first, last, &v[n++].pl);
+		err = plan_one(ts, d, first, last, &v[n++]);
 		first = last;
 	}
 	disasm__free(d);
@@ -727,7 +639,7 @@ static int poll_events(void *impl, int timeout_ms)
 	int err = tracer__poll(ts->t, timeout_ms);
 
 	if (!err)
-		trace_children(ts);
+		trace_proc_events(ts);
 	return err;
 }
 
@@ -773,9 +685,12 @@ static void source_free(void *impl)
 	if (!ts)
 		return;
 	tracer__free(ts->t);
-	for (size_t i = 0; i < ts->nlibs; i++)
-		plan_free(&ts->libs[i].pl);
-	free(ts->libs);
+	for (size_t i = 0; i < ts->nkept; i++) {
+		probe_plan__free(&ts->kept[i].pl);
+		probe_plan__free(&ts->kept[i].safe);
+	}
+	free(ts->kept);
+	free(ts->replanned);
 	funcs__free(&ts->funcs);
 	free(ts->names);
 	free(ts);
@@ -814,6 +729,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 					  .max_calls = ts->o->max_calls,
 					  .unwind = ts->o->unwind,
 					  .notify_forks = ts->o->command != NULL,
+					  .notify_execs = ts->plain,
 					  .duration = ts->o->duration,
 				  } };
 	struct bin_plan *plans = NULL;

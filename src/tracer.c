@@ -45,8 +45,8 @@ struct tracer {
 	struct kept_args *args; /* theirs, when an output shows them */
 	size_t nargs, args_cap;
 	uint64_t records_over;
-	struct trace_fork_event *forks; /* not yet handed out by tracer__forks() */
-	size_t nforks, forks_cap;
+	struct trace_proc_event *procs_ev; /* not yet handed out by tracer__proc_events() */
+	size_t nprocs_ev, procs_ev_cap;
 	int event_err;
 };
 
@@ -96,6 +96,7 @@ static int load(struct tracer *t)
 	skel->rodata->unwind_mode = t->opts.want_stacks ? t->opts.unwind : UNWIND_MODE_FP;
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts));
 	skel->rodata->notify_forks = t->opts.notify_forks;
+	skel->rodata->notify_execs = t->opts.notify_execs;
 	if (t->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.on_entry,
 						      UPROBE_MULTI_ATTACH_TYPE);
@@ -151,18 +152,28 @@ static int keep_record(struct tracer *t, const struct trace_call_record *r)
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
-static int keep_fork(struct tracer *t, const struct trace_fork_event *ev)
+static int keep_proc_event(struct tracer *t, const struct trace_proc_event *ev)
 {
-	return array__push((void **)&t->forks, &t->nforks, &t->forks_cap, ev, sizeof(*ev));
+	return array__push((void **)&t->procs_ev, &t->nprocs_ev, &t->procs_ev_cap, ev, sizeof(*ev));
 }
 
-size_t tracer__forks(struct tracer *t, const struct trace_fork_event **ev)
+size_t tracer__proc_events(struct tracer *t, const struct trace_proc_event **ev)
 {
-	size_t n = t->nforks;
+	size_t n = t->nprocs_ev;
 
-	*ev = t->forks;
-	t->nforks = 0;
+	*ev = t->procs_ev;
+	t->nprocs_ev = 0;
 	return n;
+}
+
+unsigned int tracer__pid_flags(struct tracer *t, pid_t pid)
+{
+	__u32 key = pid;
+	__u8 flags = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pids), &key, &flags))
+		return 0;
+	return flags;
 }
 
 /* A process's maps, read now: its unwind tables and, in a container, its
@@ -196,8 +207,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = spill(t, data);
 	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
 		err = keep_record(t, data);
-	else if (*type == EV_FORK && size >= sizeof(struct trace_fork_event))
-		err = keep_fork(t, data);
+	else if ((*type == EV_FORK || *type == EV_EXEC) && size >= sizeof(struct trace_proc_event))
+		err = keep_proc_event(t, data);
 	if (err && !t->event_err)
 		t->event_err = err;
 	return err;
@@ -671,7 +682,7 @@ void tracer__free(struct tracer *t)
 	free(t->spilled);
 	free(t->records);
 	free(t->args);
-	free(t->forks);
+	free(t->procs_ev);
 	free(t->links);
 	free(t);
 }

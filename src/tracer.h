@@ -45,7 +45,8 @@ struct tracer_opts {
 	bool want_args;		 /* ... with its arguments and return value */
 	bool want_stacks;	 /* --full-stack: calls under their real user stack */
 	enum unwind_mode unwind; /* how those stacks are taken */
-	bool notify_forks;	 /* collect the children of traced processes (tracer__forks) */
+	bool notify_forks;	 /* collect the children of traced processes (proc events) */
+	bool notify_execs;	 /* collect the execs that lost PID_PLAIN (proc events) */
 	size_t max_calls;	 /* at most this many (0: a default) */
 	double duration;	 /* expected seconds (0: unknown), for sizing maps */
 };
@@ -87,6 +88,11 @@ struct trace_attach_stats {
 	size_t children_over;	   /* not: over the limit of children so traced */
 	int children_err;	   /* the first error attaching for one, or 0 */
 	double children_attach_ms; /* the longest from fork event to probes live */
+	/* Processes that exec'd a program not judged plain yet: */
+	size_t execs_plain;	/* judged plain then */
+	size_t execs_replanned; /* not: given the safe plans */
+	int execs_err;		/* the first error attaching those, or 0 */
+	double execs_attach_ms; /* the longest from exec to safe probes live */
 };
 
 struct tracer;
@@ -105,10 +111,14 @@ int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags);
 int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad,
 		   size_t *bad_sites);
 
-/* The processes forked by traced ones since the last call (notify_forks),
- * in *ev (owned by the tracer, valid until the next poll); returns how
- * many. */
-size_t tracer__forks(struct tracer *t, const struct trace_fork_event **ev);
+/* The processes forked by traced ones (notify_forks, EV_FORK) and those
+ * that exec'd a program not judged plain (notify_execs, EV_EXEC) since the
+ * last call, in *ev (owned by the tracer, valid until the next poll);
+ * returns how many. */
+size_t tracer__proc_events(struct tracer *t, const struct trace_proc_event **ev);
+
+/* The flags pid has in the filter (PID_*), 0 when it has none. */
+unsigned int tracer__pid_flags(struct tracer *t, pid_t pid);
 
 /* Drains the ring buffer for up to timeout_ms. Returns 0 or -errno. */
 int tracer__poll(struct tracer *t, int timeout_ms);
