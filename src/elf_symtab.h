@@ -8,7 +8,10 @@
 
 struct elf_symtab;
 
-/* One function: every symbol at one address, under its best name. */
+/* One function: every symbol at one address, under its best name. A name is
+ * the symbol's, but for a non-default version of a .dynsym name, which is
+ * "name@VERSION" (memcpy@GLIBC_2.2.5 beside memcpy, the default); .symtab
+ * names lose the "@@VERSION" of a default version. */
 struct elf_func {
 	const char *name; /* the best of its names; lives as long as the table */
 	uint64_t vaddr;	  /* link-time address */
@@ -68,6 +71,9 @@ size_t elf_symtab__count(const struct elf_symtab *t);
 
 /* The i-th function in address order. Returns 0, or -ENOENT when i >= count. */
 int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f);
+
+/* The index of the function that starts at vaddr. Returns 0 or -ENOENT. */
+int elf_symtab__find(const struct elf_symtab *t, uint64_t vaddr, size_t *i);
 
 /* The k-th other name of the i-th function (best first), or NULL past the last. */
 const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k);
