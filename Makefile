@@ -83,6 +83,11 @@ FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,symfix_buildid symfix_debuglink
 # files, which would bring .eh_frame), also compressed.
 FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,unwfix_omitfp unwfix_fp libunwfix_dbg.so \
 	libunwfix_dbgz.so)
+# Names -l must print apart (tests/fixtures/names/): two versions of one
+# symbol, an IFUNC, static functions alike in two files, a C++ destructor's
+# variants, a .cold part; and the same stripped to its .dynsym.
+NAMEFIX_SRCS := $(wildcard tests/fixtures/names/*.cpp)
+FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,libnamefix.so libnamefix_stripped.so)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cpp)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS)) \
@@ -235,6 +240,12 @@ $(BUILD)/tests/fixtures/libunwfix_dbgz.so: $(BUILD)/tests/fixtures/libunwfix_dbg
 $(BUILD)/tests/fixtures/%_cxx: tests/fixtures/%.cpp
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/libnamefix.so: $(NAMEFIX_SRCS) tests/fixtures/names/namefix.map
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O2 -g -fPIC -shared -Wl,--build-id \
+		-Wl,--version-script=tests/fixtures/names/namefix.map $(NAMEFIX_SRCS) -o $@
+$(BUILD)/tests/fixtures/libnamefix_stripped.so: $(BUILD)/tests/fixtures/libnamefix.so
+	$(Q)objcopy --strip-all $< $@
 # Needs libsymfix.so, found through DT_RUNPATH $ORIGIN (library search tests).
 $(BUILD)/tests/fixtures/symfix_runpath: tests/fixtures/symfix.c $(BUILD)/tests/fixtures/libsymfix.so
 	$(Q)$(CC) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@ -L$(@D) -Wl,--no-as-needed -lsymfix \

@@ -26,7 +26,8 @@ struct sym {
 	uint32_t nalias; /* how many other names share addr */
 	unsigned char bind;
 	bool sized;
-	bool ifunc;
+	bool ifunc;	 /* any of its names is an STT_GNU_IFUNC */
+	bool ifunc_name; /* this one is */
 };
 
 struct seg {
@@ -38,7 +39,8 @@ struct elf_symtab {
 	size_t nsyms, syms_cap;
 	char *pool;
 	size_t pool_len, pool_cap;
-	size_t *aliases; /* pool offsets of the names dedup_syms set aside */
+	size_t *aliases;    /* pool offsets of the names dedup_syms set aside */
+	bool *alias_ifuncs; /* whether each is an STT_GNU_IFUNC */
 	struct seg *segs;
 	size_t nsegs;
 	uint16_t type; /* e_type: ET_EXEC, ET_DYN, ... */
@@ -248,7 +250,7 @@ static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, co
 	y->nalias = 0;
 	y->bind = GELF_ST_BIND(s->st_info);
 	y->sized = s->st_size != 0;
-	y->ifunc = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
+	y->ifunc = y->ifunc_name = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
 	t->nsyms++;
 	return 0;
 }
@@ -376,7 +378,8 @@ static int dedup_syms(struct elf_symtab *t)
 	size_t i, n = 0, na = 0;
 
 	t->aliases = calloc(t->nsyms, sizeof(*t->aliases));
-	if (!t->aliases)
+	t->alias_ifuncs = calloc(t->nsyms, sizeof(*t->alias_ifuncs));
+	if (!t->aliases || !t->alias_ifuncs)
 		return -ENOMEM;
 	for (i = 0; i < t->nsyms; i++) {
 		struct sym *best = n ? &t->syms[n - 1] : NULL, *s = &t->syms[i];
@@ -390,6 +393,7 @@ static int dedup_syms(struct elf_symtab *t)
 		best->sized |= s->sized;
 		best->ifunc |= s->ifunc;
 		if (new_name(t, best, na, s->name)) {
+			t->alias_ifuncs[na] = s->ifunc_name;
 			t->aliases[na++] = s->name;
 			best->nalias++;
 		}
@@ -709,6 +713,13 @@ const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k)
 	return t->pool + t->aliases[t->syms[i].alias + k];
 }
 
+bool elf_symtab__ifunc_name(const struct elf_symtab *t, size_t i, size_t k)
+{
+	if (i >= t->nsyms || k > t->syms[i].nalias)
+		return false;
+	return k ? t->alias_ifuncs[t->syms[i].alias + k - 1] : t->syms[i].ifunc_name;
+}
+
 bool elf_symtab__has_symtab(const struct elf_symtab *t)
 {
 	return t->symtab_funcs > 0;
@@ -726,6 +737,7 @@ void elf_symtab__free(struct elf_symtab *t)
 	free(t->syms);
 	free(t->pool);
 	free(t->aliases);
+	free(t->alias_ifuncs);
 	free(t->segs);
 	free(t);
 }

@@ -18,7 +18,8 @@ struct elf_func {
 	uint64_t size;	  /* bytes it covers: its size, else up to the next function */
 	size_t nalias;	  /* its other names: elf_symtab__alias() */
 	bool sized;	  /* the ELF states a size (else size is a guess) */
-	bool ifunc;	  /* an STT_GNU_IFUNC resolver, which runs once, not per call */
+	bool ifunc;	  /* an STT_GNU_IFUNC resolver, which runs once, not per call
+			   * (a name of it is an IFUNC symbol) */
 };
 
 /* Reads the symbols, the PT_LOAD segments and the build-id of the ELF file open
@@ -77,6 +78,10 @@ int elf_symtab__find(const struct elf_symtab *t, uint64_t vaddr, size_t *i);
 
 /* The k-th other name of the i-th function (best first), or NULL past the last. */
 const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k);
+
+/* Whether the k-th name of the i-th function (0: its best, k: alias k - 1)
+ * is an STT_GNU_IFUNC symbol, not the plain name of its resolver. */
+bool elf_symtab__ifunc_name(const struct elf_symtab *t, size_t i, size_t k);
 
 /* The ELF file type: ET_EXEC (fixed addresses) or ET_DYN (PIE, library). */
 uint16_t elf_symtab__type(const struct elf_symtab *t);
