@@ -119,13 +119,23 @@ static int split_target_name(const char *arg, const struct binaries *target, cha
 	return 0;
 }
 
+/* A REGEX that is a function's name selects it alone: say so when as a
+ * regex it would select more. */
+static void note_exact(const char *regex, const struct funcs_query *q)
+{
+	if (q->by_regex > q->matched)
+		p_err("'%s' is the name of %zu function%s: it selects %s alone (as a regex it "
+		      "matches %zu: '%s.*' selects those)",
+		      regex, q->matched, q->matched > 1 ? "s" : "", q->matched > 1 ? "them" : "it",
+		      q->by_regex, regex);
+}
+
 static int match_one(struct funcs *list, const char *arg, const struct binaries *target)
 {
 	struct binaries own = {};
 	const struct binaries *bins = target;
-	struct funcs mine = {};
 	char *binary = NULL, *regex = NULL, names[512];
-	size_t failed;
+	struct funcs_query q = {};
 	regex_t re;
 	int err = funcs__parse_spec(arg, &binary, &regex);
 
@@ -148,20 +158,19 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 		p_err("'%s': tracing system-wide needs BINARY:REGEX (e.g. libc:%s)", arg, regex);
 		err = -EINVAL;
 	}
-	/* matched alone first: a spec whose functions another one selected
-	 * already still matches */
-	if (!err && (err = funcs__match(&mine, bins, &re, &failed)))
+	q.re = &re;
+	q.text = regex;
+	if (!err && (err = funcs__match(list, bins, &q)))
 		p_err("cannot read the symbols of '%s': %s",
-		      failed < bins->n ? bins->v[failed].path : arg, strerror(-err));
-	if (!err && mine.n)
-		err = funcs__match(list, bins, &re, &failed);
-	else if (!err) {
+		      q.failed < bins->n ? bins->v[q.failed].path : arg, strerror(-err));
+	if (!err && !q.matched) {
 		list_names(bins, names, sizeof(names));
 		p_err("no symbol matches '%s' in %s", regex, names);
 		err = -EINVAL;
+	} else if (!err) {
+		note_exact(regex, &q);
 	}
 	regfree(&re);
-	funcs__free(&mine);
 out_free:
 	binaries__free(&own);
 	free(binary);

@@ -28,10 +28,12 @@
 #error "FIXTURE_DIR must name the directory of the built fixtures"
 #endif
 
-#define FIX_PIE	  FIXTURE_DIR "/symfix_pie"
-#define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
-#define FIX_LIB	  FIXTURE_DIR "/libsymfix.so"
-#define FIX_CXX	  FIXTURE_DIR "/cxxfix_cxx"
+#define FIX_PIE		   FIXTURE_DIR "/symfix_pie"
+#define FIX_NOPIE	   FIXTURE_DIR "/symfix_nopie"
+#define FIX_LIB		   FIXTURE_DIR "/libsymfix.so"
+#define FIX_CXX		   FIXTURE_DIR "/cxxfix_cxx"
+#define FIX_NAMES	   FIXTURE_DIR "/libnamefix.so"
+#define FIX_NAMES_STRIPPED FIXTURE_DIR "/libnamefix_stripped.so"
 
 /* ---- readelf ---------------------------------------------------------- */
 
@@ -106,19 +108,43 @@ static struct binaries bins_of(const char *path)
 	return b;
 }
 
-/* The functions of one binary that regex selects. */
+/* The functions of one binary that regex selects, as -f and -l select
+ * them (an exact name alone). */
 static struct funcs match(const char *path, const char *regex)
 {
 	struct binaries b = bins_of(path);
 	struct funcs list = { 0 };
 	regex_t re = compile(regex);
-	size_t failed = 99;
+	struct funcs_query q = { .re = &re, .text = regex, .failed = 99 };
 
-	assert_int_equal(funcs__match(&list, &b, &re, &failed), 0);
-	assert_int_equal(failed, 99);
+	assert_int_equal(funcs__match(&list, &b, &q), 0);
+	assert_int_equal(q.failed, 99);
 	regfree(&re);
 	binaries__free(&b);
 	return list;
+}
+
+/* Every name of list matches regex as printed, or without its "@0xADDR";
+ * no two entries of a binary print alike, but an IFUNC's implementations. */
+static void check_names(const struct funcs *list, const char *regex)
+{
+	regex_t re = compile(regex);
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct func *f = &list->v[i];
+		char *bare = strdup(f->name), *at = strstr(bare, "@0x");
+
+		if (at)
+			*at = '\0';
+		if (regexec(&re, f->name, 0, NULL, 0) && regexec(&re, bare, 0, NULL, 0))
+			fail_msg("'%s' does not match '%s'", f->name, regex);
+		free(bare);
+		for (size_t j = 0; j < i; j++)
+			if (list->v[j].bin == f->bin && list->v[j].sym_vaddr != f->sym_vaddr &&
+			    !strcmp(list->v[j].name, f->name))
+				fail_msg("'%s' names two functions", f->name);
+	}
+	regfree(&re);
 }
 
 static const struct func *only(const struct funcs *list, const char *name)
@@ -213,19 +239,22 @@ static void test_alpha_offset(void **state)
 	check_alpha(FIX_LIB);
 }
 
-/* A function is selected once, under its best name, by any of its names. */
+/* A function is selected once, by any of its names, under the best of
+ * those that matched. */
 static void test_aliases_once(void **state)
 {
 	static const struct {
 		const char *regex, *name;
 	} cases[] = {
-		{ "^__fixture_a$", "fixture_alpha" },
+		{ "^__fixture_a$", "__fixture_a" },
 		{ "fixture_a", "fixture_alpha" }, /* both names match */
 		{ "^fixture_b", "fixture_beta" },
-		{ "^fx_local$", "fixture_exported_name" },
+		{ "^fx_local$", "fx_local" },
 		{ "gamma", "fixture_gamma" },
-		{ "^fx_weak_local$", "fixture_weak_of_local" },
+		{ "^fx_weak_local$", "fx_weak_local" },
+		{ "^fixture_weak_of_local$", "fixture_weak_of_local" },
 		{ "halfsized", "fixture_halfsized" },
+		{ "^fx_halfsized", "fx_halfsized_local" },
 	};
 	struct funcs list;
 
@@ -233,10 +262,11 @@ static void test_aliases_once(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		list = match(FIX_PIE, cases[i].regex);
 		only(&list, cases[i].name);
+		check_names(&list, cases[i].regex);
 		funcs__free(&list);
 	}
 	list = match(FIX_PIE, "^resolve_fixture_ifunc$");
-	assert_true(only(&list, "fixture_ifunc")->ifunc);
+	assert_true(only(&list, "resolve_fixture_ifunc")->ifunc);
 	funcs__free(&list);
 	list = match(FIX_PIE, "^fixture_nosize$");
 	assert_false(only(&list, "fixture_nosize")->sized);
@@ -253,20 +283,26 @@ static void check_like_readelf(const char *path, const char *regex)
 	regex_t re = compile(regex);
 	uint64_t off, size;
 
+	size_t n = 0;
+
 	for (size_t i = 0; i < list.n; i++) {
 		const struct func *f = &list.v[i];
 
-		if (!relf_matches(&r, &re, f->vaddr, &size))
+		if (!relf_matches(&r, &re, f->sym_vaddr, &size))
 			fail_msg("%s: %s at 0x%" PRIx64 " has no matching name", path, f->name,
-				 f->vaddr);
+				 f->sym_vaddr);
 		assert_true(relf_offset(&r, f->vaddr, &off));
 		assert_true(f->offset == off);
 		if (f->sized)
 			assert_true(f->size == size);
 		if (i)
-			assert_true(f->vaddr > list.v[i - 1].vaddr);
+			assert_true(f->sym_vaddr > list.v[i - 1].sym_vaddr ||
+				    (f->sym_vaddr == list.v[i - 1].sym_vaddr &&
+				     f->vaddr > list.v[i - 1].vaddr));
+		n += !i || f->sym_vaddr != list.v[i - 1].sym_vaddr;
 	}
-	assert_int_equal(list.n, relf_count(&r, &re));
+	check_names(&list, regex);
+	assert_int_equal(n, relf_count(&r, &re));
 	regfree(&re);
 	u_readelf_free(&r);
 	funcs__free(&list);
@@ -341,7 +377,7 @@ static void test_same_file_two_paths(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(link, sizeof(link), "%s/alias", dir);
 	assert_int_equal(symlink(FIX_PIE, link), 0);
-	assert_int_equal(funcs__match(&list, &b, &re, NULL), 0);
+	assert_int_equal(funcs__match(&list, &b, &(struct funcs_query){ .re = &re }), 0);
 	assert_int_equal(list.n, 2);
 	assert_int_equal(list.bins.n, 1);
 	assert_string_equal(list.bins.v[0].path, FIX_PIE);
@@ -361,9 +397,9 @@ static void test_accumulate(void **state)
 	(void)state;
 	assert_int_equal(binaries__add_path(&b, FIX_LIB), 0);
 	assert_int_equal(binaries__add_path(&b, FIX_PIE), 0);
-	assert_int_equal(funcs__match(&list, &b, &alpha, NULL), 0);
+	assert_int_equal(funcs__match(&list, &b, &(struct funcs_query){ .re = &alpha }), 0);
 	assert_int_equal(list.n, 2);
-	assert_int_equal(funcs__match(&list, &b, &both, NULL), 0);
+	assert_int_equal(funcs__match(&list, &b, &(struct funcs_query){ .re = &both }), 0);
 	assert_int_equal(list.n, 4);
 	assert_int_equal(list.bins.n, 2);
 	for (size_t i = 0; i < list.n; i++) {
@@ -389,15 +425,15 @@ static void test_unreadable(void **state)
 	struct binaries b = { e, 2 };
 	struct funcs list = { 0 };
 	regex_t re = compile("fixture");
-	size_t failed = 99;
+	struct funcs_query q = { .re = &re, .failed = 99 };
 
 	(void)state;
-	assert_int_equal(funcs__match(&list, &b, &re, &failed), -ENOEXEC);
-	assert_int_equal(failed, 1);
+	assert_int_equal(funcs__match(&list, &b, &q), -ENOEXEC);
+	assert_int_equal(q.failed, 1);
 	b.v = e + 2;
 	b.n = 1;
-	assert_int_equal(funcs__match(&list, &b, &re, &failed), -ENOENT);
-	assert_int_equal(failed, 0);
+	assert_int_equal(funcs__match(&list, &b, &q), -ENOENT);
+	assert_int_equal(q.failed, 0);
 	funcs__free(&list);
 	regfree(&re);
 }
@@ -425,8 +461,8 @@ static void test_print(void **state)
 	assert_string_equal(got, want);
 	free(got);
 	/* a name cannot break the line format */
-	free(list.v[1].sym);
-	list.v[1].sym = list.v[1].name = strdup("bad\nname\x7f");
+	free(list.v[1].name);
+	list.v[1].name = strdup("bad\nname\x7f");
 	got = print_to_string(&list);
 	assert_non_null(strstr(got, ":bad?name?\n"));
 	free(got);
@@ -440,6 +476,154 @@ static void test_print(void **state)
 	funcs__free(&list);
 }
 
+static const struct func *find_name(const struct funcs *list, const char *name)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (!strcmp(list->v[i].name, name))
+			return &list->v[i];
+	fail_msg("no function named '%s'", name);
+	return NULL;
+}
+
+static struct funcs match_libc(const char *regex)
+{
+	struct binaries libc = { 0 };
+	struct funcs list;
+
+	assert_int_equal(binaries__resolve("libc", NULL, &libc), 0);
+	list = match(libc.v[0].path, regex);
+	binaries__free(&libc);
+	return list;
+}
+
+/* Issue 13: -l 'libc:^mem' printed __libc_memalign and __mempcpy (aliases
+ * of names that match) and memcpy twice (two symbol versions). */
+static void test_libc_names_as_matched(void **state)
+{
+	struct funcs list = match_libc("^mem");
+
+	(void)state;
+	check_names(&list, "^mem");
+	find_name(&list, "memalign");
+	find_name(&list, "mempcpy");
+	find_name(&list, "memcpy");
+	find_name(&list, "memcpy@GLIBC_2.2.5");
+	funcs__free(&list);
+	list = match_libc("^memcpy$");
+	only(&list, "memcpy");
+	funcs__free(&list);
+	list = match_libc("^memcpy@GLIBC_2\\.2\\.5$");
+	only(&list, "memcpy@GLIBC_2.2.5");
+	funcs__free(&list);
+	list = match_libc("^__libc_memalign$");
+	only(&list, "__libc_memalign");
+	funcs__free(&list);
+	list = match_libc("");
+	check_names(&list, "");
+	funcs__free(&list);
+}
+
+/* Two versions of one name: the default one plain, the other with its
+ * version; from .dynsym's versions or from .symtab's names alike. */
+static void check_versions(const char *path)
+{
+	struct funcs list = match(path, "^fixture_ver");
+	const struct func *old, *cur;
+
+	assert_int_equal(list.n, 2);
+	old = find_name(&list, "fixture_ver@NAMEFIX_1");
+	cur = find_name(&list, "fixture_ver");
+	assert_true(old->vaddr != cur->vaddr);
+	funcs__free(&list);
+	list = match(path, "^fixture_ver$");
+	only(&list, "fixture_ver");
+	funcs__free(&list);
+	list = match(path, "fixture_ver@NAMEFIX_1");
+	only(&list, "fixture_ver@NAMEFIX_1");
+	funcs__free(&list);
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	check_versions(FIX_NAMES);
+	check_versions(FIX_NAMES_STRIPPED);
+}
+
+/* Functions that would print alike carry their addresses; a regex may
+ * leave the address out, an exact name selects the one. */
+static void check_shared(const char *regex, const char *bare, size_t want)
+{
+	struct funcs list = match(FIX_NAMES, regex), one;
+	char *name;
+
+	assert_int_equal(list.n, want);
+	for (size_t i = 0; i < list.n; i++) {
+		assert_true(asprintf(&name, "%s@%#" PRIx64, bare, list.v[i].vaddr) > 0);
+		assert_string_equal(list.v[i].name, name);
+		one = match(FIX_NAMES, name);
+		assert_true(only(&one, name)->vaddr == list.v[i].vaddr);
+		funcs__free(&one);
+		free(name);
+	}
+	funcs__free(&list);
+	/* the bare name is the exact name of them all */
+	list = match(FIX_NAMES, bare);
+	assert_int_equal(list.n, want);
+	funcs__free(&list);
+}
+
+static void test_shared_names(void **state)
+{
+	(void)state;
+	check_shared("^dup_name$", "dup_name(int)", 2);
+	check_shared("anon_dup", "(anonymous namespace)::anon_dup(int)", 2);
+	check_shared("^Shape::~Shape$", "Shape::~Shape()", 2);
+}
+
+/* A REGEX that is exactly a name as -l prints it selects that function
+ * alone, even when it holds regex operators or matches other names. */
+static void test_exact_names(void **state)
+{
+	struct binaries b = bins_of(FIX_NAMES);
+	struct funcs list = { 0 };
+	regex_t re = compile("Shape::area() const");
+	struct funcs_query q = { .re = &re, .text = "Shape::area() const" };
+
+	(void)state;
+	assert_int_equal(funcs__match(&list, &b, &q), 0);
+	assert_int_equal(q.matched, 1);
+	assert_int_equal(q.by_regex, 0);
+	only(&list, "Shape::area() const");
+	funcs__free(&list);
+	regfree(&re);
+	binaries__free(&b);
+	list = match_libc("malloc");
+	only(&list, "malloc");
+	funcs__free(&list);
+	list = match_libc("malloc.*");
+	assert_true(list.n > 1);
+	check_names(&list, "malloc.*");
+	funcs__free(&list);
+}
+
+/* gcc's .cold part is a name of its own: ^with_cold$ leaves it out. */
+static void test_cold_part(void **state)
+{
+	struct funcs list = match(FIX_NAMES, "^with_cold$");
+
+	(void)state;
+	only(&list, "with_cold(int)");
+	funcs__free(&list);
+	list = match(FIX_NAMES, "^with_cold");
+	assert_int_equal(list.n, 2);
+	find_name(&list, "with_cold(int) [clone .cold]");
+	funcs__free(&list);
+	list = match(FIX_NAMES, "with_cold(int) [clone .cold]");
+	only(&list, "with_cold(int) [clone .cold]");
+	funcs__free(&list);
+}
+
 /* `-l` for a live process: its executable and libraries. */
 static void test_self_process(void **state)
 {
@@ -449,7 +633,7 @@ static void test_self_process(void **state)
 
 	(void)state;
 	assert_int_equal(binaries__of_pid(getpid(), &self), 0);
-	assert_int_equal(funcs__match(&list, &self, &re, NULL), 0);
+	assert_int_equal(funcs__match(&list, &self, &(struct funcs_query){ .re = &re }), 0);
 	/* this test, libc's malloc, and ASan's interceptor */
 	assert_true(list.n >= 2);
 	assert_string_equal(list.v[0].name, "test_self_process");
@@ -473,6 +657,11 @@ int main(void)
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_self_process),
+		cmocka_unit_test(test_libc_names_as_matched),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_shared_names),
+		cmocka_unit_test(test_exact_names),
+		cmocka_unit_test(test_cold_part),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
