@@ -9,6 +9,7 @@
 #include "elf_symtab.h"
 #include "func_names.h"
 #include "funcs.h"
+#include "ifunc.h"
 
 /* One binary being searched: what the regex selects (found[0]) and what
  * the exact name does (found[1]). */
@@ -20,6 +21,7 @@ struct scan {
 	struct stat st;
 	struct elf_symtab *t;
 	struct func_names *names;
+	struct ifuncs *ifuncs; /* made for the first IFUNC that matches */
 	const struct funcs_query *q;
 };
 
@@ -94,18 +96,53 @@ static void func_free(struct func *f)
 {
 	free(f->name);
 	free(f->sym);
+	free(f->impl);
+	free(f->shared);
 }
 
-/* Appends f with copies of the strings of name. */
-static int append_named(struct funcs *list, struct func *f, const struct func_name *name)
+/* Appends f with copies of the strings of name and of impl. */
+static int append_named(struct funcs *list, struct func *f, const struct func_name *name,
+			const char *impl)
 {
 	int err;
 
 	f->name = strdup(name->print);
 	f->sym = strdup(name->sym);
-	err = f->name && f->sym ? append(list, f) : -ENOMEM;
+	f->impl = impl ? strdup(impl) : NULL;
+	err = f->name && f->sym && (f->impl || !impl) ? append(list, f) : -ENOMEM;
 	if (err)
 		func_free(f);
+	return err;
+}
+
+/* An IFUNC: an entry for each implementation it runs, else one that is
+ * not traced (ifunc set). */
+static int add_ifunc(struct scan *s, struct funcs *list, struct func *f, size_t i,
+		     const struct func_name *name)
+{
+	struct ifunc_resolution res;
+	int err = s->ifuncs ? 0 : ifuncs__new(s->fd, s->b->open_path, s->t, &s->ifuncs);
+
+	if (!err)
+		err = ifuncs__resolve(s->ifuncs, i, &res);
+	if (err)
+		return err;
+	f->how = res.how;
+	if (!res.n) {
+		f->ifunc = true;
+		return append_named(list, f, name, res.elsewhere);
+	}
+	for (size_t k = 0; !err && k < res.n; k++) {
+		struct func g = *f;
+
+		g.vaddr = res.v[k].vaddr;
+		g.offset = res.v[k].offset;
+		g.size = res.v[k].size;
+		g.sized = res.v[k].sized;
+		if (g.how == IFUNC_CHOSEN && (err = ifuncs__sharers(s->ifuncs, i, &g.shared)))
+			break;
+		err = append_named(list, &g, name, res.v[k].name);
+	}
 	return err;
 }
 
@@ -126,8 +163,11 @@ static int add_func(struct scan *s, int which, size_t i, const struct elf_func *
 		err = func_names__get(s->names, s->t, i, k, &name);
 	if (err)
 		return err;
-	f.ifunc = ef->ifunc;
-	err = append_named(s->found[which], &f, &name);
+	/* the resolver's own name (gcc's foo.resolver) is the resolver */
+	if (ef->ifunc && elf_symtab__ifunc_name(s->t, i, k))
+		err = add_ifunc(s, s->found[which], &f, i, &name);
+	else
+		err = append_named(s->found[which], &f, &name, NULL);
 	func_name__free(&name);
 	return err;
 }
@@ -171,7 +211,9 @@ static int scan_funcs(struct scan *s)
 			if (rank[which] >= 0)
 				err = add_func(s, which, i, &f, off, (size_t)rank[which]);
 	}
+	ifuncs__free(s->ifuncs);
 	func_names__free(s->names);
+	s->ifuncs = NULL;
 	s->names = NULL;
 	return err;
 }
@@ -329,6 +371,9 @@ int funcs__print(const struct funcs *list, FILE *f)
 	size_t i;
 
 	for (i = 0; i < list->n; i++) {
+		if (i && list->v[i].bin == list->v[i - 1].bin &&
+		    list->v[i].sym_vaddr == list->v[i - 1].sym_vaddr)
+			continue; /* another implementation of one IFUNC */
 		put_clean(list->bins.v[list->v[i].bin].path, f);
 		putc(':', f);
 		put_clean(list->v[i].name, f);
@@ -337,6 +382,44 @@ int funcs__print(const struct funcs *list, FILE *f)
 	if (fflush(f) == EOF)
 		return -errno;
 	return ferror(f) ? -EIO : 0;
+}
+
+static int code_cmp(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->bin != y->bin)
+		return x->bin < y->bin ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	/* a resolver traced by its own name over its IFUNC left untraced */
+	if (x->ifunc != y->ifunc)
+		return x->ifunc ? 1 : -1;
+	return func_cmp(a, b);
+}
+
+void funcs__merge_code(struct funcs *list,
+		       void (*note)(void *arg, const struct func *kept, const struct func *dropped),
+		       void *arg)
+{
+	size_t n = 0;
+
+	if (!list->n)
+		return;
+	qsort(list->v, list->n, sizeof(*list->v), code_cmp);
+	for (size_t i = 0; i < list->n; i++) {
+		struct func *kept = n ? &list->v[n - 1] : NULL;
+
+		if (!kept || kept->bin != list->v[i].bin || kept->offset != list->v[i].offset) {
+			list->v[n++] = list->v[i];
+			continue;
+		}
+		if (note)
+			note(arg, kept, &list->v[i]);
+		func_free(&list->v[i]);
+	}
+	list->n = n;
+	qsort(list->v, list->n, sizeof(*list->v), func_cmp);
 }
 
 void funcs__keep(struct funcs *list, const bool *keep)

@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "binaries.h"
+#include "ifunc.h"
 
 struct func {
 	size_t bin;	    /* its binary: funcs.bins.v[bin] */
@@ -17,15 +18,22 @@ struct func {
 	uint64_t vaddr;	    /* link-time address of the code traced */
 	uint64_t size;	    /* bytes: its size, else up to the next function */
 	uint64_t offset;    /* file offset of vaddr, where a uprobe attaches */
-	uint64_t sym_vaddr; /* the symbol's address */
+	uint64_t sym_vaddr; /* the symbol's address: vaddr, or an IFUNC's resolver */
 	uint32_t rank;	    /* which of the names at sym_vaddr (0: the best) */
 	bool sized;	    /* the ELF states its size (else size is a guess) */
-	bool ifunc;	    /* an STT_GNU_IFUNC resolver: it runs once, not per call */
+	bool ifunc;	    /* an IFUNC that is not traced: its implementation was not
+			     * found (how IFUNC_NOT_FOUND) or is not in the file
+			     * (IFUNC_ELSEWHERE: impl names the file) */
+	enum ifunc_how how; /* how an IFUNC's implementation was found (ifunc.h),
+			     * else IFUNC_NOT_FOUND */
+	char *impl;	    /* that implementation's symbol, NULL when it has none */
+	char *shared;	    /* other IFUNCs whose calls run it too ("memmove"), or NULL */
 };
 
 /* Sorted by binary (in the order they were first matched), then address;
  * one entry per function even when several names or several -f match it
- * (under the best name that matched). */
+ * (under the best name that matched); an IFUNC gets one per implementation
+ * traced. */
 struct funcs {
 	struct func *v;
 	size_t n;
@@ -61,19 +69,30 @@ int funcs__parse_spec(const char *arg, char **binary, char **regex);
  * Several names at one address (aliases) select the function once, under
  * the best of those that matched. Each file is read once, even under
  * several paths; functions without a file offset (outside the executable
- * segments) are left out. Call it once per -f to
+ * segments) are left out. An IFUNC is traced at the implementation its
+ * resolver picks (ifunc.h), under its own name. Call it once per -f to
  * accumulate. Returns 0, or -errno when a binary cannot be read (-ENOEXEC:
  * not ELF), with q->failed set to its index in bins, or to bins->n for
  * another error (-ENOMEM); list then keeps what was added before
  * (funcs__free it either way). */
 int funcs__match(struct funcs *list, const struct binaries *bins, struct funcs_query *q);
 
-/* How many functions list holds. */
+/* How many functions list holds: an IFUNC's implementations are one. */
 size_t funcs__count(const struct funcs *list);
 
 /* Writes "BINARY:NAME" lines (BINARY the path, NAME as matched; control
- * bytes become '?'). Returns 0 or -errno of the failed write. */
+ * bytes become '?'), one per name: the implementations of an IFUNC are one
+ * line. Returns 0 or -errno of the failed write. */
 int funcs__print(const struct funcs *list, FILE *f);
+
+/* Keeps one entry per code address (binary, file offset), where one probe
+ * goes: two IFUNCs may run one implementation (glibc's memcpy and memmove
+ * do), or an IFUNC the function another name selected. The first in list
+ * order stays, under its name; note(arg, kept, dropped) is told of each
+ * other one before it is freed. */
+void funcs__merge_code(struct funcs *list,
+		       void (*note)(void *arg, const struct func *kept, const struct func *dropped),
+		       void *arg);
 
 /* Drops the functions whose keep[i] is false, keeping the order. */
 void funcs__keep(struct funcs *list, const bool *keep);

@@ -203,6 +203,8 @@ static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
 	size_t stepped = 0;
 	int fd = -1;
 
+	bool counted = false; /* the function of entry i - 1 is */
+
 	for (size_t i = 0; i < list->n; i++) {
 		uint64_t site;
 		enum entry_kind k = ENTRY_STEPPED;
@@ -214,8 +216,16 @@ static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
 		}
 		if (fd >= 0)
 			k = disasm__entry(d, fd, list->v[i].offset, &site);
-		keep[i] = k != ENTRY_REFUSED;
-		stepped += k == ENTRY_STEPPED;
+		/* an IFUNC whose implementation was not found is not traced */
+		keep[i] = k != ENTRY_REFUSED && !list->v[i].ifunc;
+		/* one function, though an IFUNC may have several entries */
+		if (i && (list->v[i].bin != list->v[i - 1].bin ||
+			  list->v[i].sym_vaddr != list->v[i - 1].sym_vaddr))
+			counted = false;
+		if (keep[i] && k == ENTRY_STEPPED && !counted) {
+			stepped++;
+			counted = true;
+		}
 	}
 	if (fd >= 0)
 		close(fd);
@@ -226,11 +236,13 @@ static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
  * and how many cannot be probed at all. */
 static int list_probeable(struct funcs *list)
 {
-	size_t stepped = 0, n = list->n;
+	size_t stepped = 0, n = funcs__count(list), ifuncs = 0;
 	bool *keep = calloc(n + 1, sizeof(*keep));
 	struct disasm *d = NULL;
 	int err = keep ? disasm__new(&d) : -ENOMEM;
 
+	for (size_t i = 0; i < list->n; i++)
+		ifuncs += list->v[i].ifunc;
 	if (!err) {
 		stepped = probeable(list, d, keep);
 		funcs__keep(list, keep);
@@ -241,11 +253,15 @@ static int list_probeable(struct funcs *list)
 	if (!err && stepped)
 		p_err("%zu of %zu have an entry the kernel single-steps (a few us a call instead "
 		      "of under 1 us)",
-		      stepped, list->n);
-	if (!err && n > list->n)
+		      stepped, funcs__count(list));
+	if (!err && n > funcs__count(list) + ifuncs)
 		p_err("%zu left out: the kernel cannot probe their first instruction (a lock or "
 		      "segment prefix)",
-		      n - list->n);
+		      n - funcs__count(list) - ifuncs);
+	if (!err && ifuncs)
+		p_err("%zu IFUNCs left out: the implementation their resolver picks could not be "
+		      "found, or is in another file (the vDSO)",
+		      ifuncs);
 	disasm__free(d);
 	free(keep);
 	return !err && !list->n ? -EINVAL : err;
@@ -594,6 +610,17 @@ static int open_and_plan(struct trace_source *ts, struct tracer_job *j, pid_t cm
 	return 0;
 }
 
+/* One probe per code address: IFUNCs that run one implementation are
+ * traced under the first name; then what stands behind each IFUNC. */
+static void merge_code(struct trace_source *ts)
+{
+	struct report_merges m = {};
+
+	funcs__merge_code(&ts->funcs, report__merged, &m);
+	report__merges(&m);
+	report__ifuncs(&ts->funcs, ts->verbosity > 0);
+}
+
 static int make_names(struct trace_source *ts)
 {
 	ts->names = calloc(ts->funcs.n + 1, sizeof(*ts->names));
@@ -745,6 +772,8 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 	ts->verbosity = verbosity;
 	source__set_symbolizer(o);
 	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe);
+	if (!err)
+		merge_code(ts);
 	if (!err)
 		err = make_names(ts);
 	if (!err)

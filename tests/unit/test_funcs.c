@@ -265,8 +265,11 @@ static void test_aliases_once(void **state)
 		check_names(&list, cases[i].regex);
 		funcs__free(&list);
 	}
+	/* the resolver's own name is the resolver, which runs once */
 	list = match(FIX_PIE, "^resolve_fixture_ifunc$");
-	assert_true(only(&list, "resolve_fixture_ifunc")->ifunc);
+	assert_false(only(&list, "resolve_fixture_ifunc")->ifunc);
+	assert_int_equal(list.v[0].how, IFUNC_NOT_FOUND);
+	assert_true(list.v[0].vaddr == list.v[0].sym_vaddr);
 	funcs__free(&list);
 	list = match(FIX_PIE, "^fixture_nosize$");
 	assert_false(only(&list, "fixture_nosize")->sized);
@@ -293,7 +296,8 @@ static void check_like_readelf(const char *path, const char *regex)
 				 f->sym_vaddr);
 		assert_true(relf_offset(&r, f->vaddr, &off));
 		assert_true(f->offset == off);
-		if (f->sized)
+		/* an IFUNC is traced where its resolver's pick is */
+		if (f->sized && f->how == IFUNC_NOT_FOUND)
 			assert_true(f->size == size);
 		if (i)
 			assert_true(f->sym_vaddr > list.v[i - 1].sym_vaddr ||
@@ -507,7 +511,7 @@ static void test_libc_names_as_matched(void **state)
 	find_name(&list, "memalign");
 	find_name(&list, "mempcpy");
 	find_name(&list, "memcpy");
-	find_name(&list, "memcpy@GLIBC_2.2.5");
+	assert_true(find_name(&list, "memcpy@GLIBC_2.2.5")->how == IFUNC_NOT_FOUND);
 	funcs__free(&list);
 	list = match_libc("^memcpy$");
 	only(&list, "memcpy");
@@ -624,6 +628,113 @@ static void test_cold_part(void **state)
 	funcs__free(&list);
 }
 
+/* An IFUNC of a file this process has not loaded: every implementation
+ * its resolver can pick, under its name; its resolver's own name is the
+ * resolver. -l prints it once. */
+static void test_ifunc_candidates(void **state)
+{
+	struct funcs list = match(FIX_NAMES, "^fixture_pick$"), plain, fast;
+	char *got;
+
+	(void)state;
+	plain = match(FIX_NAMES, "^fixture_pick_plain$");
+	fast = match(FIX_NAMES, "^fixture_pick_fast$");
+	assert_int_equal(list.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct func *f = &list.v[i], *impl = i ? &fast.v[0] : &plain.v[0];
+
+		assert_string_equal(f->name, "fixture_pick");
+		assert_int_equal(f->how, IFUNC_CANDIDATES);
+		assert_false(f->ifunc);
+		assert_string_equal(f->impl, impl->name);
+		assert_true(f->vaddr == impl->vaddr && f->offset == impl->offset &&
+			    f->size == impl->size);
+	}
+	got = print_to_string(&list);
+	assert_non_null(strchr(got, '\n'));
+	assert_string_equal(strchr(got, '\n'), "\n"); /* one line */
+	free(got);
+	funcs__free(&list);
+	funcs__free(&plain);
+	funcs__free(&fast);
+	list = match(FIX_NAMES, "^resolve_fixture_pick$");
+	assert_int_equal(only(&list, "resolve_fixture_pick")->how, IFUNC_NOT_FOUND);
+	funcs__free(&list);
+}
+
+struct merge_note {
+	char kept[64], dropped[64];
+	size_t n;
+};
+
+static void note_merge(void *arg, const struct func *kept, const struct func *dropped)
+{
+	struct merge_note *m = arg;
+
+	snprintf(m->kept, sizeof(m->kept), "%s", kept->name);
+	snprintf(m->dropped, sizeof(m->dropped), "%s", dropped->name);
+	m->n++;
+}
+
+/* libc's memcpy, in this process's libc: the implementation our dynamic
+ * linker picked, which memmove runs too; one probe for both. */
+static void test_ifunc_chosen(void **state)
+{
+	struct funcs list = match_libc("^memcpy$");
+	struct merge_note m = { 0 };
+	const struct func *f;
+
+	(void)state;
+	f = only(&list, "memcpy");
+	assert_int_equal(f->how, IFUNC_CHOSEN);
+	assert_true(f->vaddr != f->sym_vaddr && f->size > 0);
+	assert_non_null(f->shared);
+	assert_non_null(strstr(f->shared, "memmove"));
+	funcs__free(&list);
+	list = match_libc("^mem(cpy|move)$");
+	assert_int_equal(list.n, 2);
+	funcs__merge_code(&list, note_merge, &m);
+	assert_int_equal(list.n, 1);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.kept, "memcpy");
+	assert_string_equal(m.dropped, "memmove");
+	funcs__free(&list);
+	/* libc's time() runs the vDSO's code: nothing in libc to probe */
+	list = match_libc("^time$");
+	f = only(&list, "time");
+	assert_int_equal(f->how, IFUNC_ELSEWHERE);
+	assert_true(f->ifunc);
+	assert_non_null(strstr(f->impl, "vdso"));
+	funcs__free(&list);
+}
+
+/* A copy of libc at another inode is not the one this process runs: its
+ * memcpy is traced in every candidate, and our pick is among them. */
+static void test_ifunc_copy(void **state)
+{
+	char dir[] = "/tmp/test_funcs.XXXXXX", copy[64];
+	struct funcs mine = match_libc("^memcpy$"), theirs;
+	bool found = false;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/libc.so.6", dir);
+	u_copy_file(mine.bins.v[0].open_path, copy);
+	theirs = match(copy, "^memcpy$");
+	assert_true(theirs.n > 1);
+	for (size_t i = 0; i < theirs.n; i++) {
+		assert_int_equal(theirs.v[i].how, IFUNC_CANDIDATES);
+		assert_string_equal(theirs.v[i].name, "memcpy");
+		assert_true(theirs.v[i].size > 0);
+		found |= theirs.v[i].offset == mine.v[0].offset;
+	}
+	assert_true(found);
+	funcs__free(&mine);
+	funcs__free(&theirs);
+	unlink(copy);
+	rmdir(dir);
+}
+
 /* `-l` for a live process: its executable and libraries. */
 static void test_self_process(void **state)
 {
@@ -662,6 +773,9 @@ int main(void)
 		cmocka_unit_test(test_shared_names),
 		cmocka_unit_test(test_exact_names),
 		cmocka_unit_test(test_cold_part),
+		cmocka_unit_test(test_ifunc_candidates),
+		cmocka_unit_test(test_ifunc_chosen),
+		cmocka_unit_test(test_ifunc_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
