@@ -85,6 +85,11 @@ FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,unwfix_omitfp unwfix_fp libunwf
 	libunwfix_dbgz.so)
 # retfix with the section that marks a Go binary (stack_walkers).
 FIXTURES += $(BUILD)/tests/fixtures/retfix_go
+# Names -l must print apart (tests/fixtures/names/): two versions of one
+# symbol, an IFUNC, static functions alike in two files, a C++ destructor's
+# variants, a .cold part; and the same stripped to its .dynsym.
+NAMEFIX_SRCS := $(wildcard tests/fixtures/names/*.cpp)
+FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,libnamefix.so libnamefix_stripped.so)
 WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
 WORKLOAD_CXX_SRCS := $(wildcard tests/workloads/*.cpp)
 WORKLOADS := $(patsubst tests/workloads/%.c,$(BUILD)/workloads/%,$(WORKLOAD_SRCS)) \
@@ -253,6 +258,12 @@ $(BUILD)/tests/fixtures/retfix_go: $(BUILD)/tests/fixtures/retfix_pie
 $(BUILD)/tests/fixtures/%_cxx: tests/fixtures/%.cpp
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CXX) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@
+$(BUILD)/tests/fixtures/libnamefix.so: $(NAMEFIX_SRCS) tests/fixtures/names/namefix.map
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O2 -g -fPIC -shared -Wl,--build-id \
+		-Wl,--version-script=tests/fixtures/names/namefix.map $(NAMEFIX_SRCS) -o $@
+$(BUILD)/tests/fixtures/libnamefix_stripped.so: $(BUILD)/tests/fixtures/libnamefix.so
+	$(Q)objcopy --strip-all $< $@
 # Needs libsymfix.so, found through DT_RUNPATH $ORIGIN (library search tests).
 $(BUILD)/tests/fixtures/symfix_runpath: tests/fixtures/symfix.c $(BUILD)/tests/fixtures/libsymfix.so
 	$(Q)$(CC) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@ -L$(@D) -Wl,--no-as-needed -lsymfix \

@@ -4,6 +4,7 @@
  * structural error fails the load instead of yielding half a table.
  */
 #include "elf_symtab.h"
+#include "elf_versions.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -25,7 +26,8 @@ struct sym {
 	uint32_t nalias; /* how many other names share addr */
 	unsigned char bind;
 	bool sized;
-	bool ifunc;
+	bool ifunc;	 /* any of its names is an STT_GNU_IFUNC */
+	bool ifunc_name; /* this one is */
 };
 
 struct seg {
@@ -37,7 +39,8 @@ struct elf_symtab {
 	size_t nsyms, syms_cap;
 	char *pool;
 	size_t pool_len, pool_cap;
-	size_t *aliases; /* pool offsets of the names dedup_syms set aside */
+	size_t *aliases;    /* pool offsets of the names dedup_syms set aside */
+	bool *alias_ifuncs; /* whether each is an STT_GNU_IFUNC */
 	struct seg *segs;
 	size_t nsegs;
 	uint16_t type; /* e_type: ET_EXEC, ET_DYN, ... */
@@ -66,17 +69,23 @@ static int grow_syms(struct elf_symtab *t)
 	return 0;
 }
 
-static int pool_add(struct elf_symtab *t, const char *s, size_t *off)
+/* Adds the len bytes of s, then "@" and ver when ver is not NULL, as one
+ * string. */
+static int pool_add_ver(struct elf_symtab *t, const char *s, size_t len, const char *ver,
+			size_t *off)
 {
-	size_t len = strlen(s) + 1;
+	size_t vlen = ver ? strlen(ver) + 1 : 0, need;
 	char *np;
 
-	if (len > POOL_MAX - t->pool_len)
+	if (len > POOL_MAX || vlen > POOL_MAX - len - 1)
 		return -EFBIG;
-	if (t->pool_len + len > t->pool_cap) {
+	need = len + vlen + 1;
+	if (need > POOL_MAX - t->pool_len)
+		return -EFBIG;
+	if (t->pool_len + need > t->pool_cap) {
 		size_t ncap = t->pool_cap ? t->pool_cap : 4096;
 
-		while (ncap < t->pool_len + len)
+		while (ncap < t->pool_len + need)
 			ncap *= 2;
 		np = realloc(t->pool, ncap);
 		if (!np)
@@ -84,9 +93,15 @@ static int pool_add(struct elf_symtab *t, const char *s, size_t *off)
 		t->pool = np;
 		t->pool_cap = ncap;
 	}
-	memcpy(t->pool + t->pool_len, s, len);
+	np = t->pool + t->pool_len;
+	memcpy(np, s, len);
+	if (ver) {
+		np[len] = '@';
+		memcpy(np + len + 1, ver, vlen - 1);
+	}
+	np[need - 1] = '\0';
 	*off = t->pool_len;
-	t->pool_len += len;
+	t->pool_len += need;
 	return 0;
 }
 
@@ -210,16 +225,23 @@ static bool wanted_sym(const GElf_Sym *s)
 	       s->st_value != 0;
 }
 
-static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name)
+/* Adds a symbol under the name users know it by: one of a non-default
+ * version (ver) is "name@VERSION", as nm shows it; a .symtab name that
+ * carries its default version ("memcpy@@GLIBC_2.14", as ld writes them)
+ * loses it, as in .dynsym; a default version is the plain name. */
+static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, const char *ver)
 {
+	const char *dflt = ver ? NULL : strstr(name, "@@");
 	struct sym *y;
 	int err;
 
+	if (dflt == name)
+		return 0;
 	err = grow_syms(t);
 	if (err)
 		return err;
 	y = &t->syms[t->nsyms];
-	err = pool_add(t, name, &y->name);
+	err = pool_add_ver(t, name, dflt ? (size_t)(dflt - name) : strlen(name), ver, &y->name);
 	if (err)
 		return err;
 	y->addr = s->st_value;
@@ -228,15 +250,15 @@ static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name)
 	y->nalias = 0;
 	y->bind = GELF_ST_BIND(s->st_info);
 	y->sized = s->st_size != 0;
-	y->ifunc = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
+	y->ifunc = y->ifunc_name = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
 	t->nsyms++;
 	return 0;
 }
 
-static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+static int load_syms(struct elf_symtab *t, Elf *elf, Elf_Data *d, const GElf_Shdr *sh,
+		     const struct elf_versions *v)
 {
 	size_t i, n, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	Elf_Data *d = elf_getdata(scn, NULL);
 	const char *name;
 	GElf_Sym s;
 	int err;
@@ -255,12 +277,25 @@ static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 		name = elf_strptr(elf, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		err = add_sym(t, &s, name);
+		err = add_sym(t, &s, name, elf_versions__hidden(v, i));
 		if (err)
 			return err;
 		t->symtab_funcs += sh->sh_type == SHT_SYMTAB;
 	}
 	return 0;
+}
+
+static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	struct elf_versions *v = NULL;
+	int err = 0;
+
+	if (sh->sh_type == SHT_DYNSYM)
+		err = elf_versions__load(elf, elf_ndxscn(scn), &v);
+	if (!err)
+		err = load_syms(t, elf, elf_getdata(scn, NULL), sh, v);
+	elf_versions__free(v);
+	return err;
 }
 
 static int load_sections(struct elf_symtab *t, Elf *elf)
@@ -343,7 +378,8 @@ static int dedup_syms(struct elf_symtab *t)
 	size_t i, n = 0, na = 0;
 
 	t->aliases = calloc(t->nsyms, sizeof(*t->aliases));
-	if (!t->aliases)
+	t->alias_ifuncs = calloc(t->nsyms, sizeof(*t->alias_ifuncs));
+	if (!t->aliases || !t->alias_ifuncs)
 		return -ENOMEM;
 	for (i = 0; i < t->nsyms; i++) {
 		struct sym *best = n ? &t->syms[n - 1] : NULL, *s = &t->syms[i];
@@ -357,6 +393,7 @@ static int dedup_syms(struct elf_symtab *t)
 		best->sized |= s->sized;
 		best->ifunc |= s->ifunc;
 		if (new_name(t, best, na, s->name)) {
+			t->alias_ifuncs[na] = s->ifunc_name;
 			t->aliases[na++] = s->name;
 			best->nalias++;
 		}
@@ -674,11 +711,28 @@ int elf_symtab__func_at(const struct elf_symtab *t, uint64_t vaddr, struct elf_f
 	return 0;
 }
 
+int elf_symtab__find(const struct elf_symtab *t, uint64_t vaddr, size_t *i)
+{
+	const struct sym *s = sym_below(t, vaddr);
+
+	if (!s || s->addr != vaddr)
+		return -ENOENT;
+	*i = (size_t)(s - t->syms);
+	return 0;
+}
+
 const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k)
 {
 	if (i >= t->nsyms || k >= t->syms[i].nalias)
 		return NULL;
 	return t->pool + t->aliases[t->syms[i].alias + k];
+}
+
+bool elf_symtab__ifunc_name(const struct elf_symtab *t, size_t i, size_t k)
+{
+	if (i >= t->nsyms || k > t->syms[i].nalias)
+		return false;
+	return k ? t->alias_ifuncs[t->syms[i].alias + k - 1] : t->syms[i].ifunc_name;
 }
 
 bool elf_symtab__has_symtab(const struct elf_symtab *t)
@@ -698,6 +752,7 @@ void elf_symtab__free(struct elf_symtab *t)
 	free(t->syms);
 	free(t->pool);
 	free(t->aliases);
+	free(t->alias_ifuncs);
 	free(t->segs);
 	free(t);
 }

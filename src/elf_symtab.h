@@ -8,14 +8,18 @@
 
 struct elf_symtab;
 
-/* One function: every symbol at one address, under its best name. */
+/* One function: every symbol at one address, under its best name. A name is
+ * the symbol's, but for a non-default version of a .dynsym name, which is
+ * "name@VERSION" (memcpy@GLIBC_2.2.5 beside memcpy, the default); .symtab
+ * names lose the "@@VERSION" of a default version. */
 struct elf_func {
 	const char *name; /* the best of its names; lives as long as the table */
 	uint64_t vaddr;	  /* link-time address */
 	uint64_t size;	  /* bytes it covers: its size, else up to the next function */
 	size_t nalias;	  /* its other names: elf_symtab__alias() */
 	bool sized;	  /* the ELF states a size (else size is a guess) */
-	bool ifunc;	  /* an STT_GNU_IFUNC resolver, which runs once, not per call */
+	bool ifunc;	  /* an STT_GNU_IFUNC resolver, which runs once, not per call
+			   * (a name of it is an IFUNC symbol) */
 };
 
 /* Reads the symbols, the PT_LOAD segments and the build-id of the ELF file open
@@ -72,8 +76,15 @@ int elf_symtab__func(const struct elf_symtab *t, size_t i, struct elf_func *f);
 /* The function covering vaddr. Returns 0, or -ENOENT when none does. */
 int elf_symtab__func_at(const struct elf_symtab *t, uint64_t vaddr, struct elf_func *f);
 
+/* The index of the function that starts at vaddr. Returns 0 or -ENOENT. */
+int elf_symtab__find(const struct elf_symtab *t, uint64_t vaddr, size_t *i);
+
 /* The k-th other name of the i-th function (best first), or NULL past the last. */
 const char *elf_symtab__alias(const struct elf_symtab *t, size_t i, size_t k);
+
+/* Whether the k-th name of the i-th function (0: its best, k: alias k - 1)
+ * is an STT_GNU_IFUNC symbol, not the plain name of its resolver. */
+bool elf_symtab__ifunc_name(const struct elf_symtab *t, size_t i, size_t k);
 
 /* The ELF file type: ET_EXEC (fixed addresses) or ET_DYN (PIE, library). */
 uint16_t elf_symtab__type(const struct elf_symtab *t);

@@ -6,18 +6,23 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "demangle.h"
 #include "elf_symtab.h"
+#include "func_names.h"
 #include "funcs.h"
+#include "ifunc.h"
 
-/* One binary being searched. */
+/* One binary being searched: what the regex selects (found[0]) and what
+ * the text as an exact name does (found[1]). */
 struct scan {
-	struct funcs *list;
+	struct funcs *found[2];
+	size_t bin[2]; /* this file in found[k]->bins, SIZE_MAX until its first match */
 	const struct target_binary *b;
-	struct elf_symtab *t;
+	int fd;
 	struct stat st;
-	size_t bin; /* in list->bins, SIZE_MAX until its first match */
-	const regex_t *re;
+	struct elf_symtab *t;
+	struct func_names *names;
+	struct ifuncs *ifuncs; /* made for the first IFUNC that matches */
+	const struct funcs_query *q;
 };
 
 static bool looks_like_binary(const char *s)
@@ -57,55 +62,22 @@ int funcs__parse_spec(const char *arg, char **binary, char **regex)
 	return 0;
 }
 
-/* Demangled names are matched with and without their parameter lists. */
-static bool name_matches(const regex_t *re, const char *sym)
-{
-	char *full, *brief;
-	bool match;
-
-	if (!demangle__is_mangled(sym) || !(full = demangle(sym)))
-		return !regexec(re, sym, 0, NULL, 0);
-	match = !regexec(re, full, 0, NULL, 0);
-	free(full);
-	if (match || !(brief = demangle__short(sym)))
-		return match;
-	match = !regexec(re, brief, 0, NULL, 0);
-	free(brief);
-	return match;
-}
-
-static bool func_matches(const struct scan *s, size_t i, const struct elf_func *f)
-{
-	const char *alias;
-	size_t k;
-
-	if (name_matches(s->re, f->name))
-		return true;
-	for (k = 0; (alias = elf_symtab__alias(s->t, i, k)); k++) {
-		if (name_matches(s->re, alias))
-			return true;
-	}
-	return false;
-}
-
-/* The index of the scanned file in list->bins, added on first use. */
-static int scan_bin(struct scan *s, size_t *bin)
+/* The index of the scanned file in found[k]->bins, added on first use. */
+static int scan_bin(struct scan *s, int k, size_t *bin)
 {
 	struct target_binary e = *s->b;
-	ssize_t i;
 	int err;
 
-	if (s->bin != SIZE_MAX) {
-		*bin = s->bin;
+	if (s->bin[k] != SIZE_MAX) {
+		*bin = s->bin[k];
 		return 0;
 	}
 	e.dev = s->st.st_dev;
 	e.ino = s->st.st_ino;
-	err = binaries__add(&s->list->bins, &e);
+	err = binaries__add(&s->found[k]->bins, &e);
 	if (err)
 		return err;
-	i = binaries__find(&s->list->bins, e.dev, e.ino);
-	*bin = s->bin = (size_t)i;
+	*bin = s->bin[k] = (size_t)binaries__find(&s->found[k]->bins, e.dev, e.ino);
 	return 0;
 }
 
@@ -122,47 +94,127 @@ static int append(struct funcs *list, const struct func *f)
 
 static void func_free(struct func *f)
 {
-	if (f->name != f->sym)
-		free(f->name);
+	free(f->name);
 	free(f->sym);
+	free(f->impl);
+	free(f->shared);
 }
 
-static int add_func(struct scan *s, const struct elf_func *ef, uint64_t offset)
+/* Appends f with copies of the strings of name and of impl. */
+static int append_named(struct funcs *list, struct func *f, const struct func_name *name,
+			const char *impl)
 {
-	struct func f = { .vaddr = ef->vaddr, .size = ef->size, .offset = offset };
-	int err = scan_bin(s, &f.bin);
+	int err;
 
+	f->name = strdup(name->print);
+	f->sym = strdup(name->sym);
+	f->impl = impl ? strdup(impl) : NULL;
+	err = f->name && f->sym && (f->impl || !impl) ? append(list, f) : -ENOMEM;
+	if (err)
+		func_free(f);
+	return err;
+}
+
+/* An IFUNC: an entry for each implementation it runs, else one that is
+ * not traced (ifunc set). */
+static int add_ifunc(struct scan *s, struct funcs *list, struct func *f, size_t i,
+		     const struct func_name *name)
+{
+	struct ifunc_resolution res;
+	int err = s->ifuncs ? 0 : ifuncs__new(s->fd, s->b->open_path, s->t, &s->ifuncs);
+
+	if (!err)
+		err = ifuncs__resolve(s->ifuncs, i, &res);
 	if (err)
 		return err;
-	f.sized = ef->sized;
-	f.ifunc = ef->ifunc;
-	f.sym = strdup(ef->name);
-	if (!f.sym)
-		return -ENOMEM;
-	f.name = demangle(f.sym);
-	if (!f.name)
-		f.name = f.sym;
-	err = append(s->list, &f);
-	if (err)
-		func_free(&f);
+	f->how = res.how;
+	if (!res.n) {
+		f->ifunc = true;
+		return append_named(list, f, name, res.elsewhere);
+	}
+	for (size_t k = 0; !err && k < res.n; k++) {
+		struct func g = *f;
+
+		g.vaddr = res.v[k].vaddr;
+		g.offset = res.v[k].offset;
+		g.size = res.v[k].size;
+		g.sized = res.v[k].sized;
+		if (g.how == IFUNC_CHOSEN && (err = ifuncs__sharers(s->ifuncs, i, &g.shared)))
+			break;
+		err = append_named(list, &g, name, res.v[k].name);
+	}
 	return err;
+}
+
+/* Adds function i under its name of rank k to found[which]. */
+static int add_func(struct scan *s, int which, size_t i, const struct elf_func *ef, uint64_t offset,
+		    size_t k)
+{
+	struct func f = { .vaddr = ef->vaddr,
+			  .size = ef->size,
+			  .offset = offset,
+			  .sym_vaddr = ef->vaddr,
+			  .rank = (uint32_t)k,
+			  .sized = ef->sized };
+	struct func_name name;
+	int err = scan_bin(s, which, &f.bin);
+
+	if (!err)
+		err = func_names__get(s->names, s->t, i, k, &name);
+	if (err)
+		return err;
+	/* the resolver's own name (gcc's foo.resolver) is the resolver */
+	if (ef->ifunc && elf_symtab__ifunc_name(s->t, i, k))
+		err = add_ifunc(s, s->found[which], &f, i, &name);
+	else
+		err = append_named(s->found[which], &f, &name, NULL);
+	func_name__free(&name);
+	return err;
+}
+
+/* The rank of the best name of function i that the regex matches (rank[0])
+ * and that is the exact text (rank[1]); -1 for none. */
+static int best_ranks(const struct scan *s, size_t i, long rank[2])
+{
+	const char *text = s->q->text;
+
+	rank[0] = rank[1] = -1;
+	for (size_t k = 0; rank[0] < 0 || (text && rank[1] < 0); k++) {
+		struct func_name fn;
+		int err = func_names__get(s->names, s->t, i, k, &fn);
+
+		if (err)
+			return err == -ENOENT ? 0 : err;
+		if (rank[0] < 0 && func_name__matches(&fn, s->q->re))
+			rank[0] = (long)k;
+		if (text && rank[1] < 0 && func_name__is(&fn, text))
+			rank[1] = (long)k;
+		func_name__free(&fn);
+	}
+	return 0;
 }
 
 static int scan_funcs(struct scan *s)
 {
 	struct elf_func f;
 	uint64_t off;
-	size_t i;
-	int err = 0;
+	long rank[2];
+	int err = func_names__new(s->t, &s->names);
 
-	for (i = 0; !err && !elf_symtab__func(s->t, i, &f); i++) {
-		if (!func_matches(s, i, &f))
-			continue;
+	for (size_t i = 0; !err && !elf_symtab__func(s->t, i, &f); i++) {
+		err = best_ranks(s, i, rank);
 		/* Not in an executable segment: nothing to probe. */
-		if (elf_symtab__file_offset(s->t, f.vaddr, &off))
+		if (err || (rank[0] < 0 && rank[1] < 0) ||
+		    elf_symtab__file_offset(s->t, f.vaddr, &off))
 			continue;
-		err = add_func(s, &f, off);
+		for (int which = 0; which < 2 && !err; which++)
+			if (rank[which] >= 0)
+				err = add_func(s, which, i, &f, off, (size_t)rank[which]);
 	}
+	ifuncs__free(s->ifuncs);
+	func_names__free(s->names);
+	s->ifuncs = NULL;
+	s->names = NULL;
 	return err;
 }
 
@@ -181,11 +233,12 @@ static bool seen_file(const struct stat *seen, size_t n, const struct stat *st)
 
 static int scan_binary(struct scan *s, struct stat *seen, size_t nseen)
 {
-	int fd = open(s->b->open_path, O_RDONLY | O_CLOEXEC), err;
+	int err;
 
-	if (fd < 0)
+	s->fd = open(s->b->open_path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
 		return -errno;
-	if (fstat(fd, &s->st)) {
+	if (fstat(s->fd, &s->st)) {
 		err = -errno;
 		goto close_fd;
 	}
@@ -194,13 +247,13 @@ static int scan_binary(struct scan *s, struct stat *seen, size_t nseen)
 		err = 0;
 		goto close_fd;
 	}
-	err = elf_symtab__load(fd, &s->t);
+	err = elf_symtab__load(s->fd, &s->t);
 	if (!err)
 		err = scan_funcs(s);
 	elf_symtab__free(s->t);
 	s->t = NULL;
 close_fd:
-	close(fd);
+	close(s->fd);
 	return err;
 }
 
@@ -210,19 +263,32 @@ static int func_cmp(const void *a, const void *b)
 
 	if (x->bin != y->bin)
 		return x->bin < y->bin ? -1 : 1;
+	if (x->sym_vaddr != y->sym_vaddr)
+		return x->sym_vaddr < y->sym_vaddr ? -1 : 1;
 	if (x->vaddr != y->vaddr)
 		return x->vaddr < y->vaddr ? -1 : 1;
 	return 0;
 }
 
-/* Sorts, and drops what an earlier call already added. */
+/* Orders alike entries best name first. */
+static int func_rank_cmp(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+	int c = func_cmp(a, b);
+
+	if (c || x->rank == y->rank)
+		return c ? c : strcmp(x->name, y->name);
+	return x->rank < y->rank ? -1 : 1;
+}
+
+/* Sorts, and keeps the best-named of entries alike (several -f). */
 static void sort_unique(struct funcs *list)
 {
 	size_t i, n = 0;
 
 	if (!list->n)
 		return;
-	qsort(list->v, list->n, sizeof(*list->v), func_cmp);
+	qsort(list->v, list->n, sizeof(*list->v), func_rank_cmp);
 	for (i = 0; i < list->n; i++) {
 		if (n && !func_cmp(&list->v[n - 1], &list->v[i]))
 			func_free(&list->v[i]);
@@ -232,24 +298,66 @@ static void sort_unique(struct funcs *list)
 	list->n = n;
 }
 
-int funcs__match(struct funcs *list, const struct binaries *bins, const regex_t *re, size_t *failed)
+/* Moves the entries of from (emptied) into list. */
+static int move_all(struct funcs *list, struct funcs *from)
 {
-	struct scan s = { .list = list, .re = re };
+	int err = 0;
+
+	for (size_t i = 0; i < from->n; i++) {
+		struct func *f = &from->v[i];
+		const struct target_binary *b = &from->bins.v[f->bin];
+
+		if (!err)
+			err = binaries__add(&list->bins, b);
+		f->bin = (size_t)binaries__find(&list->bins, b->dev, b->ino);
+		if (!err)
+			err = append(list, f);
+		if (err)
+			func_free(f);
+	}
+	from->n = 0;
+	return err;
+}
+
+size_t funcs__count(const struct funcs *f)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		n += !i || f->v[i].bin != f->v[i - 1].bin ||
+		     f->v[i].sym_vaddr != f->v[i - 1].sym_vaddr;
+	return n;
+}
+
+int funcs__match(struct funcs *list, const struct binaries *bins, struct funcs_query *q)
+{
+	struct funcs found[2] = { 0 };
+	struct scan s = { .found = { &found[0], &found[1] }, .q = q };
 	struct stat *seen = calloc(bins->n + 1, sizeof(*seen));
 	size_t i;
 	int err = seen ? 0 : -ENOMEM;
 
 	for (i = 0; seen && i < bins->n; i++) {
 		s.b = &bins->v[i];
-		s.bin = SIZE_MAX;
+		s.bin[0] = s.bin[1] = SIZE_MAX;
 		err = scan_binary(&s, seen, i);
 		if (err)
 			break;
 	}
 	free(seen);
+	/* a name that is no regex of itself (C++'s parentheses) selects
+	 * its function too, beside what the regex selects, as grep -E would */
+	if (!err)
+		err = move_all(&found[0], &found[1]);
+	sort_unique(&found[0]);
+	q->matched = funcs__count(&found[0]);
+	if (!err)
+		err = move_all(list, &found[0]);
+	funcs__free(&found[0]);
+	funcs__free(&found[1]);
 	sort_unique(list);
-	if (err && failed)
-		*failed = err == -ENOMEM ? bins->n : i;
+	if (err)
+		q->failed = err == -ENOMEM || i == bins->n ? bins->n : i;
 	return err;
 }
 
@@ -265,6 +373,9 @@ int funcs__print(const struct funcs *list, FILE *f)
 	size_t i;
 
 	for (i = 0; i < list->n; i++) {
+		if (i && list->v[i].bin == list->v[i - 1].bin &&
+		    list->v[i].sym_vaddr == list->v[i - 1].sym_vaddr)
+			continue; /* another implementation of one IFUNC */
 		put_clean(list->bins.v[list->v[i].bin].path, f);
 		putc(':', f);
 		put_clean(list->v[i].name, f);
@@ -273,6 +384,44 @@ int funcs__print(const struct funcs *list, FILE *f)
 	if (fflush(f) == EOF)
 		return -errno;
 	return ferror(f) ? -EIO : 0;
+}
+
+static int code_cmp(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	if (x->bin != y->bin)
+		return x->bin < y->bin ? -1 : 1;
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	/* a resolver traced by its own name over its IFUNC left untraced */
+	if (x->ifunc != y->ifunc)
+		return x->ifunc ? 1 : -1;
+	return func_cmp(a, b);
+}
+
+void funcs__merge_code(struct funcs *list,
+		       void (*note)(void *arg, const struct func *kept, const struct func *dropped),
+		       void *arg)
+{
+	size_t n = 0;
+
+	if (!list->n)
+		return;
+	qsort(list->v, list->n, sizeof(*list->v), code_cmp);
+	for (size_t i = 0; i < list->n; i++) {
+		struct func *kept = n ? &list->v[n - 1] : NULL;
+
+		if (!kept || kept->bin != list->v[i].bin || kept->offset != list->v[i].offset) {
+			list->v[n++] = list->v[i];
+			continue;
+		}
+		if (note)
+			note(arg, kept, &list->v[i]);
+		func_free(&list->v[i]);
+	}
+	list->n = n;
+	qsort(list->v, list->n, sizeof(*list->v), func_cmp);
 }
 
 void funcs__keep(struct funcs *list, const bool *keep)

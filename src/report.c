@@ -220,7 +220,8 @@ void report__trace_summary(const struct profile *p, const struct tracer_stats *s
 	    st->counter[TCNT_USTACK + USTACK_TRUNCATED])
 		report_unwinding(st->unwind, &st->counter[TCNT_USTACK], &st->tables, verbose);
 	if (verbose)
-		p_err("%s; %zu IFUNC resolvers left out; %" PRIu64 " calls beyond the counts map; "
+		p_err("%s; %zu IFUNCs left out (no implementation found); %" PRIu64
+		      " calls beyond the counts map; "
 		      "%" PRIu64 " calls of other processes skipped",
 		      st->sessions  ? "uprobe sessions"
 		      : st->classic ? "classic uprobes"

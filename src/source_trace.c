@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fragments.h"
 #include "funcs.h"
 #include "privileges.h"
 #include "probe_plan.h"
@@ -130,9 +131,8 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 {
 	struct binaries own = {};
 	const struct binaries *bins = target;
-	struct funcs mine = {};
 	char *binary = NULL, *regex = NULL, names[512];
-	size_t failed;
+	struct funcs_query q = {};
 	regex_t re;
 	int err = funcs__parse_spec(arg, &binary, &regex);
 
@@ -155,20 +155,17 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 		p_err("'%s': tracing system-wide needs BINARY:REGEX (e.g. libc:%s)", arg, regex);
 		err = -EINVAL;
 	}
-	/* matched alone first: a spec whose functions another one selected
-	 * already still matches */
-	if (!err && (err = funcs__match(&mine, bins, &re, &failed)))
+	q.re = &re;
+	q.text = regex;
+	if (!err && (err = funcs__match(list, bins, &q)))
 		p_err("cannot read the symbols of '%s': %s",
-		      failed < bins->n ? bins->v[failed].path : arg, strerror(-err));
-	if (!err && mine.n)
-		err = funcs__match(list, bins, &re, &failed);
-	else if (!err) {
+		      q.failed < bins->n ? bins->v[q.failed].path : arg, strerror(-err));
+	if (!err && !q.matched) {
 		list_names(bins, names, sizeof(names));
 		p_err("no symbol matches '%s' in %s", regex, names);
 		err = -EINVAL;
 	}
 	regfree(&re);
-	funcs__free(&mine);
 out_free:
 	binaries__free(&own);
 	free(binary);
@@ -203,6 +200,7 @@ static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
 {
 	size_t stepped = 0;
 	int fd = -1;
+	bool counted = false; /* the function of entry i - 1 is */
 
 	for (size_t i = 0; i < list->n; i++) {
 		uint64_t site;
@@ -215,8 +213,17 @@ static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
 		}
 		if (fd >= 0)
 			k = disasm__entry(d, fd, list->v[i].offset, &site);
-		keep[i] = k != ENTRY_REFUSED;
-		stepped += k == ENTRY_STEPPED;
+		/* an IFUNC whose implementation was not found is not traced,
+		 * nor a .cold part (its time is its function's) */
+		keep[i] = k != ENTRY_REFUSED && !list->v[i].ifunc && !fragment__is(list->v[i].sym);
+		/* one function, though an IFUNC may have several entries */
+		if (i && (list->v[i].bin != list->v[i - 1].bin ||
+			  list->v[i].sym_vaddr != list->v[i - 1].sym_vaddr))
+			counted = false;
+		if (keep[i] && k == ENTRY_STEPPED && !counted) {
+			stepped++;
+			counted = true;
+		}
 	}
 	if (fd >= 0)
 		close(fd);
@@ -227,11 +234,15 @@ static size_t probeable(const struct funcs *list, struct disasm *d, bool *keep)
  * and how many cannot be probed at all. */
 static int list_probeable(struct funcs *list)
 {
-	size_t stepped = 0, n = list->n;
+	size_t stepped = 0, n = funcs__count(list), ifuncs = 0, parts = 0;
 	bool *keep = calloc(n + 1, sizeof(*keep));
 	struct disasm *d = NULL;
 	int err = keep ? disasm__new(&d) : -ENOMEM;
 
+	for (size_t i = 0; i < list->n; i++) {
+		ifuncs += list->v[i].ifunc;
+		parts += fragment__is(list->v[i].sym);
+	}
 	if (!err) {
 		stepped = probeable(list, d, keep);
 		funcs__keep(list, keep);
@@ -242,11 +253,18 @@ static int list_probeable(struct funcs *list)
 	if (!err && stepped)
 		p_err("%zu of %zu have an entry the kernel single-steps (a few us a call instead "
 		      "of under 1 us)",
-		      stepped, list->n);
-	if (!err && n > list->n)
+		      stepped, funcs__count(list));
+	if (!err && n > funcs__count(list) + ifuncs + parts)
 		p_err("%zu left out: the kernel cannot probe their first instruction (a lock or "
-		      "segment prefix)",
-		      n - list->n);
+		      "segment prefix), or would run it wrongly",
+		      n - funcs__count(list) - ifuncs - parts);
+	if (!err && ifuncs)
+		p_err("%zu IFUNCs left out: the implementation their resolver picks could not be "
+		      "found, or is in another file (the vDSO)",
+		      ifuncs);
+	if (!err && parts)
+		p_err("%zu split-off parts (.cold) left out: their time is their function's",
+		      parts);
 	disasm__free(d);
 	free(keep);
 	return !err && !list->n ? -EINVAL : err;
@@ -598,6 +616,17 @@ static int open_and_plan(struct trace_source *ts, struct tracer_job *j, pid_t cm
 	return 0;
 }
 
+/* One probe per code address: IFUNCs that run one implementation are
+ * traced under the first name; then what stands behind each IFUNC. */
+static void merge_code(struct trace_source *ts)
+{
+	struct report_merges m = {};
+
+	funcs__merge_code(&ts->funcs, report__merged, &m);
+	report__merges(&m);
+	report__ifuncs(&ts->funcs, ts->verbosity > 0);
+}
+
 static int make_names(struct trace_source *ts)
 {
 	ts->names = calloc(ts->funcs.n + 1, sizeof(*ts->names));
@@ -775,6 +804,8 @@ int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pi
 	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe, &walkers);
 	if (!err)
 		ts->plain = may_trust_plain(o, walkers);
+	if (!err)
+		merge_code(ts);
 	if (!err)
 		err = make_names(ts);
 	if (!err)

@@ -76,7 +76,7 @@ struct trace_attach_stats {
 	size_t by_ret_sites;	/* ... by probes on their ret instructions */
 	size_t fragments;	/* gcc's .cold parts matched, not functions */
 	size_t entries_stepped; /* ... whose entry probe is single-stepped (slow) */
-	size_t ifuncs;		/* IFUNC resolvers left out: they run once, at load */
+	size_t ifuncs;		/* IFUNCs left out: their implementation was not found */
 	size_t no_ret_sites;	/* left out: something may unwind through them and
 				 * their return sites could not be found */
 	size_t refused;		/* left out: the kernel cannot probe them */

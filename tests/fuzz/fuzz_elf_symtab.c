@@ -14,10 +14,17 @@ static void walk(const struct elf_symtab *t)
 	size_t i, k, len;
 
 	for (i = 0; !elf_symtab__func(t, i, &f); i++) {
+		size_t at = SIZE_MAX;
+		bool ifunc = false;
+
 		FUZZ_CHECK(f.name);
 		for (k = 0; elf_symtab__alias(t, i, k); k++)
 			;
 		FUZZ_CHECK(k == f.nalias);
+		for (k = 0; k <= f.nalias + 1; k++)
+			ifunc |= elf_symtab__ifunc_name(t, i, k);
+		FUZZ_CHECK(!ifunc || f.ifunc);
+		FUZZ_CHECK(!elf_symtab__find(t, f.vaddr, &at) && at == i);
 		elf_symtab__lookup(t, f.vaddr, &off);
 		elf_symtab__lookup(t, f.vaddr + f.size, &off);
 		if (!elf_symtab__file_offset(t, f.vaddr, &off))

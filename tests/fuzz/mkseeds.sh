@@ -20,6 +20,25 @@ int mid_alias(int x) __attribute__((alias("mid")));
 static __attribute__((noinline)) int local_fn(int x) { return mid(x) ^ 5; }
 void _start(void) { volatile int r = local_fn(1); (void)r; for (;;); }
 EOF
+# Names -l prints apart: two versions of f, an IFUNC with two candidates
+# (one a GOT load), a static function named as in tiny.c.
+cat > "$tmp/ver.c" <<'EOF'
+static __attribute__((noinline, used)) int impl_a(int x) { return x + 1; }
+__attribute__((noinline)) int impl_b(int x) { return x + 2; }
+int old_f(int x) { return x * 2; }
+int new_f(int x) { return x * 3; }
+__asm__(".symver old_f, f@V1");
+__asm__(".symver new_f, f@@V2");
+extern volatile int which;
+volatile int which;
+static void *pick_resolver(void) { return which ? (void *)impl_a : (void *)impl_b; }
+int pick(int) __attribute__((ifunc("pick_resolver")));
+static __attribute__((noinline, used)) int local_fn(int x) { return pick(x) + 1; }
+EOF
+cat > "$tmp/ver.map" <<'EOF'
+V1 { global: *; local: old_f; new_f; };
+V2 { global: f; } V1;
+EOF
 cat > "$tmp/eh.cpp" <<'EOF'
 int may_throw(int x);
 extern "C" int catcher(int x)
@@ -54,6 +73,8 @@ build exec32 -m32 -static -Wl,--build-id "$tmp/tiny.c"
 build exec_noid -static -Wl,--build-id=none "$tmp/tiny.c"
 build dbgframe.so -shared -fPIC -g -fno-asynchronous-unwind-tables -Wl,--build-id "$tmp/tiny.c"
 g++ "${small[@]}" -shared -fPIC -Wl,--build-id "$tmp/eh.cpp" -o "$tmp/eh.so"
+build ver.so -shared -fPIC -O2 -Wl,--build-id "-Wl,--version-script=$tmp/ver.map" "$tmp/ver.c" \
+	"$tmp/tiny.c"
 # A dynamic executable: PT_INTERP, DT_NEEDED and a DT_RUNPATH or DT_RPATH
 # with ld.so's tokens (not the shell's).
 # shellcheck disable=SC2016
@@ -102,9 +123,12 @@ xz -f "$tmp/mini"
 objcopy --strip-all --remove-section .comment --add-section .gnu_debugdata="$tmp/mini.xz" \
 	"$tmp/exec_noid" "$tmp/stripped_mini"
 
-mkdir -p "$out"/{elf_symtab,debuginfo,unwind_build,unwind_parse,binaries}
-for f in exec lib.so exec32 stripped_buildid stripped_mini eh.so dyn_runpath; do
+mkdir -p "$out"/{elf_symtab,debuginfo,unwind_build,unwind_parse,binaries,funcs}
+for f in exec lib.so exec32 stripped_buildid stripped_mini eh.so dyn_runpath ver.so; do
 	cp "$tmp/$f" "$out/elf_symtab/$f"
+done
+for f in exec lib.so eh.so ver.so; do
+	cp "$tmp/$f" "$out/funcs/$f"
 done
 cp "$tmp/stripped_mini" "$out/debuginfo/mini"
 cp "$tmp/mini.xz" "$out/debuginfo/mini.xz"

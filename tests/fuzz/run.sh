@@ -21,7 +21,7 @@ log=build/fuzz/logs/$base.log
 # Longest input each gets: ELF seeds are up to a few KB, a fixture ~100 KB;
 # text parsers find their bugs in short inputs.
 case $base in
-elf_symtab | debuginfo | unwind_build | srcline) max_len=131072 dict=elf ;;
+elf_symtab | debuginfo | unwind_build | srcline | funcs) max_len=131072 dict=elf ;;
 binaries) max_len=16384 dict=binaries ;;
 unwind_parse) max_len=4096 dict=eh_frame ;;
 in_perf | reader) max_len=16384 dict=perf ;;
@@ -40,7 +40,7 @@ mkdir -p "$corpus" "$crashes" "$(dirname "$log")"
 [ -d "tests/fuzz/corpus/$base" ] && cp -n "tests/fuzz/corpus/$base"/* "$corpus"/ 2>/dev/null
 # The ELF parsers also start from the test fixtures, when they are built.
 case $base in
-elf_symtab | debuginfo | unwind_build | srcline)
+elf_symtab | debuginfo | unwind_build | srcline | funcs)
 	for f in build/tests/fixtures/*; do
 		[ -f "$f" ] && [ "$(head -c 4 "$f")" = $'\x7fELF' ] && cp -n "$f" "$corpus/fixture-${f##*/}"
 	done

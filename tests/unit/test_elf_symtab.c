@@ -32,6 +32,8 @@
 #define FIX_PIE	  FIXTURE_DIR "/symfix_pie"
 #define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
 #define FIX_LIB	  FIXTURE_DIR "/libsymfix.so"
+#define FIX_NAMES FIXTURE_DIR "/libnamefix.so"
+#define FIX_NAMES_STRIPPED FIXTURE_DIR "/libnamefix_stripped.so"
 
 /* Same layout as in tests/fixtures/symfix.c. */
 struct fixture_sym {
@@ -688,6 +690,84 @@ static void test_func_aliases(void **state)
 	elf_symtab__free(t);
 }
 
+/* The index of the function named name (best or alias k: *k), or fails. */
+static size_t find_name(const struct elf_symtab *t, const char *name, size_t *k)
+{
+	struct elf_func f;
+	const char *alias;
+
+	for (size_t i = 0; !elf_symtab__func(t, i, &f); i++) {
+		*k = 0;
+		if (!strcmp(f.name, name))
+			return i;
+		for (*k = 1; (alias = elf_symtab__alias(t, i, *k - 1)); ++*k)
+			if (!strcmp(alias, name))
+				return i;
+	}
+	fail_msg("no name '%s'", name);
+	return 0;
+}
+
+/* fixture_ver@@NAMEFIX_2 is fixture_ver, fixture_ver@NAMEFIX_1 keeps its
+ * version, from .symtab names as from .dynsym's version sections; the
+ * address of each is readelf's. */
+static void check_versions(const char *path)
+{
+	struct elf_symtab *t = load_path(path);
+	struct u_readelf r = u_readelf(path);
+	struct elf_func f;
+	size_t k, i, found = 0;
+
+	for (i = 0; i < r.nsyms; i++) {
+		const char *name;
+		size_t j;
+
+		assert_int_equal(elf_symtab__find(t, r.syms[i].value, &j), 0);
+		assert_int_equal(elf_symtab__func(t, j, &f), 0);
+		for (k = 0, name = f.name; name && strcmp(name, r.syms[i].name); k++)
+			name = elf_symtab__alias(t, j, k);
+		if (!name)
+			fail_msg("%s: no name '%s' at %#" PRIx64, path, r.syms[i].name,
+				 r.syms[i].value);
+		found += !strncmp(r.syms[i].name, "fixture_ver", 11);
+	}
+	assert_true(found >= 2);
+	i = find_name(t, "fixture_ver", &k);
+	assert_true(i != find_name(t, "fixture_ver@NAMEFIX_1", &k));
+	for (i = 0; !elf_symtab__func(t, i, &f); i++)
+		assert_null(strstr(f.name, "@@"));
+	u_readelf_free(&r);
+	elf_symtab__free(t);
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	check_versions(FIX_NAMES);
+	check_versions(FIX_NAMES_STRIPPED);
+}
+
+/* Which names at an IFUNC's address are IFUNC symbols: not its resolver's
+ * own name. */
+static void test_ifunc_names(void **state)
+{
+	struct elf_symtab *t = load_path(FIX_NAMES);
+	struct elf_func f;
+	size_t k, i = find_name(t, "fixture_pick", &k);
+
+	(void)state;
+	assert_int_equal(elf_symtab__func(t, i, &f), 0);
+	assert_true(f.ifunc);
+	assert_true(elf_symtab__ifunc_name(t, i, k));
+	assert_int_equal(find_name(t, "resolve_fixture_pick", &k), i);
+	assert_false(elf_symtab__ifunc_name(t, i, k));
+	assert_false(elf_symtab__ifunc_name(t, i, f.nalias + 1));
+	i = find_name(t, "fixture_pick_fast", &k);
+	assert_int_equal(elf_symtab__find(t, f.vaddr, &k), 0);
+	assert_int_equal(elf_symtab__find(t, f.vaddr + 1, &k), -ENOENT);
+	elf_symtab__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -703,6 +783,8 @@ int main(void)
 		cmocka_unit_test(test_lookup_outside),
 		cmocka_unit_test(test_entry_named),
 		cmocka_unit_test(test_func_aliases),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_ifunc_names),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_no_build_id),
 		cmocka_unit_test(test_not_elf),

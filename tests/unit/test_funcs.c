@@ -28,10 +28,12 @@
 #error "FIXTURE_DIR must name the directory of the built fixtures"
 #endif
 
-#define FIX_PIE	  FIXTURE_DIR "/symfix_pie"
-#define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
-#define FIX_LIB	  FIXTURE_DIR "/libsymfix.so"
-#define FIX_CXX	  FIXTURE_DIR "/cxxfix_cxx"
+#define FIX_PIE		   FIXTURE_DIR "/symfix_pie"
+#define FIX_NOPIE	   FIXTURE_DIR "/symfix_nopie"
+#define FIX_LIB		   FIXTURE_DIR "/libsymfix.so"
+#define FIX_CXX		   FIXTURE_DIR "/cxxfix_cxx"
+#define FIX_NAMES	   FIXTURE_DIR "/libnamefix.so"
+#define FIX_NAMES_STRIPPED FIXTURE_DIR "/libnamefix_stripped.so"
 
 /* ---- readelf ---------------------------------------------------------- */
 
@@ -106,19 +108,43 @@ static struct binaries bins_of(const char *path)
 	return b;
 }
 
-/* The functions of one binary that regex selects. */
+/* The functions of one binary that regex selects, as -f and -l select
+ * them (an exact name alone). */
 static struct funcs match(const char *path, const char *regex)
 {
 	struct binaries b = bins_of(path);
 	struct funcs list = { 0 };
 	regex_t re = compile(regex);
-	size_t failed = 99;
+	struct funcs_query q = { .re = &re, .text = regex, .failed = 99 };
 
-	assert_int_equal(funcs__match(&list, &b, &re, &failed), 0);
-	assert_int_equal(failed, 99);
+	assert_int_equal(funcs__match(&list, &b, &q), 0);
+	assert_int_equal(q.failed, 99);
 	regfree(&re);
 	binaries__free(&b);
 	return list;
+}
+
+/* Every name of list matches regex as printed, or without its "@0xADDR";
+ * no two entries of a binary print alike, but an IFUNC's implementations. */
+static void check_names(const struct funcs *list, const char *regex)
+{
+	regex_t re = compile(regex);
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct func *f = &list->v[i];
+		char *bare = strdup(f->name), *at = strstr(bare, "@0x");
+
+		if (at)
+			*at = '\0';
+		if (regexec(&re, f->name, 0, NULL, 0) && regexec(&re, bare, 0, NULL, 0))
+			fail_msg("'%s' does not match '%s'", f->name, regex);
+		free(bare);
+		for (size_t j = 0; j < i; j++)
+			if (list->v[j].bin == f->bin && list->v[j].sym_vaddr != f->sym_vaddr &&
+			    !strcmp(list->v[j].name, f->name))
+				fail_msg("'%s' names two functions", f->name);
+	}
+	regfree(&re);
 }
 
 static const struct func *only(const struct funcs *list, const char *name)
@@ -213,19 +239,22 @@ static void test_alpha_offset(void **state)
 	check_alpha(FIX_LIB);
 }
 
-/* A function is selected once, under its best name, by any of its names. */
+/* A function is selected once, by any of its names, under the best of
+ * those that matched. */
 static void test_aliases_once(void **state)
 {
 	static const struct {
 		const char *regex, *name;
 	} cases[] = {
-		{ "^__fixture_a$", "fixture_alpha" },
+		{ "^__fixture_a$", "__fixture_a" },
 		{ "fixture_a", "fixture_alpha" }, /* both names match */
 		{ "^fixture_b", "fixture_beta" },
-		{ "^fx_local$", "fixture_exported_name" },
+		{ "^fx_local$", "fx_local" },
 		{ "gamma", "fixture_gamma" },
-		{ "^fx_weak_local$", "fixture_weak_of_local" },
+		{ "^fx_weak_local$", "fx_weak_local" },
+		{ "^fixture_weak_of_local$", "fixture_weak_of_local" },
 		{ "halfsized", "fixture_halfsized" },
+		{ "^fx_halfsized", "fx_halfsized_local" },
 	};
 	struct funcs list;
 
@@ -233,10 +262,14 @@ static void test_aliases_once(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		list = match(FIX_PIE, cases[i].regex);
 		only(&list, cases[i].name);
+		check_names(&list, cases[i].regex);
 		funcs__free(&list);
 	}
+	/* the resolver's own name is the resolver, which runs once */
 	list = match(FIX_PIE, "^resolve_fixture_ifunc$");
-	assert_true(only(&list, "fixture_ifunc")->ifunc);
+	assert_false(only(&list, "resolve_fixture_ifunc")->ifunc);
+	assert_int_equal(list.v[0].how, IFUNC_NOT_FOUND);
+	assert_true(list.v[0].vaddr == list.v[0].sym_vaddr);
 	funcs__free(&list);
 	list = match(FIX_PIE, "^fixture_nosize$");
 	assert_false(only(&list, "fixture_nosize")->sized);
@@ -253,20 +286,27 @@ static void check_like_readelf(const char *path, const char *regex)
 	regex_t re = compile(regex);
 	uint64_t off, size;
 
+	size_t n = 0;
+
 	for (size_t i = 0; i < list.n; i++) {
 		const struct func *f = &list.v[i];
 
-		if (!relf_matches(&r, &re, f->vaddr, &size))
+		if (!relf_matches(&r, &re, f->sym_vaddr, &size))
 			fail_msg("%s: %s at 0x%" PRIx64 " has no matching name", path, f->name,
-				 f->vaddr);
+				 f->sym_vaddr);
 		assert_true(relf_offset(&r, f->vaddr, &off));
 		assert_true(f->offset == off);
-		if (f->sized)
+		/* an IFUNC is traced where its resolver's pick is */
+		if (f->sized && f->how == IFUNC_NOT_FOUND)
 			assert_true(f->size == size);
 		if (i)
-			assert_true(f->vaddr > list.v[i - 1].vaddr);
+			assert_true(f->sym_vaddr > list.v[i - 1].sym_vaddr ||
+				    (f->sym_vaddr == list.v[i - 1].sym_vaddr &&
+				     f->vaddr > list.v[i - 1].vaddr));
+		n += !i || f->sym_vaddr != list.v[i - 1].sym_vaddr;
 	}
-	assert_int_equal(list.n, relf_count(&r, &re));
+	check_names(&list, regex);
+	assert_int_equal(n, relf_count(&r, &re));
 	regfree(&re);
 	u_readelf_free(&r);
 	funcs__free(&list);
@@ -341,7 +381,7 @@ static void test_same_file_two_paths(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(link, sizeof(link), "%s/alias", dir);
 	assert_int_equal(symlink(FIX_PIE, link), 0);
-	assert_int_equal(funcs__match(&list, &b, &re, NULL), 0);
+	assert_int_equal(funcs__match(&list, &b, &(struct funcs_query){ .re = &re }), 0);
 	assert_int_equal(list.n, 2);
 	assert_int_equal(list.bins.n, 1);
 	assert_string_equal(list.bins.v[0].path, FIX_PIE);
@@ -361,9 +401,9 @@ static void test_accumulate(void **state)
 	(void)state;
 	assert_int_equal(binaries__add_path(&b, FIX_LIB), 0);
 	assert_int_equal(binaries__add_path(&b, FIX_PIE), 0);
-	assert_int_equal(funcs__match(&list, &b, &alpha, NULL), 0);
+	assert_int_equal(funcs__match(&list, &b, &(struct funcs_query){ .re = &alpha }), 0);
 	assert_int_equal(list.n, 2);
-	assert_int_equal(funcs__match(&list, &b, &both, NULL), 0);
+	assert_int_equal(funcs__match(&list, &b, &(struct funcs_query){ .re = &both }), 0);
 	assert_int_equal(list.n, 4);
 	assert_int_equal(list.bins.n, 2);
 	for (size_t i = 0; i < list.n; i++) {
@@ -389,15 +429,15 @@ static void test_unreadable(void **state)
 	struct binaries b = { e, 2 };
 	struct funcs list = { 0 };
 	regex_t re = compile("fixture");
-	size_t failed = 99;
+	struct funcs_query q = { .re = &re, .failed = 99 };
 
 	(void)state;
-	assert_int_equal(funcs__match(&list, &b, &re, &failed), -ENOEXEC);
-	assert_int_equal(failed, 1);
+	assert_int_equal(funcs__match(&list, &b, &q), -ENOEXEC);
+	assert_int_equal(q.failed, 1);
 	b.v = e + 2;
 	b.n = 1;
-	assert_int_equal(funcs__match(&list, &b, &re, &failed), -ENOENT);
-	assert_int_equal(failed, 0);
+	assert_int_equal(funcs__match(&list, &b, &q), -ENOENT);
+	assert_int_equal(q.failed, 0);
 	funcs__free(&list);
 	regfree(&re);
 }
@@ -425,8 +465,8 @@ static void test_print(void **state)
 	assert_string_equal(got, want);
 	free(got);
 	/* a name cannot break the line format */
-	free(list.v[1].sym);
-	list.v[1].sym = list.v[1].name = strdup("bad\nname\x7f");
+	free(list.v[1].name);
+	list.v[1].name = strdup("bad\nname\x7f");
 	got = print_to_string(&list);
 	assert_non_null(strstr(got, ":bad?name?\n"));
 	free(got);
@@ -440,6 +480,264 @@ static void test_print(void **state)
 	funcs__free(&list);
 }
 
+static const struct func *find_name(const struct funcs *list, const char *name)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (!strcmp(list->v[i].name, name))
+			return &list->v[i];
+	fail_msg("no function named '%s'", name);
+	return NULL;
+}
+
+static struct funcs match_libc(const char *regex)
+{
+	struct binaries libc = { 0 };
+	struct funcs list;
+
+	assert_int_equal(binaries__resolve("libc", NULL, &libc), 0);
+	list = match(libc.v[0].path, regex);
+	binaries__free(&libc);
+	return list;
+}
+
+/* Issue 13: -l 'libc:^mem' printed __libc_memalign and __mempcpy (aliases
+ * of names that match) and memcpy twice (two symbol versions). */
+static void test_libc_names_as_matched(void **state)
+{
+	struct funcs list = match_libc("^mem");
+
+	(void)state;
+	check_names(&list, "^mem");
+	find_name(&list, "memalign");
+	find_name(&list, "mempcpy");
+	find_name(&list, "memcpy");
+	assert_true(find_name(&list, "memcpy@GLIBC_2.2.5")->how == IFUNC_NOT_FOUND);
+	funcs__free(&list);
+	list = match_libc("^memcpy$");
+	only(&list, "memcpy");
+	funcs__free(&list);
+	list = match_libc("^memcpy@GLIBC_2\\.2\\.5$");
+	only(&list, "memcpy@GLIBC_2.2.5");
+	funcs__free(&list);
+	list = match_libc("^__libc_memalign$");
+	only(&list, "__libc_memalign");
+	funcs__free(&list);
+	list = match_libc("");
+	check_names(&list, "");
+	funcs__free(&list);
+}
+
+/* Two versions of one name: the default one plain, the other with its
+ * version; from .dynsym's versions or from .symtab's names alike. */
+static void check_versions(const char *path)
+{
+	struct funcs list = match(path, "^fixture_ver");
+	const struct func *old, *cur;
+
+	assert_int_equal(list.n, 2);
+	old = find_name(&list, "fixture_ver@NAMEFIX_1");
+	cur = find_name(&list, "fixture_ver");
+	assert_true(old->vaddr != cur->vaddr);
+	funcs__free(&list);
+	list = match(path, "^fixture_ver$");
+	only(&list, "fixture_ver");
+	funcs__free(&list);
+	list = match(path, "fixture_ver@NAMEFIX_1");
+	only(&list, "fixture_ver@NAMEFIX_1");
+	funcs__free(&list);
+}
+
+static void test_versions(void **state)
+{
+	(void)state;
+	check_versions(FIX_NAMES);
+	check_versions(FIX_NAMES_STRIPPED);
+}
+
+/* Functions that would print alike carry their addresses; a regex may
+ * leave the address out, an exact name selects the one. */
+static void check_shared(const char *regex, const char *bare, size_t want)
+{
+	struct funcs list = match(FIX_NAMES, regex), one;
+	char *name;
+
+	assert_int_equal(list.n, want);
+	for (size_t i = 0; i < list.n; i++) {
+		assert_true(asprintf(&name, "%s@%#" PRIx64, bare, list.v[i].vaddr) > 0);
+		assert_string_equal(list.v[i].name, name);
+		one = match(FIX_NAMES, name);
+		assert_true(only(&one, name)->vaddr == list.v[i].vaddr);
+		funcs__free(&one);
+		free(name);
+	}
+	funcs__free(&list);
+	/* the bare name is the exact name of them all */
+	list = match(FIX_NAMES, bare);
+	assert_int_equal(list.n, want);
+	funcs__free(&list);
+}
+
+static void test_shared_names(void **state)
+{
+	(void)state;
+	check_shared("^dup_name$", "dup_name(int)", 2);
+	check_shared("anon_dup", "(anonymous namespace)::anon_dup(int)", 2);
+	check_shared("^Shape::~Shape$", "Shape::~Shape()", 2);
+}
+
+/* A REGEX that is exactly a name as -l prints it selects that function,
+ * even when it holds regex operators; beside what it selects as a regex,
+ * like grep -E. */
+static void test_exact_names(void **state)
+{
+	struct binaries b = bins_of(FIX_NAMES);
+	struct funcs list = { 0 };
+	regex_t re = compile("Shape::area() const");
+	struct funcs_query q = { .re = &re, .text = "Shape::area() const" };
+
+	(void)state;
+	assert_int_equal(funcs__match(&list, &b, &q), 0);
+	assert_int_equal(q.matched, 1);
+	only(&list, "Shape::area() const");
+	funcs__free(&list);
+	regfree(&re);
+	binaries__free(&b);
+	/* unanchored: malloc_trim too, as grep -E would */
+	list = match_libc("malloc");
+	assert_true(list.n > 1);
+	find_name(&list, "malloc");
+	find_name(&list, "malloc_trim");
+	check_names(&list, "malloc");
+	funcs__free(&list);
+	list = match_libc("^malloc$");
+	only(&list, "malloc");
+	funcs__free(&list);
+}
+
+/* gcc's .cold part is a name of its own: ^with_cold$ leaves it out. */
+static void test_cold_part(void **state)
+{
+	struct funcs list = match(FIX_NAMES, "^with_cold$");
+
+	(void)state;
+	only(&list, "with_cold(int)");
+	funcs__free(&list);
+	list = match(FIX_NAMES, "^with_cold");
+	assert_int_equal(list.n, 2);
+	find_name(&list, "with_cold(int) [clone .cold]");
+	funcs__free(&list);
+	list = match(FIX_NAMES, "with_cold(int) [clone .cold]");
+	only(&list, "with_cold(int) [clone .cold]");
+	funcs__free(&list);
+}
+
+/* An IFUNC of a file this process has not loaded: every implementation
+ * its resolver can pick, under its name; its resolver's own name is the
+ * resolver. -l prints it once. */
+static void test_ifunc_candidates(void **state)
+{
+	struct funcs list = match(FIX_NAMES, "^fixture_pick$"), plain, fast;
+	char *got;
+
+	(void)state;
+	plain = match(FIX_NAMES, "^fixture_pick_plain$");
+	fast = match(FIX_NAMES, "^fixture_pick_fast$");
+	assert_int_equal(list.n, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct func *f = &list.v[i], *impl = i ? &fast.v[0] : &plain.v[0];
+
+		assert_string_equal(f->name, "fixture_pick");
+		assert_int_equal(f->how, IFUNC_CANDIDATES);
+		assert_false(f->ifunc);
+		assert_string_equal(f->impl, impl->name);
+		assert_true(f->vaddr == impl->vaddr && f->offset == impl->offset &&
+			    f->size == impl->size);
+	}
+	got = print_to_string(&list);
+	assert_non_null(strchr(got, '\n'));
+	assert_string_equal(strchr(got, '\n'), "\n"); /* one line */
+	free(got);
+	funcs__free(&list);
+	funcs__free(&plain);
+	funcs__free(&fast);
+	list = match(FIX_NAMES, "^resolve_fixture_pick$");
+	assert_int_equal(only(&list, "resolve_fixture_pick")->how, IFUNC_NOT_FOUND);
+	funcs__free(&list);
+}
+
+struct merge_note {
+	char kept[64], dropped[64];
+	size_t n;
+};
+
+static void note_merge(void *arg, const struct func *kept, const struct func *dropped)
+{
+	struct merge_note *m = arg;
+
+	snprintf(m->kept, sizeof(m->kept), "%s", kept->name);
+	snprintf(m->dropped, sizeof(m->dropped), "%s", dropped->name);
+	m->n++;
+}
+
+/* libc's memcpy, in this process's libc: the implementation our dynamic
+ * linker picked, which memmove runs too; one probe for both. */
+static void test_ifunc_chosen(void **state)
+{
+	struct funcs list = match_libc("^memcpy$");
+	struct merge_note m = { 0 };
+	const struct func *f;
+
+	(void)state;
+	f = only(&list, "memcpy");
+	assert_int_equal(f->how, IFUNC_CHOSEN);
+	assert_true(f->vaddr != f->sym_vaddr && f->size > 0);
+	assert_non_null(f->shared);
+	assert_non_null(strstr(f->shared, "memmove"));
+	funcs__free(&list);
+	list = match_libc("^mem(cpy|move)$");
+	assert_int_equal(list.n, 2);
+	funcs__merge_code(&list, note_merge, &m);
+	assert_int_equal(list.n, 1);
+	assert_int_equal(m.n, 1);
+	assert_string_equal(m.kept, "memcpy");
+	assert_string_equal(m.dropped, "memmove");
+	funcs__free(&list);
+	/* libc's time() runs the vDSO's code: nothing in libc to probe */
+	list = match_libc("^time$");
+	f = only(&list, "time");
+	assert_int_equal(f->how, IFUNC_ELSEWHERE);
+	assert_true(f->ifunc);
+	assert_non_null(strstr(f->impl, "vdso"));
+	funcs__free(&list);
+}
+
+/* A copy of libc at another inode is not the one this process runs: its
+ * memcpy is traced in every candidate, and our pick is among them. */
+static void test_ifunc_copy(void **state)
+{
+	char dir[] = "/tmp/test_funcs.XXXXXX", copy[64];
+	struct funcs mine = match_libc("^memcpy$"), theirs;
+	bool found = false;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/libc.so.6", dir);
+	u_copy_file(mine.bins.v[0].open_path, copy);
+	theirs = match(copy, "^memcpy$");
+	assert_true(theirs.n > 1);
+	for (size_t i = 0; i < theirs.n; i++) {
+		assert_int_equal(theirs.v[i].how, IFUNC_CANDIDATES);
+		assert_string_equal(theirs.v[i].name, "memcpy");
+		assert_true(theirs.v[i].size > 0);
+		found |= theirs.v[i].offset == mine.v[0].offset;
+	}
+	assert_true(found);
+	funcs__free(&mine);
+	funcs__free(&theirs);
+	unlink(copy);
+	rmdir(dir);
+}
+
 /* `-l` for a live process: its executable and libraries. */
 static void test_self_process(void **state)
 {
@@ -449,7 +747,7 @@ static void test_self_process(void **state)
 
 	(void)state;
 	assert_int_equal(binaries__of_pid(getpid(), &self), 0);
-	assert_int_equal(funcs__match(&list, &self, &re, NULL), 0);
+	assert_int_equal(funcs__match(&list, &self, &(struct funcs_query){ .re = &re }), 0);
 	/* this test, libc's malloc, and ASan's interceptor */
 	assert_true(list.n >= 2);
 	assert_string_equal(list.v[0].name, "test_self_process");
@@ -473,6 +771,14 @@ int main(void)
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_print),
 		cmocka_unit_test(test_self_process),
+		cmocka_unit_test(test_libc_names_as_matched),
+		cmocka_unit_test(test_versions),
+		cmocka_unit_test(test_shared_names),
+		cmocka_unit_test(test_exact_names),
+		cmocka_unit_test(test_cold_part),
+		cmocka_unit_test(test_ifunc_candidates),
+		cmocka_unit_test(test_ifunc_chosen),
+		cmocka_unit_test(test_ifunc_copy),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -73,7 +73,9 @@ static void parse_sym_line(const char *line, struct u_readelf *r)
 		free(name);
 		return;
 	}
-	name[strcspn(name, "@")] = '\0';
+	/* a default version is the plain name; another keeps its "@VERSION" */
+	if (strstr(name, "@@"))
+		*strstr(name, "@@") = '\0';
 	r->syms = reallocarray(r->syms, r->nsyms + 1, sizeof(*r->syms));
 	assert_non_null(r->syms);
 	r->syms[r->nsyms++] = (struct u_rsym){ value, size, name };

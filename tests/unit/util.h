@@ -28,7 +28,7 @@ void u_reap_tool(FILE *f, pid_t pid);
 /* A function symbol as readelf -sW prints it. */
 struct u_rsym {
 	uint64_t value, size;
-	char *name; /* without any @VERSION */
+	char *name; /* without the @@VERSION of a default version, with another's @VERSION */
 };
 
 /* What readelf -sW -lW says about a binary. */
