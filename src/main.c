@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,7 +40,7 @@ struct run {
 	struct output out[OPTIONS_MAX_OUTPUTS];
 	struct source src;
 	struct command cmd;
-	bool have_cmd, cmd_stopped, exec_failed;
+	bool have_cmd, cmd_ran, cmd_stopped, exec_failed;
 	bool bad_input; /* the source found the options unusable: exit 2 */
 	int *pidfds;	/* -p targets, to notice when they all exit */
 	struct profile *p;
@@ -156,6 +157,7 @@ static int start(struct run *r)
 		r->exec_failed = true;
 		return err;
 	}
+	r->cmd_ran = r->have_cmd;
 	return 0;
 }
 
@@ -347,6 +349,33 @@ static void cleanup(struct run *r)
 	free(r->pidfds);
 }
 
+/* The exit status a shell gives for the command (128 + N when signal N
+ * killed it) when it failed on its own, else -1: it exited 0, it never
+ * ran, or flamebpf stopped it at the end of the capture. */
+static int command_failure(const struct run *r)
+{
+	int st = r->cmd.status;
+
+	if (!r->cmd_ran || !r->cmd.reaped || r->cmd_stopped)
+		return -1;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st) ? WEXITSTATUS(st) : -1;
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : -1;
+}
+
+/* A usage error first; then a command that failed on its own, whatever
+ * else did (CI wraps its tests in flamebpf); then flamebpf's own result. */
+static int exit_status(const struct run *r, int err)
+{
+	int failed = command_failure(r);
+
+	if ((r->exec_failed && err == -ENOENT) || r->bad_input)
+		return EXIT_USAGE;
+	if (failed >= 0)
+		return failed;
+	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
 static int run(const struct options *o, int argc, char **argv)
 {
 	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
@@ -370,9 +399,7 @@ static int run(const struct options *o, int argc, char **argv)
 	if (!err || err == -ENODATA)
 		summarize(&r);
 	cleanup(&r);
-	if ((r.exec_failed && err == -ENOENT) || r.bad_input)
-		return EXIT_USAGE;
-	return err ? EXIT_FAILURE : EXIT_SUCCESS;
+	return exit_status(&r, err);
 }
 
 static int list_funcs(const struct options *o)

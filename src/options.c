@@ -106,7 +106,8 @@ void options__usage(FILE *f)
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
-	      "Exit status: 0 success, 1 runtime failure, 2 bad usage.\n",
+	      "Exit status: 0 success, 1 runtime failure, 2 bad usage; with a COMMAND\n"
+	      "that failed, its status (128 + N when killed by signal N).\n",
 	      f);
 }
 

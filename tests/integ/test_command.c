@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * -- COMMAND: its exit status is reported, its children (forked, or forked
+ * -- COMMAND: flamebpf exits with its exit status, its children (forked, or forked
  * and exec'd) are followed, -d cuts a longer command short, and a command
  * that cannot be run is an error.
  */
@@ -33,7 +33,19 @@ static bool says_status(const char *text, int n)
 	return false;
 }
 
-static void test_exit_status_reported(void **state)
+/* Runs ARGV (flamebpf and its command) and checks its exit status. */
+static void run_status(struct h_result *r, const char *const argv[], int want)
+{
+	assert_int_equal(h_run(r, 60, argv), 0);
+	if (r->status != want) {
+		h_dump(r, "flamebpf");
+		fail_msg("exit status %d, expected %d", r->status, want);
+	}
+}
+
+/* flamebpf exits with the command's own status, as perf record does: a CI
+ * job that wraps its tests in flamebpf sees them fail. */
+static void test_exit_status_passed(void **state)
 {
 	const char *out = h_path("status.folded");
 	struct h_folded f;
@@ -41,17 +53,87 @@ static void test_exit_status_reported(void **state)
 
 	(void)state;
 	require_bpf();
-	/* the command's failure is not flamebpf's: status 0 */
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "--sample", "199", "-o", out, "--",
-			    h_workload("cpu_tree"), "1", "3"));
+	run_status(&r,
+		   H_ARGV(h_flamebpf(), "--sample", "199", "-o", out, "--", h_workload("cpu_tree"),
+			  "1", "3"),
+		   3);
 	if (!says_status(r.err, 3)) {
 		h_dump(&r, "flamebpf");
 		fail_msg("stderr does not report the command's exit status 3");
 	}
 	h_result_free(&r);
+	h_folded_must_load(out, &f);
 	assert_true(h_sum_frame(&f, "tree_a") > 0);
 	h_folded_free(&f);
+	/* uprobe mode too */
+	run_status(&r,
+		   H_ARGV(h_flamebpf(), "-f", "^tree_a$", "-o", out, "--", h_workload("cpu_tree"),
+			  "0.3", "5"),
+		   5);
+	h_result_free(&r);
+}
+
+/* Nothing captured is not what a failed command's caller needs to know
+ * first: its status still, the reason on stderr, no output file. */
+static void test_exit_status_without_samples(void **state)
+{
+	const char *out = h_path("nothing.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	run_status(&r, H_ARGV(h_flamebpf(), "-F", "99", "-o", out, "--", "sh", "-c", "exit 3"), 3);
+	assert_non_null(strstr(r.err, "flamebpf: no samples"));
+	assert_false(h_exists(out));
+	h_result_free(&r);
+	/* a command that succeeded: the empty capture is flamebpf's failure */
+	run_status(&r, H_ARGV(h_flamebpf(), "-F", "99", "-o", out, "--", "true"), 1);
+	assert_false(h_exists(out));
+	h_result_free(&r);
+}
+
+/* Killed by signal N: 128 + N, as a shell says it. */
+static void test_exit_status_signals(void **state)
+{
+	const char *out = h_path("signal.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	run_status(&r,
+		   H_ARGV(h_flamebpf(), "-F", "99", "-o", out, "--", "sh", "-c", "kill -ABRT $$"),
+		   134);
+	assert_non_null(strstr(r.err, "command killed by signal 6"));
+	h_result_free(&r);
+	run_status(&r,
+		   H_ARGV(h_flamebpf(), "-F", "99", "-o", out, "--", "sh", "-c", "kill -KILL $$"),
+		   137);
+	h_result_free(&r);
+}
+
+/* flamebpf's own failures keep 1 and 2; the command's failure wins. */
+static void test_exit_status_own_failures(void **state)
+{
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	/* the output cannot be written (a full disk) */
+	run_status(&r,
+		   H_ARGV(h_flamebpf(), "-F", "999", "-o", "/dev/full", "--", h_workload("cpu_tree"),
+			  "0.3"),
+		   1);
+	assert_non_null(strstr(r.err, "No space left on device"));
+	h_result_free(&r);
+	run_status(&r,
+		   H_ARGV(h_flamebpf(), "-F", "999", "-o", "/dev/full", "--", h_workload("cpu_tree"),
+			  "0.3", "4"),
+		   4);
+	assert_non_null(strstr(r.err, "No space left on device"));
+	h_result_free(&r);
+	/* a bad option: the command never runs */
+	run_status(&r, H_ARGV(h_flamebpf(), "-F", "99", "--bogus", "--", "sh", "-c", "exit 3"), 2);
+	h_result_free(&r);
 }
 
 static void test_children_followed(void **state)
@@ -130,7 +212,10 @@ static void test_command_not_found(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_exit_status_reported, h_test_teardown),
+		cmocka_unit_test_teardown(test_exit_status_passed, h_test_teardown),
+		cmocka_unit_test_teardown(test_exit_status_without_samples, h_test_teardown),
+		cmocka_unit_test_teardown(test_exit_status_signals, h_test_teardown),
+		cmocka_unit_test_teardown(test_exit_status_own_failures, h_test_teardown),
 		cmocka_unit_test_teardown(test_children_followed, h_test_teardown),
 		cmocka_unit_test_teardown(test_duration_stops_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_not_found, h_test_teardown),
