@@ -25,6 +25,10 @@ struct frame {
 	const char *build_id; /* the binary's GNU build-id in hex, or "" */
 };
 
+/* A pid the input did not give (perf script's default fields): roots read
+ * "COMM-?", as stackcollapse-perf.pl writes them. */
+#define PROFILE_PID_UNKNOWN UINT32_MAX
+
 struct stack_owner {
 	uint32_t pid, tid;
 	const char *comm;  /* process name */

@@ -17,6 +17,7 @@
 #include "out_svg.h"
 #include "output.h"
 #include "reader.h"
+#include "render.h"
 #include "report.h"
 
 #define EXIT_REGRESSION 1
@@ -288,9 +289,8 @@ static int load(const char *path, struct profile **p)
 		p_err("'%s' holds no stacks: nothing to compare", path);
 	else if (ret)
 		p_err("%s", err);
-	else if (st.other_events)
-		p_err("note: only the '%s' records of '%s' were read (the first event in it)",
-		      st.event, path);
+	else
+		render__notes(&st, path);
 	return ret;
 }
 

@@ -84,5 +84,8 @@ int in_chrome__read(struct in_ctx *c);
 bool in_perf__is_header(const char *line);
 /* Whether it is a frame line of a callchain ("\tADDR SYMBOL (DSO)"). */
 bool in_perf__is_frame(const char *line);
+/* Whether the two lines start a record in the layout of old perf versions:
+ * a header without a time, its frames not indented. */
+bool in_perf__starts_record(const char *first, const char *second);
 
 #endif

@@ -82,6 +82,7 @@ struct pending {
 
 struct record {
 	bool open, skip; /* skip: a record of another event */
+	bool one_line;	 /* its leaf was on the header line (perf without -g) */
 	uint64_t line;	 /* of its header */
 	struct hdr h;
 	struct strbuf comm; /* as printed */
@@ -213,8 +214,8 @@ static void set_ids(struct hdr *h, const struct token *t)
 		h->pid = parse_u64(t->s, slash - t->s);
 		h->tid = parse_u64(slash + 1, t->s + t->len - slash - 1);
 	} else {
-		h->tid = parse_u64(t->s, t->len);
-		h->pid = h->tid; /* a guess, for timelines: perf printed no PID */
+		h->tid = parse_u64(t->s, t->len); /* perf's default prints the TID */
+		h->pid = PROFILE_PID_UNKNOWN;
 	}
 }
 
@@ -331,6 +332,21 @@ bool in_perf__is_frame(const char *line)
 	return is_space(line[0]) && parse_frame(line, line + strlen(line), &fl);
 }
 
+/* A frame line of old perf versions, not indented: "ADDR SYMBOL (DSO)",
+ * its DSO required (else a line of words that begins with hex digits). */
+static bool is_bare_frame(const char *line, struct frame_line *fl)
+{
+	return parse_frame(line, line + strlen(line), fl) && fl->dso_len;
+}
+
+bool in_perf__starts_record(const char *first, const char *second)
+{
+	struct frame_line fl;
+	struct hdr h;
+
+	return parse_header(first, &h) && h.event.len && is_bare_frame(second, &fl);
+}
+
 /* ---- naming a frame the way stackcollapse-perf.pl does ---- */
 
 static bool is_dso(const char *dso, size_t len, const char *name)
@@ -429,6 +445,8 @@ static int part_name(struct perf *p, const char *s, size_t len, const struct fra
 		return err;
 	tidy(b->s, java_names(p));
 	b->len = strlen(b->s);
+	while (b->len > 1 && is_space(b->s[b->len - 1])) /* "f (int)", "f (/cut" */
+		b->s[--b->len] = '\0';
 	if (inlined && !strstr(b->s, "_[i]"))
 		err = strbuf__add(b, "_[i]", 4);
 	return err;
@@ -636,7 +654,7 @@ static int frame_lines(struct perf *p)
 	char *s;
 	int err;
 
-	if (!p->r.open || !p->r.n || p->r.skip || p->c->o->keep_addrs)
+	if (!p->r.open || !p->r.n || p->r.one_line || p->r.skip || p->c->o->keep_addrs)
 		return 0;
 	do {
 		len = in__unread(p->c, &s);
@@ -698,7 +716,23 @@ static int finish(struct perf *p)
 	return err ? in__fail_errno(p->c, err) : 0;
 }
 
-/* Only the records of the first event are kept: mixing cycles with
+/* The event kept: --event's (without a trailing ':'), else the first one
+ * seen. */
+static int choose_event(struct perf *p)
+{
+	const char *want = p->c->o->event;
+	size_t len = want ? strlen(want) : p->r.h.event.len;
+
+	if (want && len && want[len - 1] == ':')
+		len--;
+	p->event = strndup(want ? want : p->r.h.event.s, len);
+	if (!p->event)
+		return -ENOMEM;
+	snprintf(p->c->st->event, sizeof(p->c->st->event), "%s", p->event);
+	return 0;
+}
+
+/* Only the records of one event are kept: mixing cycles with
  * instructions, say, would make a graph that means neither. */
 static int filter_event(struct perf *p)
 {
@@ -708,12 +742,8 @@ static int filter_event(struct perf *p)
 
 	if (!r->h.event.len)
 		return 0;
-	if (!p->event) {
-		if (!(p->event = strndup(r->h.event.s, r->h.event.len)))
-			return -ENOMEM;
-		snprintf(st->event, sizeof(st->event), "%s", p->event);
-		return 0;
-	}
+	if (!p->event && choose_event(p))
+		return -ENOMEM;
 	if (strlen(p->event) == r->h.event.len && !memcmp(p->event, r->h.event.s, r->h.event.len))
 		return 0;
 	r->skip = true;
@@ -729,10 +759,8 @@ static int check_header(struct perf *p)
 	struct in_ctx *c = p->c;
 	const struct hdr *h = &p->r.h;
 
-	if (c->o->ids_in_root && !h->has_pid)
-		return in__fail(c, c->line,
-				"the record has no PID, which --pids and --tids need "
-				"(perf script -F +pid prints it)");
+	/* its root is COMM-? then, as stackcollapse-perf.pl writes it */
+	c->st->no_pid += c->o->ids_in_root && !h->has_pid;
 	if (c->o->keep_events && !h->has_ts)
 		return in__fail(c, c->line,
 				"the record has no time, which a timeline output needs "
@@ -747,6 +775,7 @@ static int start_record(struct perf *p, const struct hdr *h)
 
 	r->open = true;
 	r->skip = false;
+	r->one_line = false;
 	r->line = p->c->line;
 	r->h = *h;
 	r->n = 0;
@@ -792,8 +821,10 @@ static int header(struct perf *p, const struct hdr *h)
 	p->c->st->records++;
 	if (!*h->rest || !parse_frame(h->rest, h->rest + strlen(h->rest), &fl))
 		return 0;
+	/* its callers may follow (perf script -F ip,sym with a call graph) */
+	p->r.one_line = true;
 	err = p->r.skip ? 0 : push_frame(p, &fl);
-	return err ? in__fail_errno(p->c, err) : finish(p);
+	return err ? in__fail_errno(p->c, err) : 0;
 }
 
 /* ---- the `#` header of `perf script --header` ---- */
@@ -880,15 +911,25 @@ static int add_events(struct perf *p)
 
 /* ---- the lines ---- */
 
+/* A line that is no part of a record: skipped, counted, the first one
+ * named. The peers (stackcollapse-perf.pl, inferno) skip them too; one odd
+ * line must not cost the whole file. */
+static int skip_line(struct perf *p)
+{
+	struct reader_stats *st = p->c->st;
+
+	if (!st->skipped++)
+		st->first_skipped = p->c->line;
+	return 0;
+}
+
 static int frame_line(struct perf *p, const char *line, size_t len)
 {
 	struct frame_line fl;
 	int err;
 
 	if (!parse_frame(line, line + len, &fl))
-		return in__fail(p->c, p->c->line,
-				"not a frame line ('\\tADDRESS SYMBOL (DSO)' expected): '%.60s'",
-				line + strspn(line, " \t"));
+		return skip_line(p);
 	if (p->r.skip)
 		return 0;
 	err = push_frame(p, &fl);
@@ -897,14 +938,23 @@ static int frame_line(struct perf *p, const char *line, size_t len)
 
 static int other_line(struct perf *p, const char *line)
 {
+	struct frame_line fl;
 	struct hdr h;
 
 	if (parse_header(line, &h))
 		return header(p, &h);
-	if (in_perf__is_frame(line))
-		return in__fail(p->c, p->c->line,
-				"frame line outside a record (no header line before it)");
-	return in__fail(p->c, p->c->line, "not a perf script line: '%.60s'", line);
+	if (p->r.open && is_bare_frame(line, &fl))
+		return frame_line(p, line, strlen(line));
+	/* a frame line outside a record (after an empty line inside one), or
+	 * a line of something else */
+	return skip_line(p);
+}
+
+/* A line that starts with blanks, in a record: a frame line; but a header
+ * of the layout without call graphs (COMM right-aligned) starts so too. */
+static bool is_frame_of(const struct perf *p, const char *s)
+{
+	return (p->r.n && !p->r.one_line) || !in_perf__is_header(s);
 }
 
 static int line(struct perf *p, const char *s, size_t len)
@@ -916,26 +966,30 @@ static int line(struct perf *p, const char *s, size_t len)
 	}
 	if (strspn(s, " \t") == len)
 		return p->r.open ? finish(p) : 0;
-	/* a header of perf's no-call-graph layout starts with blanks too */
-	if (p->r.open && is_space(s[0]) && (p->r.n || !in_perf__is_header(s)))
+	if (p->r.open && is_space(s[0]) && is_frame_of(p, s))
 		return frame_line(p, s, len);
 	return other_line(p, s);
 }
 
+/* A file cut short (by head, or written by a tool that does not close the
+ * last record) still counts its last record, as the peers do. */
 static int end(struct perf *p)
 {
 	struct in_ctx *c = p->c;
+	int err;
 
-	if (c->line && !c->last_had_newline)
-		return in__fail(c, c->line,
-				"the line is cut short: the file ends without a newline "
-				"(truncated?)");
-	if (p->r.open && !(p->single_line && !p->r.n))
-		return in__fail(c, p->r.line,
-				"the record is cut short: the file ends before the empty line "
-				"that closes it (truncated?)");
-	if (p->r.open)
-		return finish(p);
+	c->st->cut_short = c->line && !c->last_had_newline;
+	if (p->r.open) {
+		c->st->unclosed = !p->single_line && !p->r.one_line;
+		err = finish(p);
+		if (err)
+			return err;
+	}
+	if (c->o->event && c->st->other_events == c->st->records && c->st->records)
+		return in__fail_at(c, -ENODATA,
+				   "no records of event '%s' in it (one of its events: "
+				   "'%s')",
+				   p->event, c->st->other_event);
 	return 0;
 }
 

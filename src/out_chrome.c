@@ -88,9 +88,16 @@ static void begin_event(struct chrome *c, const char *ph, const char *name, uint
 	fprintf(c->f, ",\"ph\":\"%s\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, ph, pid, tid);
 }
 
+/* A process id for the viewers, which need one: without a PID (perf script's
+ * default fields), each thread is a process of its own. */
+static uint32_t pid_of(const struct stack_owner *who)
+{
+	return who->pid == PROFILE_PID_UNKNOWN ? who->tid : who->pid;
+}
+
 static void begin_x(struct chrome *c, const struct frame *fr, uint64_t ts, uint64_t dur)
 {
-	begin_event(c, "X", name_of(fr), c->who->pid, c->who->tid);
+	begin_event(c, "X", name_of(fr), pid_of(c->who), c->who->tid);
 	fputs(",\"cat\":", c->f);
 	utf8__put_json_str(c->f, cat_of(fr));
 	fputs(",\"ts\":", c->f);
@@ -101,7 +108,7 @@ static void begin_x(struct chrome *c, const struct frame *fr, uint64_t ts, uint6
 
 static void write_meta(struct chrome *c, const char *what, uint32_t tid, const char *name)
 {
-	begin_event(c, "M", what, c->who->pid, tid);
+	begin_event(c, "M", what, pid_of(c->who), tid);
 	fputs(",\"args\":{\"name\":", c->f);
 	utf8__put_json_str(c->f, name[0] ? name : "[unknown]");
 	fputs("}}", c->f);
@@ -269,8 +276,8 @@ static int write_threads(struct chrome *c)
 		else
 			write_calls(c, i, end);
 		write_meta(c, "thread_name", c->who->tid, c->tcomm);
-		if (end == c->n || stack_at(c, end)->who.pid != c->who->pid) {
-			write_meta(c, "process_name", c->who->pid, c->comm);
+		if (end == c->n || pid_of(&stack_at(c, end)->who) != pid_of(c->who)) {
+			write_meta(c, "process_name", pid_of(c->who), c->comm);
 			c->comm = "";
 		}
 		if (ferror(c->f))

@@ -36,15 +36,24 @@ int folded__append_name(struct strbuf *buf, const char *name)
 	return 0;
 }
 
+int folded__append_ids(struct strbuf *b, const struct stack_owner *who, enum root_style root)
+{
+	char pid[16] = "?";
+
+	if (root == ROOT_COMM)
+		return 0;
+	if (who->pid != PROFILE_PID_UNKNOWN)
+		snprintf(pid, sizeof(pid), "%u", who->pid);
+	if (root == ROOT_PID)
+		return strbuf__addf(b, "-%s", pid);
+	return strbuf__addf(b, "-%s/%u", pid, who->tid);
+}
+
 static int append_root(struct strbuf *b, const struct stack_owner *who, enum root_style root)
 {
 	if (folded__append_name(b, who->comm[0] ? who->comm : "[unknown]"))
 		return -ENOMEM;
-	if (root == ROOT_PID)
-		return strbuf__addf(b, "-%u", who->pid);
-	if (root == ROOT_TID)
-		return strbuf__addf(b, "-%u/%u", who->pid, who->tid);
-	return 0;
+	return folded__append_ids(b, who, root);
 }
 
 int folded__format_stack(const struct profile *p, const struct profile_stack *s,

@@ -23,6 +23,10 @@ int folded__format_stack(const struct profile *p, const struct profile_stack *s,
  * -EIO. */
 int folded__write_flamechart(const struct profile *p, const struct write_opts *o, FILE *f);
 
+/* Appends what --pids / --tids put after COMM in a root ("-PID",
+ * "-PID/TID"; "?" for a PID the input did not give). 0 or -ENOMEM. */
+int folded__append_ids(struct strbuf *b, const struct stack_owner *who, enum root_style root);
+
 /* Appends name to buf, made safe for a folded line: ';' becomes ':', control
  * bytes become '?'. Exposed for the tests. Returns 0 or -ENOMEM. */
 int folded__append_name(struct strbuf *buf, const char *name);

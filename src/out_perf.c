@@ -37,7 +37,11 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 	const char *event = profile__meta(p)->event;
 
 	put_text(f, s->who.comm, "[unknown]");
-	fprintf(f, " %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] ", s->who.pid, s->who.tid, e->cpu);
+	if (s->who.pid == PROFILE_PID_UNKNOWN) /* as perf prints the TID alone */
+		fprintf(f, " %5" PRIu32 " [%03" PRIu32 "] ", s->who.tid, e->cpu);
+	else
+		fprintf(f, " %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] ", s->who.pid, s->who.tid,
+			e->cpu);
 	fprintf(f, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " ", e->ts / NSEC_PER_SEC,
 		e->ts % NSEC_PER_SEC / NSEC_PER_USEC, e->dur);
 	if (profile__unit(p) == UNIT_NANOSECONDS) {

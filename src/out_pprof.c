@@ -332,7 +332,8 @@ static int add_labels(struct pprof *b, const struct stack_owner *who,
 	if (strtab__findnew(&b->st, who->comm, &comm) ||
 	    strtab__findnew(&b->st, who->tcomm, &thread))
 		return -ENOMEM;
-	set_label(&l[n++], b->label_key[0], 0, who->pid);
+	if (who->pid != PROFILE_PID_UNKNOWN)
+		set_label(&l[n++], b->label_key[0], 0, who->pid);
 	set_label(&l[n++], b->label_key[1], 0, who->tid);
 	if (comm)
 		set_label(&l[n++], b->label_key[2], comm, 0);

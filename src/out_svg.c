@@ -14,6 +14,7 @@
 
 #include "gen/svg_js.h"
 #include "hashmap.h"
+#include "out_folded.h"
 #include "out_svg.h"
 #include "strbuf.h"
 #include "utf8.h"
@@ -183,10 +184,8 @@ static int stack_root(struct svg_tree *t, const struct profile *p, const struct 
 	}
 	strbuf__reset(&t->scratch);
 	err = strbuf__addf(&t->scratch, "%s", who->comm[0] ? who->comm : "[unknown]");
-	if (!err && o->root == ROOT_PID)
-		err = strbuf__addf(&t->scratch, "-%u", who->pid);
-	if (!err && o->root == ROOT_TID)
-		err = strbuf__addf(&t->scratch, "-%u/%u", who->pid, who->tid);
+	if (!err)
+		err = folded__append_ids(&t->scratch, who, o->root);
 	if (!err)
 		err = names_findnew(t, t->scratch.s, ROLE_PROCESS, idx);
 	if (!err)

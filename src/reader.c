@@ -99,7 +99,7 @@ static bool ends_in_count(const char *line)
 static int detect_lines(const char *first, const char *second, enum in_format *f)
 {
 	if (first[0] == '#' || in_perf__is_header(first) || first[0] == ' ' || first[0] == '\t' ||
-	    (second && in_perf__is_frame(second)))
+	    (second && (in_perf__is_frame(second) || in_perf__starts_record(first, second))))
 		*f = IN_PERF;
 	else if (ends_in_count(first) || strchr(first, ';'))
 		*f = IN_FOLDED;
@@ -346,6 +346,9 @@ static int join_halves(struct in_ctx *a, const struct half *b)
 
 	st->records += b->st.records;
 	st->other_events += b->st.other_events;
+	st->no_pid += b->st.no_pid;
+	st->cut_short = b->st.cut_short;
+	st->unclosed = b->st.unclosed;
 	if (!st->other_event[0])
 		memcpy(st->other_event, b->st.other_event, sizeof(st->other_event));
 	if (b->st.last_ts > st->last_ts)
@@ -388,7 +391,9 @@ static int read_split(struct reader *r, struct in_ctx *a)
 		goto out;
 	ret = in_perf__read(a);
 	pthread_join(th, NULL);
-	if (!ret && !b->ret && same_event(a->p, b->c.p))
+	/* a skipped line is named by its number, which only the whole file
+	 * tells */
+	if (!ret && !b->ret && same_event(a->p, b->c.p) && !a->st->skipped && !b->st.skipped)
 		ret = join_halves(a, b);
 	else
 		ret = -EAGAIN;

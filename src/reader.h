@@ -22,13 +22,16 @@ struct reader_opts {
 	bool keep_events; /* each sample or call with its time (timeline outputs) */
 	bool keep_ids;	  /* pid and tid on stacks; otherwise 0, so threads merge */
 	bool keep_addrs;  /* frame addresses and offsets; otherwise 0, so they merge */
-	/* --pids/--tids: perf records without a PID are an error, and Java
-	 * names stay as they are (stackcollapse-perf.pl tidies them only under
-	 * a root that is exactly "java"). */
+	/* --pids/--tids: perf records without a PID are counted (their root
+	 * is COMM-?), and Java names stay as they are (stackcollapse-perf.pl
+	 * tidies them only under a root that is exactly "java"). */
 	bool ids_in_root;
 	/* perf: each record weighs its period (1 without one), like
 	 * stackcollapse-perf.pl; otherwise 1, a sample, as flamebpf counts. */
 	bool period;
+	/* perf: the event whose records are read (without its trailing ':');
+	 * NULL: the first one in the file. */
+	const char *event;
 	/* A perf script file this large or larger is read in two halves at
 	 * once (0: 64 MiB); the tests make it small. */
 	uint64_t split_min;
@@ -46,6 +49,11 @@ struct reader_stats {
 	uint64_t ignored;	    /* chrome: events of phases without a call (i, C, ...) */
 	uint64_t unmatched;	    /* chrome: E without B, partial overlaps clipped */
 	uint64_t first_ts, last_ts; /* perf: the times of the first and last records */
+	uint64_t no_pid;	    /* perf, ids_in_root: records without a PID */
+	uint64_t skipped;	    /* perf: lines that are no part of a record */
+	uint64_t first_skipped;	    /* ... the first one's number */
+	bool cut_short;		    /* perf: the last line has no newline */
+	bool unclosed;		    /* perf: no empty line after the last record */
 	unsigned int halves;	    /* 2: read as two halves at once */
 };
 

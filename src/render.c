@@ -28,6 +28,7 @@ enum {
 	OPT_FLAMECHART,
 	OPT_TITLE,
 	OPT_PERIOD,
+	OPT_EVENT,
 };
 
 struct render_opts {
@@ -37,6 +38,7 @@ struct render_opts {
 	size_t noutputs;
 	enum out_format format; /* --format */
 	bool format_set, help, period;
+	const char *event; /* --event */
 	struct write_opts wo;
 };
 
@@ -48,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "flamechart", no_argument, NULL, OPT_FLAMECHART },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "period", no_argument, NULL, OPT_PERIOD },
+	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "help", no_argument, NULL, 'h' },
 	{},
 };
@@ -71,6 +74,8 @@ void render__usage(FILE *f)
 	      "      --period         perf input: weigh each record by its period (1 without\n"
 	      "                       one), like stackcollapse-perf.pl; for events sampled\n"
 	      "                       at a frequency, whose periods vary\n"
+	      "      --event EVENT    perf input: the records of EVENT (e.g. cycles:u), not\n"
+	      "                       those of the first event in it\n"
 	      "  -h, --help           this help\n"
 	      "\n"
 	      "chrome, perf and --flamechart need times: perf script or chrome input.\n"
@@ -108,6 +113,11 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 		return 0;
 	case OPT_PERIOD:
 		o->period = true;
+		return 0;
+	case OPT_EVENT:
+		if (!*arg)
+			return usage_err("--event needs an event name (as perf script prints it)");
+		o->event = arg;
 		return 0;
 	case 'h':
 		o->help = true;
@@ -200,7 +210,11 @@ static void progress(uint64_t done, uint64_t total, void *arg)
 /* What the reader keeps: what any of the outputs shows. */
 static struct reader_opts reader_opts(const struct render_opts *o)
 {
-	struct reader_opts ro = { .ids_in_root = o->wo.root != ROOT_COMM, .period = o->period };
+	struct reader_opts ro = {
+		.ids_in_root = o->wo.root != ROOT_COMM,
+		.period = o->period,
+		.event = o->event,
+	};
 
 	for (size_t i = 0; i < o->noutputs; i++) {
 		enum out_format f = o->formats[i];
@@ -219,18 +233,30 @@ static struct reader_opts reader_opts(const struct render_opts *o)
 	return ro;
 }
 
-/* What was left out, so that a graph is not taken for all of the input. */
-static void notes(const struct reader_stats *st, const char *name)
+void render__notes(const struct reader_stats *st, const char *name)
 {
 	if (st->other_events)
-		p_err("note: only the '%s' records of '%s' were read (the first event in it); "
-		      "%" PRIu64 " %s of other events ('%s', ...) left out",
+		p_err("note: only the '%s' records of '%s' were read (the first event in it, or "
+		      "--event's); %" PRIu64 " %s of other events ('%s', ...) left out",
 		      st->event, name, st->other_events,
 		      st->other_events == 1 ? "record" : "records", st->other_event);
 	if (st->unmatched)
 		p_err("note: %" PRIu64 " events of '%s' did not nest (an end without a begin, or "
 		      "past their parent's end): they were clipped or dropped",
 		      st->unmatched, name);
+	if (st->skipped)
+		p_err("warning: %" PRIu64 " %s of '%s' that %s no part of a record skipped (not "
+		      "'\\tADDRESS SYMBOL (DSO)', nor a header; the first: line %" PRIu64 ")",
+		      st->skipped, st->skipped == 1 ? "line" : "lines", name,
+		      st->skipped == 1 ? "is" : "are", st->first_skipped);
+	if (st->no_pid)
+		p_err("note: %" PRIu64 " records of '%s' have no PID (perf script -F +pid prints "
+		      "it): their roots read COMM-?",
+		      st->no_pid, name);
+	if (st->cut_short || st->unclosed)
+		p_err("note: '%s' ends %s: its last record was read as it is", name,
+		      st->cut_short ? "without a newline (cut short?)"
+				    : "without the empty line after its last record");
 }
 
 static int write_profile(const struct render_opts *o, size_t i, const struct profile *p,
@@ -275,7 +301,7 @@ static int render(const struct render_opts *o, struct reader *r)
 		if (ret)
 			p_err("%s", err);
 		else
-			notes(&st, o->input);
+			render__notes(&st, o->input);
 	}
 	for (; done < opened && !ret; done += !ret)
 		ret = write_profile(o, done, p, &out[done]);

@@ -11,4 +11,10 @@ int render__main(int argc, char **argv);
 
 void render__usage(FILE *f);
 
+struct reader_stats;
+
+/* Says on stderr what reading name left out or guessed, so that a graph is
+ * not taken for all of the input. */
+void render__notes(const struct reader_stats *st, const char *name);
+
 #endif

@@ -153,26 +153,42 @@ static void test_sort_is_strcmp(void **state)
 	add(p, 9, 9, "x", &a, 1, 1);
 	add(p, 10, 10, "x", &a, 1, 2);
 	add(p, 10, 10, "x", &b, 1, 3);
-	add(p, 4294967295u, 1, "x", &a, 1, 4);
+	add(p, 4294967294u, 1, "x", &a, 1, 4);
 	expect_text(p, ROOT_PID,
 		    "x-10;F 3\n"
 		    "x-10;f 2\n"
-		    "x-4294967295;f 4\n"
+		    "x-4294967294;f 4\n"
 		    "x-9;f 1\n");
 
 	a = ufr(q, "f");
 	b = ufr(q, "F");
-	add(q, 4294967295u, 1, "x", &a, 1, 4);
+	add(q, 4294967294u, 1, "x", &a, 1, 4);
 	add(q, 10, 10, "x", &b, 1, 3);
 	add(q, 9, 9, "x", &a, 1, 1);
 	add(q, 10, 10, "x", &a, 1, 2);
 	expect_text(q, ROOT_PID,
 		    "x-10;F 3\n"
 		    "x-10;f 2\n"
-		    "x-4294967295;f 4\n"
+		    "x-4294967294;f 4\n"
 		    "x-9;f 1\n");
 	profile__free(p);
 	profile__free(q);
+}
+
+/* A PID the input did not give: "COMM-?", as stackcollapse-perf.pl writes
+ * it, in line order. */
+static void test_unknown_pid(void **state)
+{
+	struct profile *p = new_profile();
+	uint32_t a;
+
+	(void)state;
+	a = ufr(p, "f");
+	add(p, 9, 9, "x", &a, 1, 1);
+	add(p, PROFILE_PID_UNKNOWN, 7, "x", &a, 1, 4);
+	expect_text(p, ROOT_PID, "x-9;f 1\nx-?;f 4\n");
+	expect_text(p, ROOT_TID, "x-9/9;f 1\nx-?/7;f 4\n");
+	profile__free(p);
 }
 
 static void test_kernel_frames(void **state)
@@ -384,6 +400,7 @@ int main(void)
 		cmocka_unit_test(test_root_pid),
 		cmocka_unit_test(test_root_tid),
 		cmocka_unit_test(test_sort_is_strcmp),
+		cmocka_unit_test(test_unknown_pid),
 		cmocka_unit_test(test_kernel_frames),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_escaped_names_merge),
