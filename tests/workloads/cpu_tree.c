@@ -15,7 +15,13 @@
 
 #include "workload.h"
 
-#define UNIT 400009UL /* loop iterations in one unit of work (~0.5 ms) */
+/*
+ * Loop iterations in one unit of work, ~10 ms. A round (three units) must be
+ * long beside the sampling period: with rounds shorter than a sample, the
+ * two periods can lock in phase and give tree_a anything from 1 to 3 times
+ * tree_b's samples (seen at 2.74 on a CI machine with 0.7 ms rounds).
+ */
+#define UNIT 16000057UL
 
 NOINLINE void burn(unsigned long iterations)
 {
