@@ -21,6 +21,7 @@
  * its folded output); reader_opts.period (render --period) weighs it by its
  * period instead, like the script. And "[vdso]", "[vsyscall]" and
  * "[uprobes]" are user code, not kernel: no "_[k]" on their frames. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -923,13 +924,35 @@ static int skip_line(struct perf *p)
 	return 0;
 }
 
+/* The line perf script -F +srcline prints under a frame: blanks, then one
+ * word, FILE:LINE or DSO[OFFSET] ("  cpu_tree.c:44", "  libc.so.6[2724a]"). */
+static bool is_srcline(const char *s, size_t len)
+{
+	size_t lead = strspn(s, " "), word;
+
+	if (!lead || lead == len)
+		return false;
+	word = strcspn(s + lead, " \t");
+	if (lead + word != len)
+		return false;
+	if (s[len - 1] == ']')
+		return memchr(s + lead, '[', word) != NULL;
+	while (len > lead && isdigit((unsigned char)s[len - 1]))
+		len--;
+	return len < lead + word && len > lead && s[len - 1] == ':';
+}
+
 static int frame_line(struct perf *p, const char *line, size_t len)
 {
 	struct frame_line fl;
 	int err;
 
-	if (!parse_frame(line, line + len, &fl))
-		return skip_line(p);
+	if (!parse_frame(line, line + len, &fl)) {
+		if (!p->r.n || !is_srcline(line, len))
+			return skip_line(p);
+		p->c->st->srclines++;
+		return 0;
+	}
 	if (p->r.skip)
 		return 0;
 	err = push_frame(p, &fl);

@@ -52,6 +52,7 @@ struct reader_stats {
 	uint64_t no_pid;	    /* perf, ids_in_root: records without a PID */
 	uint64_t skipped;	    /* perf: lines that are no part of a record */
 	uint64_t first_skipped;	    /* ... the first one's number */
+	uint64_t srclines;	    /* perf: source lines under frames (-F +srcline) */
 	bool cut_short;		    /* perf: the last line has no newline */
 	bool unclosed;		    /* perf: no empty line after the last record */
 	unsigned int halves;	    /* 2: read as two halves at once */

@@ -249,6 +249,10 @@ void render__notes(const struct reader_stats *st, const char *name)
 		      "'\\tADDRESS SYMBOL (DSO)', nor a header; the first: line %" PRIu64 ")",
 		      st->skipped, st->skipped == 1 ? "line" : "lines", name,
 		      st->skipped == 1 ? "is" : "are", st->first_skipped);
+	if (st->srclines)
+		p_err("note: the source lines of '%s' (perf script -F +srcline) were read past: "
+		      "frames are named by function (a capture with --file-line names the lines)",
+		      name);
 	if (st->no_pid)
 		p_err("note: %" PRIu64 " records of '%s' have no PID (perf script -F +pid prints "
 		      "it): their roots read COMM-?",

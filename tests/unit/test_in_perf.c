@@ -433,6 +433,14 @@ static void test_lenient(void **state)
 		       "  dd  5 1.2: 1 cycles: 7f01 leaf (/l.so)\n",
 		       NULL, ROOT_COMM, "dd;caller;leaf 1\ndd;leaf 2\n", &st);
 	assert_int_equal(st.skipped, 0);
+	/* -F +srcline: a source line under each frame is read past, not
+	 * skipped as odd; a line of two words there still is */
+	expect_lenient("a 1 1.0: cycles:\n\t 1 f (/a)\n  f.c:35\n\t 2 g (/l.so)\n  l.so[2a]\n"
+		       "\t 3 k ([kernel.kallsyms])\n  [kernel.kallsyms][ffff81]\n\t 4 h (/a)\n"
+		       "  two words\n\n",
+		       NULL, ROOT_COMM, "a;h;k_[k];g;f 1\n", &st);
+	assert_int_equal(st.srclines, 3);
+	assert_true(st.skipped == 1 && st.first_skipped == 9);
 }
 
 /* Samples of varying periods: each counts 1, or its period with --period. */
