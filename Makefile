@@ -21,7 +21,7 @@ EXTRA_LIBS := -liberty -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFLAMEBPF_VERSION='"$(VERSION)"' \
-	-Iinclude -Isrc -Ibpf -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
+	$(addprefix -I,$(SRC_DIRS)) -Ibpf -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
 
 ifeq ($(V),1)
@@ -36,8 +36,10 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 .SECONDARY: $(BPF_OBJS) $(SKELS)
-SRCS := $(wildcard src/*.c)
-LIB_SRCS := $(filter-out src/main.c,$(SRCS))
+# User space, one folder per layer (src/*/): objects go to build/obj/FOLDER/.
+SRCS := $(wildcard src/*/*.c)
+SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(SRCS))))
+LIB_SRCS := $(filter-out src/cli/main.c,$(SRCS))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
 ASAN_OBJS := $(patsubst src/%.c,$(BUILD)/asan/obj/%.o,$(SRCS))
@@ -204,12 +206,12 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(BUILD)/fuzz/libflamebpf.a | $(DEPS_S
 
 # The SVG writer's script, compiled in. It goes into a CDATA section, which
 # "]]>" would end.
-$(BUILD)/gen/svg_js.h: src/svg/flamegraph.js tools/embed.sh
+$(BUILD)/gen/svg_js.h: src/formats/svg/flamegraph.js tools/embed.sh
 	$(call msg,EMBED,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)if grep -n ']]>' $<; then echo "flamebpf: $< must not contain ']]>'" >&2; exit 1; fi
 	$(Q)tools/embed.sh svg_js < $< > $@
-$(BUILD)/obj/out_svg.o $(BUILD)/asan/obj/out_svg.o $(BUILD)/fuzz/obj/out_svg.o: $(BUILD)/gen/svg_js.h
+$(addsuffix /formats/out_svg.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): $(BUILD)/gen/svg_js.h
 
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)
@@ -444,7 +446,7 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flamebpf $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1
 
 lint:
-	$(Q)clang-format --dry-run --Werror $(SRCS) $(wildcard src/*.h include/*.h bpf/*.h bpf/*.c)
+	$(Q)clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h bpf/*.h bpf/*.c)
 
 clean:
 	rm -rf $(BUILD)
