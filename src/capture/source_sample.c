@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msg.h"
 #include "privileges.h"
 #include "report.h"
 #include "sampler.h"

@@ -14,6 +14,7 @@
 
 #include "fragments.h"
 #include "funcs.h"
+#include "msg.h"
 #include "privileges.h"
 #include "probe_plan.h"
 #include "report.h"

@@ -13,12 +13,12 @@
 
 #include "cmd_diff.h"
 #include "diff.h"
+#include "msg.h"
 #include "out_diff.h"
 #include "out_svg.h"
 #include "output.h"
 #include "reader.h"
 #include "render.h"
-#include "report.h"
 
 #define EXIT_REGRESSION 1
 #define EXIT_NO_VERDICT 2

@@ -18,6 +18,7 @@
 
 #include "cmd_diff.h"
 #include "command.h"
+#include "msg.h"
 #include "options.h"
 #include "output.h"
 #include "profile.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "options.h"
 #include "output.h"
 #include "reader.h"

@@ -1,24 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "msg.h"
 #include "report.h"
 #include "strbuf.h"
-
-void p_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("flamebpf: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-}
 
 void report__progress(double elapsed, uint64_t n, const char *what)
 {

@@ -12,9 +12,6 @@
 #include "strbuf.h"
 #include "tracer.h"
 
-/* "flamebpf: " + message + newline. */
-void p_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 /* The one-line status ("\r..."), only when stderr is a terminal. */
 void report__progress(double elapsed, uint64_t n, const char *what);
 void report__progress_clear(void);

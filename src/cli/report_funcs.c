@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "hashmap.h"
+#include "msg.h"
 #include "report.h"
 
 /* IFUNCs reported one line each, unless verbose asks for all. */
