@@ -6,9 +6,9 @@
 
 #include "msg.h"
 #include "privileges.h"
-#include "report.h"
 #include "sampler.h"
 #include "source.h"
+#include "summary.h"
 #include "symbolize.h"
 
 struct sample_source {
@@ -78,7 +78,7 @@ static void summary(void *impl, const struct profile *p, double secs)
 	struct sampler_stats st;
 
 	sampler__stats(ss->s, &st);
-	report__summary(p, &st, secs, ss->o->freq, ss->verbosity > 0);
+	summary__sample(p, &st, secs, ss->o->freq, ss->verbosity > 0);
 }
 
 static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
@@ -87,7 +87,7 @@ static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 	struct sampler_stats st;
 
 	sampler__stats(ss->s, &st);
-	report__losses(&st, b);
+	summary__sample_losses(&st, b);
 	m->event = st.event;
 	m->losses = b->len ? b->s : "";
 }

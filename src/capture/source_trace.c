@@ -17,10 +17,10 @@
 #include "msg.h"
 #include "privileges.h"
 #include "probe_plan.h"
-#include "report.h"
 #include "ret_sites.h"
 #include "source.h"
 #include "stack_walkers.h"
+#include "summary.h"
 #include "symbolize.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
@@ -621,11 +621,11 @@ static int open_and_plan(struct trace_source *ts, struct tracer_job *j, pid_t cm
  * traced under the first name; then what stands behind each IFUNC. */
 static void merge_code(struct trace_source *ts)
 {
-	struct report_merges m = {};
+	struct summary_merges m = {};
 
-	funcs__merge_code(&ts->funcs, report__merged, &m);
-	report__merges(&m);
-	report__ifuncs(&ts->funcs, ts->verbosity > 0);
+	funcs__merge_code(&ts->funcs, summary__merged, &m);
+	summary__merges(&m);
+	summary__ifuncs(&ts->funcs, ts->verbosity > 0);
 }
 
 static int make_names(struct trace_source *ts)
@@ -696,7 +696,7 @@ static void summary(void *impl, const struct profile *p, double secs)
 	struct tracer_stats st;
 
 	tracer__stats(ts->t, &st);
-	report__trace_summary(p, &st, &ts->at, secs, ts->verbosity > 0);
+	summary__trace(p, &st, &ts->at, secs, ts->verbosity > 0);
 }
 
 static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
@@ -704,7 +704,7 @@ static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 	struct tracer_stats st;
 
 	tracer__stats(((struct trace_source *)impl)->t, &st);
-	report__trace_losses(&st, b);
+	summary__trace_losses(&st, b);
 	m->losses = b->len ? b->s : "";
 }
 

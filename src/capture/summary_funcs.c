@@ -7,7 +7,7 @@
 
 #include "hashmap.h"
 #include "msg.h"
-#include "report.h"
+#include "summary.h"
 
 /* IFUNCs reported one line each, unless verbose asks for all. */
 #define IFUNC_LINES_MAX 4
@@ -150,7 +150,7 @@ static void report_many(const struct funcs *list)
 		strbuf__free(&b[k]);
 }
 
-void report__ifuncs(const struct funcs *list, bool verbose)
+void summary__ifuncs(const struct funcs *list, bool verbose)
 {
 	size_t n = 0;
 
@@ -167,9 +167,9 @@ void report__ifuncs(const struct funcs *list, bool verbose)
 	}
 }
 
-void report__merged(void *arg, const struct func *kept, const struct func *dropped)
+void summary__merged(void *arg, const struct func *kept, const struct func *dropped)
 {
-	struct report_merges *m = arg;
+	struct summary_merges *m = arg;
 	uint64_t pair[3] = { dropped->bin, dropped->sym_vaddr, kept->sym_vaddr }, v;
 	uint64_t key = hash_bytes(pair, sizeof(pair), 0);
 
@@ -182,7 +182,7 @@ void report__merged(void *arg, const struct func *kept, const struct func *dropp
 	m->n++;
 }
 
-void report__merges(struct report_merges *m)
+void summary__merges(struct summary_merges *m)
 {
 	if (m->n)
 		p_err("%zu traced under another name, whose code they run too (one probe counts "

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What a capture tells at its end: what it caught, how user stacks were
+ * unwound, and every loss. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "msg.h"
+#include "strbuf.h"
+#include "summary.h"
+
+static void add_loss(struct strbuf *b, uint64_t n, const char *what)
+{
+	if (n)
+		strbuf__addf(b, "%s%" PRIu64 " %s", b->len ? ", " : "", n, what);
+}
+
+void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b)
+{
+	const uint64_t *c = st->counter;
+
+	add_loss(b, c[CNT_SAMPLES_DROPPED], "samples (ring buffer full)");
+	add_loss(b, c[CNT_STACKS_DROPPED], "stacks (ring buffer full)");
+	add_loss(b, st->collisions, "stacks (hash collision)");
+	add_loss(b, c[CNT_USTACK_ERR], "user stacks (unreadable)");
+	add_loss(b, c[CNT_KSTACK_ERR], "kernel stacks (unreadable)");
+	add_loss(b, c[CNT_EVENTS_LOST], "process events (ring buffer full)");
+	add_loss(b, c[CNT_SEEN_FULL], "process events (process map full)");
+	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
+	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
+	add_loss(b, st->mmaps.lost,
+		 "mapping records (perf ring full: names of processes that exited)");
+}
+
+static void report_losses(const struct sampler_stats *st)
+{
+	struct strbuf b = {};
+
+	summary__sample_losses(st, &b);
+	p_err("lost: %s", b.len ? b.s : "nothing");
+	strbuf__free(&b);
+}
+
+/* How user stacks were unwound (c: a block of enum ustack_counter), and
+ * what the tables cover. */
+static void report_unwinding(enum unwind_mode mode, const uint64_t *c,
+			     const struct unwinder_stats *t, bool verbose)
+{
+	if (mode == UNWIND_MODE_FP) {
+		if (c[USTACK_FP])
+			p_err("user stacks: %" PRIu64 " by frame pointers (--unwind fp)",
+			      c[USTACK_FP]);
+		return;
+	}
+	p_err("user stacks: %" PRIu64 " by unwind tables, %" PRIu64
+	      " by tables and frame pointers, %" PRIu64 " truncated, %" PRIu64
+	      " by frame pointers before their process's tables were loaded",
+	      c[USTACK_TABLES], c[USTACK_MIXED], c[USTACK_TRUNCATED], c[USTACK_EARLY]);
+	if (t->files_no_room)
+		p_err("unwind tables: %zu binaries did not fit in %" PRIu64
+		      " rows and use frame pointers (the first: %s)",
+		      t->files_no_room, t->max_rows, t->no_room ? t->no_room : "?");
+	if (t->procs_failed || t->maps_truncated)
+		p_err("unwind tables: %zu processes not loaded (map full), %zu with more than "
+		      "%d executable mappings",
+		      t->procs_failed, t->maps_truncated, UNWIND_MAX_MAPPINGS);
+	if (verbose)
+		p_err("unwind tables: %zu binaries, %" PRIu64 " rows (%.1f MiB) built in %.1f ms; "
+		      "%zu binaries without call-frame information; %zu processes; %" PRIu64
+		      " fresh looks at mappings",
+		      t->files, t->rows, t->rows * 16 / 1048576.0, t->build_ms, t->files_without,
+		      t->processes, c[USTACK_MAPS_ASKED]);
+}
+
+void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
+		     unsigned int freq, bool verbose)
+{
+	p_err("%" PRIu64 " samples, %zu processes, %zu stacks in %.2f s at %u Hz (%s on %u CPUs)",
+	      profile__total_weight(p), profile__nr_processes(p), profile__nr_stacks(p), secs, freq,
+	      st->event, st->ncpus);
+	report_losses(st);
+	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
+	if (verbose)
+		p_err("%" PRIu64 " unique raw stacks; BPF maps %.1f MiB; %" PRIu64
+		      " samples beyond the counts map; %" PRIu64
+		      " samples of other processes skipped",
+		      st->stacks, st->map_bytes / 1048576.0, st->counter[CNT_SAMPLES_SPILLED],
+		      st->counter[CNT_FILTERED]);
+}
+
+void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)
+{
+	const uint64_t *c = st->counter;
+
+	add_loss(b, c[TCNT_DROPPED], "calls (ring buffer full)");
+	add_loss(b, c[TCNT_PATHS_DROPPED], "call paths (ring buffer full)");
+	add_loss(b, st->collisions, "call paths (hash collision)");
+	add_loss(b, c[TCNT_UNFINISHED], "calls without a return (longjmp, exception, exit)");
+	add_loss(b, c[TCNT_TOO_DEEP], "calls nested too deep");
+	add_loss(b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
+	add_loss(b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
+	add_loss(b, c[TCNT_PIDS_FULL], "child processes untraced (pid map full)");
+	add_loss(b, c[TCNT_FORKS_LOST], "child processes untraced in libraries (ring buffer full)");
+	add_loss(b, c[TCNT_NOT_PLAIN],
+		 "calls after an exec, before the new program was planned for");
+	add_loss(b, c[TCNT_EXECS_LOST], "execs (ring buffer full): their calls untraced");
+	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
+	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
+	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
+}
+
+static void report_trace_losses(const struct tracer_stats *st)
+{
+	struct strbuf b = {};
+
+	summary__trace_losses(st, &b);
+	p_err("lost: %s", b.len ? b.s : "nothing");
+	strbuf__free(&b);
+}
+
+static void report_left_out(const struct trace_attach_stats *at)
+{
+	struct strbuf b = {};
+
+	for (size_t i = 0; i < at->refused && i < 5; i++)
+		strbuf__addf(&b, "%s%s", i ? ", " : "", at->refused_names[i]);
+	if (at->refused)
+		p_err("%zu functions left out: the kernel cannot probe them (%s%s)", at->refused,
+		      b.s, at->refused > 5 ? ", ..." : "");
+	if (at->no_ret_sites)
+		p_err("%zu functions left out: an unwinder may pass through them and their "
+		      "returns could not be found",
+		      at->no_ret_sites);
+	if (at->fragments)
+		p_err("%zu split-off parts (.cold) not traced on their own: their time is their "
+		      "function's",
+		      at->fragments);
+	if (at->bad_sites)
+		p_err("%zu return sites could not be probed: those returns are caught late",
+		      at->bad_sites);
+	strbuf__free(&b);
+}
+
+static void report_children(const struct trace_attach_stats *at)
+{
+	if (at->children)
+		p_err("%zu child processes traced in the command's libraries too, each from at "
+		      "most %.1f ms after it forked (calls before that are not seen)",
+		      at->children, at->children_attach_ms);
+	if (at->children_over)
+		p_err("%zu child processes traced in the command's program only: over the limit of "
+		      "%d traced in its libraries",
+		      at->children_over, TRACE_MAX_CHILDREN);
+	if (at->children_err)
+		p_err("could not trace some child processes in the command's libraries: %s",
+		      strerror(-at->children_err));
+	if (at->execs_replanned)
+		p_err("%zu processes exec'd a program that may walk its stacks: traced with probes "
+		      "on ret instructions from at most %.1f ms after (calls before that are not "
+		      "seen)",
+		      at->execs_replanned, at->execs_attach_ms);
+	if (at->execs_err)
+		p_err("could not trace some processes after they exec'd: %s",
+		      strerror(-at->execs_err));
+}
+
+void summary__trace(const struct profile *p, const struct tracer_stats *st,
+		    const struct trace_attach_stats *at, double secs, bool verbose)
+{
+	p_err("%" PRIu64 " calls of %zu functions in %zu binaries, %zu processes, %" PRIu64
+	      " call paths in %.2f s",
+	      st->counter[TCNT_CALLS], at->attached, at->binaries, profile__nr_processes(p),
+	      st->paths, secs);
+	if (st->classic)
+		p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
+		      "(Linux 6.6+)");
+	if (at->attached)
+		p_err("returns: %zu by uretprobe (%zu leaves, %zu in plain processes), %zu by "
+		      "probes "
+		      "on ret instructions (where an unwinder may pass; slower: single-stepped)",
+		      at->by_uret_leaf + at->by_uret_plain, at->by_uret_leaf, at->by_uret_plain,
+		      at->by_ret_sites);
+	if (at->entries_stepped)
+		p_err("entries: %zu of %zu single-stepped (their first instruction is not one the "
+		      "kernel emulates: a few us a call instead of under 1 us)",
+		      at->entries_stepped, at->attached);
+	report_left_out(at);
+	report_children(at);
+	if (st->counter[TCNT_UNMATCHED])
+		p_err("%" PRIu64 " returns of calls that began before the probes were in place "
+		      "(ignored)",
+		      st->counter[TCNT_UNMATCHED]);
+	report_trace_losses(st);
+	if (st->counter[TCNT_USTACK + USTACK_FP] || st->counter[TCNT_USTACK + USTACK_TABLES] ||
+	    st->counter[TCNT_USTACK + USTACK_TRUNCATED])
+		report_unwinding(st->unwind, &st->counter[TCNT_USTACK], &st->tables, verbose);
+	if (verbose)
+		p_err("%s; %zu IFUNCs left out (no implementation found); %" PRIu64
+		      " calls beyond the counts map; "
+		      "%" PRIu64 " calls of other processes skipped",
+		      st->sessions  ? "uprobe sessions"
+		      : st->classic ? "classic uprobes"
+				    : "uprobe_multi",
+		      at->ifuncs, st->counter[TCNT_SPILLED], st->counter[TCNT_FILTERED]);
+}

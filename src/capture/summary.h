@@ -1,0 +1,44 @@
+/* What the capture sources tell the user on stderr: what -f selected, and
+ * at the end of a capture what it caught and every loss. */
+#ifndef FLAMEBPF_SUMMARY_H
+#define FLAMEBPF_SUMMARY_H
+
+#include <stdbool.h>
+
+#include "funcs.h"
+#include "hashmap.h"
+#include "profile.h"
+#include "sampler.h"
+#include "strbuf.h"
+#include "tracer.h"
+
+/* The end-of-run summary of sampling: what was captured and every loss. */
+void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
+		     unsigned int freq, bool verbose);
+
+/* What a capture lost, in words ("" for nothing), appended to b. */
+void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b);
+void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b);
+
+/* The same for function tracing: calls, functions, how returns are caught,
+ * what was left out and why, every loss. */
+void summary__trace(const struct profile *p, const struct tracer_stats *st,
+		    const struct trace_attach_stats *at, double secs, bool verbose);
+
+/* What -f does with the IFUNCs it selected (funcs.h): where each is
+ * traced, and which other IFUNCs run the same code; one line each, or a
+ * summary of many unless verbose. */
+void summary__ifuncs(const struct funcs *list, bool verbose);
+
+/* Names traced once, under another's name, since they run the same code:
+ * a callback for funcs__merge_code (arg: a struct summary_merges), then one
+ * line. */
+struct summary_merges {
+	struct strbuf b;     /* the first few, in words */
+	struct hashmap seen; /* the pairs noted, by hash */
+	size_t n;
+};
+void summary__merged(void *arg, const struct func *kept, const struct func *dropped);
+void summary__merges(struct summary_merges *m);
+
+#endif
