@@ -3,12 +3,36 @@
 #ifndef FLAMEBPF_SOURCE_H
 #define FLAMEBPF_SOURCE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "options.h"
 #include "profile.h"
 #include "strbuf.h"
+#include "unwind.h"
+
+/* What the sources take from the command line, which fills it; the
+ * pointers stay the caller's and must outlive the source. */
+struct source_opts {
+	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
+	const char **funcs; /* -f arguments (uprobe mode) */
+	size_t nfuncs;
+	const char *list; /* -l argument */
+	double duration;  /* seconds; 0 = until signal or targets exit */
+	const pid_t *pids;
+	size_t npids;
+	char **command; /* NULL-terminated argv of COMMAND, or NULL */
+	bool user_only, kernel_only;
+	bool timeline;	/* the output needs each sample's or call's time */
+	bool want_args; /* an output shows each call's arguments (chrome JSON) */
+	bool full_stack;
+	size_t max_calls;	 /* calls kept for a timeline (0: default) */
+	enum unwind_mode unwind; /* how user stacks are taken */
+	/* the symbolizer's: names left mangled, inlined functions as frames,
+	 * FILE:LINE after names */
+	bool no_demangle, inline_frames, file_line;
+};
 
 struct source_ops {
 	const char *what; /* what progress counts: "samples", "calls" */
@@ -30,17 +54,18 @@ struct source {
 	enum profile_unit unit;
 };
 
-/* Each opens its source for the options (the command, if any, is spawned
- * but not started: cmd_pid > 0). They report their own errors, in words,
- * and return 0 or -errno. */
-int source_sample__open(struct source *src, const struct options *o, int verbosity);
-int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pid, int verbosity);
+/* Each opens its source for o (the command, if any, is spawned but not
+ * started: cmd_pid > 0). They report their own errors, in words, and
+ * return 0 or -errno. */
+int source_sample__open(struct source *src, const struct source_opts *o, int verbosity);
+int source_trace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
+		       int verbosity);
 
 /* -l: prints the functions the -l argument names, for the target. */
-int source_trace__list(const struct options *o);
+int source_trace__list(const struct source_opts *o);
 
-/* The symbolizer options of the command line, for every later symbolizer. */
-void source__set_symbolizer(const struct options *o);
+/* The symbolizer options of o, for every later symbolizer. */
+void source__set_symbolizer(const struct source_opts *o);
 
 /* The hint for a failed BPF load or attach. */
 const char *source__bpf_hint(int err, int verbosity);

@@ -13,7 +13,7 @@
 
 struct sample_source {
 	struct sampler *s;
-	const struct options *o;
+	const struct source_opts *o;
 	int verbosity;
 };
 
@@ -24,7 +24,7 @@ const char *source__bpf_hint(int err, int verbosity)
 	return verbosity < 2 ? " (try -vv for libbpf's log)" : "";
 }
 
-void source__set_symbolizer(const struct options *o)
+void source__set_symbolizer(const struct source_opts *o)
 {
 	symbolizer__set_defaults(&(struct symbolizer_opts){ .no_demangle = o->no_demangle,
 							    .inline_frames = o->inline_frames,
@@ -115,7 +115,7 @@ static const struct source_ops sample_ops = {
 	.free = source_free,
 };
 
-int source_sample__open(struct source *src, const struct options *o, int verbosity)
+int source_sample__open(struct source *src, const struct source_opts *o, int verbosity)
 {
 	struct sampler_opts so = {
 		.freq = o->freq,

@@ -27,7 +27,7 @@
 
 struct trace_source {
 	struct tracer *t;
-	const struct options *o;
+	const struct source_opts *o;
 	int verbosity;
 	struct funcs funcs;
 	struct trace_func *names; /* by function id (index in funcs) */
@@ -55,7 +55,7 @@ struct trace_source {
 };
 
 /* The binaries a -f without BINARY searches: the target's. */
-static int target_binaries(const struct options *o, struct binaries *out)
+static int target_binaries(const struct source_opts *o, struct binaries *out)
 {
 	int err = 0;
 
@@ -177,7 +177,7 @@ out_free:
 /* Selects the functions of the specs; *exe (if not NULL) gets the target's
  * main executable, the first of its binaries, and *walkers what walks the
  * stacks of the target processes (all of them, when there is no target). */
-static int select_funcs(const struct options *o, const char *const *specs, size_t n,
+static int select_funcs(const struct source_opts *o, const char *const *specs, size_t n,
 			struct funcs *list, struct target_binary *exe, unsigned int *walkers)
 {
 	struct binaries target = {};
@@ -271,7 +271,7 @@ static int list_probeable(struct funcs *list)
 	return !err && !list->n ? -EINVAL : err;
 }
 
-int source_trace__list(const struct options *o)
+int source_trace__list(const struct source_opts *o)
 {
 	struct funcs list = {};
 	int err = select_funcs(o, &o->list, 1, &list, NULL, NULL);
@@ -739,22 +739,13 @@ static const struct source_ops trace_ops = {
 	.free = source_free,
 };
 
-/* Whether an output shows each call's arguments: Chrome JSON's args. */
-static bool shows_args(const struct options *o)
-{
-	for (size_t i = 0; i < o->noutputs; i++)
-		if (o->formats[i] == FORMAT_CHROME)
-			return true;
-	return false;
-}
-
 static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
 	struct tracer_job job = { .opts = {
 					  .filter_pids = ts->o->npids || ts->o->command,
 					  .follow_children = ts->o->command != NULL,
 					  .want_calls = ts->o->timeline,
-					  .want_args = shows_args(ts->o),
+					  .want_args = ts->o->want_args,
 					  .want_stacks = ts->o->full_stack,
 					  .max_calls = ts->o->max_calls,
 					  .unwind = ts->o->unwind,
@@ -780,7 +771,7 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 
 /* Whether the targets' plain judgement can be relied on: the BPF filter
  * carries it per process, and a session's entry can decline a return. */
-static bool may_trust_plain(const struct options *o, unsigned int walkers)
+static bool may_trust_plain(const struct source_opts *o, unsigned int walkers)
 {
 	bool multi, sessions;
 
@@ -790,7 +781,8 @@ static bool may_trust_plain(const struct options *o, unsigned int walkers)
 	return multi && sessions;
 }
 
-int source_trace__open(struct source *src, const struct options *o, pid_t cmd_pid, int verbosity)
+int source_trace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
+		       int verbosity)
 {
 	struct trace_source *ts = calloc(1, sizeof(*ts));
 	unsigned int walkers = 0;

@@ -36,6 +36,7 @@ static int verbosity;
 
 struct run {
 	const struct options *o;
+	struct source_opts so; /* what the source takes from o */
 	int argc;
 	char **argv;
 	struct output out[OPTIONS_MAX_OUTPUTS];
@@ -115,11 +116,41 @@ static int check_usage(const struct options *o)
 	return 0;
 }
 
+/* What the capture sources take from the command line. */
+static struct source_opts source_opts_of(const struct options *o)
+{
+	struct source_opts so = {
+		.freq = o->freq,
+		.funcs = o->funcs,
+		.nfuncs = o->nfuncs,
+		.list = o->list,
+		.duration = o->duration,
+		.pids = o->pids,
+		.npids = o->npids,
+		.command = o->command,
+		.user_only = o->user_only,
+		.kernel_only = o->kernel_only,
+		.timeline = o->timeline,
+		.full_stack = o->full_stack,
+		.max_calls = o->max_calls,
+		.unwind = o->unwind,
+		.no_demangle = o->no_demangle,
+		.inline_frames = o->inline_frames,
+		.file_line = o->file_line,
+	};
+
+	/* Chrome JSON shows each call's arguments */
+	for (size_t i = 0; i < o->noutputs; i++)
+		so.want_args |= o->formats[i] == FORMAT_CHROME;
+	return so;
+}
+
 static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	int err = o->freq ? source_sample__open(&r->src, o, verbosity)
-			  : source_trace__open(&r->src, o, r->have_cmd ? r->cmd.pid : 0, verbosity);
+	int err = o->freq ? source_sample__open(&r->src, &r->so, verbosity)
+			  : source_trace__open(&r->src, &r->so, r->have_cmd ? r->cmd.pid : 0,
+					       verbosity);
 
 	for (size_t i = 0; i < o->npids && !err; i++)
 		err = r->src.ops->add_pid(r->src.impl, o->pids[i]);
@@ -379,7 +410,11 @@ static int exit_status(const struct run *r, int err)
 
 static int run(const struct options *o, int argc, char **argv)
 {
-	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
+	struct run r = { .o = o,
+			 .so = source_opts_of(o),
+			 .argc = argc,
+			 .argv = argv,
+			 .cmd = { .go_fd = -1, .err_fd = -1 } };
 	int err;
 
 	/* before any file exists: a signal must not kill a run that made one */
@@ -405,7 +440,8 @@ static int run(const struct options *o, int argc, char **argv)
 
 static int list_funcs(const struct options *o)
 {
-	int err = source_trace__list(o);
+	struct source_opts so = source_opts_of(o);
+	int err = source_trace__list(&so);
 
 	if (err == -EINVAL)
 		return EXIT_USAGE;
