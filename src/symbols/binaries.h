@@ -6,19 +6,7 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
-struct target_binary {
-	char *path;	 /* as the target names it (a maps path without " (deleted)") */
-	char *open_path; /* where to read it and attach probes: path, or a /proc/PID/
-			  * view of the file when path names another file now */
-	dev_t dev;
-	ino_t ino;
-};
-
-/* Distinct files (by device and inode), main executable first. */
-struct binaries {
-	struct target_binary *v;
-	size_t n;
-};
+#include "binary_list.h"
 
 /* binaries__of_pid() and binaries__of_command() append to out (initialised
  * by the caller, e.g. to { 0 }) the files it does not hold yet; on error out
@@ -36,14 +24,6 @@ int binaries__of_pid(pid_t pid, struct binaries *out);
  * file is not found, -EACCES when it is not executable, or -errno. */
 int binaries__of_command(const char *file, struct binaries *out);
 
-/* Appends a copy of e, unless its file (e->dev, e->ino) is listed already.
- * Returns 0 or -ENOMEM. */
-int binaries__add(struct binaries *b, const struct target_binary *e);
-
-/* Appends one file by path (canonicalised), unless the list has it already.
- * Returns 0, -ENOENT, -EISDIR, -ENOEXEC when it is not an ELF file, or -errno. */
-int binaries__add_path(struct binaries *b, const char *path);
-
 /* How well a library name BINARY spec names the file at path (by its basename):
  * 0 the same name ("libc.so.6"), 1 the name plus ".so..." ("libc" for
  * "libc.so.6"), or plus a version when spec has ".so" ("libc.so" for
@@ -58,10 +38,5 @@ int binaries__name_rank(const char *spec, const char *path);
  * dlopen() lives too. Returns 0, -ENOENT (not found), -EISDIR, -ENOEXEC (not
  * ELF), or -errno. */
 int binaries__resolve(const char *spec, const struct binaries *target, struct binaries *out);
-
-/* The index of the file dev:ino in b, or -1. */
-ssize_t binaries__find(const struct binaries *b, dev_t dev, ino_t ino);
-
-void binaries__free(struct binaries *b);
 
 #endif

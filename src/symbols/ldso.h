@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "binaries.h"
+#include "binary_list.h"
 #include "strbuf.h"
 
 /* Appends to b, whose first entry is an executable, the libraries ld.so
