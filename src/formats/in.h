@@ -1,5 +1,5 @@
-/* What the readers of src/in_*.c share: the input, its name for messages,
- * the line being read. Internal to reader.c and the readers. */
+/* What the readers of in_*.c share: the input, its name for messages,
+ * the line being read (in.c). Internal to reader.c and the readers. */
 #ifndef FLAMEBPF_IN_H
 #define FLAMEBPF_IN_H
 
@@ -10,6 +10,9 @@
 
 #include "profile.h"
 #include "reader.h"
+
+/* Progress is told every this many bytes read. */
+#define IN_REPORT_STEP (4 * 1024 * 1024)
 
 struct in_ctx {
 	FILE *f;
@@ -24,8 +27,11 @@ struct in_ctx {
 	bool last_had_newline; /* the line last read ended in '\n' */
 	char *buf;	       /* the line last read, its '\n' (and '\r') removed */
 	char *blk;	       /* what in__getline read ahead: [pos, end) not yet handed out */
-	struct reader *rd;     /* where in__getline reads, when not through f */
-	int range_fd;	       /* with range_end: in__getline reads [range_at, range_end) */
+	/* Where in__getline reads, when not through f: up to want bytes,
+	 * fewer only at the end; returns the count or -errno. */
+	ssize_t (*read)(void *arg, char *buf, size_t want);
+	void *read_arg;
+	int range_fd; /* with range_end: in__getline reads [range_at, range_end) */
 	uint64_t range_at, range_end;
 	size_t pos, end, cap;
 	bool eof;
