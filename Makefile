@@ -21,7 +21,7 @@ EXTRA_LIBS := -liberty -lm
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-missing-field-initializers
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -DFLAMEBPF_VERSION='"$(VERSION)"' \
-	$(addprefix -I,$(SRC_DIRS)) -Ibpf -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
+	-Isrc -Ibpf -I$(BUILD) $(PKG_CFLAGS) -MMD -MP
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Ibpf -Wall -Werror
 
 ifeq ($(V),1)
@@ -38,7 +38,6 @@ SKELS := $(patsubst bpf/%.bpf.c,$(BUILD)/%.skel.h,$(BPF_SRCS))
 .SECONDARY: $(BPF_OBJS) $(SKELS)
 # User space, one folder per layer (src/*/): objects go to build/obj/FOLDER/.
 SRCS := $(wildcard src/*/*.c)
-SRC_DIRS := $(sort $(patsubst %/,%,$(dir $(SRCS))))
 LIB_SRCS := $(filter-out src/cli/main.c,$(SRCS))
 OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(SRCS))
 LIB_OBJS := $(patsubst src/%.c,$(BUILD)/obj/%.o,$(LIB_SRCS))
@@ -137,7 +136,8 @@ endif
 
 DEPS_STAMP := $(BUILD)/.deps-ok
 
-.PHONY: all deps demo test test-unit test-integ test-viewers fuzz asan bench soak install uninstall clean lint
+.PHONY: all deps demo test test-unit test-integ test-viewers fuzz asan bench soak install uninstall clean lint \
+	check-layers
 all: $(BUILD)/flamebpf
 
 $(DEPS_STAMP):
@@ -396,7 +396,7 @@ $(UNWIND_DIR)/go_stacks: tests/workloads/unwind/go_stacks.go | $(DEPS_STAMP)
 TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES) \
 	$(FUZZ_BINS)
 
-test: | $(DEPS_STAMP)
+test: check-layers | $(DEPS_STAMP)
 	$(Q)tools/deps.sh --test
 	$(Q)$(MAKE) --no-print-directory $(TEST_BINS)
 	$(Q)tests/run.sh
@@ -445,7 +445,11 @@ install: $(BUILD)/flamebpf
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/flamebpf $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1
 
-lint:
+# src/'s folders include only their own and those below (README, "Where things are").
+check-layers:
+	$(Q)tools/check_layers.sh
+
+lint: check-layers
 	$(Q)clang-format --dry-run --Werror $(SRCS) $(wildcard src/*/*.h bpf/*.h bpf/*.c)
 
 clean:

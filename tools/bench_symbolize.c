@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf_symtab.h"
-#include "unwind_table.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/unwind_table.h"
 
 struct addrs {
 	uint64_t *v;

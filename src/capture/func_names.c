@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "hashmap.h"
+#include "symbols/demangle.h"
+#include "util/hashmap.h"
 
 struct func_names {
 	uint64_t *shared; /* hashes of the names of two functions or more, sorted */

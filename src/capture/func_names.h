@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "elf_symtab.h"
+#include "symbols/elf_symtab.h"
 
 struct func_names;
 

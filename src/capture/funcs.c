@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_symtab.h"
+#include "symbols/elf_symtab.h"
 #include "func_names.h"
 #include "funcs.h"
 #include "ifunc.h"

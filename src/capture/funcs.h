@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "binaries.h"
+#include "symbols/binaries.h"
 #include "ifunc.h"
 
 struct func {

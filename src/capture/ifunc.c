@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "hashmap.h"
+#include "symbols/debuginfo.h"
+#include "util/hashmap.h"
 #include "ifunc_self.h"
 
 #define RESOLVER_MAX   4096

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "elf_symtab.h"
+#include "symbols/elf_symtab.h"
 
 enum ifunc_how {
 	IFUNC_NOT_FOUND,  /* no implementation found */

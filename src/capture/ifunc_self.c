@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "proc_maps.h"
+#include "symbols/proc_maps.h"
 
 struct ifunc_self {
 	void *handle;	       /* from dlopen(RTLD_NOLOAD): never a new load */

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "procs.h"
+#include "symbols/procs.h"
 
 struct mmap_events;
 

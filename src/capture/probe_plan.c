@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_symtab.h"
+#include "symbols/elf_symtab.h"
 #include "fragments.h"
 #include "probe_plan.h"
 #include "ret_sites.h"

@@ -11,16 +11,16 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "array.h"
+#include "symbols/procs.h"
+#include "symbols/symbolize.h"
+#include "symbols/symcache.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "bpf_maps.h"
-#include "hashmap.h"
 #include "mmap_events.h"
-#include "procs.h"
 #include "sample.skel.h"
 #include "sampler.h"
 #include "stack_table.h"
-#include "symbolize.h"
-#include "symcache.h"
 #include "unwinder.h"
 
 struct sampler {

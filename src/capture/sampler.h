@@ -9,8 +9,8 @@
 #include <linux/types.h>
 #include <sys/types.h>
 
+#include "profile/profile.h"
 #include "mmap_events.h"
-#include "profile.h"
 #include "sample.h"
 #include "unwind.h"
 #include "unwinder.h"

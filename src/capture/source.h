@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "profile.h"
-#include "strbuf.h"
+#include "profile/profile.h"
+#include "util/strbuf.h"
 #include "unwind.h"
 
 /* What the sources take from the command line, which fills it; the

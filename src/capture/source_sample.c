@@ -4,12 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "msg.h"
+#include "symbols/symbolize.h"
+#include "util/msg.h"
 #include "privileges.h"
 #include "sampler.h"
 #include "source.h"
 #include "summary.h"
-#include "symbolize.h"
 
 struct sample_source {
 	struct sampler *s;

@@ -12,16 +12,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "symbols/symbolize.h"
+#include "util/msg.h"
 #include "fragments.h"
 #include "funcs.h"
-#include "msg.h"
 #include "privileges.h"
 #include "probe_plan.h"
 #include "ret_sites.h"
 #include "source.h"
 #include "stack_walkers.h"
 #include "summary.h"
-#include "symbolize.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 

@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hashmap.h"
+#include "util/hashmap.h"
 
 struct stack_table {
 	struct hashmap idx; /* id -> index in v */

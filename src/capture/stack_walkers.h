@@ -4,7 +4,7 @@
 #ifndef FLAMEBPF_STACK_WALKERS_H
 #define FLAMEBPF_STACK_WALKERS_H
 
-#include "binaries.h"
+#include "symbols/binaries.h"
 
 enum stack_walker {
 	/* An unwinder that runs through the frames it passes: C++ and Rust

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "msg.h"
-#include "strbuf.h"
+#include "util/msg.h"
+#include "util/strbuf.h"
 #include "summary.h"
 
 static void add_loss(struct strbuf *b, uint64_t n, const char *what)

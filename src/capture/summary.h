@@ -5,11 +5,11 @@
 
 #include <stdbool.h>
 
+#include "profile/profile.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
 #include "funcs.h"
-#include "hashmap.h"
-#include "profile.h"
 #include "sampler.h"
-#include "strbuf.h"
 #include "tracer.h"
 
 /* The end-of-run summary of sampling: what was captured and every loss. */

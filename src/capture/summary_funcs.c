@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "hashmap.h"
-#include "msg.h"
+#include "util/hashmap.h"
+#include "util/msg.h"
 #include "summary.h"
 
 /* IFUNCs reported one line each, unless verbose asks for all. */

@@ -8,12 +8,12 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "array.h"
+#include "symbols/procs.h"
+#include "symbols/symbolize.h"
+#include "symbols/symcache.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "bpf_maps.h"
-#include "hashmap.h"
-#include "procs.h"
-#include "symbolize.h"
-#include "symcache.h"
 #include "stack_table.h"
 #include "trace.skel.h"
 #include "tracer.h"

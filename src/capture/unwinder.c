@@ -8,11 +8,11 @@
 
 #include <bpf/bpf.h>
 
-#include "array.h"
-#include "hashmap.h"
-#include "mapped_file.h"
-#include "procs.h"
-#include "unwind_table.h"
+#include "symbols/mapped_file.h"
+#include "symbols/procs.h"
+#include "symbols/unwind_table.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "unwinder.h"
 
 /* A binary, by file: where its rows are in the row array. */

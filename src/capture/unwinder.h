@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "proc_maps.h"
+#include "symbols/proc_maps.h"
 
 /* Sizes of the row array (16 bytes a row; libc has 28k rows, python 65k):
  * 16 MB for a few processes, 32 MB system-wide. Binaries that do not fit

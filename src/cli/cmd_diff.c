@@ -11,13 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/out_diff.h"
+#include "formats/out_svg.h"
+#include "formats/reader.h"
+#include "profile/diff.h"
+#include "util/msg.h"
+#include "util/output.h"
 #include "cmd_diff.h"
-#include "diff.h"
-#include "msg.h"
-#include "out_diff.h"
-#include "out_svg.h"
-#include "output.h"
-#include "reader.h"
 #include "render.h"
 
 #define EXIT_REGRESSION 1

@@ -16,16 +16,16 @@
 
 #include <bpf/libbpf.h>
 
+#include "capture/command.h"
+#include "capture/source.h"
+#include "formats/sink.h"
+#include "profile/profile.h"
+#include "util/msg.h"
+#include "util/output.h"
 #include "cmd_diff.h"
-#include "command.h"
-#include "msg.h"
 #include "options.h"
-#include "output.h"
-#include "profile.h"
 #include "render.h"
 #include "report.h"
-#include "sink.h"
-#include "source.h"
 
 #define EXIT_USAGE     2
 #define POLL_MS	       50

@@ -7,7 +7,7 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
-#include "sink.h"
+#include "formats/sink.h"
 #include "unwind.h"
 
 #define OPTIONS_MAX_OUTPUTS 8

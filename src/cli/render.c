@@ -11,13 +11,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "msg.h"
+#include "formats/reader.h"
+#include "formats/sink.h"
+#include "util/msg.h"
+#include "util/output.h"
 #include "options.h"
-#include "output.h"
-#include "reader.h"
 #include "render.h"
 #include "report.h"
-#include "sink.h"
 
 #define EXIT_USAGE 2
 #define ERR_LEN	   256

@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "msg.h"
+#include "util/msg.h"
 #include "report.h"
 
 void report__progress(double elapsed, uint64_t n, const char *what)

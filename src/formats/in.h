@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "reader.h"
 
 /* Progress is told every this many bytes read. */

@@ -15,8 +15,8 @@
 
 #include <json-c/json.h>
 
-#include "array.h"
-#include "hashmap.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "in.h"
 
 #define KSUFFIX "_[k]"

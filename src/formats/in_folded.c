@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "util/array.h"
 #include "in.h"
 
 #define KSUFFIX "_[k]"

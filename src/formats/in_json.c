@@ -12,8 +12,8 @@
 
 #include <json-c/json.h>
 
+#include "util/strbuf.h"
 #include "in.h"
-#include "strbuf.h"
 
 #define CHUNK (256 * 1024)
 

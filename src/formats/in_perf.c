@@ -26,10 +26,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "hashmap.h"
+#include "util/array.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
 #include "in.h"
-#include "strbuf.h"
 
 #define MAX_TOKENS 24
 #define MAX_GAP_NS 10000000ULL /* a sample of an event that is no clock spans at most this */

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/utf8.h"
 #include "out_chrome.h"
-#include "utf8.h"
 
 #ifndef FLAMEBPF_VERSION
 #define FLAMEBPF_VERSION "unknown"

@@ -6,8 +6,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/utf8.h"
 #include "out_diff.h"
-#include "utf8.h"
 
 #define P_MIN	    1e-16 /* smaller p-values print as "<1e-16": doubles say no more */
 #define SUMMARY_MAX 5	  /* regressions named in the summary line */

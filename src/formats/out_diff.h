@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "diff.h"
+#include "profile/diff.h"
 
 enum diff_format {
 	DIFF_TEXT,

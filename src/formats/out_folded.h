@@ -4,9 +4,9 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
+#include "util/strbuf.h"
 #include "sink.h"
-#include "strbuf.h"
 
 /* Writes the profile sorted by line, identical lines merged.
  * Returns 0, -ENOMEM, or -EIO when writing failed. */

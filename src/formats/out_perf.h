@@ -5,7 +5,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "sink.h"
 
 /* Returns 0, -ENOMEM, or -EIO when writing failed. */

@@ -13,9 +13,9 @@
 #include <zlib.h>
 
 #include "gen/profile.pb-c.h"
-#include "hashmap.h"
+#include "util/hashmap.h"
+#include "util/utf8.h"
 #include "out_pprof.h"
-#include "utf8.h"
 
 #define NSEC_PER_SEC  1000000000ULL
 #define MAX_VALUES    2

@@ -13,11 +13,11 @@
 #include <string.h>
 
 #include "gen/svg_js.h"
-#include "hashmap.h"
+#include "util/hashmap.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 #include "out_folded.h"
 #include "out_svg.h"
-#include "strbuf.h"
-#include "utf8.h"
 
 /* Geometry in px: flamegraph.pl's defaults, which users know. */
 #define IMG_W	    1200

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 #include "sink.h"
 
 /* Writes p as an SVG flame graph: stacks merged by frame name under their

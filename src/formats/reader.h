@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 #define READER_ERR_LEN 512
 

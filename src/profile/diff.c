@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/hashmap.h"
+#include "util/strbuf.h"
 #include "diff.h"
-#include "hashmap.h"
 #include "stats.h"
-#include "strbuf.h"
 
 enum { BASE, NEW };
 

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
-#include "hashmap.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "profile.h"
 
 struct vec {

@@ -2,7 +2,7 @@
  * The file has ~200k lines: names go to one string pool, not one allocation
  * each, and the mostly sorted array is sorted only where it is not.
  */
-#include "cursor.h"
+#include "util/cursor.h"
 #include "kallsyms.h"
 
 #include <errno.h>

@@ -5,8 +5,8 @@
 
 #include <stdbool.h>
 
+#include "util/strbuf.h"
 #include "binary_list.h"
-#include "strbuf.h"
 
 /* Appends to b, whose first entry is an executable, the libraries ld.so
  * loads for it: LD_PRELOAD, /etc/ld.so.preload, then the DT_NEEDED closure

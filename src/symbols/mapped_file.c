@@ -10,7 +10,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "hashmap.h"
+#include "util/hashmap.h"
 #include "mapped_file.h"
 #include "proc_root.h"
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cursor.h"
+#include "util/cursor.h"
 #include "perfmap.h"
 #include "proc_root.h"
 

@@ -2,7 +2,7 @@
  * layout (paths are chosen by whoever created the files), so every field is
  * checked and nothing is assumed about line lengths.
  */
-#include "cursor.h"
+#include "util/cursor.h"
 #include "proc_maps.h"
 
 #include <errno.h>

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "array.h"
-#include "hashmap.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "proc_root.h"
 #include "procs.h"
 

@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "array.h"
+#include "util/array.h"
+#include "util/hashmap.h"
 #include "demangle.h"
-#include "hashmap.h"
 #include "kallsyms.h"
 #include "symbolize.h"
 #include "symcache.h"

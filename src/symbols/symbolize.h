@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "profile/profile.h"
 #include "procs.h"
-#include "profile.h"
 #include "srcline.h"
 
 struct symbolizer;

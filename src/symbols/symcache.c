@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "hashmap.h"
+#include "util/hashmap.h"
 #include "mapped_file.h"
 #include "proc_root.h"
 #include "symcache.h"

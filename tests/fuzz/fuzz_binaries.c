@@ -7,7 +7,7 @@
  * and a path for binaries__name_rank(). */
 #include "fuzz.h"
 
-#include "binaries.h"
+#include "symbols/binaries.h"
 
 static void name_rank(const uint8_t *data, size_t size)
 {

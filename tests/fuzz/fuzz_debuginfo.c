@@ -11,7 +11,7 @@
 
 #include <sys/stat.h>
 
-#include "debuginfo.h"
+#include "symbols/debuginfo.h"
 
 #define DEBUG_SEP "\n--flamebpf-fuzz-debug-file--\n"
 

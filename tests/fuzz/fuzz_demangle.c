@@ -5,7 +5,7 @@
 
 #include <stdbool.h>
 
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

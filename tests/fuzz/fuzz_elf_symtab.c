@@ -4,7 +4,7 @@
  * image in memory, as MiniDebugInfo gives) merged into it. */
 #include "fuzz.h"
 
-#include "elf_symtab.h"
+#include "symbols/elf_symtab.h"
 
 /* Every query, on every function: nothing may read outside the table. */
 static void walk(const struct elf_symtab *t)

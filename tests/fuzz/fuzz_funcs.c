@@ -8,7 +8,7 @@
 
 #include <regex.h>
 
-#include "funcs.h"
+#include "capture/funcs.h"
 
 /* Every entry is a function of the file, its names distinct. */
 static void check(const struct funcs *list)

@@ -4,7 +4,7 @@
  * It takes a path: the input goes through a file. */
 #include "fuzz.h"
 
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

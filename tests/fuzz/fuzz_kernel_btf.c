@@ -4,7 +4,7 @@
  * image, whatever its header and type lengths claim. */
 #include "fuzz.h"
 
-#include "kernel_btf.h"
+#include "capture/kernel_btf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 
 #include <errno.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 #define MAX_ARGS 64
 

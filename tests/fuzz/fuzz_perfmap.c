@@ -4,7 +4,7 @@
  * reads it. Lookups at addresses the input suggests. */
 #include "fuzz.h"
 
-#include "perfmap.h"
+#include "symbols/perfmap.h"
 
 static void lookups(const struct perfmap *m, const uint8_t *data, size_t size)
 {

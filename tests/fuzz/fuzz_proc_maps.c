@@ -4,8 +4,8 @@
  * the paths as src/mapped_file.c cuts them. */
 #include "fuzz.h"
 
-#include "mapped_file.h"
-#include "proc_maps.h"
+#include "symbols/mapped_file.h"
+#include "symbols/proc_maps.h"
 
 static void check_entry(const struct map_entry *e)
 {

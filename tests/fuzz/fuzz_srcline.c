@@ -4,8 +4,8 @@
  * functions and at addresses the input suggests. */
 #include "fuzz.h"
 
-#include "elf_symtab.h"
-#include "srcline.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/srcline.h"
 
 static void lookup(struct srcline *s, uint64_t vaddr)
 {

@@ -7,7 +7,7 @@
 
 #include "fuzz.h"
 
-#include "reader.h"
+#include "formats/reader.h"
 
 /* Returns the profile's total weight, or UINT64_MAX when it failed. */
 static inline uint64_t reader_run_one(const char *path, const struct reader_opts *o)

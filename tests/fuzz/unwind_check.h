@@ -3,8 +3,8 @@
 #ifndef FLAMEBPF_FUZZ_UNWIND_CHECK_H
 #define FLAMEBPF_FUZZ_UNWIND_CHECK_H
 
+#include "symbols/unwind_table.h"
 #include "fuzz.h"
-#include "unwind_table.h"
 
 /* Rows sorted by pc, the last one UNWIND_NONE, each found by its own pc. */
 static inline void unwind_check(const struct unwind_table *t)

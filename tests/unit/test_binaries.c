@@ -20,7 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "binaries.h"
+#include "symbols/binaries.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
-#include "elf_symtab.h"
+#include "symbols/debuginfo.h"
+#include "symbols/elf_symtab.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

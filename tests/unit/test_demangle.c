@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "procs.h"
-#include "profile.h"
-#include "symbolize.h"
+#include "profile/profile.h"
+#include "symbols/demangle.h"
+#include "symbols/procs.h"
+#include "symbols/symbolize.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

@@ -22,12 +22,12 @@
 
 #include <json-c/json.h>
 
-#include "cmd_diff.h"
-#include "diff.h"
-#include "out_diff.h"
-#include "out_svg.h"
-#include "profile.h"
-#include "stats.h"
+#include "cli/cmd_diff.h"
+#include "formats/out_diff.h"
+#include "formats/out_svg.h"
+#include "profile/diff.h"
+#include "profile/profile.h"
+#include "profile/stats.h"
 #include "util.h"
 
 /* ---- building profiles ---- */

@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_symtab.h"
-#include "proc_maps.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/proc_maps.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "out_folded.h"
+#include "formats/out_folded.h"
 
 struct out {
 	char *buf;

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out_folded.h"
-#include "profile.h"
+#include "formats/out_folded.h"
+#include "profile/profile.h"
 
 static struct profile *new_profile(void)
 {

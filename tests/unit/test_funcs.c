@@ -20,8 +20,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "binaries.h"
-#include "funcs.h"
+#include "capture/funcs.h"
+#include "symbols/binaries.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

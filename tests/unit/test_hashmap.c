@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "hashmap.h"
+#include "util/hashmap.h"
 
 #define SENTINEL 0x5a5a5a5a5a5a5a5aULL
 

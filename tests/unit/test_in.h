@@ -21,8 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "out_folded.h"
-#include "reader.h"
+#include "formats/out_folded.h"
+#include "formats/reader.h"
 #include "util.h"
 
 struct loaded {

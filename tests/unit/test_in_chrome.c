@@ -3,7 +3,7 @@
  * weighed by self time, events kept for timelines, and JSON errors placed. */
 #include "test_in.h"
 
-#include "strbuf.h"
+#include "util/strbuf.h"
 
 static const struct reader_opts tids = { .keep_ids = true, .ids_in_root = true };
 static const struct reader_opts timeline = { .keep_ids = true, .keep_events = true };

@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
+#include "symbols/kallsyms.h"
 #include "util.h"
 
 /* Writes text to a new temporary file; the caller unlinks path. */

@@ -14,7 +14,7 @@
 
 #include <bpf/btf.h>
 
-#include "kernel_btf.h"
+#include "capture/kernel_btf.h"
 
 /* Every value of the running kernel's enum bpf_attach_type, as libbpf reads
  * it, plus names it does not have: the scanner agrees on each. */

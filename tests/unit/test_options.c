@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "cli/options.h"
 
 #define MAX_ARGS    16
 #define MAX_ARG_LEN 64

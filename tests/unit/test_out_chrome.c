@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out_chrome.h"
-#include "profile.h"
+#include "formats/out_chrome.h"
+#include "profile/profile.h"
 
 #define MS 1000000ULL /* ns */
 

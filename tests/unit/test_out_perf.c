@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "out_perf.h"
-#include "profile.h"
+#include "formats/out_perf.h"
+#include "profile/profile.h"
 
 /* "COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT: " */
 #define HEADER_RE                                                                                  \

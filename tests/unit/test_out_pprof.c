@@ -16,9 +16,9 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "formats/out_pprof.h"
 #include "gen/profile.pb-c.h"
-#include "out_pprof.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 #define APP	"/usr/bin/app"
 #define APP_BID "0123456789abcdef0123456789abcdef01234567"

@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/out_svg.h"
 #include "gen/svg_js.h"
-#include "out_svg.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "util.h"
 
 #define MAX_FRAMES 16

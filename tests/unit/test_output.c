@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output.h"
+#include "util/output.h"
 
 struct dir {
 	char path[64];

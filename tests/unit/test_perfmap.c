@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "perfmap.h"
+#include "symbols/perfmap.h"
 #include "util.h"
 
 static struct perfmap *parse(const char *text)

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "proc_maps.h"
+#include "symbols/proc_maps.h"
 
 static void parse_ok(const char *line, struct map_entry *e)
 {

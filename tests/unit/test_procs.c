@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procs.h"
+#include "symbols/procs.h"
 
 /* No process has this pid (above pid_max's limit of 4M). */
 #define GONE_PID 999999999

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "elf_symtab.h"
-#include "fragments.h"
-#include "proc_maps.h"
-#include "ret_sites.h"
-#include "stack_walkers.h"
+#include "capture/fragments.h"
+#include "capture/ret_sites.h"
+#include "capture/stack_walkers.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/proc_maps.h"
 
 #define LIB FIXTURE_DIR "/libretfix.so"
 

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf_symtab.h"
-#include "srcline.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/srcline.h"
 #include "util.h"
 
 #define FIX_PIE FIXTURE_DIR "/symfix_pie"

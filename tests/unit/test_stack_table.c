@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "stack_table.h"
+#include "capture/stack_table.h"
 
 static void test_add_find(void **state)
 {

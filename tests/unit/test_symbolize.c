@@ -27,10 +27,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "procs.h"
-#include "profile.h"
-#include "symbolize.h"
-#include "symcache.h"
+#include "profile/profile.h"
+#include "symbols/procs.h"
+#include "symbols/symbolize.h"
+#include "symbols/symcache.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

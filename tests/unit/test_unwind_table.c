@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "elf_symtab.h"
-#include "unwind_table.h"
+#include "symbols/elf_symtab.h"
+#include "symbols/unwind_table.h"
 #include "util.h"
 
 #ifndef FIXTURE_DIR

@@ -6,7 +6,7 @@
 
 #include <cmocka.h>
 
-#include "utf8.h"
+#include "util/utf8.h"
 
 static size_t len_of(const char *s)
 {
