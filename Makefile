@@ -271,7 +271,7 @@ $(BUILD)/tests/fixtures/symfix_runpath: tests/fixtures/symfix.c $(BUILD)/tests/f
 	$(Q)$(CC) -O1 -g -fPIE -pie -Wl,--build-id $< -o $@ -L$(@D) -Wl,--no-as-needed -lsymfix \
 		-Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN'
 
-# Stripped copies of symfix whose names are elsewhere (src/debuginfo.c): in a
+# Stripped copies of symfix whose names are elsewhere (src/symbols/debuginfo.c): in a
 # build-id tree under debugroot/, in a .gnu_debuglink file beside it or in
 # .debug/, in one changed since it was linked (a CRC mismatch), in MiniDebugInfo.
 $(BUILD)/tests/fixtures/symfix_buildid: $(BUILD)/tests/fixtures/symfix_pie

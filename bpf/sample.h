@@ -16,7 +16,7 @@
 /* Values in the pid filter (map pids), a mask. A child gets its parent's,
  * PID_EXEC_ONCE excepted. */
 #define PID_TRACED    1
-#define PID_PLAIN     2 /* its program was judged plain: see src/stack_walkers.h */
+#define PID_PLAIN     2 /* its program was judged plain: see src/capture/stack_walkers.h */
 #define PID_EXEC_ONCE 4 /* ... but it has yet to exec it: keep PID_PLAIN then */
 
 enum sample_counter {

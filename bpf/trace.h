@@ -33,7 +33,7 @@ enum trace_counter {
 #define TRACE_PLAIN_ONLY (1U << 31)
 #define TRACE_FUNC_MASK	 (TRACE_PLAIN_ONLY - 1)
 /* In a return site's cookie, above the function id: how it returns (enum
- * site_kind of src/ret_sites.h: 0 ret, 1 jmp, 2 + cc a jcc, 18 + reg a jmp
+ * site_kind of src/capture/ret_sites.h: 0 ret, 1 jmp, 2 + cc a jcc, 18 + reg a jmp
  * to a register) and, for the last, the function's size. */
 #define TRACE_SITE_KIND_SHIFT 32
 #define TRACE_SITE_SIZE_SHIFT 40

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* ABI of the in-kernel unwinder (bpf/unwind.bpf.h), shared with user space
- * (src/unwind_table.c builds the rows, src/unwinder.c loads them). */
+ * (src/symbols/unwind_table.c builds the rows, src/capture/unwinder.c loads them). */
 #ifndef FLAMEBPF_UNWIND_H
 #define FLAMEBPF_UNWIND_H
 

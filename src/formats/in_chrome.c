@@ -6,7 +6,7 @@
  * threads; otherData fills the profile's metadata (cmdline, event, kernel,
  * losses, frequency or freq, ncpus, duration or secs, as flamebpf writes). Other
  * phases (instant, counter, async, flow) carry no call and are counted.
- * Events are parsed one at a time (src/in_json.c); what is kept of each is
+ * Events are parsed one at a time (src/formats/in_json.c); what is kept of each is
  * a small struct until they are nested, thread by thread, at the end. */
 #include <errno.h>
 #include <math.h>

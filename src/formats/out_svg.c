@@ -2,7 +2,7 @@
 /* The SVG flame graph: the profile's stacks merged into a tree by frame name
  * (or, as a flame chart, laid out in time order), one <g> per frame that
  * carries its start and width in profile units (fg:x, fg:w) so that the
- * embedded script (src/svg/flamegraph.js) zooms and searches from the DOM
+ * embedded script (src/formats/svg/flamegraph.js) zooms and searches from the DOM
  * alone. Memory follows the tree (24 bytes a node); the output is streamed. */
 #include <errno.h>
 #include <inttypes.h>

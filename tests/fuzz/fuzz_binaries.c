@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/binaries.c and src/ldso.c: what a command will map, from the program
+/* src/symbols/binaries.c and src/symbols/ldso.c: what a command will map, from the program
  * file a user hands flamebpf: its #! line (an interpreter, "env NAME"), or
  * as an ELF file its PT_INTERP, DT_NEEDED, DT_RPATH and DT_RUNPATH (with
  * $ORIGIN and friends), each library then searched as ld.so would. The

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/debuginfo.c: the names of a stripped binary from a separate debug
+/* src/symbols/debuginfo.c: the names of a stripped binary from a separate debug
  * file, and that file for its DWARF. The input is the binary, optionally
  * followed by DEBUG_SEP and a debug file; the harness puts that file where the
  * binary's build-id says (under a debug root of its own) and beside the

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/demangle.c: C++ and Rust symbol names, which come from the symbol
+/* src/symbols/demangle.c: C++ and Rust symbol names, which come from the symbol
  * tables of binaries anyone may own, through libiberty's demangler. */
 #include "fuzz.h"
 

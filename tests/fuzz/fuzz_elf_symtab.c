@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/elf_symtab.c: the symbols, executable segments and build-id of an ELF
+/* src/symbols/elf_symtab.c: the symbols, executable segments and build-id of an ELF
  * file that anyone may own; the same bytes then also as a debug file (an
  * image in memory, as MiniDebugInfo gives) merged into it. */
 #include "fuzz.h"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/funcs.c, src/func_names.c and src/ifunc.c: -l and -f on an ELF file
+/* src/capture/funcs.c, src/capture/func_names.c and src/capture/ifunc.c: -l and -f on an ELF file
  * that anyone may own. Every function is listed and named apart, two names
  * are taken as exact names, and every IFUNC is resolved the way a file
  * flamebpf has not loaded is: by reading its resolver's code and its

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/in_chrome.c and src/in_json.c: the inputs that src/reader.c tells are
+/* src/formats/in_chrome.c and src/formats/in_json.c: the inputs that src/formats/reader.c tells are
  * chrome traces (JSON), read through the public reader API. */
 #include "reader_run.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/in_perf.c: the inputs that src/reader.c tells are
+/* src/formats/in_perf.c: the inputs that src/formats/reader.c tells are
  * `perf script` text, read through the public reader API. */
 #include "reader_run.h"
 

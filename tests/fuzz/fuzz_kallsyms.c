@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/kallsyms.c: a kallsyms file ("ADDR TYPE NAME[\t[MODULE]]"). Only the
+/* src/symbols/kallsyms.c: a kallsyms file ("ADDR TYPE NAME[\t[MODULE]]"). Only the
  * kernel writes /proc/kallsyms, but nothing in the parser may rely on it.
  * It takes a path: the input goes through a file. */
 #include "fuzz.h"

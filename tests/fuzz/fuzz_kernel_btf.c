@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/kernel_btf.c: a raw BTF image (/sys/kernel/btf/vmlinux's format).
+/* src/capture/kernel_btf.c: a raw BTF image (/sys/kernel/btf/vmlinux's format).
  * Only the kernel writes that file, but the scanner must stay inside any
  * image, whatever its header and type lengths claim. */
 #include "fuzz.h"

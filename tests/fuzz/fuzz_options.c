@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/options.c: a command line, the input cut at NUL bytes into its
+/* src/cli/options.c: a command line, the input cut at NUL bytes into its
  * arguments (argv[0] is the program's name, as the kernel gives it). */
 #include "fuzz.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/perfmap.c: a JIT's /tmp/perf-PID.map, written by the profiled user;
+/* src/symbols/perfmap.c: a JIT's /tmp/perf-PID.map, written by the profiled user;
  * parsed from memory (not NUL-terminated), then read from a file as flamebpf
  * reads it. Lookups at addresses the input suggests. */
 #include "fuzz.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/proc_maps.c: /proc/PID/maps text, whose paths whoever made the files
+/* src/symbols/proc_maps.c: /proc/PID/maps text, whose paths whoever made the files
  * chose; whole (not NUL-terminated), then line by line (NUL-terminated), and
- * the paths as src/mapped_file.c cuts them. */
+ * the paths as src/symbols/mapped_file.c cuts them. */
 #include "fuzz.h"
 
 #include "symbols/mapped_file.h"

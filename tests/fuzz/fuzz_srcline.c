@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/srcline.c: the DWARF of a binary anyone may own (its line table, its
+/* src/symbols/srcline.c: the DWARF of a binary anyone may own (its line table, its
  * inlined calls), read through libdw, at the addresses of the binary's
  * functions and at addresses the input suggests. */
 #include "fuzz.h"

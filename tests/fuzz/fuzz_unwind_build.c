@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/unwind_table.c from a file: the input as an ELF file whose .eh_frame,
+/* src/symbols/unwind_table.c from a file: the input as an ELF file whose .eh_frame,
  * .debug_frame (maybe compressed) or PT_GNU_EH_FRAME gives the table. */
 #include "fuzz.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/unwind_table.c from bytes: the input as the contents of a .eh_frame,
+/* src/symbols/unwind_table.c from bytes: the input as the contents of a .eh_frame,
  * then of a .debug_frame (their CIE ids and pointers differ). */
 #include "fuzz.h"
 

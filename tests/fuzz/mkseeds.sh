@@ -83,7 +83,7 @@ gcc "${small[@]}" -nostartfiles -Wl,--enable-new-dtags -Wl,-rpath,'$ORIGIN/../li
 # shellcheck disable=SC2016
 gcc "${small[@]}" -nostartfiles -Wl,--disable-new-dtags -Wl,-rpath,'$ORIGIN:$PLATFORM/x' \
 	"$tmp/tiny.c" -Wl,--no-as-needed -lc -o "$tmp/dyn_rpath"
-# DWARF with inlined calls (src/srcline.c): gcc's DWARF 5 and 4, clang's
+# DWARF with inlined calls (src/symbols/srcline.c): gcc's DWARF 5 and 4, clang's
 # (no .debug_aranges), compressed sections.
 build inl_dwarf5 -static -O2 -g "$tmp/inl.c"
 build inl_dwarf4 -static -O2 -gdwarf-4 "$tmp/inl.c"
@@ -108,7 +108,7 @@ struct.pack_into('<HHH', b, 0x3a, 0, 0, 0) # e_shentsize, e_shnum, e_shstrndx
 open(sys.argv[2], 'wb').write(b)
 EOF
 
-# Stripped, the names elsewhere (src/debuginfo.c): by build-id, by a
+# Stripped, the names elsewhere (src/symbols/debuginfo.c): by build-id, by a
 # debuglink (a binary without build-id, so that the link is what finds it;
 # the file is named "dbg", as the harness names it), in MiniDebugInfo (as the
 # Makefile makes it: gdb's recipe).

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The profile readers through their public API (src/reader.h), for the
+/* The profile readers through their public API (src/formats/reader.h), for the
  * harnesses of one format or of all: the input as a file, read with every
  * option off, then on. */
 #ifndef FLAMEBPF_FUZZ_READER_RUN_H

@@ -375,7 +375,7 @@ static void first_cpu(char *buf, size_t len)
  * Processes gone before their maps could be read: flamebpf at nice 19 and a
  * loop of short processes (about 3 ms each, most of it exec) at nice 0 share
  * one CPU, so the events that have a process's maps read are handled after
- * it exited. Only the mapping history (PERF_RECORD_MMAP2, src/mmap_events.c)
+ * it exited. Only the mapping history (PERF_RECORD_MMAP2, src/capture/mmap_events.c)
  * names their samples: measured 97-99.6% with the sampled function named
  * (73-77% with every user frame named: stacks unwound by frame pointers
  * before the tables were loaded stop early or go astray), and 1-22% (1-17%)

@@ -1,4 +1,4 @@
-/* Unit tests of src/binaries.c. The truth comes from outside the module: the
+/* Unit tests of src/symbols/binaries.c. The truth comes from outside the module: the
  * kernel's /proc/PID/maps of processes that really run (this one, and the
  * fixtures of tests/fixtures/ as children), and the dynamic loader's own
  * answer (`ld.so --list`) for what a command maps.

@@ -1,4 +1,4 @@
-/* Unit tests of src/debuginfo.c: stripped copies of tests/fixtures/symfix.c
+/* Unit tests of src/symbols/debuginfo.c: stripped copies of tests/fixtures/symfix.c
  * (built by the Makefile with objcopy and xz) get back every name of the
  * unstripped build, by each route, and only from a debug file that matches.
  */

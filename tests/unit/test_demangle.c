@@ -1,4 +1,4 @@
-/* Unit tests of src/demangle.c: literal C++ and Rust names, every mangled
+/* Unit tests of src/symbols/demangle.c: literal C++ and Rust names, every mangled
  * symbol of libstdc++ against binutils' `nm -C`, and the symbolizer naming a
  * frame of the C++ fixture (tests/fixtures/cxxfix.cpp) by its demangled name.
  */

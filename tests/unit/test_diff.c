@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of flamebpf diff: the statistics (src/stats.c), the
- * comparison (src/diff.c) on synthetic profiles with known changes, the
- * table writers (src/out_diff.c: JSON read back by json-c), the
- * differential flame graph (src/out_svg.c: xmllint, colours) and the exit
- * status of the subcommand (src/cmd_diff.c) on files. */
+/* Unit tests of flamebpf diff: the statistics (src/profile/stats.c), the
+ * comparison (src/profile/diff.c) on synthetic profiles with known changes, the
+ * table writers (src/formats/out_diff.c: JSON read back by json-c), the
+ * differential flame graph (src/formats/out_svg.c: xmllint, colours) and the exit
+ * status of the subcommand (src/cli/cmd_diff.c) on files. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/elf_symtab.c against tests/fixtures/symfix.c built three
+/* Unit tests of src/symbols/elf_symtab.c against tests/fixtures/symfix.c built three
  * ways. The truth comes from outside the module: run-time addresses of the
  * fixture's functions (in this process through dlopen, in a child process for
  * the executables), and binutils' readelf for sizes, counts and build-ids.

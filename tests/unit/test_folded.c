@@ -1,4 +1,4 @@
-/* Unit tests of src/out_folded.c: small profiles written to memory and
+/* Unit tests of src/formats/out_folded.c: small profiles written to memory and
  * compared with the exact expected text.
  */
 #include <stdarg.h>

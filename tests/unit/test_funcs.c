@@ -1,4 +1,4 @@
-/* Unit tests of src/funcs.c: the -f/-l argument split, and which functions a
+/* Unit tests of src/capture/funcs.c: the -f/-l argument split, and which functions a
  * regex selects, with their file offsets. The truth comes from binutils'
  * readelf (symbols, sizes, executable segments) for the fixtures of
  * tests/fixtures/ and for the libc this process runs on.

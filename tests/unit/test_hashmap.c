@@ -1,4 +1,4 @@
-/* Unit tests of src/hashmap.c: the u64 -> u64 map the profile indexes with. */
+/* Unit tests of src/util/hashmap.c: the u64 -> u64 map the profile indexes with. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>

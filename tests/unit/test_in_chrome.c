@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of src/in_chrome.c: chrome traces nested into call paths
+/* Unit tests of src/formats/in_chrome.c: chrome traces nested into call paths
  * weighed by self time, events kept for timelines, and JSON errors placed. */
 #include "test_in.h"
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of src/in_folded.c and of what src/reader.c does for every
+/* Unit tests of src/formats/in_folded.c and of what src/formats/reader.c does for every
  * reader: opening, telling the format from the content, errors with line
  * numbers, streaming large inputs. */
 #include "test_in.h"

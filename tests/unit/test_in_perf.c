@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of src/in_perf.c: `perf script` text as perf versions print it,
+/* Unit tests of src/formats/in_perf.c: `perf script` text as perf versions print it,
  * folded the way stackcollapse-perf.pl --kernel (--pid, --tid) folds it.
  * The expected files of tests/data were derived by hand from that script's
- * rules (see the comment at the top of src/in_perf.c). */
+ * rules (see the comment at the top of src/formats/in_perf.c). */
 #include "test_in.h"
 
 static const struct reader_opts pids = { .keep_ids = true, .ids_in_root = true };

@@ -1,4 +1,4 @@
-/* Unit tests of src/kallsyms.c: synthetic files with known answers, then the
+/* Unit tests of src/symbols/kallsyms.c: synthetic files with known answers, then the
  * running kernel's /proc/kallsyms when it shows addresses.
  */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* src/kernel_btf.c against libbpf's reading of the same BTF, and on small
+/* src/capture/kernel_btf.c against libbpf's reading of the same BTF, and on small
  * images built here, whole and cut short. */
 #include <stdarg.h>
 #include <stddef.h>

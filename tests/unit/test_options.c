@@ -1,4 +1,4 @@
-/* Unit tests of src/options.c: the number parsers one input at a time, then
+/* Unit tests of src/cli/options.c: the number parsers one input at a time, then
  * whole command lines through options__parse().
  */
 #include <stdarg.h>

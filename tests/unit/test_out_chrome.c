@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of src/out_chrome.c: small profiles written to memory, parsed
+/* Unit tests of src/formats/out_chrome.c: small profiles written to memory, parsed
  * back with json-c in strict mode (UTF-8 checked), and their events checked:
  * fields, exact times, nesting per thread, metadata, otherData, escaping,
  * and the merging of samples into spans.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of src/out_perf.c: small profiles written to memory and
+/* Unit tests of src/formats/out_perf.c: small profiles written to memory and
  * compared with the exact text `perf script` prints; every line is then read
  * back the way perf-script readers (stackcollapse-perf.pl) read it, with our
  * own POSIX patterns: record headers, frame lines, blank separators, and

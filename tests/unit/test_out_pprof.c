@@ -1,4 +1,4 @@
-/* Unit tests of src/out_pprof.c: small profiles written to memory, then
+/* Unit tests of src/formats/out_pprof.c: small profiles written to memory, then
  * gunzipped with zlib and decoded with the protobuf-c code generated from
  * proto/profile.proto, and checked field by field.
  */

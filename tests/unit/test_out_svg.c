@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of src/out_svg.c: small profiles drawn into memory, checked
+/* Unit tests of src/formats/out_svg.c: small profiles drawn into memory, checked
  * with xmllint (well-formed XML), node (the script parses) and by reading
  * back the frames' geometry and colours. */
 #include <stdarg.h>

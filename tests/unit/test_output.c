@@ -1,4 +1,4 @@
-/* Unit tests of src/output.c: the output file appears whole on commit, and
+/* Unit tests of src/util/output.c: the output file appears whole on commit, and
  * never partly, in a fresh temporary directory per test.
  */
 #include <stdarg.h>

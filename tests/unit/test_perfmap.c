@@ -1,4 +1,4 @@
-/* Unit tests of src/perfmap.c: the perf map parser and lookup, then reading a
+/* Unit tests of src/symbols/perfmap.c: the perf map parser and lookup, then reading a
  * map file the way flamebpf must, as root, from a file another user wrote:
  * hostile lines, overlapping regions, links, FIFOs, foreign owners and
  * files too large.

@@ -1,4 +1,4 @@
-/* Unit tests of src/proc_maps.c: line parsing, lookup edges, and reading the
+/* Unit tests of src/symbols/proc_maps.c: line parsing, lookup edges, and reading the
  * maps of live processes.
  */
 #include <stdarg.h>

@@ -1,5 +1,5 @@
-/* Unit tests of src/procs.c's mapping history: mappings recorded as they were
- * made (src/mmap_events.c), and the maps a forked child inherited, name the
+/* Unit tests of src/symbols/procs.c's mapping history: mappings recorded as they were
+ * made (src/capture/mmap_events.c), and the maps a forked child inherited, name the
  * addresses of a process that is gone.
  */
 #include <stdarg.h>

@@ -1,4 +1,4 @@
-/* Unit tests of src/profile.c: interning, frames, stack merging and the
+/* Unit tests of src/profile/profile.c: interning, frames, stack merging and the
  * totals, then enough of everything to make every index grow many times.
  */
 #include <stdarg.h>

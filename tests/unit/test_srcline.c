@@ -1,4 +1,4 @@
-/* Unit tests of src/srcline.c: the lines of a fixture's functions, and the
+/* Unit tests of src/symbols/srcline.c: the lines of a fixture's functions, and the
  * DWARF that fuzz_srcline made hostile (tests/fuzz/corpus/srcline/regress-*),
  * looked up the way the fuzzer did: no undefined behaviour, no leak.
  */

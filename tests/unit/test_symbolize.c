@@ -1,6 +1,6 @@
-/* Unit tests of the user-space symbolization chain: src/procs.c (snapshots of
- * a process's mappings), src/symcache.c (one symbol table per binary) and
- * src/symbolize.c (addresses to profile frames), against the fixture of
+/* Unit tests of the user-space symbolization chain: src/symbols/procs.c (snapshots of
+ * a process's mappings), src/symbols/symcache.c (one symbol table per binary) and
+ * src/symbols/symbolize.c (addresses to profile frames), against the fixture of
  * tests/fixtures/symfix.c run as a child process. The truth comes from
  * outside: the child prints its functions' run-time addresses
  * ("symfix_* addrs"), /proc/PID/maps gives a PIE's load address, and

@@ -1,4 +1,4 @@
-/* Unit tests of src/unwind_table.c. The truth comes from libdw: at every byte
+/* Unit tests of src/symbols/unwind_table.c. The truth comes from libdw: at every byte
  * of the fixtures' code (tests/fixtures/unwfix.c built with and without frame
  * pointers, with only .debug_frame, and unwfix_eh.cpp with C++ exception
  * tables), and at every 7th byte of libc, libstdc++, python3.11 and ls, the

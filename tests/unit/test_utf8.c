@@ -1,4 +1,4 @@
-/* Unit tests of src/utf8.c: what counts as one well-formed sequence. */
+/* Unit tests of src/util/utf8.c: what counts as one well-formed sequence. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
