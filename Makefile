@@ -131,7 +131,8 @@ WORKLOADS += $(UNWIND_DIR)/rust_panics
 endif
 GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
-WORKLOADS += $(UNWIND_DIR)/go_stacks
+# And stripped, as Debian ships Go programs: names only in Go's own table.
+WORKLOADS += $(UNWIND_DIR)/go_stacks $(UNWIND_DIR)/stripped/go_stacks
 endif
 
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -392,6 +393,11 @@ $(UNWIND_DIR)/go_stacks: tests/workloads/unwind/go_stacks.go | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)GOCACHE=$(abspath $(BUILD))/go-cache GOPATH=$(abspath $(BUILD))/go-path GOFLAGS= \
 		GO111MODULE=off GOTOOLCHAIN=local $(GO) build -o $@ $<
+
+$(UNWIND_DIR)/stripped/go_stacks: $(UNWIND_DIR)/go_stacks
+	$(call msg,STRIP,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)strip -o $@ $<
 
 TEST_BINS := $(BUILD)/flamebpf $(BUILD)/asan/flamebpf $(UNIT_BINS) $(INTEG_BINS) $(WORKLOADS) $(FIXTURES) \
 	$(FUZZ_BINS)

@@ -201,6 +201,10 @@ static long unwind_step(__u32 i, void *data)
 	if (r && (r->kind == UNWIND_CFA_RSP || r->kind == UNWIND_CFA_RBP)) {
 		if (!unwind_by_row(w, r, &ra))
 			return 1;
+	} else if (i && w->bp_known && !w->bp && unwind_mode != UNWIND_MODE_DWARF) {
+		/* a frame-pointer chain ends with 0: _start's, a goroutine's */
+		w->done = true;
+		return 1;
 	} else if (unwind_mode == UNWIND_MODE_DWARF || !unwind_by_fp(w, &ra)) {
 		return 1;
 	}

@@ -299,6 +299,17 @@ static int describe(struct run *r)
 	return err;
 }
 
+/* Whether the command was stopped with the capture: by flamebpf at its end,
+ * or by the very signal that stopped flamebpf (Ctrl-C in a terminal signals
+ * the whole group, and which of the two sees it first is a race that must
+ * not decide the status). */
+static bool command_stopped(const struct run *r)
+{
+	int st = r->cmd.status;
+
+	return r->cmd_stopped || (WIFSIGNALED(st) && WTERMSIG(st) == stop_signal);
+}
+
 /* A signal once the capture stopped abandons the outputs not yet written. */
 static int interrupted(const struct run *r, size_t i)
 {
@@ -356,7 +367,7 @@ static int write_output(struct run *r)
 static void summarize(struct run *r)
 {
 	if (r->have_cmd && r->cmd.reaped)
-		report__command_status(r->cmd.status, r->cmd_stopped);
+		report__command_status(r->cmd.status, command_stopped(r));
 	r->src.ops->summary(r->src.impl, r->p, r->secs);
 	if (verbosity)
 		p_err("stopped: %s", r->why_stopped);
@@ -383,12 +394,12 @@ static void cleanup(struct run *r)
 
 /* The exit status a shell gives for the command (128 + N when signal N
  * killed it) when it failed on its own, else -1: it exited 0, it never
- * ran, or flamebpf stopped it at the end of the capture. */
+ * ran, or it was stopped with the capture (command_stopped). */
 static int command_failure(const struct run *r)
 {
 	int st = r->cmd.status;
 
-	if (!r->cmd_ran || !r->cmd.reaped || r->cmd_stopped)
+	if (!r->cmd_ran || !r->cmd.reaped || command_stopped(r))
 		return -1;
 	if (WIFEXITED(st))
 		return WEXITSTATUS(st) ? WEXITSTATUS(st) : -1;

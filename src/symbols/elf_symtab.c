@@ -5,6 +5,7 @@
  */
 #include "elf_symtab.h"
 #include "elf_versions.h"
+#include "go_pclntab.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -298,24 +299,72 @@ static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 	return err;
 }
 
+/* A function of Go's table: sized by the table, global as Go's are. */
+static int add_go_func(void *arg, uint64_t entry, uint64_t end, const char *name, size_t len)
+{
+	struct elf_symtab *t = arg;
+	struct sym *y;
+	int err = grow_syms(t);
+
+	if (err)
+		return err;
+	y = &t->syms[t->nsyms];
+	err = pool_add_ver(t, name, len, NULL, &y->name);
+	if (err)
+		return err;
+	*y = (struct sym){ .addr = entry, .end = end - entry, .name = y->name,
+			   .bind = STB_GLOBAL, .sized = true };
+	t->nsyms++;
+	return 0;
+}
+
+/* The names of a stripped Go binary, from the table its runtime keeps. A
+ * table flamebpf cannot read leaves the file as stripped as it was. */
+static int load_go_funcs(struct elf_symtab *t, Elf_Scn *go, uint64_t text)
+{
+	Elf_Data *d = elf_getdata(go, NULL);
+	size_t n = t->nsyms, pool = t->pool_len;
+	int err;
+
+	if (!d || !d->d_buf)
+		return 0;
+	err = go_pclntab__funcs(d->d_buf, d->d_size, text, add_go_func, t);
+	if (err == -ENOEXEC) {
+		t->nsyms = n;
+		t->pool_len = pool;
+		return 0;
+	}
+	return err;
+}
+
 static int load_sections(struct elf_symtab *t, Elf *elf)
 {
-	Elf_Scn *scn = NULL;
+	Elf_Scn *scn = NULL, *go = NULL;
+	uint64_t text = 0;
+	const char *name;
+	size_t shstrndx;
 	GElf_Shdr sh;
 	int err;
 
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		shstrndx = 0;
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			return -ENOEXEC;
 		if (sh.sh_type == SHT_NOTE && !t->build_id_len)
 			scan_notes(t, elf_getdata(scn, NULL));
+		name = shstrndx ? elf_strptr(elf, shstrndx, sh.sh_name) : NULL;
+		if (name && sh.sh_type == SHT_PROGBITS && !strcmp(name, ".gopclntab"))
+			go = scn;
+		if (name && !strcmp(name, ".text"))
+			text = sh.sh_addr;
 		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
 			continue;
 		err = load_symsec(t, elf, scn, &sh);
 		if (err)
 			return err;
 	}
-	return 0;
+	return go && !t->symtab_funcs ? load_go_funcs(t, go, text) : 0;
 }
 
 static int bind_rank(unsigned char bind)

@@ -607,6 +607,93 @@ static void test_node_perf_map(void **state)
 	h_folded_free(&f);
 }
 
+/* The names `-l 'main\\.' -- PROGRAM` prints, without the path before them. */
+static char *list_main(const char *program)
+{
+	struct h_result r;
+	char *names;
+
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "-l", "main\\.", "--", program)), 0);
+	h_assert_status(&r, 0);
+	names = r.out;
+	r.out = NULL;
+	h_result_free(&r);
+	for (char *line = names, *w = names; *line; w += strlen(w)) {
+		char *colon = strchr(line, ':'), *nl = strchr(line, '\n');
+
+		if (!colon || !nl || colon > nl)
+			fail_msg("not a PATH:NAME line: %s", line);
+		memmove(w, colon + 1, nl - colon);
+		w[nl - colon] = '\0';
+		line = nl + 1;
+		if (!*line)
+			break;
+	}
+	return names;
+}
+
+static bool go_user_frame_is_hex(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, "go_stacks+0x") != NULL;
+}
+
+static bool from_goexit(const char *stack, const void *arg)
+{
+	(void)arg;
+	return !strncmp(stack, "go_stacks;runtime.goexit;", 25);
+}
+
+/* Debian strips its Go programs: their names are in Go's own table
+ * (.gopclntab), which the runtime keeps. The stripped binary lists the
+ * same main functions as the one with its symbol table, and a capture of
+ * it names its frames; a goroutine's stack walked to runtime.goexit, where
+ * its frame-pointer chain ends, counts as whole, not truncated. */
+static void test_go_stripped(void **state)
+{
+	const char *stripped = h_workload("unwind/stripped/go_stacks");
+	const char *out = h_path("go.folded");
+	unsigned long long hex, exits, tables = 0, mixed = 0;
+	char *want, *got, line[512];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	if (!h_exists(stripped)) {
+		print_message("SKIP: %s was not built (go is not installed)\n", stripped);
+		skip();
+	}
+	if (has_symtab(stripped))
+		fail_msg("%s is not stripped", stripped);
+	want = list_main(h_workload("unwind/go_stacks"));
+	got = list_main(stripped);
+	print_message("main functions: %zu with a symbol table, %zu stripped\n",
+		      h_count_lines(want), h_count_lines(got));
+	assert_true(h_count_lines(want) >= 8);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "999hz", "-o", out, "--", stripped, "1500"));
+	hex = h_sum(&f, go_user_frame_is_hex, NULL);
+	exits = h_sum(&f, from_goexit, NULL);
+	if (h_find_line(r.err, "flamebpf: user stacks: ", line, sizeof(line)))
+		sscanf(line, "flamebpf: user stacks: %llu by unwind tables, %llu", &tables, &mixed);
+	print_message("%llu samples: %llu in main.grow, %llu with a frame unnamed, %llu from "
+		      "runtime.goexit; %s\n",
+		      f.total, h_sum_frame(&f, "main.grow"), hex, exits, line);
+	if (!h_sum_frame(&f, "main.grow") || hex * 100 > f.total || !exits) {
+		h_folded_dump(&f, 20);
+		fail_msg("the stripped Go program's frames are not named from .gopclntab");
+	}
+	if (tables + mixed < exits)
+		fail_msg("%llu stacks from runtime.goexit, %llu counted whole", exits,
+			 tables + mixed);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -621,6 +708,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_mount_ns_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_inline_file_line, h_test_teardown),
 		cmocka_unit_test_teardown(test_node_perf_map, h_test_teardown),
+		cmocka_unit_test_teardown(test_go_stripped, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -57,6 +57,14 @@ function readFolded(file) {
 }
 
 // By thread: "COMM-PID/TID" roots (--tids) -> Map of the stack under it -> count.
+// A root COMM-PID/TID of --tids output; PID "?" when the input had none
+// (perf script's default fields).
+function rootIds(root) {
+	const m = /^(.*)-(\d+|\?)\/(\d+)$/.exec(root);
+	assert.ok(m, `root '${root}' is not COMM-PID/TID`);
+	return { comm: m[1], pid: m[2], tid: m[3] };
+}
+
 function byThread(folded) {
 	const t = new Map();
 	for (const [stack, n] of folded) {
@@ -261,8 +269,9 @@ async function checkPerf(browser, port, set) {
 	const title = await speedscopeByImport(page, port, file);
 	const ex = await speedscopeExport(page);
 	const want = new Map([...set.threads].map(([root, st]) => {
-		const [, comm, pid, tid] = /^(.*)-(\d+)\/(\d+)$/.exec(root);
-		return [`${comm} pid: ${pid} tid: ${tid}`, st];
+		const { comm, pid, tid } = rootIds(root);
+		/* a record without a PID: perf output prints the TID alone */
+		return [pid === "?" ? `${comm} tid: ${tid}` : `${comm} pid: ${pid} tid: ${tid}`, st];
 	}));
 	assert.ok(title.includes(`(1/${want.size})`) || want.size === 1,
 		  `toolbar '${title}': not ${want.size} threads`);
@@ -298,7 +307,8 @@ async function checkChrome(browser, port, set, exactTimes) {
 	const title = await speedscopeByURL(page, port, file);
 	const ex = await speedscopeExport(page);
 	const want = new Map([...set.threads].map(([root, st]) => {
-		const [, comm, pid, tid] = /^(.*)-(\d+)\/(\d+)$/.exec(root);
+		const { comm, pid: p, tid } = rootIds(root);
+		const pid = p === "?" ? tid : p; /* no PID: chrome output gives the TID */
 		const plain = new Map([...st].map(([s, n]) => [s.replace(/_\[k\](?=;|$)/g, ""), n]));
 		return [`${comm} (pid ${pid}), ${comm} (tid ${tid})`, plain];
 	}));
