@@ -312,8 +312,11 @@ static int add_go_func(void *arg, uint64_t entry, uint64_t end, const char *name
 	err = pool_add_ver(t, name, len, NULL, &y->name);
 	if (err)
 		return err;
-	*y = (struct sym){ .addr = entry, .end = end - entry, .name = y->name,
-			   .bind = STB_GLOBAL, .sized = true };
+	*y = (struct sym){ .addr = entry,
+			   .end = end - entry,
+			   .name = y->name,
+			   .bind = STB_GLOBAL,
+			   .sized = true };
 	t->nsyms++;
 	return 0;
 }

@@ -27,12 +27,12 @@ struct table {
 	const uint8_t *d;
 	size_t size;
 	enum go_layout layout;
-	unsigned ptr;	    /* 4 or 8 */
+	unsigned ptr; /* 4 or 8 */
 	uint64_t nfunc;
-	uint64_t text;	    /* 1.18+: the base of entry offsets */
-	uint64_t names;	    /* where names are counted from */
-	uint64_t functab;   /* the pairs */
-	uint64_t funcs;	    /* where _func offsets are counted from */
+	uint64_t text;	  /* 1.18+: the base of entry offsets */
+	uint64_t names;	  /* where names are counted from */
+	uint64_t functab; /* the pairs */
+	uint64_t funcs;	  /* where _func offsets are counted from */
 };
 
 static int read_uint(const struct table *t, uint64_t off, unsigned width, uint64_t *v)
