@@ -1,6 +1,6 @@
 // The behaviour of the SVG flame graphs flamebpf writes: hover details,
 // click to zoom, regex search with the matched share, the state kept in the
-// URL (?x=..&y=..&s=..). src/formats/out_svg.c embeds this file in a CDATA section,
+// URL (?x=..&y=..&s=..). src/out_svg.c embeds this file in a CDATA section,
 // so it must never contain the three characters that end one (the build
 // checks). Every frame is a g element with fg:x and fg:w (start and width
 // in profile units, exact at any zoom) holding a title ("NAME (VALUE, PCT)"),
