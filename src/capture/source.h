@@ -12,15 +12,15 @@
 #include "util/strbuf.h"
 #include "unwind.h"
 
-/* What the sources take from the command line, which fills it; the
- * pointers stay the caller's and must outlive the source. */
+/* What the sources take from the command line (cli/options.c fills it);
+ * the pointers stay the caller's and must outlive the source. */
 struct source_opts {
 	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
 	const char **funcs; /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */
 	double duration;  /* seconds; 0 = until signal or targets exit */
-	const pid_t *pids;
+	pid_t *pids;
 	size_t npids;
 	char **command; /* NULL-terminated argv of COMMAND, or NULL */
 	bool user_only, kernel_only;

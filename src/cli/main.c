@@ -36,7 +36,6 @@ static int verbosity;
 
 struct run {
 	const struct options *o;
-	struct source_opts so; /* what the source takes from o */
 	int argc;
 	char **argv;
 	struct output out[OPTIONS_MAX_OUTPUTS];
@@ -102,58 +101,29 @@ static int check_usage(const struct options *o)
 {
 	int max = max_sample_rate();
 
-	if (max > 0 && o->freq > (unsigned int)max) {
-		p_err("frequency %u Hz is above kernel.perf_event_max_sample_rate (%d)", o->freq,
-		      max);
+	if (max > 0 && o->capture.freq > (unsigned int)max) {
+		p_err("frequency %u Hz is above kernel.perf_event_max_sample_rate (%d)",
+		      o->capture.freq, max);
 		return -EINVAL;
 	}
-	for (size_t i = 0; i < o->npids; i++) {
-		if (kill(o->pids[i], 0) && errno == ESRCH) {
-			p_err("no such process: %d", o->pids[i]);
+	for (size_t i = 0; i < o->capture.npids; i++) {
+		if (kill(o->capture.pids[i], 0) && errno == ESRCH) {
+			p_err("no such process: %d", o->capture.pids[i]);
 			return -ESRCH;
 		}
 	}
 	return 0;
 }
 
-/* What the capture sources take from the command line. */
-static struct source_opts source_opts_of(const struct options *o)
-{
-	struct source_opts so = {
-		.freq = o->freq,
-		.funcs = o->funcs,
-		.nfuncs = o->nfuncs,
-		.list = o->list,
-		.duration = o->duration,
-		.pids = o->pids,
-		.npids = o->npids,
-		.command = o->command,
-		.user_only = o->user_only,
-		.kernel_only = o->kernel_only,
-		.timeline = o->timeline,
-		.full_stack = o->full_stack,
-		.max_calls = o->max_calls,
-		.unwind = o->unwind,
-		.no_demangle = o->no_demangle,
-		.inline_frames = o->inline_frames,
-		.file_line = o->file_line,
-	};
-
-	/* Chrome JSON shows each call's arguments */
-	for (size_t i = 0; i < o->noutputs; i++)
-		so.want_args |= o->formats[i] == FORMAT_CHROME;
-	return so;
-}
-
 static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	int err = o->freq ? source_sample__open(&r->src, &r->so, verbosity)
-			  : source_trace__open(&r->src, &r->so, r->have_cmd ? r->cmd.pid : 0,
-					       verbosity);
+	int err = o->capture.freq ? source_sample__open(&r->src, &o->capture, verbosity)
+				  : source_trace__open(&r->src, &o->capture,
+						       r->have_cmd ? r->cmd.pid : 0, verbosity);
 
-	for (size_t i = 0; i < o->npids && !err; i++)
-		err = r->src.ops->add_pid(r->src.impl, o->pids[i]);
+	for (size_t i = 0; i < o->capture.npids && !err; i++)
+		err = r->src.ops->add_pid(r->src.impl, o->capture.pids[i]);
 	if (!err && r->have_cmd)
 		err = r->src.ops->add_pid(r->src.impl, r->cmd.pid);
 	r->bad_input = err == -EINVAL;
@@ -164,10 +134,10 @@ static int start(struct run *r)
 {
 	int err;
 
-	if (r->o->command) {
-		err = command__spawn(&r->cmd, r->o->command);
+	if (r->o->capture.command) {
+		err = command__spawn(&r->cmd, r->o->capture.command);
 		if (err) {
-			p_err("cannot start '%s': %s", r->o->command[0], strerror(-err));
+			p_err("cannot start '%s': %s", r->o->capture.command[0], strerror(-err));
 			return err;
 		}
 		r->have_cmd = true;
@@ -185,7 +155,7 @@ static int start(struct run *r)
 	}
 	r->start = now();
 	if (r->have_cmd && (err = command__start(&r->cmd))) {
-		p_err("cannot run '%s': %s", r->o->command[0], strerror(-err));
+		p_err("cannot run '%s': %s", r->o->capture.command[0], strerror(-err));
 		r->exec_failed = true;
 		return err;
 	}
@@ -195,17 +165,17 @@ static int start(struct run *r)
 
 static void open_pidfds(struct run *r)
 {
-	r->pidfds = calloc(r->o->npids ? r->o->npids : 1, sizeof(int));
-	for (size_t i = 0; r->pidfds && i < r->o->npids; i++)
-		r->pidfds[i] = syscall(SYS_pidfd_open, r->o->pids[i], 0);
+	r->pidfds = calloc(r->o->capture.npids ? r->o->capture.npids : 1, sizeof(int));
+	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++)
+		r->pidfds[i] = syscall(SYS_pidfd_open, r->o->capture.pids[i], 0);
 }
 
 /* True when every -p target is gone; a pidfd polls readable on exit. */
 static bool targets_gone(struct run *r)
 {
-	if (!r->o->npids || !r->pidfds)
+	if (!r->o->capture.npids || !r->pidfds)
 		return false;
-	for (size_t i = 0; i < r->o->npids; i++) {
+	for (size_t i = 0; i < r->o->capture.npids; i++) {
 		struct pollfd pfd = { .fd = r->pidfds[i], .events = POLLIN };
 
 		if (r->pidfds[i] < 0)
@@ -220,7 +190,7 @@ static const char *stop_reason(struct run *r, double t)
 {
 	if (stop_signal)
 		return strsignal(stop_signal);
-	if (r->o->duration > 0 && t - r->start >= r->o->duration)
+	if (r->o->capture.duration > 0 && t - r->start >= r->o->capture.duration)
 		return "duration reached";
 	if (r->have_cmd && command__exited(&r->cmd))
 		return "command exited";
@@ -260,9 +230,9 @@ static int capture(struct run *r)
 
 static void explain_empty(const struct run *r)
 {
-	const char *who = r->have_cmd	? "the command"
-			  : r->o->npids ? "the target processes"
-					: "any process";
+	const char *who = r->have_cmd		? "the command"
+			  : r->o->capture.npids ? "the target processes"
+						: "any process";
 
 	if (r->src.unit == UNIT_NANOSECONDS)
 		p_err("no calls: %s never returned from a traced function during the capture (not "
@@ -271,8 +241,8 @@ static void explain_empty(const struct run *r)
 	else if (r->have_cmd)
 		p_err("no samples: the command never ran on a CPU while sampled (it was too "
 		      "short for %u Hz, or only slept)",
-		      r->o->freq);
-	else if (r->o->npids)
+		      r->o->capture.freq);
+	else if (r->o->capture.npids)
 		p_err("no samples: the target processes never ran on a CPU during the capture "
 		      "(idle, or they exited)");
 	else
@@ -282,7 +252,7 @@ static void explain_empty(const struct run *r)
 /* What the writers may tell about the capture (titles, otherData). */
 static int describe(struct run *r)
 {
-	struct profile_meta m = { .freq = r->o->freq, .secs = r->secs };
+	struct profile_meta m = { .freq = r->o->capture.freq, .secs = r->secs };
 	struct strbuf cmd = {}, losses = {};
 	struct utsname u;
 	int err;
@@ -386,7 +356,7 @@ static void cleanup(struct run *r)
 	if (r->src.ops)
 		r->src.ops->free(r->src.impl);
 	profile__free(r->p);
-	for (size_t i = 0; r->pidfds && i < r->o->npids; i++)
+	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++)
 		if (r->pidfds[i] >= 0)
 			close(r->pidfds[i]);
 	free(r->pidfds);
@@ -421,11 +391,7 @@ static int exit_status(const struct run *r, int err)
 
 static int run(const struct options *o, int argc, char **argv)
 {
-	struct run r = { .o = o,
-			 .so = source_opts_of(o),
-			 .argc = argc,
-			 .argv = argv,
-			 .cmd = { .go_fd = -1, .err_fd = -1 } };
+	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
 	int err;
 
 	/* before any file exists: a signal must not kill a run that made one */
@@ -451,8 +417,7 @@ static int run(const struct options *o, int argc, char **argv)
 
 static int list_funcs(const struct options *o)
 {
-	struct source_opts so = source_opts_of(o);
-	int err = source_trace__list(&so);
+	int err = source_trace__list(&o->capture);
 
 	if (err == -EINVAL)
 		return EXIT_USAGE;
@@ -486,7 +451,7 @@ int main(int argc, char **argv)
 	}
 	if (check_usage(&o))
 		ret = EXIT_USAGE;
-	else if (o.list)
+	else if (o.capture.list)
 		ret = list_funcs(&o);
 	else
 		ret = run(&o, argc, argv);

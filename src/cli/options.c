@@ -209,29 +209,29 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 {
 	switch (c) {
 	case 'p':
-		if (options__parse_pids(arg, &o->pids, &o->npids))
+		if (options__parse_pids(arg, &o->capture.pids, &o->capture.npids))
 			return usage_err("invalid pid list '%s'", arg);
 		return 0;
 	case 'd':
-		if (options__parse_duration(arg, &o->duration))
+		if (options__parse_duration(arg, &o->capture.duration))
 			return usage_err("invalid duration '%s' (seconds, > 0)", arg);
 		return 0;
 	case 'F':
-		if (options__parse_freq(arg, &o->freq))
+		if (options__parse_freq(arg, &o->capture.freq))
 			return usage_err(
 				"invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)", arg);
 		return 0;
 	case 'f': {
-		const char **v = realloc(o->funcs, (o->nfuncs + 1) * sizeof(*v));
+		const char **v = realloc(o->capture.funcs, (o->capture.nfuncs + 1) * sizeof(*v));
 
 		if (!v)
 			return usage_err("out of memory");
-		o->funcs = v;
-		o->funcs[o->nfuncs++] = arg;
+		o->capture.funcs = v;
+		o->capture.funcs[o->capture.nfuncs++] = arg;
 		return 0;
 	}
 	case 'l':
-		o->list = arg;
+		o->capture.list = arg;
 		return 0;
 	case 'o':
 		if (o->noutputs == OPTIONS_MAX_OUTPUTS)
@@ -251,33 +251,33 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		o->root = ROOT_TID;
 		return 0;
 	case 'U':
-		o->user_only = true;
+		o->capture.user_only = true;
 		return 0;
 	case 'K':
-		o->kernel_only = true;
+		o->capture.kernel_only = true;
 		return 0;
 	case OPT_FLAMECHART:
 		o->flamechart = true;
 		return 0;
 	case OPT_FULL_STACK:
-		o->full_stack = true;
+		o->capture.full_stack = true;
 		return 0;
 	case OPT_MAX_CALLS:
-		if (options__parse_calls(arg, &o->max_calls))
+		if (options__parse_calls(arg, &o->capture.max_calls))
 			return usage_err("invalid --max-calls '%s' (a count of calls, 1 to %d)",
 					 arg, OPTIONS_MAX_CALLS);
 		return 0;
 	case OPT_NO_DEMANGLE:
-		o->no_demangle = true;
+		o->capture.no_demangle = true;
 		return 0;
 	case OPT_INLINE:
-		o->inline_frames = true;
+		o->capture.inline_frames = true;
 		return 0;
 	case OPT_FILE_LINE:
-		o->file_line = true;
+		o->capture.file_line = true;
 		return 0;
 	case OPT_UNWIND:
-		if (parse_unwind(arg, &o->unwind))
+		if (parse_unwind(arg, &o->capture.unwind))
 			return usage_err("unknown --unwind mode '%s' (auto, dwarf, fp)", arg);
 		return 0;
 	case 'v':
@@ -307,7 +307,9 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 				 "extension gives its format");
 	for (size_t i = 0; i < o->noutputs; i++) {
 		o->formats[i] = format_set ? o->format : sink__from_path(o->outputs[i]);
-		o->timeline |= sink__needs_events(o->formats[i], &wo);
+		o->capture.timeline |= sink__needs_events(o->formats[i], &wo);
+		/* chrome JSON shows each call's arguments */
+		o->capture.want_args |= o->formats[i] == FORMAT_CHROME;
 		stdouts += !strcmp(o->outputs[i], "-");
 	}
 	if (stdouts > 1)
@@ -319,25 +321,27 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 
 static int check(struct options *o, bool format_set, char *err)
 {
+	const struct source_opts *c = &o->capture;
+
 	if (o->help || o->version)
 		return 0;
 	if (check_outputs(o, format_set, err))
 		return -EINVAL;
-	if (o->list)
-		return o->freq || o->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
-	if (!o->freq && !o->nfuncs)
+	if (c->list)
+		return c->freq || c->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
+	if (!c->freq && !c->nfuncs)
 		return usage_err("no mode given: use --sample FREQ or -f REGEX (see --help)");
-	if (o->freq && o->nfuncs)
+	if (c->freq && c->nfuncs)
 		return usage_err("--sample and -f cannot be combined yet");
-	if (o->nfuncs && (o->user_only || o->kernel_only))
+	if (c->nfuncs && (c->user_only || c->kernel_only))
 		return usage_err("-U and -K are for sampling mode");
-	if (o->user_only && o->kernel_only)
+	if (c->user_only && c->kernel_only)
 		return usage_err("-U and -K exclude each other");
-	if (o->npids && o->command)
+	if (c->npids && c->command)
 		return usage_err("-p and COMMAND exclude each other");
-	if (o->full_stack && !o->nfuncs)
+	if (c->full_stack && !c->nfuncs)
 		return usage_err("--full-stack is for uprobe mode (-f)");
-	if (o->max_calls && !o->nfuncs)
+	if (c->max_calls && !c->nfuncs)
 		return usage_err("--max-calls is for uprobe mode (-f)");
 	return 0;
 }
@@ -348,7 +352,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
-	o->unwind = UNWIND_MODE_AUTO;
+	o->capture.unwind = UNWIND_MODE_AUTO;
 	o->output = "-";
 	o->noutputs = 0;
 	optind = 0; /* glibc: 0 also resets the scan inside a clustered option */
@@ -366,15 +370,15 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 			return ret;
 	}
 	if (optind < argc)
-		o->command = &argv[optind];
+		o->capture.command = &argv[optind];
 	return check(o, format_set, err);
 }
 
 void options__free(struct options *o)
 {
-	free(o->funcs);
-	o->funcs = NULL;
-	free(o->pids);
-	o->pids = NULL;
-	o->npids = 0;
+	free(o->capture.funcs);
+	o->capture.funcs = NULL;
+	free(o->capture.pids);
+	o->capture.pids = NULL;
+	o->capture.npids = 0;
 }

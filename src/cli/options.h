@@ -7,20 +7,16 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "capture/source.h"
 #include "formats/sink.h"
-#include "unwind.h"
 
 #define OPTIONS_MAX_OUTPUTS 8
 
 struct options {
-	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
-	const char **funcs; /* -f arguments (uprobe mode) */
-	size_t nfuncs;
-	const char *list; /* -l argument */
-	double duration;  /* seconds; 0 = until signal or targets exit */
-	pid_t *pids;
-	size_t npids;
-	char **command;	    /* NULL-terminated argv after "--", or NULL */
+	/* what the capture sources take: -F, -f, -l, -d, -p, COMMAND, -U, -K,
+	 * --max-calls, --unwind, the symbolizer's switches; and what the
+	 * outputs ask of them (timeline, want_args) */
+	struct source_opts capture;
 	const char *output; /* the first -o; "-" when none */
 	enum out_format format;
 	/* every -o, with its format (several: one capture, many views) */
@@ -28,15 +24,7 @@ struct options {
 	enum out_format formats[OPTIONS_MAX_OUTPUTS];
 	size_t noutputs;
 	enum root_style root;
-	bool user_only, kernel_only;
 	bool flamechart;
-	bool timeline; /* the output needs each sample's or call's time */
-	bool full_stack;
-	size_t max_calls;	 /* --max-calls: calls kept for a timeline (0: default) */
-	bool no_demangle;	 /* C++ and Rust names left mangled */
-	enum unwind_mode unwind; /* --unwind: how user stacks are taken */
-	bool inline_frames;	 /* --inline: inlined functions as frames (DWARF) */
-	bool file_line;		 /* --file-line: FILE:LINE after names (DWARF) */
 	int verbose;
 	bool help, version;
 };
@@ -44,7 +32,7 @@ struct options {
 #define OPTIONS_ERR_LEN 256
 
 /* Parses argv. Returns 0, or -EINVAL with a one-line message in err (without
- * the "flamebpf: " prefix) for a usage error. o->pids must be freed with
+ * the "flamebpf: " prefix) for a usage error. o->capture.pids must be freed with
  * options__free(). */
 int options__parse(int argc, char **argv, struct options *o, char *err);
 

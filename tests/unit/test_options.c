@@ -267,16 +267,16 @@ static void test_parse_sample_defaults(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("--sample", "99"), &o);
-	assert_int_equal(o.freq, 99);
-	assert_true(o.duration == 0);
-	assert_null(o.pids);
-	assert_int_equal(o.npids, 0);
-	assert_null(o.command);
+	assert_int_equal(o.capture.freq, 99);
+	assert_true(o.capture.duration == 0);
+	assert_null(o.capture.pids);
+	assert_int_equal(o.capture.npids, 0);
+	assert_null(o.capture.command);
 	assert_string_equal(o.output, "-");
 	assert_int_equal(o.format, FORMAT_FOLDED);
 	assert_int_equal(o.root, ROOT_COMM);
-	assert_false(o.user_only);
-	assert_false(o.kernel_only);
+	assert_false(o.capture.user_only);
+	assert_false(o.capture.kernel_only);
 	assert_false(o.flamechart);
 	assert_int_equal(o.verbose, 0);
 	assert_false(o.help);
@@ -284,15 +284,15 @@ static void test_parse_sample_defaults(void **state)
 	options__free(&o);
 
 	parse_ok(&a, ARGS("-F", "1khz"), &o);
-	assert_int_equal(o.freq, 1000);
+	assert_int_equal(o.capture.freq, 1000);
 	options__free(&o);
 
 	parse_ok(&a, ARGS("-F49"), &o);
-	assert_int_equal(o.freq, 49);
+	assert_int_equal(o.capture.freq, 49);
 	options__free(&o);
 
 	parse_ok(&a, ARGS("--sample=4999hz"), &o);
-	assert_int_equal(o.freq, 4999);
+	assert_int_equal(o.capture.freq, 4999);
 	options__free(&o);
 }
 
@@ -314,21 +314,21 @@ static void test_parse_targets(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("-F", "99", "-p", "1,2", "-p", "3", "-d", "0.5"), &o);
-	assert_int_equal(o.npids, 3);
-	assert_int_equal(o.pids[0], 1);
-	assert_int_equal(o.pids[1], 2);
-	assert_int_equal(o.pids[2], 3);
-	assert_true(o.duration == 0.5);
-	assert_null(o.command);
+	assert_int_equal(o.capture.npids, 3);
+	assert_int_equal(o.capture.pids[0], 1);
+	assert_int_equal(o.capture.pids[1], 2);
+	assert_int_equal(o.capture.pids[2], 3);
+	assert_true(o.capture.duration == 0.5);
+	assert_null(o.capture.command);
 	options__free(&o);
-	assert_null(o.pids);
-	assert_int_equal(o.npids, 0);
+	assert_null(o.capture.pids);
+	assert_int_equal(o.capture.npids, 0);
 
 	parse_ok(&a, ARGS("--pid", "42", "--duration", "2.25", "--sample", "99"), &o);
-	assert_int_equal(o.npids, 1);
-	assert_int_equal(o.pids[0], 42);
-	assert_true(o.duration == 2.25);
-	assert_int_equal(o.freq, 99);
+	assert_int_equal(o.capture.npids, 1);
+	assert_int_equal(o.capture.pids[0], 42);
+	assert_true(o.capture.duration == 2.25);
+	assert_int_equal(o.capture.freq, 99);
 	options__free(&o);
 }
 
@@ -373,7 +373,7 @@ static void test_parse_output_formats(void **state)
 	assert_int_equal(o.formats[1], FORMAT_FOLDED);
 	assert_int_equal(o.formats[2], FORMAT_CHROME);
 	assert_string_equal(o.output, "x.svg");
-	assert_true(o.timeline);
+	assert_true(o.capture.timeline);
 	options__free(&o);
 	expect_usage_error(ARGS("-F", "99", "-o", "a", "-o", "b", "--format", "svg"), "--format",
 			   "extension");
@@ -381,16 +381,16 @@ static void test_parse_output_formats(void **state)
 
 	/* Timeline formats ask the sources for each sample's or call's time. */
 	parse_ok(&a, ARGS("-F", "99", "-o", "out.json"), &o);
-	assert_true(o.timeline);
+	assert_true(o.capture.timeline);
 	options__free(&o);
 	parse_ok(&a, ARGS("-F", "99", "--format", "perf"), &o);
-	assert_true(o.timeline);
+	assert_true(o.capture.timeline);
 	options__free(&o);
 	parse_ok(&a, ARGS("-F", "99", "-o", "out.svg"), &o);
-	assert_false(o.timeline);
+	assert_false(o.capture.timeline);
 	options__free(&o);
 	parse_ok(&a, ARGS("-F", "99", "-o", "out.svg", "--flamechart"), &o);
-	assert_true(o.timeline);
+	assert_true(o.capture.timeline);
 	options__free(&o);
 
 	/* An explicit --format wins over the extension. */
@@ -423,8 +423,8 @@ static void test_parse_root_style(void **state)
 	/* --pids is not an abbreviation of --pid. */
 	parse_ok(&a, ARGS("-F", "99", "--pids", "--pid", "7"), &o);
 	assert_int_equal(o.root, ROOT_PID);
-	assert_int_equal(o.npids, 1);
-	assert_int_equal(o.pids[0], 7);
+	assert_int_equal(o.capture.npids, 1);
+	assert_int_equal(o.capture.pids[0], 7);
 	options__free(&o);
 }
 
@@ -435,12 +435,12 @@ static void test_parse_user_kernel(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("-F", "99", "-U"), &o);
-	assert_true(o.user_only);
-	assert_false(o.kernel_only);
+	assert_true(o.capture.user_only);
+	assert_false(o.capture.kernel_only);
 	options__free(&o);
 	parse_ok(&a, ARGS("-F", "99", "-K"), &o);
-	assert_false(o.user_only);
-	assert_true(o.kernel_only);
+	assert_false(o.capture.user_only);
+	assert_true(o.capture.kernel_only);
 	options__free(&o);
 	expect_usage_error(ARGS("-F", "99", "-U", "-K"), "-U", "-K");
 	expect_usage_error(ARGS("-UK", "-F", "99"), "-U", "-K");
@@ -461,26 +461,26 @@ static void test_parse_command(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("-F", "99", "--", "ls", "-l", "--color", "/tmp"), &o);
-	assert_ptr_equal(o.command, &a.argv[4]);
-	assert_string_equal(o.command[0], "ls");
-	assert_string_equal(o.command[1], "-l");
-	assert_string_equal(o.command[2], "--color");
-	assert_string_equal(o.command[3], "/tmp");
-	assert_null(o.command[4]);
-	assert_false(o.user_only); /* "-l" belongs to the command */
+	assert_ptr_equal(o.capture.command, &a.argv[4]);
+	assert_string_equal(o.capture.command[0], "ls");
+	assert_string_equal(o.capture.command[1], "-l");
+	assert_string_equal(o.capture.command[2], "--color");
+	assert_string_equal(o.capture.command[3], "/tmp");
+	assert_null(o.capture.command[4]);
+	assert_false(o.capture.user_only); /* "-l" belongs to the command */
 	options__free(&o);
 
 	/* Options end at the first operand even without "--". */
 	parse_ok(&a, ARGS("-F", "99", "sleep", "-K"), &o);
-	assert_ptr_equal(o.command, &a.argv[3]);
-	assert_string_equal(o.command[0], "sleep");
-	assert_string_equal(o.command[1], "-K");
-	assert_null(o.command[2]);
-	assert_false(o.kernel_only);
+	assert_ptr_equal(o.capture.command, &a.argv[3]);
+	assert_string_equal(o.capture.command[0], "sleep");
+	assert_string_equal(o.capture.command[1], "-K");
+	assert_null(o.capture.command[2]);
+	assert_false(o.capture.kernel_only);
 	options__free(&o);
 
 	parse_ok(&a, ARGS("-F", "99", "--"), &o);
-	assert_null(o.command);
+	assert_null(o.capture.command);
 	options__free(&o);
 
 	expect_usage_error(ARGS("-F", "99", "-p", "1", "--", "ls"), "-p", "COMMAND");
@@ -539,20 +539,20 @@ static void test_parse_uprobe_mode(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("-f", "main", "--func", "libc:malloc", "-f", "ns::f"), &o);
-	assert_int_equal(o.nfuncs, 3);
-	assert_string_equal(o.funcs[0], "main");
-	assert_string_equal(o.funcs[1], "libc:malloc");
-	assert_string_equal(o.funcs[2], "ns::f");
-	assert_int_equal(o.freq, 0);
-	assert_null(o.list);
+	assert_int_equal(o.capture.nfuncs, 3);
+	assert_string_equal(o.capture.funcs[0], "main");
+	assert_string_equal(o.capture.funcs[1], "libc:malloc");
+	assert_string_equal(o.capture.funcs[2], "ns::f");
+	assert_int_equal(o.capture.freq, 0);
+	assert_null(o.capture.list);
 	options__free(&o);
-	assert_null(o.funcs);
+	assert_null(o.capture.funcs);
 	parse_ok(&a, ARGS("-l", "libc:^mem"), &o);
-	assert_string_equal(o.list, "libc:^mem");
-	assert_int_equal(o.nfuncs, 0);
+	assert_string_equal(o.capture.list, "libc:^mem");
+	assert_int_equal(o.capture.nfuncs, 0);
 	options__free(&o);
 	parse_ok(&a, ARGS("--list", "main", "-p", "1"), &o);
-	assert_string_equal(o.list, "main");
+	assert_string_equal(o.capture.list, "main");
 	options__free(&o);
 	expect_usage_error(ARGS("-l", "main", "-f", "x"), "-l", "no mode");
 	expect_usage_error(ARGS("-l", "main", "-F", "99"), "-l", "no mode");
@@ -561,11 +561,11 @@ static void test_parse_uprobe_mode(void **state)
 	expect_usage_error(ARGS("-f"), "'-f'", "value");
 	expect_usage_error(ARGS("-F", "99", "--full-stack"), "--full-stack", "-f");
 	parse_ok(&a, ARGS("-f", "x", "--full-stack"), &o);
-	assert_true(o.full_stack);
-	assert_int_equal(o.max_calls, 0);
+	assert_true(o.capture.full_stack);
+	assert_int_equal(o.capture.max_calls, 0);
 	options__free(&o);
 	parse_ok(&a, ARGS("-f", "x", "--max-calls", "100000000"), &o);
-	assert_int_equal(o.max_calls, 100000000);
+	assert_int_equal(o.capture.max_calls, 100000000);
 	options__free(&o);
 	expect_usage_error(ARGS("-F", "99", "--max-calls", "5"), "--max-calls", "-f");
 	expect_usage_error(ARGS("-f", "x", "--max-calls", "100000001"), "--max-calls",
@@ -592,14 +592,14 @@ static void test_parse_no_demangle(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("-F", "99"), &o);
-	assert_false(o.no_demangle);
+	assert_false(o.capture.no_demangle);
 	options__free(&o);
 	parse_ok(&a, ARGS("-F", "99", "--no-demangle"), &o);
-	assert_true(o.no_demangle);
+	assert_true(o.capture.no_demangle);
 	options__free(&o);
 	parse_ok(&a, ARGS("--no-demangle", "-f", "ns::f", "--", "prog", "--no-demangle"), &o);
-	assert_true(o.no_demangle);
-	assert_string_equal(o.command[1], "--no-demangle");
+	assert_true(o.capture.no_demangle);
+	assert_string_equal(o.capture.command[1], "--no-demangle");
 	options__free(&o);
 	expect_usage_error(ARGS("-F", "99", "--no-demangle=yes"), "no-demangle", NULL);
 }
@@ -614,14 +614,14 @@ static void test_parse_twice_reused_argv(void **state)
 
 	(void)state;
 	parse_ok(&a, ARGS("-F", "99", "-U"), &o);
-	assert_true(o.user_only);
+	assert_true(o.capture.user_only);
 	options__free(&o);
 	if (parse_raw(&a, ARGS("-F", "49", "--tids"), &o, err))
 		fail_msg("second parse: %s", err);
-	assert_int_equal(o.freq, 49);
+	assert_int_equal(o.capture.freq, 49);
 	assert_int_equal(o.root, ROOT_TID);
-	assert_false(o.user_only);
-	assert_int_equal(o.npids, 0);
+	assert_false(o.capture.user_only);
+	assert_int_equal(o.capture.npids, 0);
 	options__free(&o);
 }
 
@@ -638,9 +638,9 @@ static void test_parse_twice_after_error(void **state)
 	options__free(&o);
 	if (parse_raw(&b, ARGS("-F", "99"), &o, err))
 		fail_msg("second parse: %s", err);
-	assert_int_equal(o.freq, 99);
-	assert_false(o.user_only);
-	assert_null(o.command);
+	assert_int_equal(o.capture.freq, 99);
+	assert_false(o.capture.user_only);
+	assert_null(o.capture.command);
 	options__free(&o);
 }
 
