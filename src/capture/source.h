@@ -23,6 +23,7 @@ struct source_opts {
 	pid_t *pids;
 	size_t npids;
 	char **command; /* NULL-terminated argv of COMMAND, or NULL */
+	bool all;	/* -a: every process; a COMMAND only bounds the capture */
 	bool user_only, kernel_only;
 	bool timeline;	/* the output needs each sample's or call's time */
 	bool want_args; /* an output shows each call's arguments (chrome JSON) */

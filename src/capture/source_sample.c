@@ -120,8 +120,8 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 	struct sampler_opts so = {
 		.freq = o->freq,
 		.duration = o->duration,
-		.filter_pids = o->npids || o->command,
-		.follow_children = o->command != NULL,
+		.filter_pids = !o->all && (o->npids || o->command),
+		.follow_children = !o->all && o->command,
 		.user = !o->kernel_only,
 		.kernel = !o->user_only,
 		.timeline = o->timeline,

@@ -230,7 +230,8 @@ static int capture(struct run *r)
 
 static void explain_empty(const struct run *r)
 {
-	const char *who = r->have_cmd		? "the command"
+	const char *who = r->o->capture.all	? "any process"
+			  : r->have_cmd		? "the command"
 			  : r->o->capture.npids ? "the target processes"
 						: "any process";
 
@@ -238,7 +239,7 @@ static void explain_empty(const struct run *r)
 		p_err("no calls: %s never returned from a traced function during the capture (not "
 		      "called, or still running: try a longer capture)",
 		      who);
-	else if (r->have_cmd)
+	else if (r->have_cmd && !r->o->capture.all)
 		p_err("no samples: the command never ran on a CPU while sampled (it was too "
 		      "short for %u Hz, or only slept)",
 		      r->o->capture.freq);

@@ -27,6 +27,7 @@ enum {
 
 static const struct option long_opts[] = {
 	{ "pid", required_argument, NULL, 'p' },
+	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "sample", required_argument, NULL, 'F' },
 	{ "func", required_argument, NULL, 'f' },
@@ -65,6 +66,8 @@ void options__usage(FILE *f)
 	      "  -p, --pid PID[,PID...]   only these processes (all their threads)\n"
 	      "  -- COMMAND [ARG...]      run COMMAND with sampling on (its children too);\n"
 	      "                           stop when it exits\n"
+	      "  -a, --all-cpus           every process, as perf's -a; with a COMMAND\n"
+	      "                           (-a -- sleep 10), every process while it runs\n"
 	      "  -d, --duration SECONDS   stop after this long (fractions allowed); otherwise\n"
 	      "                           at Ctrl-C, SIGTERM, SIGHUP or when the targets exit\n"
 	      "\n"
@@ -88,6 +91,7 @@ void options__usage(FILE *f)
 	      "                           .svg .pb.gz .pprof (folded when none of these)\n"
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
+	      "  -g                       (accepted for perf's sake: stacks are always taken)\n"
 	      "      --full-stack         (-f) each traced call under its real user call stack\n"
 	      "      --max-calls N        (-f) timeline outputs keep the first N calls\n"
 	      "                           (default 1000000; 40 bytes each, 72 for chrome);\n"
@@ -250,6 +254,11 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_TIDS:
 		o->root = ROOT_TID;
 		return 0;
+	case 'a':
+		o->capture.all = true;
+		return 0;
+	case 'g':
+		return 0;
 	case 'U':
 		o->capture.user_only = true;
 		return 0;
@@ -329,6 +338,10 @@ static int check(struct options *o, bool format_set, char *err)
 		return -EINVAL;
 	if (c->list)
 		return c->freq || c->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
+	if (!c->freq && !c->nfuncs && c->command)
+		return usage_err("no mode given: use --sample FREQ or -f REGEX before the COMMAND "
+				 "'%s' (see --help)",
+				 c->command[0]);
 	if (!c->freq && !c->nfuncs)
 		return usage_err("no mode given: use --sample FREQ or -f REGEX (see --help)");
 	if (c->freq && c->nfuncs)
@@ -339,6 +352,11 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("-U and -K exclude each other");
 	if (c->npids && c->command)
 		return usage_err("-p and COMMAND exclude each other");
+	if (c->all && c->npids)
+		return usage_err("-a (every process) and -p exclude each other");
+	if (c->all && c->command && c->nfuncs)
+		return usage_err("-a with a COMMAND is for sampling mode: -f traces every process "
+				 "that runs BINARY when given neither -p nor a COMMAND");
 	if (c->full_stack && !c->nfuncs)
 		return usage_err("--full-stack is for uprobe mode (-f)");
 	if (c->max_calls && !c->nfuncs)
@@ -357,7 +375,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 	o->noutputs = 0;
 	optind = 0; /* glibc: 0 also resets the scan inside a clustered option */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:UKvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:agUKvhV", long_opts, NULL)) != -1) {
 		if (c == ':')
 			return usage_err("option '%s' needs a value (see --help)",
 					 argv[optind - 1]);

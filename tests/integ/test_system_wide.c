@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * System-wide sampling (no -p, no COMMAND): a program running beside it
- * shows up with its frames; output to a file and to standard output.
+ * shows up with its frames; output to a file and to standard output; and
+ * perf's `-a -g -- sleep N`: every process while the command runs.
  */
 #include "harness.h"
 
@@ -103,11 +104,36 @@ static void test_to_stdout(void **state)
 	h_result_free(&r);
 }
 
+/* The COMMAND only bounds the capture: cpu_tree beside it is sampled too,
+ * and flamebpf stops when sleep exits. */
+static void test_all_while_command(void **state)
+{
+	const char *out = h_path("all.folded");
+	struct h_folded f;
+	struct h_result r;
+	double cpu;
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	cpu = run_beside_cpu_tree(&r,
+				  H_ARGV(h_flamebpf(), "-F", "99", "-a", "-g", "--pids", "-o", out,
+					 "--", "sleep", "1.5"),
+				  &pid);
+	print_message("flamebpf took %.2f s with sleep 1.5\n", r.elapsed);
+	assert_true(r.elapsed >= 1.4 && r.elapsed < 10);
+	h_result_free(&r);
+	h_folded_must_load(out, &f);
+	check_profile(&f, pid, cpu, 99);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_to_file, h_test_teardown),
 		cmocka_unit_test_teardown(test_to_stdout, h_test_teardown),
+		cmocka_unit_test_teardown(test_all_while_command, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -329,7 +329,21 @@ static void test_parse_targets(void **state)
 	assert_int_equal(o.capture.pids[0], 42);
 	assert_true(o.capture.duration == 2.25);
 	assert_int_equal(o.capture.freq, 99);
+	assert_false(o.capture.all);
 	options__free(&o);
+
+	/* perf's habits: -a -g -- sleep N samples every process while it runs */
+	parse_ok(&a, ARGS("-F", "99", "-a", "-g", "--", "sleep", "1"), &o);
+	assert_true(o.capture.all);
+	assert_string_equal(o.capture.command[0], "sleep");
+	options__free(&o);
+	parse_ok(&a, ARGS("-f", "libc:^malloc$", "--all-cpus"), &o);
+	assert_true(o.capture.all);
+	options__free(&o);
+	expect_usage_error(ARGS("-F", "99", "-a", "-p", "1"), "-a", "-p");
+	expect_usage_error(ARGS("-a", "-f", "main", "--", "true"), "-a with a COMMAND", "sampling");
+	/* a word before the mode is the COMMAND: say so (perf record ...) */
+	expect_usage_error(ARGS("record", "-F", "99"), "no mode", "COMMAND 'record'");
 }
 
 static void expect_output_format(const char *path, enum out_format want)
