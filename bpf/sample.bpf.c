@@ -16,6 +16,7 @@ const volatile bool filter_pids = false;
 const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 const volatile bool timeline = false;
+const volatile bool offcpu = false;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -88,6 +89,107 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			return spill_sample(&key);
 	}
 	count(CNT_SAMPLES);
+	return 0;
+}
+
+/* The kernel stack at the switch starts with this program and the
+ * tracepoint's caller (bpf_trace_run4): the thread's own starts at
+ * __schedule. */
+#define OFFCPU_SKIP_FRAMES 2
+
+/* --off-cpu: where and how each thread left the CPU, until it is back. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32); /* tid */
+	__type(value, struct offcpu_start);
+	__uint(max_entries, 1);
+} offcpu_starts SEC(".maps");
+
+/* Adds ns to the key's blocked time; a full map loses it, counted. */
+static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
+{
+	__u64 *val = bpf_map_lookup_elem(&counts, key);
+	long err;
+
+	if (val) {
+		__sync_fetch_and_add(val, ns);
+	} else {
+		err = bpf_map_update_elem(&counts, key, &ns, BPF_NOEXIST);
+		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, key)))
+			__sync_fetch_and_add(val, ns);
+		else if (err) {
+			count(CNT_SAMPLES_DROPPED);
+			return;
+		}
+	}
+	count(CNT_SAMPLES);
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	__u32 tid = next->pid;
+	struct offcpu_start *s = bpf_map_lookup_elem(&offcpu_starts, &tid);
+	struct sample_key key;
+	__u64 ts;
+
+	if (!s)
+		return;
+	key = s->key;
+	ts = s->ts;
+	bpf_map_delete_elem(&offcpu_starts, &tid);
+	if (now > ts)
+		add_blocked(&key, now - ts);
+}
+
+/* The state the thread left in: preempted, or why it stopped running. */
+static __always_inline __u32 offcpu_state(bool preempt, unsigned int prev_state)
+{
+	if (preempt || !(prev_state & 0xff))
+		return OFFCPU_PREEMPTED;
+	if (prev_state & 1) /* TASK_INTERRUPTIBLE */
+		return OFFCPU_SLEEPING;
+	if (prev_state & 2) /* TASK_UNINTERRUPTIBLE */
+		return OFFCPU_DISK;
+	return OFFCPU_OTHER;
+}
+
+/* The stacks are taken here, where the thread leaving is still current. */
+static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
+				       unsigned int prev_state, __u64 now)
+{
+	struct offcpu_start s = { .ts = now };
+	__u32 tid = prev->pid;
+
+	s.key.pid = prev->tgid;
+	s.key.tid = tid;
+	if (!s.key.pid || (prev_state & 0x80))
+		return; /* the idle task, or a thread's last switch (TASK_DEAD) */
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &s.key.pid)) {
+		count(CNT_FILTERED);
+		return;
+	}
+	s.key.state = offcpu_state(preempt, prev_state);
+	if (want_user)
+		s.key.ustack = user_stack(ctx, s.key.pid, prev, EV_STACK, CNT_USTACK,
+					  CNT_USTACK_ERR, CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+	if (want_kernel)
+		s.key.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
+					  CNT_STACKS_DROPPED);
+	BPF_CORE_READ_STR_INTO(&s.key.comm, prev, group_leader, comm);
+	bpf_probe_read_kernel_str(&s.key.tcomm, sizeof(s.key.tcomm), prev->comm);
+	note_process(s.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
+	if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
+		count(CNT_SAMPLES_DROPPED);
+}
+
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	switch_in(next, now);
+	switch_out(ctx, preempt, prev, prev_state, now);
 	return 0;
 }
 

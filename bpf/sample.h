@@ -42,6 +42,25 @@ struct sample_key {
 	__u64 kstack;
 	char comm[SAMPLE_COMM_LEN];  /* the process (thread-group leader) name */
 	char tcomm[SAMPLE_COMM_LEN]; /* the thread name */
+	__u32 state;		     /* --off-cpu: enum offcpu_state; else 0 */
+	__u32 pad;
+};
+
+/* --off-cpu: why a thread was off the CPU, from how it left it. */
+enum offcpu_state {
+	OFFCPU_NONE,	  /* on-CPU samples */
+	OFFCPU_SLEEPING,  /* interruptible: futex, poll, nanosleep, sockets */
+	OFFCPU_DISK,	  /* uninterruptible: I/O, mostly */
+	OFFCPU_PREEMPTED, /* still runnable: waiting in the run queue */
+	OFFCPU_OTHER,	  /* stopped, traced, ... */
+	OFFCPU_NR,
+};
+
+/* --off-cpu: a thread off the CPU since ts (CLOCK_MONOTONIC ns), left as
+ * key says; by tid until it is back. */
+struct offcpu_start {
+	__u64 ts;
+	struct sample_key key;
 };
 
 /* Ring buffer records; each starts with its type. */

@@ -30,6 +30,8 @@ struct sampler {
 	int *perf_fds;
 	struct bpf_link **links; /* per CPU */
 	struct bpf_link *fork_link, *exec_link, *exit_link;
+	struct bpf_link *switch_link; /* --off-cpu */
+	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	unsigned int nattached;
 	const char *event;
 	struct ring_buffer *rb;
@@ -67,7 +69,11 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 		o->timeline ? bpf_maps__clamp((double)o->freq * ncpus * 256, 1 << 20, 32 << 20)
 			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
+	/* off the CPU: a key per (thread, stacks, state); a start per thread */
+	if (o->offcpu)
+		expect = 65536 * 8;
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
+	bpf_map__set_max_entries(skel->maps.offcpu_starts, o->offcpu ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
@@ -85,7 +91,10 @@ static int load(struct sampler *s)
 	skel->rodata->want_kernel = s->opts.kernel;
 	skel->rodata->timeline = s->opts.timeline;
 	skel->rodata->unwind_mode = s->opts.user ? s->opts.unwind : UNWIND_MODE_FP;
+	skel->rodata->offcpu = s->opts.offcpu;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
+	bpf_program__set_autoload(skel->progs.on_sample, !s->opts.offcpu);
+	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
 	if (err) {
@@ -153,7 +162,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		return -ENOMEM;
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->event = "cpu-clock";
+	s->event = o->offcpu ? "sched_switch" : "cpu-clock";
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
@@ -261,6 +270,13 @@ int sampler__start(struct sampler *s)
 	if (s->opts.user &&
 	    mmap_events__open(&s->mmaps, s->procs, s->opts.filter_pids ? traced : NULL, s))
 		s->mmaps = NULL;
+	if (s->opts.offcpu) {
+		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
+		if (!s->switch_link)
+			return -errno;
+		s->nattached = libbpf_num_possible_cpus();
+		return 0;
+	}
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		err = attach_cpu(s, cpu);
 		if (err == -ENODEV) /* offline */
@@ -351,6 +367,12 @@ uint64_t sampler__samples(struct sampler *s)
 
 void sampler__stop(struct sampler *s)
 {
+	struct timespec now;
+
+	bpf_link__destroy(s->switch_link);
+	s->switch_link = NULL;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	s->stop_ns = (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		bpf_link__destroy(s->links[cpu]);
 		s->links[cpu] = NULL;
@@ -407,6 +429,19 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	return err < 0 ? err : 0;
 }
 
+/* The leaf frame of time off the CPU: why the thread was off it. */
+static const char *offcpu_state_name(__u32 state)
+{
+	static const char *const names[OFFCPU_NR] = {
+		[OFFCPU_SLEEPING] = "[sleeping]",
+		[OFFCPU_DISK] = "[disk]",
+		[OFFCPU_PREEMPTED] = "[preempted]",
+		[OFFCPU_OTHER] = "[stopped]",
+	};
+
+	return state < OFFCPU_NR && names[state] ? names[state] : "[off-cpu]";
+}
+
 static uint64_t key_hash(const struct sample_key *k)
 {
 	return hash_bytes(k, sizeof(*k), 0);
@@ -423,6 +458,8 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	err = push_stack(c, key.ustack, key.pid, FRAME_USER);
 	if (!err)
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL);
+	if (!err && key.state)
+		err = push_frame(c, offcpu_state_name(key.state), FRAME_USER);
 	if (!err)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count);
 	if (!err && c->s->opts.timeline)
@@ -466,6 +503,26 @@ static int read_counts(struct collect_ctx *c)
 	return 0;
 }
 
+/* Threads still off the CPU at the stop: their time up to it, as the
+ * capture saw it. */
+static int read_still_off(struct collect_ctx *c)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.offcpu_starts), err;
+	__u32 tid, next, *prev = NULL;
+	struct offcpu_start st;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		tid = next;
+		prev = &tid;
+		if (bpf_map_lookup_elem(fd, &tid, &st) || st.ts >= c->s->stop_ns)
+			continue;
+		err = add_sample(c, &st.key, c->s->stop_ns - st.ts);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int sampler__collect(struct sampler *s, struct profile *p)
 {
 	struct collect_ctx *c = calloc(1, sizeof(*c));
@@ -477,6 +534,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	c->p = p;
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	err = c->sym ? read_counts(c) : -ENOMEM;
+	if (!err && s->opts.offcpu)
+		err = read_still_off(c);
 	for (size_t i = 0; i < s->nspilled && !err; i++)
 		err = add_sample(c, &s->spilled[i], 1);
 	for (size_t i = 0; i < s->nticks && !err; i++)

@@ -22,6 +22,7 @@ struct sampler_opts {
 	bool follow_children;
 	bool user, kernel;
 	bool timeline; /* keep each sample's time and CPU (profile events) */
+	bool offcpu;   /* time off the CPU (ns, by stack and state), not samples */
 	enum unwind_mode unwind;
 	bool verbose;
 };

@@ -16,6 +16,7 @@
  * the pointers stay the caller's and must outlive the source. */
 struct source_opts {
 	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
+	bool offcpu;	    /* --off-cpu: time off the CPU instead of samples */
 	const char **funcs; /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */

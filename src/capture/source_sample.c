@@ -78,7 +78,10 @@ static void summary(void *impl, const struct profile *p, double secs)
 	struct sampler_stats st;
 
 	sampler__stats(ss->s, &st);
-	summary__sample(p, &st, secs, ss->o->freq, ss->verbosity > 0);
+	if (ss->o->offcpu)
+		summary__offcpu(p, &st, secs, ss->verbosity > 0);
+	else
+		summary__sample(p, &st, secs, ss->o->freq, ss->verbosity > 0);
 }
 
 static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
@@ -115,6 +118,20 @@ static const struct source_ops sample_ops = {
 	.free = source_free,
 };
 
+/* --off-cpu: the same sampler, counting blocks of time off the CPU. */
+static const struct source_ops offcpu_ops = {
+	.what = "blocks",
+	.add_pid = add_pid,
+	.start = start,
+	.poll = poll_events,
+	.progress = progress,
+	.stop = stop,
+	.collect = collect,
+	.summary = summary,
+	.describe = describe,
+	.free = source_free,
+};
+
 int source_sample__open(struct source *src, const struct source_opts *o, int verbosity)
 {
 	struct sampler_opts so = {
@@ -125,6 +142,7 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.user = !o->kernel_only,
 		.kernel = !o->user_only,
 		.timeline = o->timeline,
+		.offcpu = o->offcpu,
 		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));
@@ -148,6 +166,7 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		free(ss);
 		return err;
 	}
-	*src = (struct source){ &sample_ops, ss, UNIT_SAMPLES };
+	*src = o->offcpu ? (struct source){ &offcpu_ops, ss, UNIT_NANOSECONDS }
+			 : (struct source){ &sample_ops, ss, UNIT_SAMPLES };
 	return 0;
 }

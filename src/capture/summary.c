@@ -118,6 +118,17 @@ static void report_trace_losses(const struct tracer_stats *st)
 	strbuf__free(&b);
 }
 
+void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
+		     bool verbose)
+{
+	p_err("%.3f s off the CPU in %" PRIu64 " blocks, %zu processes, %zu stacks in %.2f s "
+	      "(sched_switch on %u CPUs)",
+	      profile__total_weight(p) / 1e9, st->counter[CNT_SAMPLES], profile__nr_processes(p),
+	      profile__nr_stacks(p), secs, st->ncpus);
+	report_losses(st);
+	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
+}
+
 static void report_left_out(const struct trace_attach_stats *at)
 {
 	struct strbuf b = {};

@@ -16,6 +16,11 @@
 void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose);
 
+/* The same for --off-cpu: the time off the CPU (the profile's weight, ns),
+ * in how many blocks. */
+void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
+		     bool verbose);
+
 /* What a capture lost, in words ("" for nothing), appended to b. */
 void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b);
 void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b);

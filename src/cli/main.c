@@ -118,9 +118,10 @@ static int check_usage(const struct options *o)
 static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	int err = o->capture.freq ? source_sample__open(&r->src, &o->capture, verbosity)
-				  : source_trace__open(&r->src, &o->capture,
-						       r->have_cmd ? r->cmd.pid : 0, verbosity);
+	int err = o->capture.freq || o->capture.offcpu
+			  ? source_sample__open(&r->src, &o->capture, verbosity)
+			  : source_trace__open(&r->src, &o->capture, r->have_cmd ? r->cmd.pid : 0,
+					       verbosity);
 
 	for (size_t i = 0; i < o->capture.npids && !err; i++)
 		err = r->src.ops->add_pid(r->src.impl, o->capture.pids[i]);
@@ -235,7 +236,10 @@ static void explain_empty(const struct run *r)
 			  : r->o->capture.npids ? "the target processes"
 						: "any process";
 
-	if (r->src.unit == UNIT_NANOSECONDS)
+	if (r->o->capture.offcpu)
+		p_err("no time off the CPU: %s never blocked and ran again during the capture",
+		      who);
+	else if (r->src.unit == UNIT_NANOSECONDS)
 		p_err("no calls: %s never returned from a traced function during the capture (not "
 		      "called, or still running: try a longer capture)",
 		      who);

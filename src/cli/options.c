@@ -23,6 +23,7 @@ enum {
 	OPT_INLINE,
 	OPT_FILE_LINE,
 	OPT_MAX_CALLS,
+	OPT_OFF_CPU,
 };
 
 static const struct option long_opts[] = {
@@ -31,6 +32,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "sample", required_argument, NULL, 'F' },
 	{ "func", required_argument, NULL, 'f' },
+	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -80,6 +82,9 @@ void options__usage(FILE *f)
 	      "                           and libraries, or in BINARY (a path, or a library\n"
 	      "                           name: libc, libc.so.6); repeatable. Folded counts\n"
 	      "                           are self wall time in ns. System-wide needs BINARY\n"
+	      "      --off-cpu            time threads spent off the CPU (ns), by the stack\n"
+	      "                           where they blocked; the leaf says why: [sleeping],\n"
+	      "                           [disk], [preempted] or [stopped]\n"
 	      "  -l, --list [BINARY:]REGEX\n"
 	      "                           print the functions -f would trace and exit\n"
 	      "\n"
@@ -257,6 +262,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case 'a':
 		o->capture.all = true;
 		return 0;
+	case OPT_OFF_CPU:
+		o->capture.offcpu = true;
+		return 0;
 	case 'g':
 		return 0;
 	case 'U':
@@ -337,15 +345,21 @@ static int check(struct options *o, bool format_set, char *err)
 	if (check_outputs(o, format_set, err))
 		return -EINVAL;
 	if (c->list)
-		return c->freq || c->nfuncs ? usage_err("-l lists functions: it takes no mode") : 0;
-	if (!c->freq && !c->nfuncs && c->command)
-		return usage_err("no mode given: use --sample FREQ or -f REGEX before the COMMAND "
-				 "'%s' (see --help)",
+		return c->freq || c->nfuncs || c->offcpu
+			       ? usage_err("-l lists functions: it takes no mode")
+			       : 0;
+	if (!c->freq && !c->nfuncs && !c->offcpu && c->command)
+		return usage_err("no mode given: use --sample FREQ, --off-cpu or -f REGEX before "
+				 "the COMMAND '%s' (see --help)",
 				 c->command[0]);
-	if (!c->freq && !c->nfuncs)
-		return usage_err("no mode given: use --sample FREQ or -f REGEX (see --help)");
-	if (c->freq && c->nfuncs)
-		return usage_err("--sample and -f cannot be combined yet");
+	if (!c->freq && !c->nfuncs && !c->offcpu)
+		return usage_err("no mode given: use --sample FREQ, --off-cpu or -f REGEX (see "
+				 "--help)");
+	if (!!c->freq + !!c->nfuncs + c->offcpu > 1)
+		return usage_err("--sample, --off-cpu and -f cannot be combined yet");
+	if (c->offcpu && c->timeline)
+		return usage_err("--off-cpu writes no timeline yet (chrome, perf, --flamechart): "
+				 "use folded, svg or pprof");
 	if (c->nfuncs && (c->user_only || c->kernel_only))
 		return usage_err("-U and -K are for sampling mode");
 	if (c->user_only && c->kernel_only)

@@ -722,6 +722,14 @@ static void put_frames(const struct svg_draw *d)
 }
 
 /* The title asked for, or "Flame Graph: cpu-clock samples" and the like. */
+/* What the widths measure, for titles: nanoseconds are the wall time of
+ * traced calls, or time off the CPU (--off-cpu, by sched_switch). */
+static const char *ns_what(const struct profile *p)
+{
+	return strcmp(profile__meta(p)->event, "sched_switch") ? "wall time of traced calls"
+							       : "time off the CPU";
+}
+
 static int make_title(const struct profile *p, const struct write_opts *o, struct strbuf *b)
 {
 	const struct profile_meta *m = profile__meta(p);
@@ -731,7 +739,7 @@ static int make_title(const struct profile *p, const struct write_opts *o, struc
 	if (strbuf__addf(b, "%s", o->flamechart ? "Flame Chart" : "Flame Graph"))
 		return -ENOMEM;
 	if (profile__unit(p) == UNIT_NANOSECONDS)
-		return strbuf__addf(b, ": wall time of traced calls");
+		return strbuf__addf(b, ": %s", ns_what(p));
 	return strbuf__addf(b, ": %s samples", m->event[0] ? m->event : "CPU");
 }
 
@@ -1000,9 +1008,7 @@ static int make_diff_titles(const struct profile *p, const struct write_opts *o,
 		err = strbuf__addf(title, "%s", o->title);
 	else
 		err = strbuf__addf(title, "Differential Flame Graph: %s",
-				   profile__unit(p) == UNIT_NANOSECONDS
-					   ? "wall time of traced calls"
-					   : "samples");
+				   profile__unit(p) == UNIT_NANOSECONDS ? ns_what(p) : "samples");
 	if (!err)
 		err = strbuf__addf(sub,
 				   "the new profile; red: a larger share than in the base, "

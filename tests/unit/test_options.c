@@ -342,6 +342,13 @@ static void test_parse_targets(void **state)
 	options__free(&o);
 	expect_usage_error(ARGS("-F", "99", "-a", "-p", "1"), "-a", "-p");
 	expect_usage_error(ARGS("-a", "-f", "main", "--", "true"), "-a with a COMMAND", "sampling");
+	/* --off-cpu is a mode of its own, with no timeline yet */
+	parse_ok(&a, ARGS("--off-cpu", "-p", "1", "-o", "x.svg"), &o);
+	assert_true(o.capture.offcpu);
+	options__free(&o);
+	expect_usage_error(ARGS("--off-cpu", "-F", "99"), "--off-cpu", "combined");
+	expect_usage_error(ARGS("--off-cpu", "-f", "main"), "--off-cpu", "combined");
+	expect_usage_error(ARGS("--off-cpu", "-o", "x.json"), "--off-cpu", "timeline");
 	/* a word before the mode is the COMMAND: say so (perf record ...) */
 	expect_usage_error(ARGS("record", "-F", "99"), "no mode", "COMMAND 'record'");
 }

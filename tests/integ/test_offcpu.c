@@ -1,0 +1,103 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --off-cpu: the time threads spent off the CPU, by the stack where they
+ * blocked and why. The offcpu workload waits in three known ways and
+ * measures each wait itself; a thread still blocked when the capture stops
+ * counts up to the stop.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static bool under(const char *stack, const void *arg)
+{
+	return h_has_frame(stack, arg);
+}
+
+struct in_state {
+	const char *frame, *state;
+};
+
+/* Under frame, with state as the leaf. */
+static bool under_in_state(const char *stack, const void *arg)
+{
+	const struct in_state *w = arg;
+	const char *leaf = strrchr(stack, ';');
+
+	return h_has_frame(stack, w->frame) && leaf && !strcmp(leaf + 1, w->state);
+}
+
+/* wait_a sleeps, wait_b reads a pipe, wait_c waits for a mutex: each one's
+ * time off the CPU is the wall time it measured (within 10%), asleep. */
+static void test_waits(void **state)
+{
+	static const char *const waits[] = { "wait_a", "wait_b", "wait_c" };
+	const char *out = h_path("off.folded");
+	long long took[3];
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("offcpu"),
+			    "10"));
+	if (sscanf(r.out, "wait_a %lld wait_b %lld wait_c %lld", &took[0], &took[1], &took[2]) !=
+	    3)
+		fail_msg("offcpu printed no times: %s", r.out);
+	for (int i = 0; i < 3; i++) {
+		struct in_state asleep = { waits[i], "[sleeping]" };
+		unsigned long long off = h_sum(&f, under, waits[i]);
+		unsigned long long slept = h_sum(&f, under_in_state, &asleep);
+
+		print_message("%s: %.1f ms off the CPU (%.1f ms asleep), %.1f ms measured\n",
+			      waits[i], off / 1e6, slept / 1e6, took[i] / 1e6);
+		if (off < took[i] * 0.9 || off > took[i] * 1.1 || slept < off * 0.9) {
+			h_folded_dump(&f, 30);
+			fail_msg("%s: %.1f ms off the CPU (%.1f asleep), measured %.1f ms",
+				 waits[i], off / 1e6, slept / 1e6, took[i] / 1e6);
+		}
+	}
+	/* compute spins: off the CPU only when preempted */
+	assert_true(h_sum(&f, under, "compute") < 100 * 1000000ULL);
+	assert_non_null(strstr(r.err, "s off the CPU in "));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* sleep blocks for 5 s; the capture stops after 1 s: its time up to the
+ * stop counts, in clock_nanosleep, asleep. */
+static void test_blocked_at_stop(void **state)
+{
+	const char *out = h_path("stop.folded");
+	struct in_state asleep = { "do_nanosleep_[k]", "[sleeping]" };
+	unsigned long long slept;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-d", "1", "-o", out, "--", "sleep", "5"));
+	slept = h_sum(&f, under_in_state, &asleep);
+	print_message("sleep: %.3f s asleep in a 1 s capture; %.2f s in all\n", slept / 1e9,
+		      f.total / 1e9);
+	if (slept < 800 * 1000000ULL || f.total > 1100 * 1000000ULL) {
+		h_folded_dump(&f, 20);
+		fail_msg("%.3f s asleep of a 1 s capture", slept / 1e9);
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_waits, h_test_teardown),
+		cmocka_unit_test_teardown(test_blocked_at_stop, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("offcpu", tests, h_group_setup, h_group_teardown);
+}
