@@ -53,12 +53,17 @@ struct {
 	__uint(max_entries, 1 << 20); /* sized by user space */
 } events SEC(".maps");
 
-static __always_inline void count(__u32 which)
+static __always_inline void count_by(__u32 which, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &which);
 
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(__u32 which)
+{
+	count_by(which, 1);
 }
 
 /* The first time pid is seen (again after an exec or a pid reuse), tells

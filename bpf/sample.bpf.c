@@ -17,6 +17,8 @@ const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 const volatile bool timeline = false;
 const volatile bool offcpu = false;
+const volatile __u64 min_block_ns = 0; /* 0: no bound */
+const volatile __u64 max_block_ns = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -118,7 +120,7 @@ static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
 		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, key)))
 			__sync_fetch_and_add(val, ns);
 		else if (err) {
-			count(CNT_SAMPLES_DROPPED);
+			count(CNT_OFF_DROPPED);
 			return;
 		}
 	}
@@ -137,8 +139,17 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	key = s->key;
 	ts = s->ts;
 	bpf_map_delete_elem(&offcpu_starts, &tid);
-	if (now > ts)
+	if (now <= ts)
+		return;
+	if (now - ts < min_block_ns) {
+		count(CNT_OFF_SHORT);
+		count_by(CNT_OFF_SHORT_NS, now - ts);
+	} else if (max_block_ns && now - ts > max_block_ns) {
+		count(CNT_OFF_LONG);
+		count_by(CNT_OFF_LONG_NS, now - ts);
+	} else {
 		add_blocked(&key, now - ts);
+	}
 }
 
 /* The state the thread left in: preempted, or why it stopped running. */
@@ -179,7 +190,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	bpf_probe_read_kernel_str(&s.key.tcomm, sizeof(s.key.tcomm), prev->comm);
 	note_process(s.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
-		count(CNT_SAMPLES_DROPPED);
+		count(CNT_OFF_DROPPED);
 }
 
 SEC("tp_btf/sched_switch")

@@ -31,6 +31,11 @@ enum sample_counter {
 	CNT_SEEN_FULL,	     /* the seen-processes map was full */
 	CNT_PIDS_FULL,	     /* a child of a traced process did not fit in the pid filter */
 	CNT_TICKS_DROPPED,   /* timeline: a sample's time record found the ring buffer full */
+	CNT_OFF_SHORT,	     /* --off-cpu: blocks shorter than --min-block */
+	CNT_OFF_SHORT_NS,    /* ... their time */
+	CNT_OFF_LONG,	     /* blocks longer than --max-block */
+	CNT_OFF_LONG_NS,     /* ... their time */
+	CNT_OFF_DROPPED,     /* blocks lost: the counts or the starts map was full */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,
 };

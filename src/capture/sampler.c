@@ -32,6 +32,7 @@ struct sampler {
 	struct bpf_link *fork_link, *exec_link, *exit_link;
 	struct bpf_link *switch_link; /* --off-cpu */
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
+	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
 	unsigned int nattached;
 	const char *event;
 	struct ring_buffer *rb;
@@ -92,6 +93,8 @@ static int load(struct sampler *s)
 	skel->rodata->timeline = s->opts.timeline;
 	skel->rodata->unwind_mode = s->opts.user ? s->opts.unwind : UNWIND_MODE_FP;
 	skel->rodata->offcpu = s->opts.offcpu;
+	skel->rodata->min_block_ns = s->opts.min_block_ns;
+	skel->rodata->max_block_ns = s->opts.max_block_ns;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
 	bpf_program__set_autoload(skel->progs.on_sample, !s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
@@ -503,6 +506,21 @@ static int read_counts(struct collect_ctx *c)
 	return 0;
 }
 
+/* Whether a block open at the stop is within --min-block and --max-block;
+ * else it is counted as left out, as the kernel counts the others. */
+static bool kept_block(struct sampler *s, uint64_t ns)
+{
+	int k = ns < s->opts.min_block_ns			    ? 0
+		: s->opts.max_block_ns && ns > s->opts.max_block_ns ? 2
+								    : -1;
+
+	if (k < 0)
+		return true;
+	s->still_left[k]++;
+	s->still_left[k + 1] += ns;
+	return false;
+}
+
 /* Threads still off the CPU at the stop: their time up to it, as the
  * capture saw it. */
 static int read_still_off(struct collect_ctx *c)
@@ -515,6 +533,8 @@ static int read_still_off(struct collect_ctx *c)
 		tid = next;
 		prev = &tid;
 		if (bpf_map_lookup_elem(fd, &tid, &st) || st.ts >= c->s->stop_ns)
+			continue;
+		if (!kept_block(c->s, c->s->stop_ns - st.ts))
 			continue;
 		err = add_sample(c, &st.key, c->s->stop_ns - st.ts);
 		if (err)
@@ -555,6 +575,8 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 {
 	memset(st, 0, sizeof(*st));
 	read_counters(s, st->counter);
+	for (int k = 0; k < 4; k++)
+		st->counter[CNT_OFF_SHORT + k] += s->still_left[k];
 	st->ncpus = s->nattached;
 	st->event = s->event;
 	st->ticks = s->nticks;

@@ -23,6 +23,7 @@ struct sampler_opts {
 	bool user, kernel;
 	bool timeline; /* keep each sample's time and CPU (profile events) */
 	bool offcpu;   /* time off the CPU (ns, by stack and state), not samples */
+	uint64_t min_block_ns, max_block_ns; /* --off-cpu: blocks kept (0: no bound) */
 	enum unwind_mode unwind;
 	bool verbose;
 };

@@ -15,9 +15,10 @@
 /* What the sources take from the command line (cli/options.c fills it);
  * the pointers stay the caller's and must outlive the source. */
 struct source_opts {
-	unsigned int freq;  /* sampling frequency in Hz; 0 when not sampling */
-	bool offcpu;	    /* --off-cpu: time off the CPU instead of samples */
-	const char **funcs; /* -f arguments (uprobe mode) */
+	unsigned int freq;		     /* sampling frequency in Hz; 0 when not sampling */
+	bool offcpu;			     /* --off-cpu: time off the CPU instead of samples */
+	uint64_t min_block_ns, max_block_ns; /* --min-block, --max-block (0: none) */
+	const char **funcs;		     /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */
 	double duration;  /* seconds; 0 = until signal or targets exit */

@@ -143,6 +143,8 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.kernel = !o->user_only,
 		.timeline = o->timeline,
 		.offcpu = o->offcpu,
+		.min_block_ns = o->min_block_ns,
+		.max_block_ns = o->max_block_ns,
 		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));

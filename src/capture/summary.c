@@ -28,6 +28,7 @@ void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b)
 	add_loss(b, c[CNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
+	add_loss(b, c[CNT_OFF_DROPPED], "blocks off the CPU (map full)");
 	add_loss(b, st->mmaps.lost,
 		 "mapping records (perf ring full: names of processes that exited)");
 }
@@ -125,6 +126,12 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 	      "(sched_switch on %u CPUs)",
 	      profile__total_weight(p) / 1e9, st->counter[CNT_SAMPLES], profile__nr_processes(p),
 	      profile__nr_stacks(p), secs, st->ncpus);
+	if (st->counter[CNT_OFF_SHORT])
+		p_err("left out: %" PRIu64 " blocks shorter than --min-block (%.3f s)",
+		      st->counter[CNT_OFF_SHORT], st->counter[CNT_OFF_SHORT_NS] / 1e9);
+	if (st->counter[CNT_OFF_LONG])
+		p_err("left out: %" PRIu64 " blocks longer than --max-block (%.3f s)",
+		      st->counter[CNT_OFF_LONG], st->counter[CNT_OFF_LONG_NS] / 1e9);
 	report_losses(st);
 	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 }

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -24,6 +25,8 @@ enum {
 	OPT_FILE_LINE,
 	OPT_MAX_CALLS,
 	OPT_OFF_CPU,
+	OPT_MIN_BLOCK,
+	OPT_MAX_BLOCK,
 };
 
 static const struct option long_opts[] = {
@@ -33,6 +36,8 @@ static const struct option long_opts[] = {
 	{ "sample", required_argument, NULL, 'F' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -85,6 +90,9 @@ void options__usage(FILE *f)
 	      "      --off-cpu            time threads spent off the CPU (ns), by the stack\n"
 	      "                           where they blocked; the leaf says why: [sleeping],\n"
 	      "                           [disk], [preempted] or [stopped]\n"
+	      "      --min-block T, --max-block T\n"
+	      "                           (--off-cpu) only blocks at least / at most T\n"
+	      "                           long: 500us, 1ms, 2s\n"
 	      "  -l, --list [BINARY:]REGEX\n"
 	      "                           print the functions -f would trace and exit\n"
 	      "\n"
@@ -118,6 +126,30 @@ void options__usage(FILE *f)
 	      "Exit status: 0 success, 1 runtime failure, 2 bad usage; with a COMMAND\n"
 	      "that failed, its status (128 + N when killed by signal N).\n",
 	      f);
+}
+
+int options__parse_time_ns(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = { { "ns", 1 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || !(v > 0) || *s == '-' || *s == '+' || isspace((unsigned char)*s))
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].unit))
+			continue;
+		if (v * units[i].ns >= 1e18 || v * units[i].ns < 1)
+			return -EINVAL;
+		*ns = (uint64_t)(v * units[i].ns + 0.5);
+		return 0;
+	}
+	return -EINVAL;
 }
 
 int options__parse_freq(const char *s, unsigned int *hz)
@@ -265,6 +297,14 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_OFF_CPU:
 		o->capture.offcpu = true;
 		return 0;
+	case OPT_MIN_BLOCK:
+	case OPT_MAX_BLOCK:
+		if (options__parse_time_ns(arg, c == OPT_MIN_BLOCK ? &o->capture.min_block_ns
+								   : &o->capture.max_block_ns))
+			return usage_err("invalid time '%s' for --%s-block (a number and its unit: "
+					 "500us, 1ms, 2s)",
+					 arg, c == OPT_MIN_BLOCK ? "min" : "max");
+		return 0;
 	case 'g':
 		return 0;
 	case 'U':
@@ -357,6 +397,10 @@ static int check(struct options *o, bool format_set, char *err)
 				 "--help)");
 	if (!!c->freq + !!c->nfuncs + c->offcpu > 1)
 		return usage_err("--sample, --off-cpu and -f cannot be combined yet");
+	if ((c->min_block_ns || c->max_block_ns) && !c->offcpu)
+		return usage_err("--min-block and --max-block are for --off-cpu");
+	if (c->max_block_ns && c->min_block_ns > c->max_block_ns)
+		return usage_err("--min-block is above --max-block: no block would be kept");
 	if (c->offcpu && c->timeline)
 		return usage_err("--off-cpu writes no timeline yet (chrome, perf, --flamechart): "
 				 "use folded, svg or pprof");

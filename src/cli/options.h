@@ -39,6 +39,10 @@ int options__parse(int argc, char **argv, struct options *o, char *err);
 /* Parses "99", "99hz", "99Hz", "1khz": returns 0 and *hz, or -EINVAL. */
 int options__parse_freq(const char *s, unsigned int *hz);
 
+/* Parses a time with its unit ("500us", "1ms", "2s", "100ns") into ns.
+ * Returns 0 or -EINVAL (no unit, not positive, under 1 ns, too large). */
+int options__parse_time_ns(const char *s, uint64_t *ns);
+
 /* Parses seconds, fractions allowed, > 0. Returns 0 or -EINVAL. */
 int options__parse_duration(const char *s, double *secs);
 

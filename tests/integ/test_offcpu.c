@@ -40,11 +40,10 @@ static void test_waits(void **state)
 
 	(void)state;
 	require_bpf();
-	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("offcpu"),
-			    "10"));
-	if (sscanf(r.out, "wait_a %lld wait_b %lld wait_c %lld", &took[0], &took[1], &took[2]) !=
-	    3)
+	h_run_folded(
+		&r, 60, out, &f,
+		H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("offcpu"), "10"));
+	if (sscanf(r.out, "wait_a %lld wait_b %lld wait_c %lld", &took[0], &took[1], &took[2]) != 3)
 		fail_msg("offcpu printed no times: %s", r.out);
 	for (int i = 0; i < 3; i++) {
 		struct in_state asleep = { waits[i], "[sleeping]" };
@@ -91,11 +90,48 @@ static void test_blocked_at_stop(void **state)
 	h_folded_free(&f);
 }
 
+/* --min-block 25ms keeps wait_b's 30 ms reads and leaves out wait_a's 20 ms
+ * sleeps and wait_c's 15 ms waits; --max-block 25ms the other way round.
+ * The summary says what was left out. */
+static void test_block_bounds(void **state)
+{
+	const char *out = h_path("bounds.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--min-block", "25ms", "-o", out, "--",
+			    h_workload("offcpu"), "5"));
+	print_message("--min-block 25ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
+		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
+		      h_sum(&f, under, "wait_c") / 1e6);
+	assert_true(h_sum(&f, under, "wait_b") > 140 * 1000000ULL);
+	assert_int_equal(h_sum(&f, under, "wait_a") + h_sum(&f, under, "wait_c"), 0);
+	assert_non_null(strstr(r.err, "blocks shorter than --min-block"));
+	h_result_free(&r);
+	h_folded_free(&f);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--max-block", "25ms", "-o", out, "--",
+			    h_workload("offcpu"), "5"));
+	print_message("--max-block 25ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
+		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
+		      h_sum(&f, under, "wait_c") / 1e6);
+	assert_int_equal(h_sum(&f, under, "wait_b"), 0);
+	assert_true(h_sum(&f, under, "wait_a") > 90 * 1000000ULL);
+	assert_true(h_sum(&f, under, "wait_c") > 65 * 1000000ULL);
+	assert_non_null(strstr(r.err, "blocks longer than --max-block"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_waits, h_test_teardown),
 		cmocka_unit_test_teardown(test_blocked_at_stop, h_test_teardown),
+		cmocka_unit_test_teardown(test_block_bounds, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -349,6 +349,15 @@ static void test_parse_targets(void **state)
 	expect_usage_error(ARGS("--off-cpu", "-F", "99"), "--off-cpu", "combined");
 	expect_usage_error(ARGS("--off-cpu", "-f", "main"), "--off-cpu", "combined");
 	expect_usage_error(ARGS("--off-cpu", "-o", "x.json"), "--off-cpu", "timeline");
+	parse_ok(&a, ARGS("--off-cpu", "--min-block", "1ms", "--max-block", "2.5s"), &o);
+	assert_true(o.capture.min_block_ns == 1000000 && o.capture.max_block_ns == 2500000000ULL);
+	options__free(&o);
+	expect_usage_error(ARGS("--off-cpu", "--min-block", "5"), "'5'", "unit");
+	expect_usage_error(ARGS("--off-cpu", "--min-block", "-1ms"), "'-1ms'", "--min-block");
+	expect_usage_error(ARGS("--off-cpu", "--max-block", "0.1ns"), "'0.1ns'", "--max-block");
+	expect_usage_error(ARGS("--off-cpu", "--min-block", "2s", "--max-block", "1s"),
+			   "--min-block", "above");
+	expect_usage_error(ARGS("-F", "99", "--min-block", "1ms"), "--min-block", "--off-cpu");
 	/* a word before the mode is the COMMAND: say so (perf record ...) */
 	expect_usage_error(ARGS("record", "-F", "99"), "no mode", "COMMAND 'record'");
 }
