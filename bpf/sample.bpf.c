@@ -124,7 +124,7 @@ static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
 			return;
 		}
 	}
-	count(CNT_SAMPLES);
+	count(CNT_OFF_BLOCKS);
 }
 
 static __always_inline void switch_in(struct task_struct *next, __u64 now)

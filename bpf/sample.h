@@ -31,7 +31,8 @@ enum sample_counter {
 	CNT_SEEN_FULL,	     /* the seen-processes map was full */
 	CNT_PIDS_FULL,	     /* a child of a traced process did not fit in the pid filter */
 	CNT_TICKS_DROPPED,   /* timeline: a sample's time record found the ring buffer full */
-	CNT_OFF_SHORT,	     /* --off-cpu: blocks shorter than --min-block */
+	CNT_OFF_BLOCKS,	     /* --off-cpu: blocks of time off the CPU counted */
+	CNT_OFF_SHORT,	     /* blocks shorter than --min-block */
 	CNT_OFF_SHORT_NS,    /* ... their time */
 	CNT_OFF_LONG,	     /* blocks longer than --max-block */
 	CNT_OFF_LONG_NS,     /* ... their time */

@@ -71,7 +71,7 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
 	/* off the CPU: a key per (thread, stacks, state); a start per thread */
-	if (o->offcpu)
+	if (o->offcpu && expect < 65536 * 8)
 		expect = 65536 * 8;
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.offcpu_starts, o->offcpu ? 65536 : 1);
@@ -96,7 +96,7 @@ static int load(struct sampler *s)
 	skel->rodata->min_block_ns = s->opts.min_block_ns;
 	skel->rodata->max_block_ns = s->opts.max_block_ns;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
-	bpf_program__set_autoload(skel->progs.on_sample, !s->opts.offcpu);
+	bpf_program__set_autoload(skel->progs.on_sample, s->opts.freq > 0);
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
@@ -165,7 +165,9 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		return -ENOMEM;
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->event = o->offcpu ? "sched_switch" : "cpu-clock";
+	s->event = o->wall     ? "cpu-clock and sched_switch"
+		   : o->offcpu ? "sched_switch"
+			       : "cpu-clock";
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
@@ -278,7 +280,9 @@ int sampler__start(struct sampler *s)
 		if (!s->switch_link)
 			return -errno;
 		s->nattached = libbpf_num_possible_cpus();
-		return 0;
+		if (!s->opts.freq)
+			return 0;
+		s->nattached = 0;
 	}
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		err = attach_cpu(s, cpu);
@@ -365,7 +369,7 @@ uint64_t sampler__samples(struct sampler *s)
 {
 	uint64_t c[CNT_NR];
 
-	return read_counters(s, c) ? 0 : c[CNT_SAMPLES];
+	return read_counters(s, c) ? 0 : c[CNT_SAMPLES] + c[CNT_OFF_BLOCKS];
 }
 
 void sampler__stop(struct sampler *s)
@@ -445,6 +449,15 @@ static const char *offcpu_state_name(__u32 state)
 	return state < OFFCPU_NR && names[state] ? names[state] : "[off-cpu]";
 }
 
+/* The state frame of a key, or NULL: off-CPU time has one; with --wall and
+ * --state-root, on-CPU samples are "[running]" beside them. */
+static const char *state_frame(const struct sampler *s, const struct sample_key *k)
+{
+	if (k->state)
+		return offcpu_state_name(k->state);
+	return s->opts.wall && s->opts.state_root ? "[running]" : NULL;
+}
+
 static uint64_t key_hash(const struct sample_key *k)
 {
 	return hash_bytes(k, sizeof(*k), 0);
@@ -454,16 +467,22 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 {
 	struct sample_key key = *k;
 	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
-	int err;
+	int err = 0;
 
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	c->n = 0;
-	err = push_stack(c, key.ustack, key.pid, FRAME_USER);
+	if (state_frame(c->s, &key) && c->s->opts.state_root)
+		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
+	if (!err)
+		err = push_stack(c, key.ustack, key.pid, FRAME_USER);
 	if (!err)
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL);
-	if (!err && key.state)
-		err = push_frame(c, offcpu_state_name(key.state), FRAME_USER);
-	if (!err)
+	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
+		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
+	if (!err && c->s->opts.wall && !key.state)
+		err = profile__add_stack_count(c->p, &who, c->frames, c->n, count * c->s->period_ns,
+					       count);
+	else if (!err)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count);
 	if (!err && c->s->opts.timeline)
 		err = hashmap__set(&c->stack_of, key_hash(k), profile__last_stack(c->p));

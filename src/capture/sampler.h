@@ -24,6 +24,8 @@ struct sampler_opts {
 	bool timeline; /* keep each sample's time and CPU (profile events) */
 	bool offcpu;   /* time off the CPU (ns, by stack and state), not samples */
 	uint64_t min_block_ns, max_block_ns; /* --off-cpu: blocks kept (0: no bound) */
+	bool wall;	 /* with freq and offcpu: samples weigh their period in ns */
+	bool state_root; /* the state frame under the root, not at the leaf */
 	enum unwind_mode unwind;
 	bool verbose;
 };

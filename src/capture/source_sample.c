@@ -79,7 +79,7 @@ static void summary(void *impl, const struct profile *p, double secs)
 
 	sampler__stats(ss->s, &st);
 	if (ss->o->offcpu)
-		summary__offcpu(p, &st, secs, ss->verbosity > 0);
+		summary__offcpu(p, &st, secs, ss->o->freq, ss->verbosity > 0);
 	else
 		summary__sample(p, &st, secs, ss->o->freq, ss->verbosity > 0);
 }
@@ -145,6 +145,8 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.offcpu = o->offcpu,
 		.min_block_ns = o->min_block_ns,
 		.max_block_ns = o->max_block_ns,
+		.wall = o->offcpu && o->freq,
+		.state_root = o->state_root,
 		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));

@@ -120,12 +120,21 @@ static void report_trace_losses(const struct tracer_stats *st)
 }
 
 void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
-		     bool verbose)
+		     unsigned int freq, bool verbose)
 {
-	p_err("%.3f s off the CPU in %" PRIu64 " blocks, %zu processes, %zu stacks in %.2f s "
-	      "(sched_switch on %u CPUs)",
-	      profile__total_weight(p) / 1e9, st->counter[CNT_SAMPLES], profile__nr_processes(p),
-	      profile__nr_stacks(p), secs, st->ncpus);
+	double on = freq ? (double)st->counter[CNT_SAMPLES] / freq : 0;
+	double off = profile__total_weight(p) / 1e9 - on;
+
+	if (freq)
+		p_err("%.3f s on the CPU in %" PRIu64 " samples at %u Hz, %.3f s off it in %" PRIu64
+		      " blocks, %zu processes, %zu stacks in %.2f s (%s on %u CPUs)",
+		      on, st->counter[CNT_SAMPLES], freq, off, st->counter[CNT_OFF_BLOCKS],
+		      profile__nr_processes(p), profile__nr_stacks(p), secs, st->event, st->ncpus);
+	else
+		p_err("%.3f s off the CPU in %" PRIu64
+		      " blocks, %zu processes, %zu stacks in %.2f s (%s on %u CPUs)",
+		      off, st->counter[CNT_OFF_BLOCKS], profile__nr_processes(p),
+		      profile__nr_stacks(p), secs, st->event, st->ncpus);
 	if (st->counter[CNT_OFF_SHORT])
 		p_err("left out: %" PRIu64 " blocks shorter than --min-block (%.3f s)",
 		      st->counter[CNT_OFF_SHORT], st->counter[CNT_OFF_SHORT_NS] / 1e9);

@@ -17,9 +17,9 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		     unsigned int freq, bool verbose);
 
 /* The same for --off-cpu: the time off the CPU (the profile's weight, ns),
- * in how many blocks. */
+ * in how many blocks; with --wall (freq), beside the samples' time. */
 void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
-		     bool verbose);
+		     unsigned int freq, bool verbose);
 
 /* What a capture lost, in words ("" for nothing), appended to b. */
 void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b);

@@ -26,6 +26,8 @@ enum {
 	OPT_MAX_CALLS,
 	OPT_OFF_CPU,
 	OPT_MIN_BLOCK,
+	OPT_WALL,
+	OPT_STATE_ROOT,
 	OPT_MAX_BLOCK,
 };
 
@@ -37,6 +39,8 @@ static const struct option long_opts[] = {
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+	{ "wall", no_argument, NULL, OPT_WALL },
+	{ "state-root", no_argument, NULL, OPT_STATE_ROOT },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
@@ -90,6 +94,10 @@ void options__usage(FILE *f)
 	      "      --off-cpu            time threads spent off the CPU (ns), by the stack\n"
 	      "                           where they blocked; the leaf says why: [sleeping],\n"
 	      "                           [disk], [preempted] or [stopped]\n"
+	      "      --wall               (with -F) on-CPU samples, each worth its period,\n"
+	      "                           and off-CPU time in one graph, in ns\n"
+	      "      --state-root         (--off-cpu, --wall) the state frame right under\n"
+	      "                           the root ([running] for samples), not at the leaf\n"
 	      "      --min-block T, --max-block T\n"
 	      "                           (--off-cpu) only blocks at least / at most T\n"
 	      "                           long: 500us, 1ms, 2s\n"
@@ -297,6 +305,12 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_OFF_CPU:
 		o->capture.offcpu = true;
 		return 0;
+	case OPT_WALL:
+		o->capture.offcpu = o->wall = true;
+		return 0;
+	case OPT_STATE_ROOT:
+		o->capture.state_root = true;
+		return 0;
 	case OPT_MIN_BLOCK:
 	case OPT_MAX_BLOCK:
 		if (options__parse_time_ns(arg, c == OPT_MIN_BLOCK ? &o->capture.min_block_ns
@@ -395,15 +409,23 @@ static int check(struct options *o, bool format_set, char *err)
 	if (!c->freq && !c->nfuncs && !c->offcpu)
 		return usage_err("no mode given: use --sample FREQ, --off-cpu or -f REGEX (see "
 				 "--help)");
-	if (!!c->freq + !!c->nfuncs + c->offcpu > 1)
-		return usage_err("--sample, --off-cpu and -f cannot be combined yet");
+	if (o->wall && !c->freq)
+		return usage_err("--wall weighs the samples of -F FREQ with the time off the CPU: "
+				 "give -F");
+	if (o->wall && c->nfuncs)
+		return usage_err("--wall is for sampling mode (-F)");
+	if (c->state_root && !c->offcpu)
+		return usage_err("--state-root is for --off-cpu and --wall");
+	if (!!c->nfuncs + (c->freq || c->offcpu) > 1)
+		return usage_err("-f cannot be combined with --sample or --off-cpu yet");
 	if ((c->min_block_ns || c->max_block_ns) && !c->offcpu)
 		return usage_err("--min-block and --max-block are for --off-cpu");
 	if (c->max_block_ns && c->min_block_ns > c->max_block_ns)
 		return usage_err("--min-block is above --max-block: no block would be kept");
 	if (c->offcpu && c->timeline)
-		return usage_err("--off-cpu writes no timeline yet (chrome, perf, --flamechart): "
-				 "use folded, svg or pprof");
+		return usage_err(
+			"--off-cpu and --wall write no timeline yet (chrome, perf, --flamechart): "
+			"use folded, svg or pprof");
 	if (c->nfuncs && (c->user_only || c->kernel_only))
 		return usage_err("-U and -K are for sampling mode");
 	if (c->user_only && c->kernel_only)

@@ -25,6 +25,7 @@ struct options {
 	size_t noutputs;
 	enum root_style root;
 	bool flamechart;
+	bool wall; /* --wall: --off-cpu with -F's samples (which -F --off-cpu is too) */
 	int verbose;
 	bool help, version;
 };

@@ -90,8 +90,8 @@ static void test_blocked_at_stop(void **state)
 	h_folded_free(&f);
 }
 
-/* --min-block 25ms keeps wait_b's 30 ms reads and leaves out wait_a's 20 ms
- * sleeps and wait_c's 15 ms waits; --max-block 25ms the other way round.
+/* --min-block 40ms keeps wait_b's 60 ms reads and leaves out wait_a's 20 ms
+ * sleeps and wait_c's 15 ms waits; --max-block 40ms the other way round.
  * The summary says what was left out. */
 static void test_block_bounds(void **state)
 {
@@ -102,20 +102,20 @@ static void test_block_bounds(void **state)
 	(void)state;
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "--min-block", "25ms", "-o", out, "--",
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--min-block", "40ms", "-o", out, "--",
 			    h_workload("offcpu"), "5"));
-	print_message("--min-block 25ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
+	print_message("--min-block 40ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
 		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
 		      h_sum(&f, under, "wait_c") / 1e6);
-	assert_true(h_sum(&f, under, "wait_b") > 140 * 1000000ULL);
+	assert_true(h_sum(&f, under, "wait_b") > 280 * 1000000ULL);
 	assert_int_equal(h_sum(&f, under, "wait_a") + h_sum(&f, under, "wait_c"), 0);
 	assert_non_null(strstr(r.err, "blocks shorter than --min-block"));
 	h_result_free(&r);
 	h_folded_free(&f);
 	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "--max-block", "25ms", "-o", out, "--",
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--max-block", "40ms", "-o", out, "--",
 			    h_workload("offcpu"), "5"));
-	print_message("--max-block 25ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
+	print_message("--max-block 40ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
 		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
 		      h_sum(&f, under, "wait_c") / 1e6);
 	assert_int_equal(h_sum(&f, under, "wait_b"), 0);
@@ -126,12 +126,68 @@ static void test_block_bounds(void **state)
 	h_folded_free(&f);
 }
 
+/* The main thread of offcpu (its root has its pid as tid, with --tids). */
+static bool main_thread(const char *stack, const void *arg)
+{
+	char root[64], comm[32];
+	long pid, tid;
+
+	(void)arg;
+	h_root(stack, root, sizeof(root));
+	return !h_root_ids(root, comm, sizeof(comm), &pid, &tid) && pid == tid;
+}
+
+/* --wall: compute's 10 ms rounds on the CPU (samples, each worth its period)
+ * and the waits off it in one graph, in ns: compute is as wide as the time
+ * it measured, and the main thread's time adds up to its life. --state-root
+ * puts [running] or the state under the root. */
+static void test_wall(void **state)
+{
+	const char *out = h_path("wall.folded");
+	unsigned long long compute, main_ns;
+	long long spun;
+	struct h_folded f;
+	struct h_result r;
+	double secs = 0;
+	const char *line;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--wall", "-F", "999", "--state-root", "--tids", "-o",
+			    out, "--", h_workload("offcpu"), "20"));
+	line = strstr(r.err, " stacks in ");
+	if (!line || sscanf(line, " stacks in %lf s", &secs) != 1)
+		fail_msg("no summary: %s", r.err);
+	line = strstr(r.out, "compute ");
+	if (!line || sscanf(line, "compute %lld", &spun) != 1)
+		fail_msg("offcpu printed no compute time: %s", r.out);
+	compute = h_sum(&f, under, "compute");
+	main_ns = h_sum(&f, main_thread, NULL);
+	print_message("compute %.1f ms (%.1f ms measured), [running] %.1f ms in all; main thread "
+		      "%.3f s of a %.3f s capture\n",
+		      compute / 1e6, spun / 1e6, h_sum(&f, under, "[running]") / 1e6, main_ns / 1e9,
+		      secs);
+	for (size_t i = 0; i < f.n; i++) {
+		const char *second = strchr(f.lines[i].stack, ';');
+
+		if (!second || second[1] != '[')
+			fail_msg("no state under the root: %s", f.lines[i].stack);
+	}
+	/* 999 Hz samples of about 200 ms: within 15% */
+	assert_true(compute > spun * 0.85 && compute < spun * 1.15);
+	assert_true(main_ns > secs * 0.85e9 && main_ns < secs * 1.05e9);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_waits, h_test_teardown),
 		cmocka_unit_test_teardown(test_blocked_at_stop, h_test_teardown),
 		cmocka_unit_test_teardown(test_block_bounds, h_test_teardown),
+		cmocka_unit_test_teardown(test_wall, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -346,8 +346,16 @@ static void test_parse_targets(void **state)
 	parse_ok(&a, ARGS("--off-cpu", "-p", "1", "-o", "x.svg"), &o);
 	assert_true(o.capture.offcpu);
 	options__free(&o);
-	expect_usage_error(ARGS("--off-cpu", "-F", "99"), "--off-cpu", "combined");
 	expect_usage_error(ARGS("--off-cpu", "-f", "main"), "--off-cpu", "combined");
+	/* --wall: -F's samples and the time off the CPU; -F --off-cpu alike */
+	parse_ok(&a, ARGS("--wall", "-F", "99", "--state-root"), &o);
+	assert_true(o.wall && o.capture.offcpu && o.capture.freq == 99 && o.capture.state_root);
+	options__free(&o);
+	parse_ok(&a, ARGS("--off-cpu", "-F", "99"), &o);
+	assert_true(o.capture.offcpu && o.capture.freq == 99);
+	options__free(&o);
+	expect_usage_error(ARGS("--wall", "-p", "1"), "--wall", "-F");
+	expect_usage_error(ARGS("-F", "99", "--state-root"), "--state-root", "--off-cpu");
 	expect_usage_error(ARGS("--off-cpu", "-o", "x.json"), "--off-cpu", "timeline");
 	parse_ok(&a, ARGS("--off-cpu", "--min-block", "1ms", "--max-block", "2.5s"), &o);
 	assert_true(o.capture.min_block_ns == 1000000 && o.capture.max_block_ns == 2500000000ULL);

@@ -4,12 +4,13 @@
  *
  *   compute   10 ms on the CPU (busy)
  *   wait_a    20 ms asleep (nanosleep)
- *   wait_b    30 ms blocked reading a pipe that a helper thread writes
+ *   wait_b    60 ms blocked reading a pipe that a helper thread writes
  *   wait_c    15 ms blocked on a mutex the helper thread holds
  *
- * Prints the wall time each wait took, as measured around its call
- * ("wait_a NS wait_b NS wait_c NS"): what a capture must find off the CPU
- * under each, whatever the machine added.
+ * Prints the wall time each took, as measured around its calls ("wait_a
+ * NS wait_b NS wait_c NS compute NS"): what a capture must find off the
+ * CPU under each wait, whatever the machine added; and compute's, which
+ * preemption can stretch past 10 ms, for --wall.
  *
  * usage: offcpu ROUNDS
  */
@@ -49,7 +50,7 @@ static char get(int which)
 	return c;
 }
 
-/* 'b': writes the data pipe 30 ms later; 'c': holds the lock for 15 ms,
+/* 'b': writes the data pipe 60 ms later; 'c': holds the lock for 15 ms,
  * saying when it has it; 'q': quits. */
 static void *helper(void *arg)
 {
@@ -58,7 +59,7 @@ static void *helper(void *arg)
 		char c = get(TO_HELPER);
 
 		if (c == 'b') {
-			sleep_ms(30);
+			sleep_ms(60);
 			put(DATA, 'x');
 		} else if (c == 'c') {
 			pthread_mutex_lock(&lock);
@@ -97,7 +98,7 @@ NOINLINE void wait_c(void)
 
 int main(int argc, char **argv)
 {
-	double rounds, t, took[3] = { 0 };
+	double rounds, t, took[4] = { 0 };
 	pthread_t th;
 
 	if (argc != 2 || parse_num(argv[1], &rounds) || rounds < 1) {
@@ -110,7 +111,9 @@ int main(int argc, char **argv)
 	if (pthread_create(&th, NULL, helper, NULL))
 		return 1;
 	for (long r = 0; r < (long)rounds; r++) {
+		t = now();
 		compute();
+		took[3] += now() - t;
 		t = now();
 		wait_a();
 		took[0] += now() - t;
@@ -126,7 +129,7 @@ int main(int argc, char **argv)
 	}
 	put(TO_HELPER, 'q');
 	pthread_join(th, NULL);
-	printf("wait_a %.0f wait_b %.0f wait_c %.0f\n", took[0] * 1e9, took[1] * 1e9,
-	       took[2] * 1e9);
+	printf("wait_a %.0f wait_b %.0f wait_c %.0f compute %.0f\n", took[0] * 1e9, took[1] * 1e9,
+	       took[2] * 1e9, took[3] * 1e9);
 	return 0;
 }
