@@ -53,7 +53,8 @@ static void test_waits(void **state)
 		print_message("%s: %.1f ms off the CPU (%.1f ms asleep), %.1f ms measured\n",
 			      waits[i], off / 1e6, slept / 1e6, took[i] / 1e6);
 		if (off < took[i] * 0.9 || off > took[i] * 1.1 || slept < off * 0.9) {
-			h_folded_dump(&f, 30);
+			h_dump(&r, "flamebpf");
+			h_folded_dump(&f, 60);
 			fail_msg("%s: %.1f ms off the CPU (%.1f asleep), measured %.1f ms",
 				 waits[i], off / 1e6, slept / 1e6, took[i] / 1e6);
 		}
@@ -118,7 +119,8 @@ static void test_block_bounds(void **state)
 	print_message("--max-block 40ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
 		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
 		      h_sum(&f, under, "wait_c") / 1e6);
-	assert_int_equal(h_sum(&f, under, "wait_b"), 0);
+	/* a few us runnable after a wake-up may stay: short blocks are kept */
+	assert_true(h_sum(&f, under, "wait_b") < 1000000ULL);
 	assert_true(h_sum(&f, under, "wait_a") > 90 * 1000000ULL);
 	assert_true(h_sum(&f, under, "wait_c") > 65 * 1000000ULL);
 	assert_non_null(strstr(r.err, "blocks longer than --max-block"));
@@ -181,6 +183,32 @@ static void test_wall(void **state)
 	h_folded_free(&f);
 }
 
+/* dd writing with O_DSYNC waits for the disk, uninterruptibly: [disk]. */
+static void test_disk(void **state)
+{
+	struct in_state waiting = { "dd", "[disk]" };
+	const char *out = h_path("disk.folded");
+	char of[4200];
+	unsigned long long disk;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	snprintf(of, sizeof(of), "of=%s", h_path("dd.out"));
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", "dd", "if=/dev/zero", of,
+			    "bs=64k", "count=200", "oflag=dsync"));
+	disk = h_sum(&f, under_in_state, &waiting);
+	print_message("dd: %.1f ms off the CPU, %.1f ms of it [disk]\n", f.total / 1e6, disk / 1e6);
+	if (disk * 2 < f.total) {
+		h_folded_dump(&f, 20);
+		fail_msg("dd's synchronous writes are not [disk] time");
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +216,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_blocked_at_stop, h_test_teardown),
 		cmocka_unit_test_teardown(test_block_bounds, h_test_teardown),
 		cmocka_unit_test_teardown(test_wall, h_test_teardown),
+		cmocka_unit_test_teardown(test_disk, h_test_teardown),
 	};
 
 	h_init(argc, argv);
