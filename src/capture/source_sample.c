@@ -105,32 +105,17 @@ static void source_free(void *impl)
 	free(ss);
 }
 
-static const struct source_ops sample_ops = {
-	.what = "samples",
-	.add_pid = add_pid,
-	.start = start,
-	.poll = poll_events,
-	.progress = progress,
-	.stop = stop,
-	.collect = collect,
-	.summary = summary,
-	.describe = describe,
-	.free = source_free,
-};
+/* One sampler behind both: what differs is what progress counts. */
+#define SAMPLER_OPS(counted)                                                                       \
+	{                                                                                          \
+		.what = counted, .add_pid = add_pid, .start = start, .poll = poll_events,          \
+		.progress = progress, .stop = stop, .collect = collect, .summary = summary,        \
+		.describe = describe, .free = source_free,                                         \
+	}
 
-/* --off-cpu: the same sampler, counting blocks of time off the CPU. */
-static const struct source_ops offcpu_ops = {
-	.what = "blocks",
-	.add_pid = add_pid,
-	.start = start,
-	.poll = poll_events,
-	.progress = progress,
-	.stop = stop,
-	.collect = collect,
-	.summary = summary,
-	.describe = describe,
-	.free = source_free,
-};
+static const struct source_ops sample_ops = SAMPLER_OPS("samples");
+/* --off-cpu: blocks of time off the CPU (with --wall, samples besides) */
+static const struct source_ops offcpu_ops = SAMPLER_OPS("blocks");
 
 int source_sample__open(struct source *src, const struct source_opts *o, int verbosity)
 {

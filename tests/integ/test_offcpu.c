@@ -94,38 +94,41 @@ static void test_blocked_at_stop(void **state)
 /* --min-block 40ms keeps wait_b's 60 ms reads and leaves out wait_a's 20 ms
  * sleeps and wait_c's 15 ms waits; --max-block 40ms the other way round.
  * The summary says what was left out. */
-static void test_block_bounds(void **state)
+/* offcpu 5 under --off-cpu OPT 40ms: the time under wait_a, wait_b, wait_c
+ * into ns[], and whether the summary says SAID. */
+static void bounded(const char *opt, unsigned long long ns[3], const char *said)
 {
+	static const char *const waits[] = { "wait_a", "wait_b", "wait_c" };
 	const char *out = h_path("bounds.folded");
 	struct h_folded f;
 	struct h_result r;
 
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", opt, "40ms", "-o", out, "--",
+			    h_workload("offcpu"), "5"));
+	for (int i = 0; i < 3; i++)
+		ns[i] = h_sum(&f, under, waits[i]);
+	print_message("%s 40ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n", opt, ns[0] / 1e6,
+		      ns[1] / 1e6, ns[2] / 1e6);
+	if (!strstr(r.err, said))
+		fail_msg("the summary does not say '%s': %s", said, r.err);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+static void test_block_bounds(void **state)
+{
+	unsigned long long ns[3];
+
 	(void)state;
 	require_bpf();
-	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "--min-block", "40ms", "-o", out, "--",
-			    h_workload("offcpu"), "5"));
-	print_message("--min-block 40ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
-		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
-		      h_sum(&f, under, "wait_c") / 1e6);
-	assert_true(h_sum(&f, under, "wait_b") > 280 * 1000000ULL);
-	assert_int_equal(h_sum(&f, under, "wait_a") + h_sum(&f, under, "wait_c"), 0);
-	assert_non_null(strstr(r.err, "blocks shorter than --min-block"));
-	h_result_free(&r);
-	h_folded_free(&f);
-	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "--max-block", "40ms", "-o", out, "--",
-			    h_workload("offcpu"), "5"));
-	print_message("--max-block 40ms: wait_a %.1f ms, wait_b %.1f ms, wait_c %.1f ms\n",
-		      h_sum(&f, under, "wait_a") / 1e6, h_sum(&f, under, "wait_b") / 1e6,
-		      h_sum(&f, under, "wait_c") / 1e6);
+	bounded("--min-block", ns, "blocks shorter than --min-block");
+	assert_true(ns[1] > 280 * 1000000ULL);
+	assert_int_equal(ns[0] + ns[2], 0);
+	bounded("--max-block", ns, "blocks longer than --max-block");
 	/* a few us runnable after a wake-up may stay: short blocks are kept */
-	assert_true(h_sum(&f, under, "wait_b") < 1000000ULL);
-	assert_true(h_sum(&f, under, "wait_a") > 90 * 1000000ULL);
-	assert_true(h_sum(&f, under, "wait_c") > 65 * 1000000ULL);
-	assert_non_null(strstr(r.err, "blocks longer than --max-block"));
-	h_result_free(&r);
-	h_folded_free(&f);
+	assert_true(ns[1] < 1000000ULL);
+	assert_true(ns[0] > 90 * 1000000ULL && ns[2] > 65 * 1000000ULL);
 }
 
 /* The main thread of offcpu (its root has its pid as tid, with --tids). */
