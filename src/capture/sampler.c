@@ -33,6 +33,7 @@ struct sampler {
 	struct bpf_link *switch_link; /* --off-cpu */
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
+	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
 	unsigned int nattached;
 	const char *event;
 	struct ring_buffer *rb;
@@ -449,6 +450,14 @@ static const char *offcpu_state_name(__u32 state)
 	return state < OFFCPU_NR && names[state] ? names[state] : "[off-cpu]";
 }
 
+static int add_thread_ns(struct sampler *s, __u32 tid, uint64_t ns)
+{
+	uint64_t sum = 0;
+
+	hashmap__get(&s->thread_ns, tid, &sum);
+	return hashmap__set(&s->thread_ns, tid, sum + ns);
+}
+
 /* The state frame of a key, or NULL: off-CPU time has one; with --wall and
  * --state-root, on-CPU samples are "[running]" beside them. */
 static const char *state_frame(const struct sampler *s, const struct sample_key *k)
@@ -484,6 +493,8 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 					       count);
 	else if (!err)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count);
+	if (!err && c->s->opts.wall)
+		err = add_thread_ns(c->s, key.tid, key.state ? count : count * c->s->period_ns);
 	if (!err && c->s->opts.timeline)
 		err = hashmap__set(&c->stack_of, key_hash(k), profile__last_stack(c->p));
 	return err;
@@ -597,6 +608,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	for (int k = 0; k < 4; k++)
 		st->counter[CNT_OFF_SHORT + k] += s->still_left[k];
 	st->ncpus = s->nattached;
+	st->thread_ns = &s->thread_ns;
 	st->event = s->event;
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
@@ -618,6 +630,7 @@ void sampler__free(struct sampler *s)
 	if (s->skel)
 		sampler__stop(s);
 	ring_buffer__free(s->rb);
+	hashmap__free(&s->thread_ns);
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
 	symcache__free(s->bins);

@@ -39,8 +39,9 @@ struct sampler_stats {
 	uint64_t stacks;     /* unique raw stacks received */
 	uint64_t collisions; /* stack ids that hashed alike (the later stack is misnamed) */
 	enum unwind_mode unwind;
-	struct unwinder_stats tables;	/* when unwinding by tables */
-	struct mmap_events_stats mmaps; /* the mappings recorded as they were made */
+	struct unwinder_stats tables;	 /* when unwinding by tables */
+	struct mmap_events_stats mmaps;	 /* the mappings recorded as they were made */
+	const struct hashmap *thread_ns; /* --wall: tid -> its time on and off the CPU */
 };
 
 struct sampler;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/msg.h"
 #include "util/strbuf.h"
 #include "summary.h"
@@ -119,6 +120,26 @@ static void report_trace_losses(const struct tracer_stats *st)
 	strbuf__free(&b);
 }
 
+/* --wall: a thread that lived through the capture and ran or waited in it
+ * has on + off = its length; says for how many that holds (within 5%). */
+static void report_wall_threads(const struct hashmap *thread_ns, double secs)
+{
+	size_t n = 0, whole = 0;
+
+	for (size_t i = 0; thread_ns && i < thread_ns->cap; i++) {
+		double t = thread_ns->slots[i].val / 1e9;
+
+		if (!thread_ns->slots[i].key)
+			continue;
+		n++;
+		whole += t >= secs * 0.95 && t <= secs * 1.05;
+	}
+	if (n)
+		p_err("threads: %zu; on + off the CPU within 5%% of the capture for %zu (the "
+		      "others began or ended in it, or were off the CPU since before it)",
+		      n, whole);
+}
+
 void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
@@ -135,6 +156,8 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 		      " blocks, %zu processes, %zu stacks in %.2f s (%s on %u CPUs)",
 		      off, st->counter[CNT_OFF_BLOCKS], profile__nr_processes(p),
 		      profile__nr_stacks(p), secs, st->event, st->ncpus);
+	if (freq)
+		report_wall_threads(st->thread_ns, secs);
 	if (st->counter[CNT_OFF_SHORT])
 		p_err("left out: %" PRIu64 " blocks shorter than --min-block (%.3f s)",
 		      st->counter[CNT_OFF_SHORT], st->counter[CNT_OFF_SHORT_NS] / 1e9);

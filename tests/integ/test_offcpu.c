@@ -182,6 +182,9 @@ static void test_wall(void **state)
 	/* 999 Hz samples of about 200 ms: within 15% */
 	assert_true(compute > spun * 0.85 && compute < spun * 1.15);
 	assert_true(main_ns > secs * 0.85e9 && main_ns < secs * 1.05e9);
+	/* both threads live through the capture: their time adds up, says the summary */
+	assert_non_null(strstr(r.err, "threads: 2; on + off the CPU within 5% of the capture "
+				      "for 2 "));
 	h_result_free(&r);
 	h_folded_free(&f);
 }
