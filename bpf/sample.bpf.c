@@ -41,12 +41,13 @@ static __always_inline int spill_sample(const struct sample_key *key)
 	return 0;
 }
 
-static __always_inline void send_tick(const struct sample_key *key)
+static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __u64 dur)
 {
 	struct sample_tick_event ev = {
 		.type = EV_TICK,
 		.cpu = bpf_get_smp_processor_id(),
-		.ts = bpf_ktime_get_ns(),
+		.ts = ts,
+		.dur = dur,
 		.key = *key,
 	};
 
@@ -78,7 +79,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		note_process(key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 
 	if (timeline)
-		send_tick(&key);
+		send_tick(&key, bpf_ktime_get_ns(), 0);
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {
 		__sync_fetch_and_add(val, 1);
@@ -149,6 +150,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		count_by(CNT_OFF_LONG_NS, now - ts);
 	} else {
 		add_blocked(&key, now - ts);
+		if (timeline)
+			send_tick(&key, ts, now - ts);
 	}
 }
 

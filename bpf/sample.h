@@ -102,12 +102,14 @@ struct sample_count_event {
 	struct sample_key key;
 };
 
-/* Timeline outputs: when and where each sample was taken. Its stacks went
- * ahead of it through the same ring buffer. */
+/* Timeline outputs: when and where each sample was taken, or each block
+ * off the CPU began and how long it lasted. Its stacks went ahead of it
+ * through the same ring buffer. */
 struct sample_tick_event {
 	__u32 type;
 	__u32 cpu;
-	__u64 ts; /* CLOCK_MONOTONIC ns */
+	__u64 ts;  /* CLOCK_MONOTONIC ns */
+	__u64 dur; /* --off-cpu: a block, from ts; 0 for a sample (its period) */
 	struct sample_key key;
 };
 

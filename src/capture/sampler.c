@@ -71,6 +71,10 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 		o->timeline ? bpf_maps__clamp((double)o->freq * ncpus * 256, 1 << 20, 32 << 20)
 			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
+	/* a record per block: switches come far faster than ticks */
+	if (o->timeline && o->offcpu)
+		ring = 32 << 20;
+
 	/* off the CPU: a key per (thread, stacks, state); a start per thread */
 	if (o->offcpu && expect < 65536 * 8)
 		expect = 65536 * 8;
@@ -441,13 +445,13 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 static const char *offcpu_state_name(__u32 state)
 {
 	static const char *const names[OFFCPU_NR] = {
-		[OFFCPU_SLEEPING] = "[sleeping]",
-		[OFFCPU_DISK] = "[disk]",
-		[OFFCPU_PREEMPTED] = "[preempted]",
-		[OFFCPU_OTHER] = "[stopped]",
+		[OFFCPU_SLEEPING] = PROFILE_STATE_SLEEPING,
+		[OFFCPU_DISK] = PROFILE_STATE_DISK,
+		[OFFCPU_PREEMPTED] = PROFILE_STATE_PREEMPTED,
+		[OFFCPU_OTHER] = PROFILE_STATE_STOPPED,
 	};
 
-	return state < OFFCPU_NR && names[state] ? names[state] : "[off-cpu]";
+	return state < OFFCPU_NR && names[state] ? names[state] : PROFILE_STATE_OFF;
 }
 
 static int add_thread_ns(struct sampler *s, __u32 tid, uint64_t ns)
@@ -464,7 +468,7 @@ static const char *state_frame(const struct sampler *s, const struct sample_key 
 {
 	if (k->state)
 		return offcpu_state_name(k->state);
-	return s->opts.wall && s->opts.state_root ? "[running]" : NULL;
+	return s->opts.wall && s->opts.state_root ? PROFILE_STATE_RUNNING : NULL;
 }
 
 static uint64_t key_hash(const struct sample_key *k)
@@ -489,8 +493,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err && c->s->opts.wall && !key.state)
-		err = profile__add_stack_count(c->p, &who, c->frames, c->n, count * c->s->period_ns,
-					       count);
+		err = profile__add_stack(c->p, &who, c->frames, c->n, count * c->s->period_ns);
 	else if (!err)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count);
 	if (!err && c->s->opts.wall)
@@ -505,7 +508,7 @@ static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
 {
 	struct profile_event ev = { .cpu = t->cpu,
 				    .ts = t->ts,
-				    .dur = 1000000000ULL / c->s->opts.freq };
+				    .dur = t->dur ? t->dur : c->s->period_ns };
 	uint64_t idx;
 	int err = 0;
 

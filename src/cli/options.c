@@ -422,10 +422,6 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("--min-block and --max-block are for --off-cpu");
 	if (c->max_block_ns && c->min_block_ns > c->max_block_ns)
 		return usage_err("--min-block is above --max-block: no block would be kept");
-	if (c->offcpu && c->timeline)
-		return usage_err(
-			"--off-cpu and --wall write no timeline yet (chrome, perf, --flamechart): "
-			"use folded, svg or pprof");
 	if (c->nfuncs && (c->user_only || c->kernel_only))
 		return usage_err("-U and -K are for sampling mode");
 	if (c->user_only && c->kernel_only)

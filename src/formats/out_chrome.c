@@ -48,7 +48,8 @@ struct chrome {
 	const char *comm, *tcomm;
 	struct open_frame *open; /* sampling mode */
 	uint32_t depth;
-	uint64_t *ends; /* uprobe mode: the ends of the thread's enclosing calls */
+	uint32_t gap_periods; /* a thread idle this many periods starts afresh */
+	uint64_t *ends;	      /* uprobe mode: the ends of the thread's enclosing calls */
 };
 
 /* Nanoseconds as exact decimal microseconds. */
@@ -233,7 +234,7 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
 		if (i > from) {
 			const struct profile_event *prev = ev_at(c, i - 1);
 
-			if (e->ts > prev->ts + prev->dur * (GAP_PERIODS + 1))
+			if (e->ts > prev->ts + prev->dur * (c->gap_periods + 1))
 				close_frames(c, 0);
 		}
 		add_sample(c, stack_at(c, i), ts, end);
@@ -242,6 +243,13 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
 }
 
 /* ---- threads, metadata and the document ---- */
+
+/* Time off the CPU (--off-cpu, --wall): each event is a whole stack for a
+ * stretch of time, as a sample is, though it weighs nanoseconds. */
+static bool off_cpu(const struct profile *p)
+{
+	return strstr(profile__meta(p)->event, "sched_switch") != NULL;
+}
 
 /* The end of the run of events of the thread of event FROM; notes its names. */
 static size_t thread_end(struct chrome *c, size_t from)
@@ -266,12 +274,16 @@ static size_t thread_end(struct chrome *c, size_t from)
 
 static int write_threads(struct chrome *c)
 {
-	bool sampled = profile__unit(c->p) == UNIT_SAMPLES;
+	bool spans = profile__unit(c->p) == UNIT_SAMPLES || off_cpu(c->p);
+
+	/* blocks alone (--off-cpu): the time between two is on the CPU, and no
+	 * span's; with samples beside them (--wall) it is theirs */
+	c->gap_periods = !strcmp(profile__meta(c->p)->event, "sched_switch") ? 0 : GAP_PERIODS;
 
 	c->comm = "";
 	for (size_t i = 0, end; i < c->n; i = end) {
 		end = thread_end(c, i);
-		if (sampled)
+		if (spans)
 			write_samples(c, i, end);
 		else
 			write_calls(c, i, end);
@@ -300,8 +312,8 @@ static void write_other_data(const struct profile *p, FILE *f)
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"version\":", f);
 	utf8__put_json_str(f, "flamebpf " FLAMEBPF_VERSION);
 	put_field(f, "cmdline", m->cmdline);
-	put_field(f, "mode", sampled ? "sample" : "trace");
-	if (sampled)
+	put_field(f, "mode", off_cpu(p) ? "off-cpu" : sampled ? "sample" : "trace");
+	if (sampled || off_cpu(p))
 		put_field(f, "event", m->event[0] ? m->event : "cpu-clock");
 	fprintf(f, ",\"frequency\":%u", sampled ? m->freq : 0);
 	put_field(f, "kernel", m->kernel);

@@ -91,6 +91,18 @@ static bool str_eq(const void *arg, uint64_t i)
 	return !strcmp(((char **)a->p->strings.v)[i], a->s);
 }
 
+bool profile__is_offcpu_state(const char *name)
+{
+	static const char *const states[] = { PROFILE_STATE_SLEEPING, PROFILE_STATE_DISK,
+					      PROFILE_STATE_PREEMPTED, PROFILE_STATE_STOPPED,
+					      PROFILE_STATE_OFF };
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
+		if (!strcmp(name, states[i]))
+			return true;
+	return false;
+}
+
 const char *profile__intern(struct profile *p, const char *s)
 {
 	struct str_eq_arg arg = { p, s };

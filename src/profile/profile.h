@@ -6,6 +6,7 @@
 #define FLAMEBPF_PROFILE_H
 
 #include <stddef.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 enum frame_kind {
@@ -28,6 +29,18 @@ struct frame {
 /* A pid the input did not give (perf script's default fields): roots read
  * "COMM-?", as stackcollapse-perf.pl writes them. */
 #define PROFILE_PID_UNKNOWN UINT32_MAX
+
+/* The frames that say why a thread was off the CPU (--off-cpu, --wall),
+ * at the leaf or under the root; samples are "[running]" beside them. */
+#define PROFILE_STATE_SLEEPING	"[sleeping]"
+#define PROFILE_STATE_DISK	"[disk]"
+#define PROFILE_STATE_PREEMPTED "[preempted]"
+#define PROFILE_STATE_STOPPED	"[stopped]"
+#define PROFILE_STATE_OFF	"[off-cpu]"
+#define PROFILE_STATE_RUNNING	"[running]"
+
+/* Whether name is one of the off-CPU states above ([running] is not). */
+bool profile__is_offcpu_state(const char *name);
 
 struct stack_owner {
 	uint32_t pid, tid;

@@ -8,6 +8,7 @@
 #include "harness.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool under(const char *stack, const void *arg)
@@ -215,6 +216,62 @@ static void test_disk(void **state)
 	h_folded_free(&f);
 }
 
+/* Every line of WANT is in GOT, with its weight within SLACK ns and 1%;
+ * and no other. */
+static void same_stacks(const struct h_folded *want, const struct h_folded *got, const char *what,
+			unsigned long long slack)
+{
+	for (size_t i = 0; i < want->n; i++) {
+		unsigned long long w = want->lines[i].count,
+				   g = h_count_of(got, want->lines[i].stack);
+		unsigned long long d = w > g ? w - g : g - w;
+
+		if (d > slack && d * 100 > w) {
+			h_folded_dump(got, 30);
+			fail_msg("%s: %s weighs %llu, not %llu", what, want->lines[i].stack, g, w);
+		}
+	}
+	assert_int_equal(want->n, got->n);
+}
+
+/* Timelines: each block is an event on its thread's track, as a whole
+ * stack for its time. The perf script output (offcpu-time records, their
+ * period the block's length) and the chrome trace, rendered back, give the
+ * capture's folded stacks: exactly, and within the microseconds chrome
+ * rounds to. */
+static void test_timeline(void **state)
+{
+	const char *folded = h_path("tl.folded"), *json = h_path("tl.json"),
+		   *perf = h_path("tl.perf"), *back = h_path("back.folded");
+	struct h_folded want, got;
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, folded, &want,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--tids", "-o", folded, "-o", json, "-o",
+			    perf, "--", h_workload("offcpu"), "3"));
+	h_result_free(&r);
+	h_run_folded(&r, 60, back, &got,
+		     H_ARGV(h_flamebpf(), "render", "--period", "--tids", perf, "-o", back));
+	text = h_slurp(perf);
+	assert_non_null(strstr(text, " offcpu-time: \n"));
+	free(text);
+	same_stacks(&want, &got, "perf script", 0);
+	h_result_free(&r);
+	h_folded_free(&got);
+	h_run_folded(&r, 60, back, &got,
+		     H_ARGV(h_flamebpf(), "render", "--tids", json, "-o", back));
+	same_stacks(&want, &got, "chrome trace", 50000);
+	print_message("%zu stacks, %.3f s off the CPU: the same through perf script and the "
+		      "chrome trace\n",
+		      want.n, want.total / 1e9);
+	h_result_free(&r);
+	h_folded_free(&got);
+	h_folded_free(&want);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +280,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_block_bounds, h_test_teardown),
 		cmocka_unit_test_teardown(test_wall, h_test_teardown),
 		cmocka_unit_test_teardown(test_disk, h_test_teardown),
+		cmocka_unit_test_teardown(test_timeline, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -356,7 +356,9 @@ static void test_parse_targets(void **state)
 	options__free(&o);
 	expect_usage_error(ARGS("--wall", "-p", "1"), "--wall", "-F");
 	expect_usage_error(ARGS("-F", "99", "--state-root"), "--state-root", "--off-cpu");
-	expect_usage_error(ARGS("--off-cpu", "-o", "x.json"), "--off-cpu", "timeline");
+	parse_ok(&a, ARGS("--off-cpu", "-o", "x.json"), &o);
+	assert_true(o.capture.offcpu && o.capture.timeline);
+	options__free(&o);
 	parse_ok(&a, ARGS("--off-cpu", "--min-block", "1ms", "--max-block", "2.5s"), &o);
 	assert_true(o.capture.min_block_ns == 1000000 && o.capture.max_block_ns == 2500000000ULL);
 	options__free(&o);
