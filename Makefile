@@ -431,6 +431,7 @@ bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 	$(Q)tools/deps.sh --bench
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_trace.sh
+	$(Q)tools/bench_offcpu.sh
 	$(Q)tools/bench_render.sh
 	$(Q)tools/bench_unwind.sh
 

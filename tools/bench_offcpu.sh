@@ -1,0 +1,178 @@
+#!/usr/bin/env bash
+# Benchmarks --off-cpu side by side in one run: what one block off the CPU
+# costs when two threads ping-pong through pipes (tools/bench_switch.c), as
+# fast as they can, untraced and under each profiler. Both threads are
+# pinned to one CPU: each block is then a switch from one to the other,
+# where on two CPUs it would be a wake-up from idle, which is slower in a
+# VM than any profiler (the untraced run came out slowest). Appends a Markdown
+# table to build/bench/results.md (every measurement goes to
+# build/bench/raw_offcpu.tsv). Run by `make bench`, from the repository
+# root; needs root, build/flamebpf and clang.
+#
+#   BENCH_RUNS=N   repetitions, medians reported (default 5)
+#   BENCH_QUICK=1  smoke run: 1 repetition, short runs
+#
+# Peers: perf record -e sched:sched_switch -g (the classic way: Debian's
+# perf 6.1 has no --off-cpu), which needs tracefs, mounted for the run when
+# it is not; bcc's offcputime (bpfcc-tools), which needs kprobes: where the
+# kernel has none, its row says why it did not run.
+set -euo pipefail
+set -m
+
+# shellcheck source=SCRIPTDIR/bench_lib.sh
+source "$(dirname "${BASH_SOURCE[0]}")/bench_lib.sh"
+RAW=$OUT/raw_offcpu.tsv
+
+if [[ ${BENCH_QUICK:-0} == 1 ]]; then
+	RUNS=${BENCH_RUNS:-1} SECS=0.5
+else
+	RUNS=${BENCH_RUNS:-5} SECS=2
+fi
+CONDS=(none fb fbfp fbwall perf bcc)
+declare -A WHY=() # conditions that could not run: why
+declare -A RSS=() # peak RSS of the profiler, KiB, per condition (median later)
+MOUNTED_TRACEFS=
+
+label() {
+	case $1 in
+	none) echo "untraced" ;;
+	fb) echo "flamebpf --off-cpu" ;;
+	fbfp) echo "flamebpf --off-cpu --unwind fp" ;;
+	fbwall) echo "flamebpf --wall -F 99" ;;
+	perf) echo "perf record -e sched:sched_switch -g" ;;
+	bcc) echo "bcc offcputime -f" ;;
+	esac
+}
+
+check_env() {
+	check_basics "BPF programs"
+	command -v clang >/dev/null || die "cannot find 'clang' (tools/deps.sh --all installs it)"
+	command -v /usr/bin/time >/dev/null || die "cannot find /usr/bin/time (tools/deps.sh --bench)"
+}
+
+# perf needs tracefs to find the tracepoint: mounted for the run, unmounted after.
+tracefs_up() {
+	[[ -d /sys/kernel/tracing/events ]] && return 0
+	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || return 1
+	MOUNTED_TRACEFS=1
+}
+
+tracefs_down() {
+	[[ -z $MOUNTED_TRACEFS ]] || umount /sys/kernel/tracing 2>/dev/null || true
+}
+
+# One run of condition $1: adds its blocks per second (and its profiler's RSS).
+once() {
+	local cond=$1 out=$WORK/$1.out err=$WORK/$1.err rss=$WORK/$1.rss peer
+	local tm=(/usr/bin/time -f %M -o "$rss")
+
+	rm -f -- "$out" "$rss"
+	case $cond in
+	none) run_job "${PIN[@]}" "$BS" "$SECS" "$out" ;;
+	fb) run_job "${tm[@]}" "$FLAMEBPF" --off-cpu -o "$WORK/fb.folded" -- "${PIN[@]}" "$BS" "$SECS" "$out" ;;
+	fbfp)
+		run_job "${tm[@]}" "$FLAMEBPF" --off-cpu --unwind fp -o "$WORK/fbfp.folded" -- \
+			"${PIN[@]}" "$BS" "$SECS" "$out"
+		;;
+	fbwall)
+		run_job "${tm[@]}" "$FLAMEBPF" --wall -F 99 -o "$WORK/fbwall.folded" -- \
+			"${PIN[@]}" "$BS" "$SECS" "$out"
+		;;
+	perf)
+		run_job "${tm[@]}" perf record -q -e sched:sched_switch -g -o "$WORK/perf.data" -- \
+			"${PIN[@]}" "$BS" "$SECS" "$out"
+		;;
+	bcc)
+		start_job "${tm[@]}" offcputime-bpfcc -f "$(calc 'int(s + 3)' s="$SECS")"
+		peer=$!
+		pause 2
+		if kill -0 "$peer" 2>/dev/null; then
+			run_job "${PIN[@]}" "$BS" "$SECS" "$out"
+			end_job "$peer"
+		else
+			wait_job "$peer"
+		fi
+		;;
+	esac 2>"$err" >/dev/null || true
+	if [[ ! -s $out ]]; then
+		WHY[$cond]=$(grep -v '^$' "$err" | tail -n 1 | cut -c1-160)
+		WHY[$cond]=${WHY[$cond]:-no result}
+		return
+	fi
+	add "$cond" "$(kv "$out" blocks_per_sec)"
+	[[ ! -s $rss ]] || RSS[$cond]="${RSS[$cond]:-} $(cat "$rss")"
+}
+
+bench() {
+	local r cond
+
+	tracefs_up || WHY[perf]="cannot mount tracefs at /sys/kernel/tracing"
+	command -v offcputime-bpfcc >/dev/null || WHY[bcc]="offcputime-bpfcc is not installed"
+	for ((r = 1; r <= RUNS; r++)); do
+		for cond in "${CONDS[@]}"; do
+			[[ -z ${WHY[$cond]:-} ]] || continue
+			log "run $r/$RUNS: $(label "$cond")"
+			once "$cond"
+		done
+	done
+	tracefs_down
+}
+
+rss_median() {
+	# shellcheck disable=SC2086 # the value list is split on purpose
+	printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f MiB", v[int((NR + 1) / 2)] / 1024 }'
+}
+
+table() {
+	local cond base med cost
+
+	table_intro "Off-CPU: a block's cost (tools/bench_offcpu.sh)" "$(perf --version 2>/dev/null || echo 'no perf')"
+	printf '\n| ping-pong through pipes, %s s | blocks/s | cost per block | profiler peak RSS |\n' "$SECS"
+	printf '| --- | --- | --- | --- |\n'
+	base=$(mstat median none)
+	for cond in "${CONDS[@]}"; do
+		if [[ -n ${WHY[$cond]:-} ]]; then
+			printf '| %s | did not run: %s | | |\n' "$(label "$cond")" "${WHY[$cond]}"
+			continue
+		fi
+		med=$(mstat median "$cond")
+		cost=$(calc '(1 / m - 1 / b) * 1e6' m="$med" b="$base")
+		printf '| %s | %s k/s (%s–%s) | %s | %s |\n' "$(label "$cond")" \
+			"$(calc 'int(v / 100 + 0.5) / 10' v="$med")" \
+			"$(calc 'int(v / 1000)' v="$(mstat min "$cond")")" \
+			"$(calc 'int(v / 1000)' v="$(mstat max "$cond")")" \
+			"$([[ $cond == none ]] && echo — || printf '%.2f µs' "$cost")" \
+			"$([[ $cond == none ]] && echo — || rss_median "${RSS[$cond]:-}")"
+	done
+	printf '\nA block is a thread leaving the CPU to wait (two a round trip, both\n'
+	printf 'threads on CPU 0); the cost is the time a block takes more than untraced.\n'
+}
+
+main() {
+	local started=$SECONDS
+
+	check_env
+	set_traps
+	mkdir -p -- "$OUT"
+	WORK=$(mktemp -d "$OUT/offcpu.XXXXXX")
+	BS=$WORK/bench_switch
+	PIN=(taskset -c 0)
+	clang -O2 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -pthread \
+		"$ROOT/tools/bench_switch.c" -o "$BS"
+	freeze_flamebpf
+	: >"$RAW"
+	check_idle
+	BUSY_BEFORE=$BUSY
+	bench
+	check_idle
+	BUSY_AFTER=$BUSY
+	table >"$WORK/results.md"
+	{
+		printf '\n'
+		cat -- "$WORK/results.md"
+	} >>"$OUT/results.md"
+	log "done in $((SECONDS - started)) s; table appended to build/bench/results.md"
+	cat -- "$WORK/results.md"
+}
+
+main "$@"
