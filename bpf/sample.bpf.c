@@ -17,6 +17,7 @@ const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 const volatile bool timeline = false;
 const volatile bool offcpu = false;
+const volatile bool want_wakers = false;
 const volatile __u64 min_block_ns = 0; /* 0: no bound */
 const volatile __u64 max_block_ns = 0;
 
@@ -108,6 +109,13 @@ struct {
 	__uint(max_entries, 1);
 } offcpu_starts SEC(".maps");
 
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32); /* the tid woken */
+	__type(value, struct offcpu_waker);
+	__uint(max_entries, 1);
+} wakers SEC(".maps");
+
 /* Adds ns to the key's blocked time; a full map loses it, counted. */
 static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
 {
@@ -128,6 +136,21 @@ static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
 	count(CNT_OFF_BLOCKS);
 }
 
+/* The waker of tid, if one was seen since it left the CPU, into key. */
+static __always_inline void take_waker(struct sample_key *key, __u32 tid)
+{
+	struct offcpu_waker *w = bpf_map_lookup_elem(&wakers, &tid);
+
+	if (!w)
+		return;
+	key->wpid = w->pid;
+	key->wtid = w->tid;
+	key->wustack = w->ustack;
+	key->wkstack = w->kstack;
+	__builtin_memcpy(key->wcomm, w->comm, sizeof(key->wcomm));
+	bpf_map_delete_elem(&wakers, &tid);
+}
+
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
 	__u32 tid = next->pid;
@@ -140,6 +163,8 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	key = s->key;
 	ts = s->ts;
 	bpf_map_delete_elem(&offcpu_starts, &tid);
+	if (want_wakers)
+		take_waker(&key, tid);
 	if (now <= ts)
 		return;
 	if (now - ts < min_block_ns) {
@@ -204,6 +229,33 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	switch_in(next, now);
 	switch_out(ctx, preempt, prev, prev_state, now);
+	return 0;
+}
+
+/* --wakers: a thread of the targets, off the CPU, is woken; the current
+ * task woke it (or an interrupt did, in whatever task it came). Its stacks,
+ * taken here, are kept until the woken thread runs. */
+SEC("tp_btf/sched_wakeup")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
+	struct offcpu_waker w = { .pid = id >> 32, .tid = (__u32)id };
+	__u32 tid = p->pid;
+
+	if (!bpf_map_lookup_elem(&offcpu_starts, &tid))
+		return 0;
+	if (want_user && w.pid)
+		w.ustack = user_stack(ctx, w.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
+				      CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+	if (want_kernel)
+		w.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
+				      CNT_STACKS_DROPPED);
+	bpf_get_current_comm(&w.comm, sizeof(w.comm));
+	if (w.pid)
+		note_process(w.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
+	if (bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY))
+		count(CNT_OFF_DROPPED);
 	return 0;
 }
 

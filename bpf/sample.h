@@ -49,7 +49,18 @@ struct sample_key {
 	char comm[SAMPLE_COMM_LEN];  /* the process (thread-group leader) name */
 	char tcomm[SAMPLE_COMM_LEN]; /* the thread name */
 	__u32 state;		     /* --off-cpu: enum offcpu_state; else 0 */
+	__u32 wtid;		     /* --wakers: the thread that woke it (0: none seen) */
+	__u32 wpid;
 	__u32 pad;
+	__u64 wustack, wkstack;	     /* ... its stacks when it did */
+	char wcomm[SAMPLE_COMM_LEN]; /* ... its name */
+};
+
+/* --wakers: who woke a thread off the CPU, kept until it runs. */
+struct offcpu_waker {
+	__u32 pid, tid;
+	__u64 ustack, kstack;
+	char comm[SAMPLE_COMM_LEN];
 };
 
 /* --off-cpu: why a thread was off the CPU, from how it left it. */

@@ -28,7 +28,7 @@ if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 else
 	RUNS=${BENCH_RUNS:-5} SECS=2
 fi
-CONDS=(none fb fbfp fbwall perf bcc)
+CONDS=(none fb fbfp fbwake fbwall perf bcc)
 declare -A WHY=() # conditions that could not run: why
 declare -A RSS=() # peak RSS of the profiler, KiB, per condition (median later)
 MOUNTED_TRACEFS=
@@ -38,6 +38,7 @@ label() {
 	none) echo "untraced" ;;
 	fb) echo "flamebpf --off-cpu" ;;
 	fbfp) echo "flamebpf --off-cpu --unwind fp" ;;
+	fbwake) echo "flamebpf --wakers" ;;
 	fbwall) echo "flamebpf --wall -F 99" ;;
 	perf) echo "perf record -e sched:sched_switch -g" ;;
 	bcc) echo "bcc offcputime -f" ;;
@@ -72,6 +73,10 @@ once() {
 	fb) run_job "${tm[@]}" "$FLAMEBPF" --off-cpu -o "$WORK/fb.folded" -- "${PIN[@]}" "$BS" "$SECS" "$out" ;;
 	fbfp)
 		run_job "${tm[@]}" "$FLAMEBPF" --off-cpu --unwind fp -o "$WORK/fbfp.folded" -- \
+			"${PIN[@]}" "$BS" "$SECS" "$out"
+		;;
+	fbwake)
+		run_job "${tm[@]}" "$FLAMEBPF" --wakers -o "$WORK/fbwake.folded" -- \
 			"${PIN[@]}" "$BS" "$SECS" "$out"
 		;;
 	fbwall)
@@ -124,7 +129,7 @@ rss_median() {
 }
 
 table() {
-	local cond base med cost
+	local cond base med cost rss
 
 	table_intro "Off-CPU: a block's cost (tools/bench_offcpu.sh)" "$(perf --version 2>/dev/null || echo 'no perf')"
 	printf '\n| ping-pong through pipes, %s s | blocks/s | cost per block | profiler peak RSS |\n' "$SECS"
@@ -136,13 +141,15 @@ table() {
 			continue
 		fi
 		med=$(mstat median "$cond")
-		cost=$(calc '(1 / m - 1 / b) * 1e6' m="$med" b="$base")
+		cost=— rss=—
+		if [[ $cond != none ]]; then
+			cost=$(printf '%.2f µs' "$(calc '(1 / m - 1 / b) * 1e6' m="$med" b="$base")")
+			rss=$(rss_median "${RSS[$cond]:-}")
+		fi
 		printf '| %s | %s k/s (%s–%s) | %s | %s |\n' "$(label "$cond")" \
 			"$(calc 'int(v / 100 + 0.5) / 10' v="$med")" \
 			"$(calc 'int(v / 1000)' v="$(mstat min "$cond")")" \
-			"$(calc 'int(v / 1000)' v="$(mstat max "$cond")")" \
-			"$([[ $cond == none ]] && echo — || printf '%.2f µs' "$cost")" \
-			"$([[ $cond == none ]] && echo — || rss_median "${RSS[$cond]:-}")"
+			"$(calc 'int(v / 1000)' v="$(mstat max "$cond")")" "$cost" "$rss"
 	done
 	printf '\nA block is a thread leaving the CPU to wait (two a round trip, both\n'
 	printf 'threads on CPU 0); the cost is the time a block takes more than untraced.\n'

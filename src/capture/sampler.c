@@ -31,6 +31,7 @@ struct sampler {
 	struct bpf_link **links; /* per CPU */
 	struct bpf_link *fork_link, *exec_link, *exit_link;
 	struct bpf_link *switch_link; /* --off-cpu */
+	struct bpf_link *wakeup_link; /* --wakers */
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
 	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
@@ -80,6 +81,7 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 		expect = 65536 * 8;
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.offcpu_starts, o->offcpu ? 65536 : 1);
+	bpf_map__set_max_entries(skel->maps.wakers, o->wakers ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
@@ -103,6 +105,8 @@ static int load(struct sampler *s)
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
 	bpf_program__set_autoload(skel->progs.on_sample, s->opts.freq > 0);
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
+	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
+	skel->rodata->want_wakers = s->opts.wakers;
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
 	if (err) {
@@ -284,6 +288,11 @@ int sampler__start(struct sampler *s)
 		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
 		if (!s->switch_link)
 			return -errno;
+		if (s->opts.wakers) {
+			s->wakeup_link = bpf_program__attach(s->skel->progs.on_wakeup);
+			if (!s->wakeup_link)
+				return -errno;
+		}
 		s->nattached = libbpf_num_possible_cpus();
 		if (!s->opts.freq)
 			return 0;
@@ -382,7 +391,8 @@ void sampler__stop(struct sampler *s)
 	struct timespec now;
 
 	bpf_link__destroy(s->switch_link);
-	s->switch_link = NULL;
+	bpf_link__destroy(s->wakeup_link);
+	s->switch_link = s->wakeup_link = NULL;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	s->stop_ns = (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -407,7 +417,8 @@ struct collect_ctx {
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
-	uint32_t frames[SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + 2];
+	/* a user and a kernel stack, twice with --wakers, and a few more */
+	uint32_t frames[2 * SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + 4];
 	uint32_t n;
 };
 
@@ -462,6 +473,29 @@ static int add_thread_ns(struct sampler *s, __u32 tid, uint64_t ns)
 	return hashmap__set(&s->thread_ns, tid, sum + ns);
 }
 
+/* After the blocked stack, as bcc's offwaketime writes it: "--", then the
+ * waker's stacks leaf first (kernel, then user), then its name. */
+static int push_waker(struct collect_ctx *c, struct sample_key *k)
+{
+	uint32_t from;
+	int err;
+
+	k->wcomm[SAMPLE_COMM_LEN - 1] = '\0';
+	err = push_frame(c, "--", FRAME_USER);
+	from = c->n;
+	if (!err)
+		err = push_stack(c, k->wustack, k->wpid, FRAME_USER);
+	if (!err)
+		err = push_stack(c, k->wkstack, k->wpid, FRAME_KERNEL);
+	for (uint32_t i = from, j = c->n; i + 1 < j; i++, j--) {
+		uint32_t t = c->frames[i];
+
+		c->frames[i] = c->frames[j - 1];
+		c->frames[j - 1] = t;
+	}
+	return err ? err : push_frame(c, k->wcomm[0] ? k->wcomm : "[unknown]", FRAME_USER);
+}
+
 /* The state frame of a key, or NULL: off-CPU time has one; with --wall and
  * --state-root, on-CPU samples are "[running]" beside them. */
 static const char *state_frame(const struct sampler *s, const struct sample_key *k)
@@ -492,6 +526,8 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
+	if (!err && key.wtid)
+		err = push_waker(c, &key);
 	if (!err && c->s->opts.wall && !key.state)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count * c->s->period_ns);
 	else if (!err)

@@ -26,6 +26,7 @@ struct sampler_opts {
 	uint64_t min_block_ns, max_block_ns; /* --off-cpu: blocks kept (0: no bound) */
 	bool wall;	 /* with freq and offcpu: samples weigh their period in ns */
 	bool state_root; /* the state frame under the root, not at the leaf */
+	bool wakers;	 /* --wakers: who woke each thread, after a "--" frame */
 	enum unwind_mode unwind;
 	bool verbose;
 };

@@ -19,6 +19,7 @@ struct source_opts {
 	bool offcpu;			     /* --off-cpu: time off the CPU instead of samples */
 	uint64_t min_block_ns, max_block_ns; /* --min-block, --max-block (0: none) */
 	bool state_root;		     /* --state-root: the state frame under the root */
+	bool wakers;			     /* --wakers: the waker's stack after a "--" frame */
 	const char **funcs;		     /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */

@@ -132,6 +132,7 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.max_block_ns = o->max_block_ns,
 		.wall = o->offcpu && o->freq,
 		.state_root = o->state_root,
+		.wakers = o->wakers,
 		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));

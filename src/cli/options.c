@@ -28,6 +28,7 @@ enum {
 	OPT_MIN_BLOCK,
 	OPT_WALL,
 	OPT_STATE_ROOT,
+	OPT_WAKERS,
 	OPT_MAX_BLOCK,
 };
 
@@ -41,6 +42,7 @@ static const struct option long_opts[] = {
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "state-root", no_argument, NULL, OPT_STATE_ROOT },
+	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
@@ -98,6 +100,8 @@ void options__usage(FILE *f)
 	      "                           and off-CPU time in one graph, in ns\n"
 	      "      --state-root         (--off-cpu, --wall) the state frame right under\n"
 	      "                           the root ([running] for samples), not at the leaf\n"
+	      "      --wakers             (--off-cpu, --wall) after each blocked stack, a\n"
+	      "                           \"--\" frame and the stack of what woke it\n"
 	      "      --min-block T, --max-block T\n"
 	      "                           (--off-cpu) only blocks at least / at most T\n"
 	      "                           long: 500us, 1ms, 2s\n"
@@ -310,6 +314,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_STATE_ROOT:
 		o->capture.state_root = true;
+		return 0;
+	case OPT_WAKERS:
+		o->capture.offcpu = o->capture.wakers = true;
 		return 0;
 	case OPT_MIN_BLOCK:
 	case OPT_MAX_BLOCK:

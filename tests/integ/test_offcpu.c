@@ -272,6 +272,49 @@ static void test_timeline(void **state)
 	h_folded_free(&want);
 }
 
+/* Whether the waker part of the stack (after "--") holds arg's frames. */
+static bool woken_by(const char *stack, const void *arg)
+{
+	const char *waker = strstr(stack, ";--;");
+
+	return waker && h_has_seq(waker + 1, arg);
+}
+
+/* --wakers: wait_b's reads are woken by the helper's write to the pipe,
+ * wait_c's lock by its unlock, each after a "--" frame, leaf first, with
+ * the waker's name last. */
+static void test_wakers(void **state)
+{
+	static const struct {
+		const char *wait, *waker;
+	} want[] = { { "wait_b", "put;helper" },
+		     { "wait_c", "helper" } };
+	const char *out = h_path("wakers.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--wakers", "-o", out, "--", h_workload("offcpu"), "5"));
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		unsigned long long all = h_sum(&f, under, want[i].wait), by = 0;
+
+		for (size_t k = 0; k < f.n; k++)
+			if (h_has_frame(f.lines[k].stack, want[i].wait) &&
+			    woken_by(f.lines[k].stack, want[i].waker))
+				by += f.lines[k].count;
+		print_message("%s: %.1f ms off the CPU, %.1f ms of it woken by %s\n", want[i].wait,
+			      all / 1e6, by / 1e6, want[i].waker);
+		if (!all || by * 10 < all * 9) {
+			h_folded_dump(&f, 30);
+			fail_msg("%s is not woken by %s", want[i].wait, want[i].waker);
+		}
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +324,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_wall, h_test_teardown),
 		cmocka_unit_test_teardown(test_disk, h_test_teardown),
 		cmocka_unit_test_teardown(test_timeline, h_test_teardown),
+		cmocka_unit_test_teardown(test_wakers, h_test_teardown),
 	};
 
 	h_init(argc, argv);
