@@ -18,6 +18,7 @@ const volatile bool want_kernel = true;
 const volatile bool timeline = false;
 const volatile bool offcpu = false;
 const volatile bool want_wakers = false;
+const volatile bool want_kthreads = false;
 const volatile __u64 min_block_ns = 0; /* 0: no bound */
 const volatile __u64 max_block_ns = 0;
 
@@ -156,13 +157,19 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	__u32 tid = next->pid;
 	struct offcpu_start *s = bpf_map_lookup_elem(&offcpu_starts, &tid);
 	struct sample_key key;
-	__u64 ts;
+	__u64 ts, kthread;
 
 	if (!s)
 		return;
 	key = s->key;
 	ts = s->ts;
+	kthread = s->kthread;
 	bpf_map_delete_elem(&offcpu_starts, &tid);
+	if (kthread) {
+		count(CNT_OFF_KTHREAD);
+		count_by(CNT_OFF_KTHREAD_NS, now > ts ? now - ts : 0);
+		return;
+	}
 	if (want_wakers)
 		take_waker(&key, tid);
 	if (now <= ts)
@@ -208,6 +215,13 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 		return;
 	}
 	s.key.state = offcpu_state(preempt, prev_state);
+	/* kernel threads wait for work most of the time: apart, unless asked */
+	if (!prev->mm && !want_kthreads) {
+		s.kthread = 1;
+		if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
+			count(CNT_OFF_DROPPED);
+		return;
+	}
 	if (want_user)
 		s.key.ustack = user_stack(ctx, s.key.pid, prev, EV_STACK, CNT_USTACK,
 					  CNT_USTACK_ERR, CNT_STACKS_DROPPED, CNT_EVENTS_LOST);

@@ -37,6 +37,8 @@ enum sample_counter {
 	CNT_OFF_LONG,	     /* blocks longer than --max-block */
 	CNT_OFF_LONG_NS,     /* ... their time */
 	CNT_OFF_DROPPED,     /* blocks lost: the counts or the starts map was full */
+	CNT_OFF_KTHREAD,     /* blocks of kernel threads, left out (--kernel-threads keeps them) */
+	CNT_OFF_KTHREAD_NS,  /* ... their time */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,
 };
@@ -77,6 +79,7 @@ enum offcpu_state {
  * key says; by tid until it is back. */
 struct offcpu_start {
 	__u64 ts;
+	__u64 kthread; /* 1: a kernel thread's, counted apart (CNT_OFF_KTHREAD) */
 	struct sample_key key;
 };
 

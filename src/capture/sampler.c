@@ -34,6 +34,7 @@ struct sampler {
 	struct bpf_link *wakeup_link; /* --wakers */
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
+	uint64_t still_kthread[2];    /* ... of kernel threads, as CNT_OFF_KTHREAD.. */
 	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
 	unsigned int nattached;
 	const char *event;
@@ -107,6 +108,7 @@ static int load(struct sampler *s)
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
 	skel->rodata->want_wakers = s->opts.wakers;
+	skel->rodata->want_kthreads = s->opts.kthreads;
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
 	if (err) {
@@ -603,6 +605,11 @@ static int read_still_off(struct collect_ctx *c)
 		prev = &tid;
 		if (bpf_map_lookup_elem(fd, &tid, &st) || st.ts >= c->s->stop_ns)
 			continue;
+		if (st.kthread) {
+			c->s->still_kthread[0]++;
+			c->s->still_kthread[1] += c->s->stop_ns - st.ts;
+			continue;
+		}
 		if (!kept_block(c->s, c->s->stop_ns - st.ts))
 			continue;
 		err = add_sample(c, &st.key, c->s->stop_ns - st.ts);
@@ -646,6 +653,8 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	read_counters(s, st->counter);
 	for (int k = 0; k < 4; k++)
 		st->counter[CNT_OFF_SHORT + k] += s->still_left[k];
+	st->counter[CNT_OFF_KTHREAD] += s->still_kthread[0];
+	st->counter[CNT_OFF_KTHREAD_NS] += s->still_kthread[1];
 	st->ncpus = s->nattached;
 	st->thread_ns = &s->thread_ns;
 	st->event = s->event;

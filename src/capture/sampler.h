@@ -27,6 +27,7 @@ struct sampler_opts {
 	bool wall;	 /* with freq and offcpu: samples weigh their period in ns */
 	bool state_root; /* the state frame under the root, not at the leaf */
 	bool wakers;	 /* --wakers: who woke each thread, after a "--" frame */
+	bool kthreads;	 /* --kernel-threads: their time off the CPU too */
 	enum unwind_mode unwind;
 	bool verbose;
 };

@@ -20,6 +20,7 @@ struct source_opts {
 	uint64_t min_block_ns, max_block_ns; /* --min-block, --max-block (0: none) */
 	bool state_root;		     /* --state-root: the state frame under the root */
 	bool wakers;			     /* --wakers: the waker's stack after a "--" frame */
+	bool kthreads;			     /* --kernel-threads: their time off the CPU too */
 	const char **funcs;		     /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */

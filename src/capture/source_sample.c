@@ -133,6 +133,7 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.wall = o->offcpu && o->freq,
 		.state_root = o->state_root,
 		.wakers = o->wakers,
+		.kthreads = o->kthreads,
 		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));

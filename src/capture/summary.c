@@ -158,6 +158,10 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 		      profile__nr_stacks(p), secs, st->event, st->ncpus);
 	if (freq)
 		report_wall_threads(st->thread_ns, secs);
+	if (st->counter[CNT_OFF_KTHREAD])
+		p_err("left out: %.3f s off the CPU of kernel threads in %" PRIu64
+		      " blocks (they wait for work; --kernel-threads keeps them)",
+		      st->counter[CNT_OFF_KTHREAD_NS] / 1e9, st->counter[CNT_OFF_KTHREAD]);
 	if (st->counter[CNT_OFF_SHORT])
 		p_err("left out: %" PRIu64 " blocks shorter than --min-block (%.3f s)",
 		      st->counter[CNT_OFF_SHORT], st->counter[CNT_OFF_SHORT_NS] / 1e9);

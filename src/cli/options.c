@@ -29,6 +29,7 @@ enum {
 	OPT_WALL,
 	OPT_STATE_ROOT,
 	OPT_WAKERS,
+	OPT_KTHREADS,
 	OPT_MAX_BLOCK,
 };
 
@@ -43,6 +44,7 @@ static const struct option long_opts[] = {
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "state-root", no_argument, NULL, OPT_STATE_ROOT },
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
+	{ "kernel-threads", no_argument, NULL, OPT_KTHREADS },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
@@ -102,6 +104,8 @@ void options__usage(FILE *f)
 	      "                           the root ([running] for samples), not at the leaf\n"
 	      "      --wakers             (--off-cpu, --wall) after each blocked stack, a\n"
 	      "                           \"--\" frame and the stack of what woke it\n"
+	      "      --kernel-threads     (--off-cpu) kernel threads' waits too: left out\n"
+	      "                           otherwise, and said how much\n"
 	      "      --min-block T, --max-block T\n"
 	      "                           (--off-cpu) only blocks at least / at most T\n"
 	      "                           long: 500us, 1ms, 2s\n"
@@ -318,6 +322,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_WAKERS:
 		o->capture.offcpu = o->capture.wakers = true;
 		return 0;
+	case OPT_KTHREADS:
+		o->capture.kthreads = true;
+		return 0;
 	case OPT_MIN_BLOCK:
 	case OPT_MAX_BLOCK:
 		if (options__parse_time_ns(arg, c == OPT_MIN_BLOCK ? &o->capture.min_block_ns
@@ -421,6 +428,8 @@ static int check(struct options *o, bool format_set, char *err)
 				 "give -F");
 	if (o->wall && c->nfuncs)
 		return usage_err("--wall is for sampling mode (-F)");
+	if (c->kthreads && !c->offcpu)
+		return usage_err("--kernel-threads is for --off-cpu and --wall");
 	if (c->state_root && !c->offcpu)
 		return usage_err("--state-root is for --off-cpu and --wall");
 	if (!!c->nfuncs + (c->freq || c->offcpu) > 1)

@@ -356,6 +356,7 @@ static void test_parse_targets(void **state)
 	options__free(&o);
 	expect_usage_error(ARGS("--wall", "-p", "1"), "--wall", "-F");
 	expect_usage_error(ARGS("-F", "99", "--state-root"), "--state-root", "--off-cpu");
+	expect_usage_error(ARGS("-F", "99", "--kernel-threads"), "--kernel-threads", "--off-cpu");
 	/* --wakers is --off-cpu with the wakers' stacks */
 	parse_ok(&a, ARGS("--wakers", "-p", "1"), &o);
 	assert_true(o.capture.offcpu && o.capture.wakers);
