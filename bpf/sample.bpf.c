@@ -97,6 +97,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 	return 0;
 }
 
+/* PF_KTHREAD (include/linux/sched.h): a kernel thread. A user thread that
+ * exits has no mm either, and is not one. */
+#define PF_KTHREAD_FLAG 0x00200000
+
 /* The kernel stack at the switch starts with this program and the
  * tracepoint's caller (bpf_trace_run4): the thread's own starts at
  * __schedule. */
@@ -216,7 +220,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	}
 	s.key.state = offcpu_state(preempt, prev_state);
 	/* kernel threads wait for work most of the time: apart, unless asked */
-	if (!prev->mm && !want_kthreads) {
+	if ((prev->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
 		s.kthread = 1;
 		if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
 			count(CNT_OFF_DROPPED);

@@ -358,6 +358,61 @@ static void test_kernel_threads(void **state)
 	h_folded_free(&f);
 }
 
+/* The [preempted] time of thread TID (roots COMM-PID/TID). */
+static unsigned long long preempted_of(const struct h_folded *f, long tid)
+{
+	unsigned long long ns = 0;
+	char root[64], comm[32];
+	long pid, t;
+
+	for (size_t i = 0; i < f->n; i++) {
+		const char *leaf = strrchr(f->lines[i].stack, ';');
+
+		h_root(f->lines[i].stack, root, sizeof(root));
+		if (!h_root_ids(root, comm, sizeof(comm), &pid, &t) && t == tid && leaf &&
+		    !strcmp(leaf + 1, "[preempted]"))
+			ns += f->lines[i].count;
+	}
+	return ns;
+}
+
+/* Three threads spin on one CPU: each one's [preempted] time is its wait in
+ * the run queue as the scheduler counts it (/proc/PID/schedstat), within
+ * 10%. */
+static void test_run_queue(void **state)
+{
+	const char *out = h_path("runq.folded");
+	unsigned long long wait, got;
+	struct h_folded f;
+	struct h_result r;
+	const char *line;
+	int threads = 0;
+	long tid;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--tids", "-o", out, "--",
+			    h_workload("runq"), "1"));
+	for (line = r.out; sscanf(line, "%ld %llu", &tid, &wait) == 2; threads++) {
+		got = preempted_of(&f, tid);
+		print_message("thread %ld: %.1f ms [preempted], %.1f ms in the run queue by "
+			      "schedstat\n",
+			      tid, got / 1e6, wait / 1e6);
+		if (got < wait * 0.9 || got > wait * 1.1) {
+			h_folded_dump(&f, 30);
+			fail_msg("thread %ld: %.1f ms [preempted], the scheduler says %.1f ms", tid,
+				 got / 1e6, wait / 1e6);
+		}
+		line = strchr(line, '\n');
+		if (!line++)
+			break;
+	}
+	assert_int_equal(threads, 3);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +424,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_timeline, h_test_teardown),
 		cmocka_unit_test_teardown(test_wakers, h_test_teardown),
 		cmocka_unit_test_teardown(test_kernel_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_run_queue, h_test_teardown),
 	};
 
 	h_init(argc, argv);
