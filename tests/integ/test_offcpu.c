@@ -413,6 +413,49 @@ static void test_run_queue(void **state)
 	h_folded_free(&f);
 }
 
+/* 1000 threads that sleep 10 ms at a time for 1 s: each one's second is
+ * there (a starts map of 65536 threads), and nothing is lost. */
+static void test_thousand_sleepers(void **state)
+{
+	const char *out = h_path("sleepers.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("storm"),
+			    "sleep", "1000", "1"));
+	print_message("%.1f s asleep in thread_sleep, of 1000 threads' 1 s\n",
+		      h_sum(&f, under, "thread_sleep") / 1e9);
+	assert_true(h_sum(&f, under, "thread_sleep") > 900 * 1000000000ULL);
+	assert_non_null(strstr(r.err, "flamebpf: lost: nothing\n"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* 300 short-lived children, forked and exec'd 8 at a time (their pids
+ * reused along the way): the capture ends with the command, loses nothing,
+ * and has the parent's waits for them. */
+static void test_process_storm(void **state)
+{
+	const char *out = h_path("storm.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("storm"),
+			    "forks", "300", "10"));
+	print_message("%.3f s off the CPU in all, %.3f s in run_forks\n", f.total / 1e9,
+		      h_sum(&f, under, "run_forks") / 1e9);
+	assert_true(h_sum(&f, under, "run_forks") > 0);
+	assert_non_null(strstr(r.err, "flamebpf: lost: nothing\n"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +468,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_wakers, h_test_teardown),
 		cmocka_unit_test_teardown(test_kernel_threads, h_test_teardown),
 		cmocka_unit_test_teardown(test_run_queue, h_test_teardown),
+		cmocka_unit_test_teardown(test_thousand_sleepers, h_test_teardown),
+		cmocka_unit_test_teardown(test_process_storm, h_test_teardown),
 	};
 
 	h_init(argc, argv);

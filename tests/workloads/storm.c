@@ -9,6 +9,8 @@
  *   storm threads T M            T threads (up to 4096), started together,
  *                                each calls thread_call() M times
  *   storm spin T SECONDS         T threads spin in thread_spin for SECONDS
+ *   storm sleep T SECONDS        T threads sleep in thread_sleep, 10 ms at a
+ *                                time, for SECONDS
  *   storm stacks T SECONDS       T threads spin for SECONDS at the end of
  *                                ever new stacks (walk_a and walk_b in a
  *                                random order, 32 to 95 deep: some 500
@@ -51,6 +53,14 @@ NOINLINE void thread_spin(double deadline)
 {
 	while (now() < deadline)
 		spin(10007);
+}
+
+NOINLINE void thread_sleep(double deadline)
+{
+	struct timespec ten_ms = { 0, 10000000 };
+
+	while (now() < deadline)
+		nanosleep(&ten_ms, NULL);
 }
 
 NOINLINE void walk_a(unsigned int path, int depth);
@@ -128,6 +138,14 @@ static void *spin_main(void *arg)
 	(void)arg;
 	pthread_barrier_wait(&start_line);
 	thread_spin(spin_until);
+	return NULL;
+}
+
+static void *sleep_main(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&start_line);
+	thread_sleep(spin_until);
 	return NULL;
 }
 
@@ -209,8 +227,8 @@ static void run_child(long k)
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: storm rate SECONDS | threads T M | spin T SECONDS | stacks T SECONDS |\n"
-		"       forks N K | child K\n");
+		"usage: storm rate SECONDS | threads T M | spin T SECONDS | sleep T SECONDS |\n"
+		"       stacks T SECONDS | forks N K | child K\n");
 	return 2;
 }
 
@@ -232,6 +250,10 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "spin") && argc == 4 && a >= 1 && a <= MAX_THREADS) {
 		spin_until = now() + b;
 		return run_threads((long)a, spin_main);
+	}
+	if (!strcmp(mode, "sleep") && argc == 4 && a >= 1 && a <= MAX_THREADS) {
+		spin_until = now() + b;
+		return run_threads((long)a, sleep_main);
 	}
 	if (!strcmp(mode, "stacks") && argc == 4 && a >= 1 && a <= MAX_THREADS) {
 		spin_until = now() + b;
