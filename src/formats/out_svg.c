@@ -659,8 +659,34 @@ static bool unresolved(const char *s)
 	return !*off || !strcmp(off, "_[k]");
 }
 
+/* The states of --off-cpu and --wall, each a colour of its own that no
+ * other frame has: running green, asleep blue, on disk purple, preempted
+ * pink (waiting for a CPU, the one a busy machine adds), stopped brown. */
+static bool state_colour(const char *name, struct svg_rgb *c)
+{
+	static const struct {
+		const char *name;
+		struct svg_rgb c;
+	} states[] = {
+		{ PROFILE_STATE_RUNNING, { 60, 179, 80 } },
+		{ PROFILE_STATE_SLEEPING, { 80, 130, 220 } },
+		{ PROFILE_STATE_DISK, { 150, 90, 200 } },
+		{ PROFILE_STATE_PREEMPTED, { 230, 80, 170 } },
+		{ PROFILE_STATE_STOPPED, { 150, 110, 70 } },
+		{ PROFILE_STATE_OFF, { 120, 120, 160 } },
+	};
+
+	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
+		if (!strcmp(name, states[i].name)) {
+			*c = states[i].c;
+			return true;
+		}
+	}
+	return false;
+}
+
 /* Stable per name: user frames warm (red to yellow), kernel frames
- * aqua, frames without a symbol grey. */
+ * aqua, frames without a symbol grey; off-CPU states their own. */
 static struct svg_rgb paint_by_name(const struct svg_tree *t, uint32_t node, void *arg)
 {
 	const struct svg_name *nm = &t->names[t->nodes[node].name];
@@ -669,7 +695,11 @@ static struct svg_rgb paint_by_name(const struct svg_tree *t, uint32_t node, voi
 	double c = (h >> 32 & 0xffff) / 65535.0;
 	unsigned int grey = 175 + 40 * a;
 
+	struct svg_rgb state;
+
 	(void)arg;
+	if (nm->role != ROLE_KERNEL && state_colour(nm->s, &state))
+		return state;
 	if (nm->role == ROLE_ALL || unresolved(nm->s))
 		return (struct svg_rgb){ grey, grey, grey + 5 };
 	if (nm->role == ROLE_KERNEL)

@@ -420,6 +420,32 @@ static void test_colours(void **state)
 	profile__free(q);
 }
 
+/* The off-CPU states have colours of their own, apart from every warm
+ * user frame and aqua kernel frame: asleep blue, preempted pink. */
+static void test_state_colours(void **state)
+{
+	struct profile *p = profile__new(UNIT_NANOSECONDS);
+	struct drawn asleep, preempted;
+	uint32_t s[3];
+	char *svg;
+
+	(void)state;
+	s[0] = ufr(p, "main");
+	s[1] = frame(p, "read", FRAME_KERNEL, 1);
+	s[2] = ufr(p, PROFILE_STATE_SLEEPING);
+	add(p, "app", s, 3, 30);
+	s[2] = ufr(p, PROFILE_STATE_PREEMPTED);
+	add(p, "app", s, 3, 10);
+	svg = render(p);
+	asleep = find_one(svg, "[sleeping]");
+	preempted = find_one(svg, "[preempted]");
+	assert_true(!warm(asleep) && !cool(asleep) && asleep.b > asleep.r);
+	assert_true(!warm(preempted) && !cool(preempted) && preempted.r > preempted.g);
+	assert_true(asleep.r != preempted.r);
+	free(svg);
+	profile__free(p);
+}
+
 /* The same stacks, whatever their order and addresses, draw the same SVG. */
 static void test_deterministic(void **state)
 {
@@ -593,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_label_truncated),
 		cmocka_unit_test(test_colours),
+		cmocka_unit_test(test_state_colours),
 		cmocka_unit_test(test_deterministic),
 		cmocka_unit_test(test_root_styles),
 		cmocka_unit_test(test_title_and_subtitle),
