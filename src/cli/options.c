@@ -68,6 +68,7 @@ void options__usage(FILE *f)
 {
 	fputs("usage: flamebpf --sample FREQ [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "\n"
+	      "       flamebpf --off-cpu [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "       flamebpf -f [BINARY:]REGEX [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "       flamebpf -l [BINARY:]REGEX [-p PID | -- COMMAND]\n"
 	      "       flamebpf render [OPTIONS] INPUT   (see flamebpf render --help)\n"
