@@ -148,6 +148,18 @@ check_idle() {
 
 # Tables ------------------------------------------------------------------
 
+# Appends what table() prints to build/bench/results.md, after the tables
+# of the benchmarks before it, and shows it: append_table STARTED_SECONDS
+append_table() {
+	table >"$WORK/results.md"
+	{
+		printf '\n'
+		cat -- "$WORK/results.md"
+	} >>"$OUT/results.md"
+	log "done in $((SECONDS - $1)) s; table appended to build/bench/results.md"
+	cat -- "$WORK/results.md"
+}
+
 # The opening lines of a results table: table_intro TITLE PEER_VERSION
 table_intro() {
 	printf '## %s (%s)\n\n' "$1" "$(date '+%Y-%m-%d %H:%M')"

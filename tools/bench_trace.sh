@@ -574,13 +574,7 @@ main() {
 	bench_rate
 	check_idle
 	BUSY_AFTER=$BUSY
-	table >"$WORK/results.md"
-	{
-		printf '\n'
-		cat -- "$WORK/results.md"
-	} >>"$OUT/results.md"
-	log "done in $((SECONDS - started)) s; table appended to build/bench/results.md"
-	cat -- "$WORK/results.md"
+	append_table "$started"
 }
 
 main "$@"

@@ -419,25 +419,36 @@ static void test_run_queue(void **state)
 	h_folded_free(&f);
 }
 
+/* `storm ARGS` under --off-cpu, which must lose nothing: the time off the
+ * CPU under FUNC, printed beside the whole. */
+static unsigned long long storm_off(const char *const args[3], const char *func)
+{
+	const char *out = h_path("storm.folded");
+	unsigned long long ns;
+	struct h_folded f;
+	struct h_result r;
+
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("storm"),
+			    args[0], args[1], args[2]));
+	ns = h_sum(&f, under, func);
+	print_message("storm %s %s %s: %.3f s off the CPU, %.3f s in %s\n", args[0], args[1],
+		      args[2], f.total / 1e9, ns / 1e9, func);
+	assert_non_null(strstr(r.err, "flamebpf: lost: nothing\n"));
+	h_result_free(&r);
+	h_folded_free(&f);
+	return ns;
+}
+
 /* 1000 threads that sleep 10 ms at a time for 1 s: each one's second is
  * there (a starts map of 65536 threads), and nothing is lost. */
 static void test_thousand_sleepers(void **state)
 {
-	const char *out = h_path("sleepers.folded");
-	struct h_folded f;
-	struct h_result r;
+	static const char *const args[3] = { "sleep", "1000", "1" };
 
 	(void)state;
 	require_bpf();
-	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("storm"),
-			    "sleep", "1000", "1"));
-	print_message("%.1f s asleep in thread_sleep, of 1000 threads' 1 s\n",
-		      h_sum(&f, under, "thread_sleep") / 1e9);
-	assert_true(h_sum(&f, under, "thread_sleep") > 900 * 1000000000ULL);
-	assert_non_null(strstr(r.err, "flamebpf: lost: nothing\n"));
-	h_result_free(&r);
-	h_folded_free(&f);
+	assert_true(storm_off(args, "thread_sleep") > 900 * 1000000000ULL);
 }
 
 /* 300 short-lived children, forked and exec'd 8 at a time (their pids
@@ -445,21 +456,11 @@ static void test_thousand_sleepers(void **state)
  * and has the parent's waits for them. */
 static void test_process_storm(void **state)
 {
-	const char *out = h_path("storm.folded");
-	struct h_folded f;
-	struct h_result r;
+	static const char *const args[3] = { "forks", "300", "10" };
 
 	(void)state;
 	require_bpf();
-	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", h_workload("storm"),
-			    "forks", "300", "10"));
-	print_message("%.3f s off the CPU in all, %.3f s in run_forks\n", f.total / 1e9,
-		      h_sum(&f, under, "run_forks") / 1e9);
-	assert_true(h_sum(&f, under, "run_forks") > 0);
-	assert_non_null(strstr(r.err, "flamebpf: lost: nothing\n"));
-	h_result_free(&r);
-	h_folded_free(&f);
+	assert_true(storm_off(args, "run_forks") > 0);
 }
 
 int main(int argc, char **argv)
