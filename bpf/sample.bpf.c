@@ -161,15 +161,15 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	__u32 tid = next->pid;
 	struct offcpu_start *s = bpf_map_lookup_elem(&offcpu_starts, &tid);
 	struct sample_key key;
-	__u64 ts, kthread;
+	__u64 ts, flags;
 
 	if (!s)
 		return;
 	key = s->key;
 	ts = s->ts;
-	kthread = s->kthread;
+	flags = s->flags;
 	bpf_map_delete_elem(&offcpu_starts, &tid);
-	if (kthread) {
+	if (flags & OFFCPU_F_KTHREAD) {
 		count(CNT_OFF_KTHREAD);
 		count_by(CNT_OFF_KTHREAD_NS, now > ts ? now - ts : 0);
 		return;
@@ -221,7 +221,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	s.key.state = offcpu_state(preempt, prev_state);
 	/* kernel threads wait for work most of the time: apart, unless asked */
 	if ((prev->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
-		s.kthread = 1;
+		s.flags = OFFCPU_F_KTHREAD;
 		if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
 			count(CNT_OFF_DROPPED);
 		return;
@@ -247,6 +247,87 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	switch_in(next, now);
 	switch_out(ctx, preempt, prev, prev_state, now);
+	return 0;
+}
+
+/* Threads already off the CPU when the capture starts: this task iterator
+ * runs once, right after on_switch is attached, and starts their blocks at
+ * capture_start_ns. Their stacks are not the current task's: the kernel's
+ * comes from bpf_get_task_stack(), the user one is unwound from the
+ * registers saved when the thread entered the kernel, read with
+ * bpf_copy_from_user_task(), which may sleep: hence a sleepable iterator. */
+__u64 capture_start_ns; /* set by user space before the iterator runs */
+
+/* Its own buffer: a per-CPU one could be taken by on_switch while this
+ * program sleeps. Only user space's one read runs the iterator. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct sample_stack_event);
+	__uint(max_entries, 1);
+} iter_scratch SEC(".maps");
+
+/* TASK_DEAD, in __state: a thread past its last switch. */
+#define TASK_DEAD_STATE 0x80
+
+/* A thread off the CPU now, and not on its way off it (on_cpu: it set its
+ * state and has yet to call schedule(); on_switch will see it leave). */
+static __always_inline bool blocked_now(struct task_struct *task, unsigned int state)
+{
+	return (state & 0xff) && !(state & TASK_DEAD_STATE) && !task->on_cpu && !task->exit_state;
+}
+
+static __always_inline __u64 task_kernel_stack(struct task_struct *task,
+					       struct sample_stack_event *st)
+{
+	long n = bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0);
+
+	if (n < 0) {
+		count(CNT_KSTACK_ERR);
+		return STACK_ID_LOST;
+	}
+	if (n < (long)sizeof(__u64))
+		return STACK_ID_NONE;
+	return send_stack(st, n / sizeof(__u64), EV_STACK, CNT_STACKS_DROPPED);
+}
+
+SEC("iter.s/task")
+int offcpu_at_start(struct bpf_iter__task *ctx)
+{
+	struct offcpu_start s = { .ts = capture_start_ns, .flags = OFFCPU_F_AT_START };
+	struct task_struct *task = ctx->task;
+	struct sample_stack_event *st;
+	unsigned int state;
+	__u32 zero = 0, tid;
+
+	if (!task)
+		return 0;
+	state = task->__state;
+	tid = task->pid;
+	s.key.pid = task->tgid;
+	s.key.tid = tid;
+	if (!s.key.pid || !blocked_now(task, state))
+		return 0;
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &s.key.pid))
+		return 0;
+	s.key.state = offcpu_state(false, state);
+	st = bpf_map_lookup_elem(&iter_scratch, &zero);
+	if (!st)
+		return 0;
+	if ((task->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
+		s.flags |= OFFCPU_F_KTHREAD;
+	} else {
+		if (want_user)
+			s.key.ustack = task_user_stack(task, s.key.pid, st, CNT_USTACK,
+						       CNT_STACKS_DROPPED);
+		if (want_kernel)
+			s.key.kstack = task_kernel_stack(task, st);
+		BPF_CORE_READ_STR_INTO(&s.key.comm, task, group_leader, comm);
+		bpf_probe_read_kernel_str(&s.key.tcomm, sizeof(s.key.tcomm), task->comm);
+		note_process(s.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
+	}
+	/* a switch since the attach has the truth: keep its start */
+	bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_NOEXIST);
 	return 0;
 }
 

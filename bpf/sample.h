@@ -75,11 +75,15 @@ enum offcpu_state {
 	OFFCPU_NR,
 };
 
+/* struct offcpu_start's flags. */
+#define OFFCPU_F_KTHREAD  1 /* a kernel thread's, counted apart (CNT_OFF_KTHREAD) */
+#define OFFCPU_F_AT_START 2 /* off the CPU already when the capture started */
+
 /* --off-cpu: a thread off the CPU since ts (CLOCK_MONOTONIC ns), left as
  * key says; by tid until it is back. */
 struct offcpu_start {
 	__u64 ts;
-	__u64 kthread; /* 1: a kernel thread's, counted apart (CNT_OFF_KTHREAD) */
+	__u64 flags; /* OFFCPU_F_* */
 	struct sample_key key;
 };
 

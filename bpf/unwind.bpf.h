@@ -52,6 +52,10 @@ struct unwind_walk {
 	bool fp_steps;
 	bool done;     /* the outermost frame was reached */
 	bool unmapped; /* a pc outside every mapping: the maps changed */
+	/* another task's stack, read from a sleepable program; NULL: the
+	 * current task's. A constant NULL in the other programs lets the
+	 * verifier drop the sleepable read from them. */
+	struct task_struct *task;
 };
 
 /* A binary search, one bpf_loop() step at a time: the verifier checks a
@@ -131,8 +135,10 @@ static __always_inline struct unwind_row *unwind_find_row(const struct unwind_ma
 	return bpf_map_lookup_elem(&unwind_rows, &idx);
 }
 
-static __always_inline bool read_user_u64(__u64 *v, __u64 addr)
+static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v, __u64 addr)
 {
+	if (w->task)
+		return !bpf_copy_from_user_task(v, sizeof(*v), (const void *)addr, w->task, 0);
 	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
@@ -145,10 +151,10 @@ static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct un
 	if (r->kind == UNWIND_CFA_RBP && !w->bp_known)
 		return false;
 	cfa = (r->kind == UNWIND_CFA_RSP ? w->sp : w->bp) + (__s64)r->cfa_off;
-	if (cfa <= w->sp || !read_user_u64(ra, cfa - 8))
+	if (cfa <= w->sp || !read_user_u64(w, ra, cfa - 8))
 		return false;
 	if (r->rbp == UNWIND_RBP_CFA) {
-		if (!read_user_u64(&w->bp, cfa + (__s64)r->rbp_off))
+		if (!read_user_u64(w, &w->bp, cfa + (__s64)r->rbp_off))
 			return false;
 		w->bp_known = true;
 	} else if (r->rbp == UNWIND_RBP_OTHER) {
@@ -166,7 +172,7 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra)
 
 	if (!w->bp_known || bp < w->sp || (bp & 7))
 		return false;
-	if (!read_user_u64(ra, bp + 8) || !read_user_u64(&w->bp, bp))
+	if (!read_user_u64(w, ra, bp + 8) || !read_user_u64(w, &w->bp, bp))
 		return false;
 	w->sp = bp + 16;
 	w->fp_steps = true;
@@ -189,11 +195,14 @@ static long unwind_step(__u32 i, void *data)
 	w->nr = i + 1;
 	/* a return address is just past its call, which may end the function */
 	pc = i ? w->pc - 1 : w->pc;
-	m = unwind_find_mapping(w->proc, pc);
-	if (!m)
-		w->unmapped = true;
-	else if (m->nrows)
-		r = unwind_find_row(m, pc - m->bias);
+	/* no tables (another task's stack, not loaded yet): frame pointers */
+	if (w->proc) {
+		m = unwind_find_mapping(w->proc, pc);
+		if (!m)
+			w->unmapped = true;
+		else if (m->nrows)
+			r = unwind_find_row(m, pc - m->bias);
+	}
 	if (r && r->kind == UNWIND_END) {
 		w->done = true;
 		return 1;
@@ -287,6 +296,29 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(w.st, w.nr, type, drop_counter);
+}
+
+/* The user stack of task, not the current one and off the CPU, for a
+ * sleepable program: from the registers saved when it entered the kernel,
+ * by the tables once user space has loaded its process's, by frame pointers
+ * before that (bpf_get_task_stack() does not read another task's user
+ * stack). Into st, the caller's buffer; as take_stack() returns it. */
+static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid,
+					     struct sample_stack_event *st, __u32 base,
+					     __u32 drop_counter)
+{
+	struct unwind_walk w = { .st = st, .task = task };
+	enum unwind_end end;
+
+	if (!task->mm)
+		return STACK_ID_NONE;
+	if (unwind_mode != UNWIND_MODE_FP)
+		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task));
+	count(base + (w.proc ? end : USTACK_FP));
+	if (!w.nr)
+		return STACK_ID_NONE;
+	return send_stack(st, w.nr, EV_STACK, drop_counter);
 }
 
 /* A process exec'd (a new image) or exited (its pid may be reused): the

@@ -35,6 +35,9 @@ struct sampler {
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
 	uint64_t still_kthread[2];    /* ... of kernel threads, as CNT_OFF_KTHREAD.. */
+	uint64_t idle[2];	      /* threads off the CPU for the whole capture: count, ns */
+	uint64_t still_kept;	      /* blocks open at the stop, counted */
+	bool no_iter;		      /* threads blocked at the start cannot be found */
 	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
 	unsigned int nattached;
 	const char *event;
@@ -88,7 +91,9 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
 }
 
-static int load(struct sampler *s)
+/* with_iter: offcpu_at_start too, which needs a sleepable task iterator
+ * and bpf_copy_from_user_task() (Linux 5.18). */
+static int load_skel(struct sampler *s, bool with_iter)
 {
 	struct sample_bpf *skel = sample_bpf__open();
 	int err;
@@ -107,6 +112,7 @@ static int load(struct sampler *s)
 	bpf_program__set_autoload(skel->progs.on_sample, s->opts.freq > 0);
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
+	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
 	size_maps(skel, &s->opts, s->ncpus);
@@ -116,11 +122,26 @@ static int load(struct sampler *s)
 		return err;
 	}
 	s->skel = skel;
-	if (skel->rodata->unwind_mode == UNWIND_MODE_FP)
+	return 0;
+}
+
+/* Without the iterator, --off-cpu still works: threads blocked at the
+ * start are seen from their first switch on, which the summary says. */
+static int load(struct sampler *s)
+{
+	int err = load_skel(s, s->opts.offcpu);
+
+	if (err && s->opts.offcpu && err != -EPERM) {
+		err = load_skel(s, false);
+		s->no_iter = !err;
+	}
+	if (err)
+		return err;
+	if (s->skel->rodata->unwind_mode == UNWIND_MODE_FP)
 		return 0;
-	return unwinder__new(&s->unwinder, bpf_map__fd(skel->maps.unwind_rows),
-			     bpf_map__max_entries(skel->maps.unwind_rows),
-			     bpf_map__fd(skel->maps.unwind_procs));
+	return unwinder__new(&s->unwinder, bpf_map__fd(s->skel->maps.unwind_rows),
+			     bpf_map__max_entries(s->skel->maps.unwind_rows),
+			     bpf_map__fd(s->skel->maps.unwind_procs));
 }
 
 static int spill(struct sampler *s, const struct sample_key *key)
@@ -250,6 +271,43 @@ static int attach_cpu(struct sampler *s, int cpu)
 	return 0;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
+}
+
+/* Threads off the CPU since before on_switch was attached: the iterator
+ * (offcpu_at_start) starts their blocks now. It writes nothing to read:
+ * reading it to the end runs it over every task. */
+static int find_blocked(struct sampler *s)
+{
+	struct bpf_link *link;
+	char buf[64];
+	ssize_t n;
+	int fd, err = 0;
+
+	s->skel->bss->capture_start_ns = now_ns();
+	link = bpf_program__attach_iter(s->skel->progs.offcpu_at_start, NULL);
+	if (!link)
+		return -errno;
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = -errno;
+		goto out_link;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = -errno;
+	close(fd);
+out_link:
+	bpf_link__destroy(link);
+	return err;
+}
+
 static int attach_tracking(struct sampler *s)
 {
 	s->exec_link = bpf_program__attach(s->skel->progs.on_exec);
@@ -290,6 +348,8 @@ int sampler__start(struct sampler *s)
 		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
 		if (!s->switch_link)
 			return -errno;
+		if (!s->no_iter && find_blocked(s))
+			s->no_iter = true;
 		if (s->opts.wakers) {
 			s->wakeup_link = bpf_program__attach(s->skel->progs.on_wakeup);
 			if (!s->wakeup_link)
@@ -390,13 +450,10 @@ uint64_t sampler__samples(struct sampler *s)
 
 void sampler__stop(struct sampler *s)
 {
-	struct timespec now;
-
 	bpf_link__destroy(s->switch_link);
 	bpf_link__destroy(s->wakeup_link);
 	s->switch_link = s->wakeup_link = NULL;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	s->stop_ns = (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
+	s->stop_ns = now_ns();
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		bpf_link__destroy(s->links[cpu]);
 		s->links[cpu] = NULL;
@@ -605,9 +662,15 @@ static int read_still_off(struct collect_ctx *c)
 		prev = &tid;
 		if (bpf_map_lookup_elem(fd, &tid, &st) || st.ts >= c->s->stop_ns)
 			continue;
-		if (st.kthread) {
+		if (st.flags & OFFCPU_F_KTHREAD) {
 			c->s->still_kthread[0]++;
 			c->s->still_kthread[1] += c->s->stop_ns - st.ts;
+			continue;
+		}
+		/* idle the whole capture: its width would say nothing but that */
+		if ((st.flags & OFFCPU_F_AT_START) && !c->s->opts.idle) {
+			c->s->idle[0]++;
+			c->s->idle[1] += c->s->stop_ns - st.ts;
 			continue;
 		}
 		if (!kept_block(c->s, c->s->stop_ns - st.ts))
@@ -615,6 +678,7 @@ static int read_still_off(struct collect_ctx *c)
 		err = add_sample(c, &st.key, c->s->stop_ns - st.ts);
 		if (err)
 			return err;
+		c->s->still_kept++;
 	}
 	return 0;
 }
@@ -655,6 +719,10 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 		st->counter[CNT_OFF_SHORT + k] += s->still_left[k];
 	st->counter[CNT_OFF_KTHREAD] += s->still_kthread[0];
 	st->counter[CNT_OFF_KTHREAD_NS] += s->still_kthread[1];
+	st->counter[CNT_OFF_BLOCKS] += s->still_kept;
+	st->idle_threads = s->idle[0];
+	st->blocked_at_start_unseen = s->no_iter;
+	st->idle_ns = s->idle[1];
 	st->ncpus = s->nattached;
 	st->thread_ns = &s->thread_ns;
 	st->event = s->event;

@@ -28,6 +28,7 @@ struct sampler_opts {
 	bool state_root; /* the state frame under the root, not at the leaf */
 	bool wakers;	 /* --wakers: who woke each thread, after a "--" frame */
 	bool kthreads;	 /* --kernel-threads: their time off the CPU too */
+	bool idle;	 /* --idle-threads: threads off the CPU the whole capture too */
 	enum unwind_mode unwind;
 	bool verbose;
 };
@@ -44,6 +45,8 @@ struct sampler_stats {
 	struct unwinder_stats tables;	 /* when unwinding by tables */
 	struct mmap_events_stats mmaps;	 /* the mappings recorded as they were made */
 	const struct hashmap *thread_ns; /* --wall: tid -> its time on and off the CPU */
+	uint64_t idle_threads, idle_ns;	 /* --off-cpu: off the CPU the whole capture, left out */
+	bool blocked_at_start_unseen;	 /* ... and those blocked at the start: not seen */
 };
 
 struct sampler;

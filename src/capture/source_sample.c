@@ -134,6 +134,7 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.state_root = o->state_root,
 		.wakers = o->wakers,
 		.kthreads = o->kthreads,
+		.idle = o->idle_threads,
 		.unwind = o->unwind,
 	};
 	struct sample_source *ss = calloc(1, sizeof(*ss));

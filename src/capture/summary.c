@@ -136,7 +136,7 @@ static void report_wall_threads(const struct hashmap *thread_ns, double secs)
 	}
 	if (n)
 		p_err("threads: %zu; on + off the CPU within 5%% of the capture for %zu (the "
-		      "others began or ended in it, or were off the CPU since before it)",
+		      "others began or ended in it)",
 		      n, whole);
 }
 
@@ -162,6 +162,13 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 		p_err("left out: %.3f s off the CPU of kernel threads in %" PRIu64
 		      " blocks (they wait for work; --kernel-threads keeps them)",
 		      st->counter[CNT_OFF_KTHREAD_NS] / 1e9, st->counter[CNT_OFF_KTHREAD]);
+	if (st->blocked_at_start_unseen)
+		p_err("threads off the CPU when the capture started count from their first switch "
+		      "on: this kernel cannot iterate tasks in a sleepable program (Linux 5.18+)");
+	if (st->idle_threads)
+		p_err("left out: %" PRIu64 " threads off the CPU for the whole capture (%.3f s): "
+		      "idle (--idle-threads keeps them)",
+		      st->idle_threads, st->idle_ns / 1e9);
 	if (st->counter[CNT_OFF_SHORT])
 		p_err("left out: %" PRIu64 " blocks shorter than --min-block (%.3f s)",
 		      st->counter[CNT_OFF_SHORT], st->counter[CNT_OFF_SHORT_NS] / 1e9);

@@ -237,7 +237,8 @@ static void explain_empty(const struct run *r)
 						: "any process";
 
 	if (r->o->capture.offcpu)
-		p_err("no time off the CPU: %s never blocked and ran again during the capture",
+		p_err("no time off the CPU: %s never blocked and ran again during the capture "
+		      "(threads off the CPU all the time are left out: --idle-threads keeps them)",
 		      who);
 	else if (r->src.unit == UNIT_NANOSECONDS)
 		p_err("no calls: %s never returned from a traced function during the capture (not "

@@ -31,6 +31,7 @@ enum {
 	OPT_WAKERS,
 	OPT_KTHREADS,
 	OPT_MAX_BLOCK,
+	OPT_IDLE_THREADS,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "kernel-threads", no_argument, NULL, OPT_KTHREADS },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
+	{ "idle-threads", no_argument, NULL, OPT_IDLE_THREADS },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -107,6 +109,8 @@ void options__usage(FILE *f)
 	      "                           \"--\" frame and the stack of what woke it\n"
 	      "      --kernel-threads     (--off-cpu) kernel threads' waits too: left out\n"
 	      "                           otherwise, and said how much\n"
+	      "      --idle-threads       (--off-cpu) threads off the CPU for the whole\n"
+	      "                           capture too: left out otherwise, and said how much\n"
 	      "      --min-block T, --max-block T\n"
 	      "                           (--off-cpu) only blocks at least / at most T\n"
 	      "                           long: 500us, 1ms, 2s\n"
@@ -326,6 +330,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_KTHREADS:
 		o->capture.kthreads = true;
 		return 0;
+	case OPT_IDLE_THREADS:
+		o->capture.idle_threads = true;
+		return 0;
 	case OPT_MIN_BLOCK:
 	case OPT_MAX_BLOCK:
 		if (options__parse_time_ns(arg, c == OPT_MIN_BLOCK ? &o->capture.min_block_ns
@@ -431,6 +438,8 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("--wall is for sampling mode (-F)");
 	if (c->kthreads && !c->offcpu)
 		return usage_err("--kernel-threads is for --off-cpu and --wall");
+	if (c->idle_threads && !c->offcpu)
+		return usage_err("--idle-threads is for --off-cpu and --wall");
 	if (c->state_root && !c->offcpu)
 		return usage_err("--state-root is for --off-cpu and --wall");
 	if (!!c->nfuncs + (c->freq || c->offcpu) > 1)

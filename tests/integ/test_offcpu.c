@@ -92,6 +92,77 @@ static void test_blocked_at_stop(void **state)
 	h_folded_free(&f);
 }
 
+/* sleep, started 0.5 s before the capture, sleeps 2 s: its time from the
+ * start of the capture to its wake-up counts, asleep (the kernel keeps no
+ * scheduler frames in the stack of a task not running: the leaf kernel
+ * frames are the nanosleep syscall's). */
+static void test_blocked_at_start(void **state)
+{
+	const char *out = h_path("start.folded");
+	struct in_state asleep = { "clock_nanosleep", "[sleeping]" };
+	unsigned long long slept;
+	struct h_folded f;
+	struct h_result r;
+	struct h_proc p;
+	char pid[16];
+
+	(void)state;
+	require_bpf();
+	h_start_workload(&p, H_ARGV("sleep", "2"));
+	h_sleep(0.5);
+	snprintf(pid, sizeof(pid), "%d", p.pid);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "10", "-o", out));
+	h_stop(&p);
+	slept = h_sum(&f, under_in_state, &asleep);
+	print_message("sleep: %.3f s asleep of its last 1.5 s; %.3f s in all\n", slept / 1e9,
+		      f.total / 1e9);
+	if (slept < 1000 * 1000000ULL || f.total > 1550 * 1000000ULL) {
+		h_folded_dump(&f, 20);
+		fail_msg("%.3f s asleep in the last 1.5 s of a 2 s sleep", slept / 1e9);
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* A thread asleep for the whole capture is left out, and said; with
+ * --idle-threads it is kept, for the length of the capture. */
+static void test_idle_threads(void **state)
+{
+	const char *out = h_path("idle.folded");
+	struct in_state asleep = { "clock_nanosleep", "[sleeping]" };
+	unsigned long long slept;
+	struct h_folded f;
+	struct h_result r;
+	struct h_proc p;
+	char pid[16];
+
+	(void)state;
+	require_bpf();
+	h_start_workload(&p, H_ARGV("sleep", "60"));
+	h_sleep(0.2);
+	snprintf(pid, sizeof(pid), "%d", p.pid);
+	assert_int_equal(
+		h_run(&r, 60, H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "1", "-o", out)),
+		0);
+	assert_int_equal(r.status, 1);
+	assert_non_null(strstr(r.err, "left out: 1 threads off the CPU for the whole capture"));
+	assert_false(h_exists(out));
+	h_result_free(&r);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--idle-threads", "-p", pid, "-d", "1", "-o",
+			    out));
+	h_stop(&p);
+	slept = h_sum(&f, under_in_state, &asleep);
+	print_message("sleep: %.3f s asleep in a 1 s capture\n", slept / 1e9);
+	if (slept < 950 * 1000000ULL || f.total > 1100 * 1000000ULL) {
+		h_folded_dump(&f, 20);
+		fail_msg("%.3f s asleep in a 1 s capture with --idle-threads", slept / 1e9);
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* --min-block 40ms keeps wait_b's 60 ms reads and leaves out wait_a's 20 ms
  * sleeps and wait_c's 15 ms waits; --max-block 40ms the other way round.
  * The summary says what was left out. */
@@ -468,6 +539,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_waits, h_test_teardown),
 		cmocka_unit_test_teardown(test_blocked_at_stop, h_test_teardown),
+		cmocka_unit_test_teardown(test_blocked_at_start, h_test_teardown),
+		cmocka_unit_test_teardown(test_idle_threads, h_test_teardown),
 		cmocka_unit_test_teardown(test_block_bounds, h_test_teardown),
 		cmocka_unit_test_teardown(test_wall, h_test_teardown),
 		cmocka_unit_test_teardown(test_disk, h_test_teardown),
