@@ -101,25 +101,20 @@ int on_sample(struct bpf_perf_event_data *ctx)
  * exits has no mm either, and is not one. */
 #define PF_KTHREAD_FLAG 0x00200000
 
-/* The kernel stack at the switch starts with this program and the
- * tracepoint's caller (bpf_trace_run4): the thread's own starts at
- * __schedule. */
-#define OFFCPU_SKIP_FRAMES 2
+/* The kernel stacks of sched_switch and sched_waking are taken whole:
+ * user space leaves out their first frames, this program's and the
+ * tracepoint's, which are more or fewer with the kernel and the JIT. */
+#define OFFCPU_SKIP_FRAMES 0
 
-/* --off-cpu: where and how each thread left the CPU, until it is back. */
+/* --off-cpu: where and how each thread left the CPU, until it is back (ts
+ * 0: on it). Task storage, not a hash by tid: no bucket lock, nothing to
+ * delete, and the kernel frees it with the thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32); /* tid */
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct offcpu_start);
-	__uint(max_entries, 1);
 } offcpu_starts SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__type(key, __u32); /* the tid woken */
-	__type(value, struct offcpu_waker);
-	__uint(max_entries, 1);
-} wakers SEC(".maps");
 
 /* Adds ns to the key's blocked time; a full map loses it, counted. */
 static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
@@ -141,54 +136,37 @@ static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
 	count(CNT_OFF_BLOCKS);
 }
 
-/* The waker of tid, if one was seen since it left the CPU, into key. */
-static __always_inline void take_waker(struct sample_key *key, __u32 tid)
-{
-	struct offcpu_waker *w = bpf_map_lookup_elem(&wakers, &tid);
-
-	if (!w)
-		return;
-	key->wpid = w->pid;
-	key->wtid = w->tid;
-	key->wustack = w->ustack;
-	key->wkstack = w->kstack;
-	__builtin_memcpy(key->wcomm, w->comm, sizeof(key->wcomm));
-	bpf_map_delete_elem(&wakers, &tid);
-}
-
 static __always_inline void switch_in(struct task_struct *next, __u64 now)
 {
-	__u32 tid = next->pid;
-	struct offcpu_start *s = bpf_map_lookup_elem(&offcpu_starts, &tid);
+	struct offcpu_start *s = bpf_task_storage_get(&offcpu_starts, next, 0, 0);
 	struct sample_key key;
-	__u64 ts, flags;
+	__u64 ts;
 
-	if (!s)
+	if (!s || !s->ts)
 		return;
-	key = s->key;
 	ts = s->ts;
-	flags = s->flags;
-	bpf_map_delete_elem(&offcpu_starts, &tid);
-	if (flags & OFFCPU_F_KTHREAD) {
+	s->ts = 0;
+	if (s->flags & OFFCPU_F_KTHREAD) {
 		count(CNT_OFF_KTHREAD);
 		count_by(CNT_OFF_KTHREAD_NS, now > ts ? now - ts : 0);
 		return;
 	}
-	if (want_wakers)
-		take_waker(&key, tid);
 	if (now <= ts)
 		return;
 	if (now - ts < min_block_ns) {
 		count(CNT_OFF_SHORT);
 		count_by(CNT_OFF_SHORT_NS, now - ts);
-	} else if (max_block_ns && now - ts > max_block_ns) {
+		return;
+	}
+	if (max_block_ns && now - ts > max_block_ns) {
 		count(CNT_OFF_LONG);
 		count_by(CNT_OFF_LONG_NS, now - ts);
-	} else {
-		add_blocked(&key, now - ts);
-		if (timeline)
-			send_tick(&key, ts, now - ts);
+		return;
 	}
+	key = s->key;
+	add_blocked(&key, now - ts);
+	if (timeline)
+		send_tick(&key, ts, now - ts);
 }
 
 /* The state the thread left in: preempted, or why it stopped running. */
@@ -203,40 +181,43 @@ static __always_inline __u32 offcpu_state(bool preempt, unsigned int prev_state)
 	return OFFCPU_OTHER;
 }
 
-/* The stacks are taken here, where the thread leaving is still current. */
+/* The stacks are taken here, where the thread leaving is still current,
+ * into its storage (the key's waker fields stay zero until a wake-up). */
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
 				       unsigned int prev_state, __u64 now)
 {
-	struct offcpu_start s = { .ts = now };
-	__u32 tid = prev->pid;
+	struct offcpu_start *s;
+	__u32 pid = prev->tgid;
 
-	s.key.pid = prev->tgid;
-	s.key.tid = tid;
-	if (!s.key.pid || (prev_state & 0x80))
+	if (!pid || (prev_state & 0x80))
 		return; /* the idle task, or a thread's last switch (TASK_DEAD) */
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &s.key.pid)) {
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid)) {
 		count(CNT_FILTERED);
 		return;
 	}
-	s.key.state = offcpu_state(preempt, prev_state);
-	/* kernel threads wait for work most of the time: apart, unless asked */
-	if ((prev->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
-		s.flags = OFFCPU_F_KTHREAD;
-		if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
-			count(CNT_OFF_DROPPED);
+	s = bpf_task_storage_get(&offcpu_starts, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s) {
+		count(CNT_OFF_DROPPED);
 		return;
 	}
+	s->ts = now;
+	/* kernel threads wait for work most of the time: apart, unless asked */
+	if ((prev->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
+		s->flags = OFFCPU_F_KTHREAD;
+		return;
+	}
+	s->flags = 0;
+	s->key = (struct sample_key){ .pid = pid, .tid = prev->pid };
+	s->key.state = offcpu_state(preempt, prev_state);
 	if (want_user)
-		s.key.ustack = user_stack(ctx, s.key.pid, prev, EV_STACK, CNT_USTACK,
-					  CNT_USTACK_ERR, CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+		s->key.ustack = user_stack(ctx, pid, prev, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
+					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
 	if (want_kernel)
-		s.key.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
-					  CNT_STACKS_DROPPED);
-	BPF_CORE_READ_STR_INTO(&s.key.comm, prev, group_leader, comm);
-	bpf_probe_read_kernel_str(&s.key.tcomm, sizeof(s.key.tcomm), prev->comm);
-	note_process(s.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
-	if (bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_ANY))
-		count(CNT_OFF_DROPPED);
+		s->key.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
+					   CNT_STACKS_DROPPED);
+	BPF_CORE_READ_STR_INTO(&s->key.comm, prev, group_leader, comm);
+	bpf_probe_read_kernel_str(&s->key.tcomm, sizeof(s->key.tcomm), prev->comm);
+	note_process(pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 }
 
 SEC("tp_btf/sched_switch")
@@ -247,6 +228,36 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 
 	switch_in(next, now);
 	switch_out(ctx, preempt, prev, prev_state, now);
+	return 0;
+}
+
+/* --wakers: a thread of the targets, off the CPU, is woken; the current
+ * task woke it (or an interrupt did, in whatever task it came). At
+ * sched_waking, not sched_wakeup: a wake-up handed to an idle CPU ends
+ * there, in the idle task, where sched_wakeup fires. Its stacks,
+ * taken here, go into the woken thread's key, counted when it runs. */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(on_wakeup, struct task_struct *p)
+{
+	struct offcpu_start *s = bpf_task_storage_get(&offcpu_starts, p, 0, 0);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 pid = id >> 32;
+
+	if (!s || !s->ts || (s->flags & OFFCPU_F_KTHREAD))
+		return 0;
+	s->key.wpid = pid;
+	s->key.wtid = (__u32)id;
+	s->key.wustack = s->key.wkstack = 0;
+	if (want_user && pid)
+		s->key.wustack = user_stack(ctx, pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
+					    CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+	if (want_kernel)
+		s->key.wkstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
+					    CNT_STACKS_DROPPED);
+	bpf_get_current_comm(&s->key.wcomm, sizeof(s->key.wcomm));
+	if (pid)
+		note_process(pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	return 0;
 }
 
@@ -294,67 +305,58 @@ static __always_inline __u64 task_kernel_stack(struct task_struct *task,
 SEC("iter.s/task")
 int offcpu_at_start(struct bpf_iter__task *ctx)
 {
-	struct offcpu_start s = { .ts = capture_start_ns, .flags = OFFCPU_F_AT_START };
+	struct offcpu_start b = { .ts = capture_start_ns, .flags = OFFCPU_F_AT_START };
 	struct task_struct *task = ctx->task;
 	struct sample_stack_event *st;
+	struct offcpu_start *s;
 	unsigned int state;
-	__u32 zero = 0, tid;
+	__u32 zero = 0;
 
 	if (!task)
 		return 0;
 	state = task->__state;
-	tid = task->pid;
-	s.key.pid = task->tgid;
-	s.key.tid = tid;
-	if (!s.key.pid || !blocked_now(task, state))
+	b.key.pid = task->tgid;
+	b.key.tid = task->pid;
+	if (!b.key.pid || !blocked_now(task, state))
 		return 0;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &s.key.pid))
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &b.key.pid))
 		return 0;
-	s.key.state = offcpu_state(false, state);
+	b.key.state = offcpu_state(false, state);
 	st = bpf_map_lookup_elem(&iter_scratch, &zero);
 	if (!st)
 		return 0;
 	if ((task->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
-		s.flags |= OFFCPU_F_KTHREAD;
+		b.flags |= OFFCPU_F_KTHREAD;
 	} else {
 		if (want_user)
-			s.key.ustack = task_user_stack(task, s.key.pid, st, CNT_USTACK,
+			b.key.ustack = task_user_stack(task, b.key.pid, st, CNT_USTACK,
 						       CNT_STACKS_DROPPED);
 		if (want_kernel)
-			s.key.kstack = task_kernel_stack(task, st);
-		BPF_CORE_READ_STR_INTO(&s.key.comm, task, group_leader, comm);
-		bpf_probe_read_kernel_str(&s.key.tcomm, sizeof(s.key.tcomm), task->comm);
-		note_process(s.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
+			b.key.kstack = task_kernel_stack(task, st);
+		BPF_CORE_READ_STR_INTO(&b.key.comm, task, group_leader, comm);
+		bpf_probe_read_kernel_str(&b.key.tcomm, sizeof(b.key.tcomm), task->comm);
+		note_process(b.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	}
+	s = bpf_task_storage_get(&offcpu_starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	/* a switch since the attach has the truth: keep its start */
-	bpf_map_update_elem(&offcpu_starts, &tid, &s, BPF_NOEXIST);
+	if (s && !s->ts)
+		*s = b;
 	return 0;
 }
 
-/* --wakers: a thread of the targets, off the CPU, is woken; the current
- * task woke it (or an interrupt did, in whatever task it came). Its stacks,
- * taken here, are kept until the woken thread runs. */
-SEC("tp_btf/sched_wakeup")
-int BPF_PROG(on_wakeup, struct task_struct *p)
+/* Threads still off the CPU at the stop: their blocks, written for user
+ * space to read (task storage cannot be walked from there). */
+SEC("iter/task")
+int offcpu_at_stop(struct bpf_iter__task *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 id = bpf_get_current_pid_tgid();
-	struct offcpu_waker w = { .pid = id >> 32, .tid = (__u32)id };
-	__u32 tid = p->pid;
+	struct task_struct *task = ctx->task;
+	struct offcpu_start *s;
 
-	if (!bpf_map_lookup_elem(&offcpu_starts, &tid))
+	if (!task)
 		return 0;
-	if (want_user && w.pid)
-		w.ustack = user_stack(ctx, w.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
-				      CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
-	if (want_kernel)
-		w.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
-				      CNT_STACKS_DROPPED);
-	bpf_get_current_comm(&w.comm, sizeof(w.comm));
-	if (w.pid)
-		note_process(w.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
-	if (bpf_map_update_elem(&wakers, &tid, &w, BPF_ANY))
-		count(CNT_OFF_DROPPED);
+	s = bpf_task_storage_get(&offcpu_starts, task, 0, 0);
+	if (s && s->ts)
+		bpf_seq_write(ctx->meta->seq, s, sizeof(*s));
 	return 0;
 }
 

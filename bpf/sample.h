@@ -51,18 +51,11 @@ struct sample_key {
 	char comm[SAMPLE_COMM_LEN];  /* the process (thread-group leader) name */
 	char tcomm[SAMPLE_COMM_LEN]; /* the thread name */
 	__u32 state;		     /* --off-cpu: enum offcpu_state; else 0 */
-	__u32 wtid;		     /* --wakers: the thread that woke it (0: none seen) */
+	__u32 wtid;		     /* --wakers: the thread that woke it (wcomm "": none seen) */
 	__u32 wpid;
 	__u32 pad;
 	__u64 wustack, wkstack;	     /* ... its stacks when it did */
 	char wcomm[SAMPLE_COMM_LEN]; /* ... its name */
-};
-
-/* --wakers: who woke a thread off the CPU, kept until it runs. */
-struct offcpu_waker {
-	__u32 pid, tid;
-	__u64 ustack, kstack;
-	char comm[SAMPLE_COMM_LEN];
 };
 
 /* --off-cpu: why a thread was off the CPU, from how it left it. */
@@ -79,8 +72,8 @@ enum offcpu_state {
 #define OFFCPU_F_KTHREAD  1 /* a kernel thread's, counted apart (CNT_OFF_KTHREAD) */
 #define OFFCPU_F_AT_START 2 /* off the CPU already when the capture started */
 
-/* --off-cpu: a thread off the CPU since ts (CLOCK_MONOTONIC ns), left as
- * key says; by tid until it is back. */
+/* --off-cpu: a thread off the CPU since ts (CLOCK_MONOTONIC ns; 0: on
+ * it), left as key says, woken by whom key says (--wakers). */
 struct offcpu_start {
 	__u64 ts;
 	__u64 flags; /* OFFCPU_F_* */

@@ -33,6 +33,25 @@ struct {
 	__uint(max_entries, 8192);
 } unwind_procs SEC(".maps");
 
+/* The rows last found, per CPU, by (process entry, pc): a thread that
+ * blocks or is sampled at the same places again and again skips both
+ * binary searches. The entry's gen changes whenever user space writes it,
+ * so a row found under an older look at the process is never used. */
+#define UNWIND_CACHE_BITS 10
+
+struct unwind_cached {
+	__u64 pc;
+	__u32 pid, gen;
+	struct unwind_row row; /* kind UNWIND_NONE: no row (frame pointers there) */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct unwind_cached);
+	__uint(max_entries, 1 << UNWIND_CACHE_BITS);
+} unwind_cache SEC(".maps");
+
 /* How a table walk ended. */
 enum unwind_end {
 	UNW_DONE_TABLES, /* reached the outermost frame, every step by a table */
@@ -47,7 +66,9 @@ struct unwind_walk {
 	struct sample_stack_event *st;
 	struct unwind_proc *proc;
 	__u64 pc, sp, bp;
+	__u32 pid;
 	__u32 nr;
+	struct unwind_row row; /* the rule at pc */
 	bool bp_known;
 	bool fp_steps;
 	bool done;     /* the outermost frame was reached */
@@ -142,6 +163,42 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
+/* The row for pc into w->row (kind UNWIND_NONE if none). Returns false
+ * when pc is outside every mapping the process had. Another task's walk
+ * (a sleepable program, which may be preempted midway) leaves the per-CPU
+ * cache alone. */
+static __always_inline bool unwind_rule(struct unwind_walk *w, __u64 pc)
+{
+	__u32 slot = (__u32)((pc ^ (pc >> 16) ^ w->pid) * 0x9e3779b1U) >> (32 - UNWIND_CACHE_BITS);
+	struct unwind_cached *c = w->task ? NULL : bpf_map_lookup_elem(&unwind_cache, &slot);
+	struct unwind_proc *proc = w->proc;
+	struct unwind_mapping *m;
+	struct unwind_row *r = NULL;
+
+	if (!proc)
+		return false;
+	if (c && c->pc == pc && c->pid == w->pid && c->gen == proc->gen) {
+		w->row = c->row;
+		return true;
+	}
+	m = unwind_find_mapping(proc, pc);
+	if (!m)
+		return false;
+	if (m->nrows)
+		r = unwind_find_row(m, pc - m->bias);
+	if (r)
+		w->row = *r;
+	else
+		w->row = (struct unwind_row){ .kind = UNWIND_NONE };
+	if (c) {
+		c->pc = pc;
+		c->pid = w->pid;
+		c->gen = proc->gen;
+		c->row = w->row;
+	}
+	return true;
+}
+
 /* One step by the row's rules. Returns false when the stack cannot be read. */
 static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct unwind_row *r,
 					  __u64 *ra)
@@ -183,7 +240,6 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra)
 static long unwind_step(__u32 i, void *data)
 {
 	struct unwind_walk *w = data;
-	struct unwind_mapping *m;
 	struct unwind_row *r = NULL;
 	__u64 ra = 0, pc;
 
@@ -196,13 +252,10 @@ static long unwind_step(__u32 i, void *data)
 	/* a return address is just past its call, which may end the function */
 	pc = i ? w->pc - 1 : w->pc;
 	/* no tables (another task's stack, not loaded yet): frame pointers */
-	if (w->proc) {
-		m = unwind_find_mapping(w->proc, pc);
-		if (!m)
-			w->unmapped = true;
-		else if (m->nrows)
-			r = unwind_find_row(m, pc - m->bias);
-	}
+	if (w->proc && !unwind_rule(w, pc))
+		w->unmapped = true;
+	else if (w->proc && w->row.kind != UNWIND_NONE)
+		r = &w->row;
 	if (r && r->kind == UNWIND_END) {
 		w->done = true;
 		return 1;
@@ -267,7 +320,7 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 					__u32 base, __u32 err_counter, __u32 drop_counter,
 					__u32 lost_counter)
 {
-	struct unwind_walk w = {};
+	struct unwind_walk w = { .pid = pid };
 	enum unwind_end end;
 
 	if (!task->mm)
@@ -307,7 +360,7 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 					     struct sample_stack_event *st, __u32 base,
 					     __u32 drop_counter)
 {
-	struct unwind_walk w = { .st = st, .task = task };
+	struct unwind_walk w = { .st = st, .task = task, .pid = pid };
 	enum unwind_end end;
 
 	if (!task->mm)

@@ -67,7 +67,7 @@ struct unwind_mapping {
 
 struct unwind_proc {
 	__u32 n;
-	__u32 pad;
+	__u32 gen;	/* this version of the entry, never 0: keys the BPF side's row cache */
 	__u64 asked_ns; /* when the BPF side last asked for a fresh look at the maps */
 	struct unwind_mapping m[UNWIND_MAX_MAPPINGS];
 };

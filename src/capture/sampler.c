@@ -38,6 +38,7 @@ struct sampler {
 	uint64_t idle[2];	      /* threads off the CPU for the whole capture: count, ns */
 	uint64_t still_kept;	      /* blocks open at the stop, counted */
 	bool no_iter;		      /* threads blocked at the start cannot be found */
+	bool still_err;		      /* the blocks open at the stop could not be read */
 	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
 	unsigned int nattached;
 	const char *event;
@@ -49,6 +50,8 @@ struct sampler {
 	struct stack_table stacks;
 	struct sample_key *spilled; /* samples that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
+	struct offcpu_start *still;	 /* blocks open at the stop, read then: the */
+	size_t nstill, still_cap;	 /* threads may be gone by the collection */
 	struct sample_tick_event *ticks; /* timeline: every sample's time and CPU */
 	size_t nticks, ticks_cap;
 	uint64_t period_ns;	  /* 1/freq */
@@ -80,12 +83,10 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	if (o->timeline && o->offcpu)
 		ring = 32 << 20;
 
-	/* off the CPU: a key per (thread, stacks, state); a start per thread */
+	/* off the CPU: a key per (thread, stacks, state) */
 	if (o->offcpu && expect < 65536 * 8)
 		expect = 65536 * 8;
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
-	bpf_map__set_max_entries(skel->maps.offcpu_starts, o->offcpu ? 65536 : 1);
-	bpf_map__set_max_entries(skel->maps.wakers, o->wakers ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
@@ -113,6 +114,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
 	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
+	bpf_program__set_autoload(skel->progs.offcpu_at_stop, s->opts.offcpu);
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
 	size_maps(skel, &s->opts, s->ncpus);
@@ -279,18 +281,17 @@ static uint64_t now_ns(void)
 	return (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
 }
 
-/* Threads off the CPU since before on_switch was attached: the iterator
- * (offcpu_at_start) starts their blocks now. It writes nothing to read:
- * reading it to the end runs it over every task. */
-static int find_blocked(struct sampler *s)
+/* Runs a task iterator over every task: reads it to the end, each record
+ * (of size rec, if any) passed to fn. Returns 0 or -errno. */
+static int run_iter(struct bpf_program *prog, size_t rec, int (*fn)(const void *, void *),
+		    void *arg)
 {
-	struct bpf_link *link;
-	char buf[64];
+	struct bpf_link *link = bpf_program__attach_iter(prog, NULL);
+	char buf[4096];
+	size_t have = 0;
 	ssize_t n;
 	int fd, err = 0;
 
-	s->skel->bss->capture_start_ns = now_ns();
-	link = bpf_program__attach_iter(s->skel->progs.offcpu_at_start, NULL);
 	if (!link)
 		return -errno;
 	fd = bpf_iter_create(bpf_link__fd(link));
@@ -298,14 +299,35 @@ static int find_blocked(struct sampler *s)
 		err = -errno;
 		goto out_link;
 	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0)
+	while (!err && (n = read(fd, buf + have, sizeof(buf) - have)) > 0) {
+		have += n;
+		for (size_t off = 0; !err && rec && off + rec <= have; off += rec)
+			err = fn(buf + off, arg);
+		if (rec)
+			memmove(buf, buf + have / rec * rec, have % rec);
+		have = rec ? have % rec : 0;
+	}
+	if (!err && n < 0)
 		err = -errno;
 	close(fd);
 out_link:
 	bpf_link__destroy(link);
 	return err;
+}
+
+static int keep_still(const void *rec, void *arg)
+{
+	struct sampler *s = arg;
+
+	return array__push((void **)&s->still, &s->nstill, &s->still_cap, rec, sizeof(*s->still));
+}
+
+/* Threads off the CPU since before on_switch was attached: the iterator
+ * (offcpu_at_start) starts their blocks now. */
+static int find_blocked(struct sampler *s)
+{
+	s->skel->bss->capture_start_ns = now_ns();
+	return run_iter(s->skel->progs.offcpu_at_start, 0, NULL, NULL);
 }
 
 static int attach_tracking(struct sampler *s)
@@ -448,12 +470,22 @@ uint64_t sampler__samples(struct sampler *s)
 	return read_counters(s, c) ? 0 : c[CNT_SAMPLES] + c[CNT_OFF_BLOCKS];
 }
 
-void sampler__stop(struct sampler *s)
+/* The blocks open at the stop are read now: their starts live with their
+ * threads, which end when the command is stopped. */
+static void stop_offcpu(struct sampler *s)
 {
 	bpf_link__destroy(s->switch_link);
 	bpf_link__destroy(s->wakeup_link);
 	s->switch_link = s->wakeup_link = NULL;
 	s->stop_ns = now_ns();
+	if (run_iter(s->skel->progs.offcpu_at_stop, sizeof(*s->still), keep_still, s))
+		s->still_err = true;
+}
+
+void sampler__stop(struct sampler *s)
+{
+	if (s->switch_link)
+		stop_offcpu(s);
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
 		bpf_link__destroy(s->links[cpu]);
 		s->links[cpu] = NULL;
@@ -488,9 +520,37 @@ static int push_frame(struct collect_ctx *c, const char *name, enum frame_kind k
 }
 
 /* Appends the stack root-first. */
-static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kind kind)
+static bool is_tracing_glue(const char *name)
+{
+	static const char *const prefixes[] = { "bpf_prog_", "bpf_trace_run", "__bpf_trace_",
+						"__traceiter_" };
+
+	for (size_t i = 0; name && i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return false;
+}
+
+/* A kernel stack taken in a tracepoint's program starts with the program
+ * and the kernel's glue that ran it, more or fewer frames with the kernel
+ * and the JIT (a tail call hides the tracepoint's iterator): they are
+ * flamebpf's, not the thread's. Returns how many to leave out. */
+static uint32_t tracing_frames(struct collect_ctx *c, const struct raw_stack *st)
+{
+	uint32_t i = 0;
+
+	while (i < st->nr && i < 8 &&
+	       is_tracing_glue(symbolizer__kernel_name(c->sym, st->ip[i], i > 0)))
+		i++;
+	return i;
+}
+
+/* at_tracepoint: a kernel stack taken in sched_switch or sched_waking. */
+static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kind kind,
+		      bool at_tracepoint)
 {
 	const struct raw_stack *st;
+	uint32_t skip = 0;
 	int err = 0;
 
 	if (id == STACK_ID_NONE)
@@ -500,7 +560,9 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 		return push_frame(
 			c, kind == FRAME_KERNEL ? "[lost kernel stack]" : "[lost user stack]",
 			kind);
-	for (uint32_t i = st->nr; i-- > 0 && err >= 0;) {
+	if (at_tracepoint)
+		skip = tracing_frames(c, st);
+	for (uint32_t i = st->nr; i-- > skip && err >= 0;) {
 		uint32_t *f = &c->frames[c->n];
 
 		err = kind == FRAME_KERNEL ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1
@@ -543,9 +605,9 @@ static int push_waker(struct collect_ctx *c, struct sample_key *k)
 	err = push_frame(c, "--", FRAME_USER);
 	from = c->n;
 	if (!err)
-		err = push_stack(c, k->wustack, k->wpid, FRAME_USER);
+		err = push_stack(c, k->wustack, k->wpid, FRAME_USER, false);
 	if (!err)
-		err = push_stack(c, k->wkstack, k->wpid, FRAME_KERNEL);
+		err = push_stack(c, k->wkstack, k->wpid, FRAME_KERNEL, true);
 	for (uint32_t i = from, j = c->n; i + 1 < j; i++, j--) {
 		uint32_t t = c->frames[i];
 
@@ -580,12 +642,12 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	if (state_frame(c->s, &key) && c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err)
-		err = push_stack(c, key.ustack, key.pid, FRAME_USER);
+		err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
 	if (!err)
-		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL);
+		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL, key.state != 0);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
-	if (!err && key.wtid)
+	if (!err && (key.wtid || key.wcomm[0])) /* the idle task has tid 0 */
 		err = push_waker(c, &key);
 	if (!err && c->s->opts.wall && !key.state)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count * c->s->period_ns);
@@ -649,38 +711,40 @@ static bool kept_block(struct sampler *s, uint64_t ns)
 	return false;
 }
 
-/* Threads still off the CPU at the stop: their time up to it, as the
+/* A thread still off the CPU at the stop: its time up to it, as the
  * capture saw it. */
-static int read_still_off(struct collect_ctx *c)
+static int add_still_off(struct collect_ctx *c, const struct offcpu_start st)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.offcpu_starts), err;
-	__u32 tid, next, *prev = NULL;
-	struct offcpu_start st;
+	int err;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		tid = next;
-		prev = &tid;
-		if (bpf_map_lookup_elem(fd, &tid, &st) || st.ts >= c->s->stop_ns)
-			continue;
-		if (st.flags & OFFCPU_F_KTHREAD) {
-			c->s->still_kthread[0]++;
-			c->s->still_kthread[1] += c->s->stop_ns - st.ts;
-			continue;
-		}
-		/* idle the whole capture: its width would say nothing but that */
-		if ((st.flags & OFFCPU_F_AT_START) && !c->s->opts.idle) {
-			c->s->idle[0]++;
-			c->s->idle[1] += c->s->stop_ns - st.ts;
-			continue;
-		}
-		if (!kept_block(c->s, c->s->stop_ns - st.ts))
-			continue;
-		err = add_sample(c, &st.key, c->s->stop_ns - st.ts);
-		if (err)
-			return err;
-		c->s->still_kept++;
+	if (st.ts >= c->s->stop_ns)
+		return 0;
+	if (st.flags & OFFCPU_F_KTHREAD) {
+		c->s->still_kthread[0]++;
+		c->s->still_kthread[1] += c->s->stop_ns - st.ts;
+		return 0;
 	}
-	return 0;
+	/* idle the whole capture: its width would say nothing but that */
+	if ((st.flags & OFFCPU_F_AT_START) && !c->s->opts.idle) {
+		c->s->idle[0]++;
+		c->s->idle[1] += c->s->stop_ns - st.ts;
+		return 0;
+	}
+	if (!kept_block(c->s, c->s->stop_ns - st.ts))
+		return 0;
+	err = add_sample(c, &st.key, c->s->stop_ns - st.ts);
+	if (!err)
+		c->s->still_kept++;
+	return err;
+}
+
+static int add_still_off_all(struct collect_ctx *c)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->s->nstill && !err; i++)
+		err = add_still_off(c, c->s->still[i]);
+	return err;
 }
 
 int sampler__collect(struct sampler *s, struct profile *p)
@@ -695,7 +759,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	err = c->sym ? read_counts(c) : -ENOMEM;
 	if (!err && s->opts.offcpu)
-		err = read_still_off(c);
+		err = add_still_off_all(c);
 	for (size_t i = 0; i < s->nspilled && !err; i++)
 		err = add_sample(c, &s->spilled[i], 1);
 	for (size_t i = 0; i < s->nticks && !err; i++)
@@ -722,6 +786,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->counter[CNT_OFF_BLOCKS] += s->still_kept;
 	st->idle_threads = s->idle[0];
 	st->blocked_at_start_unseen = s->no_iter;
+	st->still_unread = s->still_err;
 	st->idle_ns = s->idle[1];
 	st->ncpus = s->nattached;
 	st->thread_ns = &s->thread_ns;
@@ -755,6 +820,7 @@ void sampler__free(struct sampler *s)
 	stack_table__free(&s->stacks);
 	free(s->spilled);
 	free(s->ticks);
+	free(s->still);
 	free(s->perf_fds);
 	free(s->links);
 	free(s);

@@ -47,6 +47,7 @@ struct sampler_stats {
 	const struct hashmap *thread_ns; /* --wall: tid -> its time on and off the CPU */
 	uint64_t idle_threads, idle_ns;	 /* --off-cpu: off the CPU the whole capture, left out */
 	bool blocked_at_start_unseen;	 /* ... and those blocked at the start: not seen */
+	bool still_unread;		 /* ... the blocks open at the stop could not be read */
 };
 
 struct sampler;

@@ -165,6 +165,9 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 	if (st->blocked_at_start_unseen)
 		p_err("threads off the CPU when the capture started count from their first switch "
 		      "on: this kernel cannot iterate tasks in a sleepable program (Linux 5.18+)");
+	if (st->still_unread)
+		p_err("lost: the time of the threads still off the CPU at the stop (their blocks "
+		      "could not be read)");
 	if (st->idle_threads)
 		p_err("left out: %" PRIu64 " threads off the CPU for the whole capture (%.3f s): "
 		      "idle (--idle-threads keeps them)",

@@ -24,6 +24,7 @@ struct unwinder_file {
 struct unwinder {
 	int rows_fd; /* the BPF row array, mapped only while rows are copied in */
 	uint32_t max_rows, used;
+	uint32_t gen; /* the last unwind_proc.gen given */
 	int procs_fd;
 	struct unwinder_file *files;
 	size_t nfiles, files_cap;
@@ -179,6 +180,8 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct 
 		}
 		describe_mapping(u, &maps->v[i], pid, root, &p->m[p->n++]);
 	}
+	/* a new gen for every entry: rows cached under an older one are not used */
+	p->gen = ++u->gen ? u->gen : ++u->gen;
 	if (bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY)) {
 		u->st.procs_failed++;
 		return -errno;

@@ -375,6 +375,15 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32
 					 id);
 }
 
+const char *symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, bool is_return)
+{
+	uint64_t off;
+
+	if (!s->kloaded)
+		load_kallsyms(s);
+	return s->ksyms ? kallsyms__lookup(s->ksyms, ip - is_return, &off) : NULL;
+}
+
 int symbolizer__kernel_err(const struct symbolizer *s)
 {
 	return s->kerr;

@@ -64,6 +64,10 @@ int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool i
 			    uint32_t *ids, size_t max);
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32_t *id);
 
+/* The name of the kernel function holding ip (a return address if
+ * is_return), or NULL when unknown. Valid until s is freed. */
+const char *symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, bool is_return);
+
 /* Why kernel names are missing, or 0. */
 int symbolizer__kernel_err(const struct symbolizer *s);
 

@@ -60,6 +60,15 @@ static void test_waits(void **state)
 				 waits[i], off / 1e6, slept / 1e6, took[i] / 1e6);
 		}
 	}
+	/* the program that takes the stacks, and the kernel's glue that runs
+	 * it, are flamebpf's: left out */
+	for (size_t k = 0; k < f.n; k++) {
+		const char *st = f.lines[k].stack;
+
+		if (strstr(st, "bpf_prog_") || strstr(st, "bpf_trace_run") ||
+		    strstr(st, "__traceiter_"))
+			fail_msg("tracing frames in an off-CPU stack: %s", st);
+	}
 	/* compute spins: off the CPU only when preempted */
 	assert_true(h_sum(&f, under, "compute") < 100 * 1000000ULL);
 	assert_non_null(strstr(r.err, "s off the CPU in "));
@@ -355,12 +364,15 @@ static bool woken_by(const char *stack, const void *arg)
 
 /* --wakers: wait_b's reads are woken by the helper's write to the pipe,
  * wait_c's lock by its unlock, each after a "--" frame, leaf first, with
- * the waker's name last. */
+ * the waker's name last; wait_a's sleeps by the timer's interrupt, in
+ * whatever task it came (the idle task too). */
 static void test_wakers(void **state)
 {
 	static const struct {
 		const char *wait, *waker;
-	} want[] = { { "wait_b", "put;helper" }, { "wait_c", "helper" } };
+	} want[] = { { "wait_b", "put;helper" },
+		     { "wait_c", "helper" },
+		     { "wait_a", "try_to_wake_up_[k];hrtimer_wakeup_[k]" } };
 	const char *out = h_path("wakers.folded");
 	struct h_folded f;
 	struct h_result r;
