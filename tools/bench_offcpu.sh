@@ -14,8 +14,8 @@
 #
 # Peers: perf record -e sched:sched_switch -g (the classic way: Debian's
 # perf 6.1 has no --off-cpu), which needs tracefs, mounted for the run when
-# it is not; bcc's offcputime (bpfcc-tools), which needs kprobes: where the
-# kernel has none, its row says why it did not run.
+# it is not; bcc's offcputime and offwaketime (bpfcc-tools), which need
+# kprobes: where the kernel has none, their rows say why they did not run.
 set -euo pipefail
 set -m
 
@@ -28,9 +28,11 @@ if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 else
 	RUNS=${BENCH_RUNS:-5} SECS=2
 fi
-CONDS=(none fb fbfp fbwake fbwall perf bcc)
+CONDS=(none fb fbfp fbwake fbwall perf bcc bccwake)
 declare -A WHY=() # conditions that could not run: why
 declare -A RSS=() # peak RSS of the profiler, KiB, per condition (median later)
+declare -A MAPS=() # memory of the BPF maps the profiler holds, KiB, per condition
+declare -A LOST=() # what the profiler said it lost, per condition (the last run's)
 MOUNTED_TRACEFS=
 
 label() {
@@ -42,6 +44,7 @@ label() {
 	fbwall) echo "flamebpf --wall -F 99" ;;
 	perf) echo "perf record -e sched:sched_switch -g" ;;
 	bcc) echo "bcc offcputime -f" ;;
+	bccwake) echo "bcc offwaketime -f" ;;
 	esac
 }
 
@@ -62,12 +65,45 @@ tracefs_down() {
 	[[ -z $MOUNTED_TRACEFS ]] || umount /sys/kernel/tracing 2>/dev/null || true
 }
 
-# One run of condition $1: adds its blocks per second (and its profiler's RSS).
+bcc_tool() { [[ $1 == bcc ]] && echo offcputime-bpfcc || echo offwaketime-bpfcc; }
+
+# The kernel memory of the BPF maps process $1 holds, KiB: each map once,
+# as its fdinfo counts it (memlock).
+map_kib() {
+	local f id mem total=0 seen=' '
+
+	for f in /proc/"$1"/fdinfo/*; do
+		id=$(awk '$1 == "map_id:" { print $2 }' "$f" 2>/dev/null) || continue
+		[[ -n $id && $seen != *" $id "* ]] || continue
+		seen+="$id "
+		mem=$(awk '$1 == "memlock:" { print $2 }' "$f" 2>/dev/null)
+		total=$((total + ${mem:-0}))
+	done
+	echo $((total / 1024))
+}
+
+# Halfway through run $1, the BPF maps of the newest process whose command
+# line matches $2, into $WORK/$1.maps.
+probe_maps() {
+	local pid
+
+	sleep "$(calc 's / 2 + 0.3' s="$SECS")"
+	pid=$(pgrep -n -f -- "$2") || return 0
+	map_kib "$pid" >"$WORK/$1.maps"
+}
+
+# One run of condition $1: adds its blocks per second (and its profiler's
+# RSS and BPF maps).
 once() {
-	local cond=$1 out=$WORK/$1.out err=$WORK/$1.err rss=$WORK/$1.rss peer
+	local cond=$1 out=$WORK/$1.out err=$WORK/$1.err rss=$WORK/$1.rss peer probe
 	local tm=(/usr/bin/time -f %M -o "$rss")
 
-	rm -f -- "$out" "$rss"
+	rm -f -- "$out" "$rss" "$WORK/$1.maps"
+	case $cond in
+	fb*) probe_maps "$cond" "^$FLAMEBPF " & probe=$! ;;
+	bcc) probe_maps "$cond" offcputime & probe=$! ;;
+	bccwake) probe_maps "$cond" offwaketime & probe=$! ;;
+	esac
 	case $cond in
 	none) run_job "${PIN[@]}" "$BS" "$SECS" "$out" ;;
 	fb) run_job "${tm[@]}" "$FLAMEBPF" --off-cpu -o "$WORK/fb.folded" -- "${PIN[@]}" "$BS" "$SECS" "$out" ;;
@@ -87,8 +123,8 @@ once() {
 		run_job "${tm[@]}" perf record -q -e sched:sched_switch -g -o "$WORK/perf.data" -- \
 			"${PIN[@]}" "$BS" "$SECS" "$out"
 		;;
-	bcc)
-		start_job "${tm[@]}" offcputime-bpfcc -f "$(calc 'int(s + 3)' s="$SECS")"
+	bcc | bccwake)
+		start_job "${tm[@]}" "$(bcc_tool "$cond")" -f "$(calc 'int(s + 3)' s="$SECS")"
 		peer=$!
 		pause 2
 		if kill -0 "$peer" 2>/dev/null; then
@@ -106,6 +142,18 @@ once() {
 	fi
 	add "$cond" "$(kv "$out" blocks_per_sec)"
 	[[ ! -s $rss ]] || RSS[$cond]="${RSS[$cond]:-} $(cat "$rss")"
+	[[ -z ${probe:-} ]] || wait "$probe" 2>/dev/null || true
+	[[ ! -s $WORK/$cond.maps ]] || MAPS[$cond]="${MAPS[$cond]:-} $(cat "$WORK/$cond.maps")"
+	LOST[$cond]=$(losses "$err")
+}
+
+# What a profiler's stderr says it lost: flamebpf's summary line, perf's
+# warnings.
+losses() {
+	local said
+
+	said=$(grep -m1 -E '^flamebpf: lost: |[Ll]ost [0-9]+ ' "$1" | sed 's/^flamebpf: lost: //' | cut -c1-60)
+	echo "${said:-nothing said}"
 }
 
 bench() {
@@ -113,6 +161,7 @@ bench() {
 
 	tracefs_up || WHY[perf]="cannot mount tracefs at /sys/kernel/tracing"
 	command -v offcputime-bpfcc >/dev/null || WHY[bcc]="offcputime-bpfcc is not installed"
+	command -v offwaketime-bpfcc >/dev/null || WHY[bccwake]="offwaketime-bpfcc is not installed"
 	for ((r = 1; r <= RUNS; r++)); do
 		for cond in "${CONDS[@]}"; do
 			[[ -z ${WHY[$cond]:-} ]] || continue
@@ -132,27 +181,33 @@ table() {
 	local cond base med cost rss
 
 	table_intro "Off-CPU: a block's cost (tools/bench_offcpu.sh)" "$(perf --version 2>/dev/null || echo 'no perf')"
-	printf '\n| ping-pong through pipes, %s s | blocks/s | cost per block | profiler peak RSS |\n' "$SECS"
-	printf '| --- | --- | --- | --- |\n'
+	printf '\n| ping-pong through pipes, %s s | blocks/s | cost per block | profiler peak RSS | BPF maps | lost |\n' "$SECS"
+	printf '| --- | --- | --- | --- | --- | --- |\n'
 	base=$(mstat median none)
 	for cond in "${CONDS[@]}"; do
 		if [[ -n ${WHY[$cond]:-} ]]; then
-			printf '| %s | did not run: %s | | |\n' "$(label "$cond")" "${WHY[$cond]}"
+			printf '| %s | did not run: %s | | | | |\n' "$(label "$cond")" "${WHY[$cond]}"
 			continue
 		fi
 		med=$(mstat median "$cond")
-		cost=— rss=—
+		cost=— rss=— maps=—
 		if [[ $cond != none ]]; then
 			cost=$(printf '%.2f µs' "$(calc '(1 / m - 1 / b) * 1e6' m="$med" b="$base")")
 			rss=$(rss_median "${RSS[$cond]:-}")
 		fi
-		printf '| %s | %s k/s (%s–%s) | %s | %s |\n' "$(label "$cond")" \
+		[[ -z ${MAPS[$cond]:-} ]] || maps=$(rss_median "${MAPS[$cond]}")
+		[[ $cond != perf ]] || maps="none (its buffers are in its RSS)"
+		printf '| %s | %s k/s (%s–%s) | %s | %s | %s | %s |\n' "$(label "$cond")" \
 			"$(calc 'int(v / 100 + 0.5) / 10' v="$med")" \
 			"$(calc 'int(v / 1000)' v="$(mstat min "$cond")")" \
-			"$(calc 'int(v / 1000)' v="$(mstat max "$cond")")" "$cost" "$rss"
+			"$(calc 'int(v / 1000)' v="$(mstat max "$cond")")" "$cost" "$rss" "$maps" \
+			"$([[ $cond == none ]] && echo — || echo "${LOST[$cond]:-}")"
 	done
 	printf '\nA block is a thread leaving the CPU to wait (two a round trip, both\n'
 	printf 'threads on CPU 0); the cost is the time a block takes more than untraced.\n'
+	printf 'BPF maps: the kernel memory of the maps the profiler holds, halfway\n'
+	printf 'through a run (memlock in /proc/PID/fdinfo; task storage counts its map\n'
+	printf 'alone, not the few hundred bytes it keeps per thread).\n'
 }
 
 main() {
