@@ -172,6 +172,23 @@ bench() {
 	tracefs_down
 }
 
+# The most blocks a second flamebpf can see: a ping-pong on each CPU at
+# once, traced together; the rate and what flamebpf said it lost.
+RATE= RATE_LOST=
+rate_check() {
+	local both=$WORK/both.sh
+
+	log "full rate: a ping-pong on each CPU under flamebpf --off-cpu"
+	printf '%s\n' '#!/bin/sh' "taskset -c 0 '$BS' $SECS '$WORK/rate0.out' &" \
+		"taskset -c 1 '$BS' $SECS '$WORK/rate1.out'" 'wait' >"$both"
+	chmod +x "$both"
+	run_job "$FLAMEBPF" --off-cpu -o "$WORK/rate.folded" -- "$both" 2>"$WORK/rate.err" >/dev/null || true
+	[[ -s $WORK/rate0.out && -s $WORK/rate1.out ]] || return 0
+	RATE=$(calc 'int((a + b) / 1000)' a="$(kv "$WORK/rate0.out" blocks_per_sec)" \
+		b="$(kv "$WORK/rate1.out" blocks_per_sec)")
+	RATE_LOST=$(losses "$WORK/rate.err")
+}
+
 rss_median() {
 	# shellcheck disable=SC2086 # the value list is split on purpose
 	printf '%s\n' $1 | sort -g | awk '{ v[NR] = $1 } END { if (NR) printf "%.1f MiB", v[int((NR + 1) / 2)] / 1024 }'
@@ -205,6 +222,9 @@ table() {
 	done
 	printf '\nA block is a thread leaving the CPU to wait (two a round trip, both\n'
 	printf 'threads on CPU 0); the cost is the time a block takes more than untraced.\n'
+	[[ -z $RATE ]] ||
+		printf '\nAt full rate, a ping-pong on each CPU traced at once: %s k blocks/s, lost: %s.\n\n' \
+			"$RATE" "$RATE_LOST"
 	printf 'BPF maps: the kernel memory of the maps the profiler holds, halfway\n'
 	printf 'through a run (memlock in /proc/PID/fdinfo; task storage counts its map\n'
 	printf 'alone, not the few hundred bytes it keeps per thread).\n'
@@ -226,6 +246,7 @@ main() {
 	check_idle
 	BUSY_BEFORE=$BUSY
 	bench
+	rate_check
 	check_idle
 	BUSY_AFTER=$BUSY
 	append_table "$started"
