@@ -35,7 +35,8 @@
 /* A frame of a sampled thread's timeline, open while the samples keep it. */
 struct open_frame {
 	const struct frame *fr;
-	uint64_t start, end, samples;
+	uint64_t start, end, samples; /* samples: the events merged, blocks too */
+	uint64_t blocks;	      /* of the events, those that are time off the CPU */
 };
 
 struct chrome {
@@ -183,7 +184,13 @@ static void close_frames(struct chrome *c, uint32_t keep)
 		const struct open_frame *o = &c->open[d];
 
 		begin_x(c, o->fr, o->start, o->end - o->start);
-		fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 "}}", o->samples);
+		if (!o->blocks)
+			fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 "}}", o->samples);
+		else if (o->blocks == o->samples)
+			fprintf(c->f, ",\"args\":{\"blocks\":%" PRIu64 "}}", o->blocks);
+		else
+			fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 ",\"blocks\":%" PRIu64 "}}",
+				o->samples - o->blocks, o->blocks);
 	}
 	if (c->depth > keep)
 		c->depth = keep;
@@ -194,20 +201,24 @@ static bool same_frame(const struct frame *a, const struct frame *b)
 	return a->kind == b->kind && !strcmp(a->name, b->name);
 }
 
-/* One sample lasting [ts, end): the open frames it shares stay open. */
+/* One sample (or block off the CPU) lasting [ts, end): the open frames it
+ * shares stay open. */
 static void add_sample(struct chrome *c, const struct profile_stack *s, uint64_t ts, uint64_t end)
 {
+	bool block = profile__stack_is_offcpu(c->p, s);
+
 	uint32_t d = 0;
 
 	while (d < c->depth && d < s->nframes && same_frame(c->open[d].fr, frame_at(c, s, d)))
 		d++;
 	close_frames(c, d);
 	for (; d < s->nframes; d++)
-		c->open[d] = (struct open_frame){ frame_at(c, s, d), ts, end, 0 };
+		c->open[d] = (struct open_frame){ frame_at(c, s, d), ts, end, 0, 0 };
 	c->depth = s->nframes;
 	for (d = 0; d < c->depth; d++) {
 		c->open[d].end = end;
 		c->open[d].samples++;
+		c->open[d].blocks += block;
 	}
 }
 

@@ -29,15 +29,6 @@ static const struct frame *leaf_of(const struct profile *p, const struct profile
 	return s->nframes ? profile__frame(p, s->frames[s->nframes - 1]) : NULL;
 }
 
-/* Whether the stack is time off the CPU: it holds a state frame. */
-static bool offcpu_stack(const struct profile *p, const struct profile_stack *s)
-{
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (profile__is_offcpu_state(profile__frame(p, s->frames[i])->name))
-			return true;
-	return false;
-}
-
 /* "COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT: " as perf pads it. */
 static void write_header(const struct profile *p, const struct profile_event *e, FILE *f)
 {
@@ -55,7 +46,7 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 		e->ts % NSEC_PER_SEC / NSEC_PER_USEC, e->dur);
 	if (strstr(event, "sched_switch")) {
 		/* --off-cpu, --wall: perf record --off-cpu's event, or the samples' */
-		fputs(offcpu_stack(p, s) ? "offcpu-time" : "cpu-clock", f);
+		fputs(profile__stack_is_offcpu(p, s) ? "offcpu-time" : "cpu-clock", f);
 	} else if (profile__unit(p) == UNIT_NANOSECONDS) {
 		fputs("uprobe:", f);
 		put_text(f, leaf ? leaf->name : "", "[unknown]");

@@ -103,6 +103,14 @@ bool profile__is_offcpu_state(const char *name)
 	return false;
 }
 
+bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (profile__is_offcpu_state(profile__frame(p, s->frames[i])->name))
+			return true;
+	return false;
+}
+
 const char *profile__intern(struct profile *p, const char *s)
 {
 	struct str_eq_arg arg = { p, s };

@@ -148,6 +148,9 @@ const struct profile_event *profile__event(const struct profile *p, size_t i);
 enum profile_unit profile__unit(const struct profile *p);
 size_t profile__nr_stacks(const struct profile *p);
 const struct profile_stack *profile__stack(const struct profile *p, size_t i);
+
+/* Whether the stack is time off the CPU: it holds an off-CPU state frame. */
+bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s);
 size_t profile__nr_frames(const struct profile *p);
 const struct frame *profile__frame(const struct profile *p, uint32_t id);
 uint64_t profile__total_weight(const struct profile *p);

@@ -340,6 +340,11 @@ static void test_timeline(void **state)
 	text = h_slurp(perf);
 	assert_non_null(strstr(text, " offcpu-time: \n"));
 	free(text);
+	/* a span of blocks says how many it merges: blocks, not samples */
+	text = h_slurp(json);
+	assert_non_null(strstr(text, "\"args\":{\"blocks\":"));
+	assert_null(strstr(text, "\"samples\":"));
+	free(text);
 	same_stacks(&want, &got, "perf script", 0);
 	h_result_free(&r);
 	h_folded_free(&got);
