@@ -45,6 +45,8 @@ struct run {
 	bool bad_input; /* the source found the options unusable: exit 2 */
 	int *pidfds;	/* -p targets, to notice when they all exit */
 	struct profile *p;
+	struct profile *top; /* --top N: what is written; NULL: p */
+	struct top_stats top_st;
 	double start, secs;
 	const char *why_stopped;
 	sig_atomic_t signals_at_stop; /* nsignals then: one more stops the writing */
@@ -299,7 +301,7 @@ static int interrupted(const struct run *r, size_t i)
 static int write_one(struct run *r, size_t i)
 {
 	struct write_opts wo = { .root = r->o->root, .flamechart = r->o->flamechart };
-	int err = sink__write(r->o->formats[i], r->p, &wo, r->out[i].f);
+	int err = sink__write(r->o->formats[i], r->top ? r->top : r->p, &wo, r->out[i].f);
 
 	if (err == -ENODATA) {
 		p_err("no %s times were kept for the %s output (all lost: see the summary)",
@@ -335,6 +337,11 @@ static int write_output(struct run *r)
 		explain_empty(r);
 		return -ENODATA;
 	}
+	if (r->o->top &&
+	    (err = profile__top(r->p, r->o->top, r->o->root == ROOT_TID, &r->top, &r->top_st))) {
+		p_err("cannot keep the top %zu processes: %s", r->o->top, strerror(-err));
+		return err;
+	}
 	for (size_t i = 0; i < r->o->noutputs && !err; i++)
 		err = interrupted(r, i) ?: write_one(r, i);
 	return err;
@@ -345,6 +352,8 @@ static void summarize(struct run *r)
 	if (r->have_cmd && r->cmd.reaped)
 		report__command_status(r->cmd.status, command_stopped(r));
 	r->src.ops->summary(r->src.impl, r->p, r->secs);
+	if (r->top)
+		report__top_share(&r->top_st, r->o->root == ROOT_TID, profile__unit(r->p));
 	if (verbosity)
 		p_err("stopped: %s", r->why_stopped);
 }
@@ -362,6 +371,7 @@ static void cleanup(struct run *r)
 	if (r->src.ops)
 		r->src.ops->free(r->src.impl);
 	profile__free(r->p);
+	profile__free(r->top);
 	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++)
 		if (r->pidfds[i] >= 0)
 			close(r->pidfds[i]);

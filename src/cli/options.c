@@ -32,6 +32,7 @@ enum {
 	OPT_KTHREADS,
 	OPT_MAX_BLOCK,
 	OPT_IDLE_THREADS,
+	OPT_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -48,6 +49,7 @@ static const struct option long_opts[] = {
 	{ "kernel-threads", no_argument, NULL, OPT_KTHREADS },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "idle-threads", no_argument, NULL, OPT_IDLE_THREADS },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -124,6 +126,8 @@ void options__usage(FILE *f)
 	      "                           FILE's extension: .folded .txt .json .perf .script\n"
 	      "                           .svg .pb.gz .pprof (folded when none of these)\n"
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
+	      "      --top N              only the N processes (threads with --tids) with the\n"
+	      "                           most samples or time; the summary says their share\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
 	      "  -g                       (accepted for perf's sake: stacks are always taken)\n"
 	      "      --full-stack         (-f) each traced call under its real user call stack\n"
@@ -225,7 +229,7 @@ int options__parse_duration(const char *s, double *secs)
 	return 0;
 }
 
-int options__parse_calls(const char *s, size_t *n)
+int options__parse_count(const char *s, size_t max, size_t *n)
 {
 	unsigned long long v;
 	char *end;
@@ -234,7 +238,7 @@ int options__parse_calls(const char *s, size_t *n)
 		return -EINVAL;
 	errno = 0;
 	v = strtoull(s, &end, 10);
-	if (errno || *end || v == 0 || v > OPTIONS_MAX_CALLS)
+	if (errno || *end || v == 0 || v > max)
 		return -EINVAL;
 	*n = v;
 	return 0;
@@ -312,6 +316,11 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_TIDS:
 		o->root = ROOT_TID;
 		return 0;
+	case OPT_TOP:
+		if (options__parse_count(arg, OPTIONS_MAX_TOP, &o->top))
+			return usage_err("invalid --top '%s' (a count of processes, 1 to %d)", arg,
+					 OPTIONS_MAX_TOP);
+		return 0;
 	case 'a':
 		o->capture.all = true;
 		return 0;
@@ -356,7 +365,7 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		o->capture.full_stack = true;
 		return 0;
 	case OPT_MAX_CALLS:
-		if (options__parse_calls(arg, &o->capture.max_calls))
+		if (options__parse_count(arg, OPTIONS_MAX_CALLS, &o->capture.max_calls))
 			return usage_err("invalid --max-calls '%s' (a count of calls, 1 to %d)",
 					 arg, OPTIONS_MAX_CALLS);
 		return 0;

@@ -24,6 +24,7 @@ struct options {
 	enum out_format formats[OPTIONS_MAX_OUTPUTS];
 	size_t noutputs;
 	enum root_style root;
+	size_t top; /* --top N: the N processes (threads with --tids) that hold most; 0: all */
 	bool flamechart;
 	bool wall; /* --wall: --off-cpu with -F's samples (which -F --off-cpu is too) */
 	int verbose;
@@ -47,9 +48,13 @@ int options__parse_time_ns(const char *s, uint64_t *ns);
 /* Parses seconds, fractions allowed, > 0. Returns 0 or -EINVAL. */
 int options__parse_duration(const char *s, double *secs);
 
-/* Parses a count of calls, 1 to OPTIONS_MAX_CALLS. Returns 0 or -EINVAL. */
+/* Parses a count, 1 to max. Returns 0 or -EINVAL. */
+int options__parse_count(const char *s, size_t max, size_t *n);
+
+/* Calls (--max-calls), 1 to OPTIONS_MAX_CALLS; processes (--top), 1 to
+ * OPTIONS_MAX_TOP. */
 #define OPTIONS_MAX_CALLS 100000000
-int options__parse_calls(const char *s, size_t *n);
+#define OPTIONS_MAX_TOP	  1000000
 
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
 int options__parse_pids(const char *s, pid_t **pids, size_t *n);

@@ -30,6 +30,7 @@ enum {
 	OPT_TITLE,
 	OPT_PERIOD,
 	OPT_EVENT,
+	OPT_TOP,
 };
 
 struct render_opts {
@@ -40,6 +41,7 @@ struct render_opts {
 	enum out_format format; /* --format */
 	bool format_set, help, period;
 	const char *event; /* --event */
+	size_t top;	   /* --top N; 0: all */
 	struct write_opts wo;
 };
 
@@ -52,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "period", no_argument, NULL, OPT_PERIOD },
 	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "top", required_argument, NULL, OPT_TOP },
 	{ "help", no_argument, NULL, 'h' },
 	{},
 };
@@ -71,6 +74,8 @@ void render__usage(FILE *f)
 	      "                       FILE's extension (folded when it says nothing)\n"
 	      "      --pids, --tids   root frame COMM-PID or COMM-PID/TID (perf, chrome input)\n"
 	      "      --flamechart     folded lines (or the svg) in time order, not merged\n"
+	      "      --top N          only the N processes (threads with --tids) with the\n"
+	      "                       most samples or time (folded input: by root name)\n"
 	      "      --title TEXT     the svg's title\n"
 	      "      --period         perf input: weigh each record by its period (1 without\n"
 	      "                       one), like stackcollapse-perf.pl; for events sampled\n"
@@ -114,6 +119,11 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 		return 0;
 	case OPT_PERIOD:
 		o->period = true;
+		return 0;
+	case OPT_TOP:
+		if (options__parse_count(arg, OPTIONS_MAX_TOP, &o->top))
+			return usage_err("invalid --top '%s' (a count of processes, 1 to %d)", arg,
+					 OPTIONS_MAX_TOP);
 		return 0;
 	case OPT_EVENT:
 		if (!*arg)
@@ -308,6 +318,8 @@ static int render(const struct render_opts *o, struct reader *r)
 		else
 			render__notes(&st, o->input);
 	}
+	if (!ret && o->top)
+		ret = report__top(&p, o->top, o->wo.root == ROOT_TID);
 	for (; done < opened && !ret; done += !ret)
 		ret = write_profile(o, done, p, &out[done]);
 	/* the one that failed was given up by write_profile's commit, or not */

@@ -277,6 +277,13 @@ int profile__add_stack(struct profile *p, const struct stack_owner *who, const u
 
 int profile__merge(struct profile *dst, const struct profile *src)
 {
+	return profile__merge_if(dst, src, NULL, NULL, NULL);
+}
+
+int profile__merge_if(struct profile *dst, const struct profile *src,
+		      bool (*keep)(const struct profile_stack *, void *), void *arg,
+		      uint32_t *stack_map)
+{
 	size_t nf = profile__nr_frames(src), ns = profile__nr_stacks(src);
 	uint32_t *map = malloc((nf ? nf : 1) * sizeof(*map)), *frames = NULL;
 	size_t cap = 0;
@@ -287,6 +294,10 @@ int profile__merge(struct profile *dst, const struct profile *src)
 	for (size_t i = 0; i < ns && !err; i++) {
 		const struct profile_stack *s = profile__stack(src, i);
 
+		if (stack_map)
+			stack_map[i] = UINT32_MAX;
+		if (keep && !keep(s, arg))
+			continue;
 		if (s->nframes > cap) {
 			uint32_t *grown = realloc(frames, s->nframes * sizeof(*frames));
 
@@ -301,6 +312,8 @@ int profile__merge(struct profile *dst, const struct profile *src)
 			frames[k] = map[s->frames[k]];
 		err = profile__add_stack_count(dst, &s->who, frames, s->nframes, s->weight,
 					       s->count);
+		if (!err && stack_map)
+			stack_map[i] = profile__last_stack(dst);
 	}
 	free(frames);
 	free(map);

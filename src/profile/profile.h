@@ -121,6 +121,13 @@ int profile__add_stack(struct profile *p, const struct stack_owner *who, const u
  * src's input after its own; events are not carried. 0 or -ENOMEM. */
 int profile__merge(struct profile *dst, const struct profile *src);
 
+/* The same for the stacks keep() keeps (all when keep is NULL); if
+ * stack_map is not NULL (one slot per stack of src), it gets each stack's
+ * index in dst, UINT32_MAX for those left out. */
+int profile__merge_if(struct profile *dst, const struct profile *src,
+		      bool (*keep)(const struct profile_stack *, void *), void *arg,
+		      uint32_t *stack_map);
+
 /* Adds an event on the stack (created with weight 0 if new); ev->stack is
  * set from it. Returns 0 or -ENOMEM. */
 int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,

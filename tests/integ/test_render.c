@@ -115,6 +115,53 @@ static void test_perf_period(void **state)
 	expect_output(data("perf-real-sched.perf"), "--period", "perf-real-sched.folded");
 }
 
+/* --top N keeps the N processes with the most samples (the lower pid of
+ * two equal), by root name in folded input, and says their share. */
+static void test_top(void **state)
+{
+	const char *out = h_path("top.folded");
+	char *got, *want = h_slurp(data("perf-old-top2.folded"));
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	render(&r, H_ARGV("--top", "2", "--pids", data("perf-old.perf"), "-o", out));
+	h_assert_status(&r, 0);
+	assert_non_null(strstr(r.err, "top 2 processes of 3: 80.0% of the samples"));
+	h_result_free(&r);
+	got = h_slurp(out);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(got);
+	free(want);
+	render(&r, H_ARGV("--top", "1", "--pids", data("perf-old.perf"), "-o", out));
+	h_folded_must_load(out, &f);
+	assert_int_equal(f.n, 1);
+	assert_non_null(strstr(f.lines[0].stack, "java-4242;"));
+	h_folded_free(&f);
+	h_result_free(&r);
+	/* the timeline keeps the events of the processes kept, no others */
+	render(&r, H_ARGV("--top", "1", data("perf-old.perf"), "-o", h_path("top.json")));
+	h_assert_status(&r, 0);
+	got = h_slurp(h_path("top.json"));
+	assert_non_null(strstr(got, "\"pid\":4242"));
+	assert_null(strstr(got, "\"pid\":5150"));
+	assert_null(strstr(got, "\"pid\":7000"));
+	free(got);
+	h_result_free(&r);
+	render(&r, H_ARGV("--top", "1", data("perf-real-cpuclock.folded"), "-o", out));
+	assert_non_null(strstr(r.err, "top 1 process of 2: 93.8% of the samples"));
+	h_folded_must_load(out, &f);
+	for (size_t i = 0; i < f.n; i++)
+		assert_true(!strncmp(f.lines[i].stack, "sh;", 3));
+	h_folded_free(&f);
+	h_result_free(&r);
+	render(&r, H_ARGV("--top", "0", data("perf-old.perf")));
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "invalid --top '0'"));
+	h_result_free(&r);
+}
+
 static void test_chrome(void **state)
 {
 	(void)state;
@@ -465,6 +512,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_folded_round_trip, h_test_teardown),
 		cmocka_unit_test_teardown(test_perf_like_stackcollapse, h_test_teardown),
 		cmocka_unit_test_teardown(test_perf_period, h_test_teardown),
+		cmocka_unit_test_teardown(test_top, h_test_teardown),
 		cmocka_unit_test_teardown(test_chrome, h_test_teardown),
 		cmocka_unit_test_teardown(test_misleading_extension, h_test_teardown),
 		cmocka_unit_test_teardown(test_stdin_stdout, h_test_teardown),

@@ -126,12 +126,40 @@ static void test_all_while_command(void **state)
 				   out, 1.4);
 }
 
+/* --top 1 system-wide beside cpu_tree, which spins: only cpu_tree is
+ * left, and the summary says what share of the samples it held. */
+static void test_top(void **state)
+{
+	const char *out = h_path("top.folded");
+	struct h_folded f;
+	struct h_result r;
+	char root[64];
+	double cpu;
+	pid_t pid;
+
+	(void)state;
+	require_bpf();
+	cpu = run_beside_cpu_tree(&r,
+				  H_ARGV(h_flamebpf(), "-F", "99", "-a", "-d", "1", "--pids",
+					 "--top", "1", "-o", out),
+				  &pid);
+	if (!strstr(r.err, "top 1 process of "))
+		fail_msg("no share of the top process in the summary: %s", r.err);
+	h_result_free(&r);
+	h_folded_must_load(out, &f);
+	snprintf(root, sizeof(root), "cpu_tree-%d", (int)pid);
+	assert_int_equal(h_sum(&f, cpu_tree_root, root), f.total);
+	check_profile(&f, pid, cpu, 99);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_to_file, h_test_teardown),
 		cmocka_unit_test_teardown(test_to_stdout, h_test_teardown),
 		cmocka_unit_test_teardown(test_all_while_command, h_test_teardown),
+		cmocka_unit_test_teardown(test_top, h_test_teardown),
 	};
 
 	h_init(argc, argv);
