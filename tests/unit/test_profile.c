@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "profile/profile.h"
+#include "profile/top.h"
 
 static struct profile *new_profile(enum profile_unit unit)
 {
@@ -364,6 +365,51 @@ static void test_many(void **state)
 	profile__free(p);
 }
 
+/* --top: the heaviest processes (the lower pid of a tie), their events
+ * moved to their new stacks, the share said; by thread, each thread apart. */
+static void test_top(void **state)
+{
+	struct profile *p = new_profile(UNIT_SAMPLES), *t;
+	uint32_t f[1] = { frame(p, "f", "m", FRAME_USER) };
+	struct profile_event ev = { .ts = 1, .dur = 1 };
+	struct top_stats st;
+
+	(void)state;
+	add(p, 30, 30, "c", f, 1, 5);
+	add(p, 10, 10, "a", f, 1, 3);
+	add(p, 20, 20, "b", f, 1, 5);
+	add(p, 10, 11, "a", f, 1, 4); /* pid 10: 7 in two threads */
+	ev.stack = 2;		      /* pid 20's */
+	assert_int_equal(profile__add_stack_event(p, &ev), 0);
+	ev.stack = 1; /* pid 10's */
+	assert_int_equal(profile__add_stack_event(p, &ev), 0);
+
+	assert_int_equal(profile__top(p, 2, false, &t, &st), 0);
+	assert_int_equal(st.kept, 2);
+	assert_int_equal(st.of, 3);
+	assert_int_equal(st.weight, 12);
+	assert_int_equal(st.total, 17);
+	assert_int_equal(profile__nr_stacks(t), 3);
+	expect_stack(t, 0, 10, 10, "a", f, 1, 3);
+	expect_stack(t, 1, 20, 20, "b", f, 1, 5);
+	expect_stack(t, 2, 10, 11, "a", f, 1, 4);
+	assert_int_equal(profile__nr_events(t), 2);
+	assert_int_equal(profile__event(t, 0)->stack, 1);
+	assert_int_equal(profile__event(t, 1)->stack, 0);
+	profile__free(t);
+
+	/* threads: 20/20 and 30/30 (5 each) before 10/11 (4) */
+	assert_int_equal(profile__top(p, 2, true, &t, &st), 0);
+	assert_int_equal(st.of, 4);
+	assert_int_equal(st.weight, 10);
+	assert_int_equal(profile__nr_stacks(t), 2);
+	expect_stack(t, 0, 30, 30, "c", f, 1, 5);
+	expect_stack(t, 1, 20, 20, "b", f, 1, 5);
+	assert_int_equal(profile__nr_events(t), 1);
+	profile__free(t);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -377,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_empty_stack),
 		cmocka_unit_test(test_null_comm),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_top),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
