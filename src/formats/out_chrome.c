@@ -255,13 +255,6 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
 
 /* ---- threads, metadata and the document ---- */
 
-/* Time off the CPU (--off-cpu, --wall): each event is a whole stack for a
- * stretch of time, as a sample is, though it weighs nanoseconds. */
-static bool off_cpu(const struct profile *p)
-{
-	return strstr(profile__meta(p)->event, "sched_switch") != NULL;
-}
-
 /* The end of the run of events of the thread of event FROM; notes its names. */
 static size_t thread_end(struct chrome *c, size_t from)
 {
@@ -285,7 +278,9 @@ static size_t thread_end(struct chrome *c, size_t from)
 
 static int write_threads(struct chrome *c)
 {
-	bool spans = profile__unit(c->p) == UNIT_SAMPLES || off_cpu(c->p);
+	/* time off the CPU: each event is a whole stack for a stretch of
+	 * time, as a sample is, though it weighs nanoseconds */
+	bool spans = profile__unit(c->p) == UNIT_SAMPLES || profile__is_offcpu(c->p);
 
 	/* blocks alone (--off-cpu): the time between two is on the CPU, and no
 	 * span's; with samples beside them (--wall) it is theirs */
@@ -323,8 +318,8 @@ static void write_other_data(const struct profile *p, FILE *f)
 	fputs("\n],\n\"displayTimeUnit\":\"ns\",\n\"otherData\":{\"version\":", f);
 	utf8__put_json_str(f, "flamebpf " FLAMEBPF_VERSION);
 	put_field(f, "cmdline", m->cmdline);
-	put_field(f, "mode", off_cpu(p) ? "off-cpu" : sampled ? "sample" : "trace");
-	if (sampled || off_cpu(p))
+	put_field(f, "mode", profile__is_offcpu(p) ? "off-cpu" : sampled ? "sample" : "trace");
+	if (sampled || profile__is_offcpu(p))
 		put_field(f, "event", m->event[0] ? m->event : "cpu-clock");
 	fprintf(f, ",\"frequency\":%u", sampled ? m->freq : 0);
 	put_field(f, "kernel", m->kernel);

@@ -17,6 +17,7 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "out_folded.h"
+#include "numfmt.h"
 #include "out_svg.h"
 
 /* Geometry in px: flamegraph.pl's defaults, which users know. */
@@ -590,49 +591,15 @@ static void put_xml(FILE *f, const char *str, size_t max)
 
 /* ---- drawing ---- */
 
-static void format_count(uint64_t v, char *buf, size_t size)
-{
-	char digits[24];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	size_t o = 0;
-
-	for (int i = 0; i < len && o + 2 < size; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-}
-
-/* Three significant digits: "812 ns", "12.3 ms", "1.23 s". */
-static void format_ns(uint64_t ns, char *buf, size_t size)
-{
-	static const struct {
-		double ns;
-		const char *unit;
-	} units[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "\xc2\xb5s" } };
-
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		double v = ns / units[i].ns;
-		int decimals = v < 10 ? 2 : v < 100;
-
-		if (v >= 1) {
-			snprintf(buf, size, "%.*f %s", decimals, v, units[i].unit);
-			return;
-		}
-	}
-	snprintf(buf, size, "%" PRIu64 " ns", ns);
-}
-
 /* "1,234 samples" or "12.3 ms". */
 static void format_weight(enum profile_unit unit, uint64_t w, char *v, size_t size)
 {
 	char count[32];
 
 	if (unit == UNIT_NANOSECONDS) {
-		format_ns(w, v, size);
+		numfmt__ns(w, v, size);
 	} else {
-		format_count(w, count, sizeof(count));
+		numfmt__count(w, count, sizeof(count));
 		snprintf(v, size, "%s sample%s", count, w == 1 ? "" : "s");
 	}
 }
@@ -756,7 +723,9 @@ static void put_frames(const struct svg_draw *d)
  * traced calls, or time off the CPU (--off-cpu, by sched_switch). */
 static const char *ns_what(const struct profile *p)
 {
-	return strcmp(profile__meta(p)->event, "sched_switch") ? "wall time of traced calls"
+	if (!profile__is_offcpu(p))
+		return "wall time of traced calls";
+	return strcmp(profile__meta(p)->event, "sched_switch") ? "wall time, on and off the CPU"
 							       : "time off the CPU";
 }
 

@@ -103,6 +103,11 @@ bool profile__is_offcpu_state(const char *name)
 	return false;
 }
 
+bool profile__is_offcpu(const struct profile *p)
+{
+	return strstr(p->meta.event, "sched_switch") != NULL;
+}
+
 bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s)
 {
 	for (uint32_t i = 0; i < s->nframes; i++)

@@ -156,6 +156,10 @@ enum profile_unit profile__unit(const struct profile *p);
 size_t profile__nr_stacks(const struct profile *p);
 const struct profile_stack *profile__stack(const struct profile *p, size_t i);
 
+/* Whether p holds time off the CPU (--off-cpu, --wall): its event is, or
+ * includes, sched_switch. */
+bool profile__is_offcpu(const struct profile *p);
+
 /* Whether the stack is time off the CPU: it holds an off-CPU state frame. */
 bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s);
 size_t profile__nr_frames(const struct profile *p);
