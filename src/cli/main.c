@@ -260,7 +260,9 @@ static void explain_empty(const struct run *r)
 /* What the writers may tell about the capture (titles, otherData). */
 static int describe(struct run *r)
 {
-	struct profile_meta m = { .freq = r->o->capture.freq, .secs = r->secs };
+	struct profile_meta m = { .freq = r->o->capture.freq,
+				  .secs = r->secs,
+				  .start_ns = (uint64_t)(r->start * 1e9) };
 	struct strbuf cmd = {}, losses = {};
 	struct utsname u;
 	int err;
@@ -300,7 +302,9 @@ static int interrupted(const struct run *r, size_t i)
 
 static int write_one(struct run *r, size_t i)
 {
-	struct write_opts wo = { .root = r->o->root, .flamechart = r->o->flamechart };
+	struct write_opts wo = { .root = r->o->root,
+				 .flamechart = r->o->flamechart,
+				 .heatmap_rows = r->o->heatmap_rows };
 	int err = sink__write(r->o->formats[i], r->top ? r->top : r->p, &wo, r->out[i].f);
 
 	if (err == -ENODATA) {

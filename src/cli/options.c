@@ -33,6 +33,8 @@ enum {
 	OPT_MAX_BLOCK,
 	OPT_IDLE_THREADS,
 	OPT_TOP,
+	OPT_HEATMAP,
+	OPT_HEATMAP_ROWS,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +52,8 @@ static const struct option long_opts[] = {
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 	{ "idle-threads", no_argument, NULL, OPT_IDLE_THREADS },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "heatmap", no_argument, NULL, OPT_HEATMAP },
+	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -128,6 +132,9 @@ void options__usage(FILE *f)
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "      --top N              only the N processes (threads with --tids) with the\n"
 	      "                           most samples or time; the summary says their share\n"
+	      "      --heatmap            SVG outputs are the subsecond-offset heatmap of the\n"
+	      "                           capture: a column a second, rows of 20 ms\n"
+	      "      --heatmap-rows N     ... with N rows a second (1 to 1000)\n"
 	      "  -U, -K                   user frames only / kernel frames only\n"
 	      "  -g                       (accepted for perf's sake: stacks are always taken)\n"
 	      "      --full-stack         (-f) each traced call under its real user call stack\n"
@@ -244,6 +251,16 @@ int options__parse_count(const char *s, size_t max, size_t *n)
 	return 0;
 }
 
+int options__parse_heatmap_rows(const char *s, unsigned int *rows)
+{
+	size_t n;
+
+	if (options__parse_count(s, 1000, &n))
+		return -EINVAL;
+	*rows = n;
+	return 0;
+}
+
 int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 {
 	const char *p = s;
@@ -315,6 +332,15 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_TIDS:
 		o->root = ROOT_TID;
+		return 0;
+	case OPT_HEATMAP:
+		if (!o->heatmap_rows)
+			o->heatmap_rows = OPTIONS_HEATMAP_ROWS;
+		return 0;
+	case OPT_HEATMAP_ROWS:
+		if (options__parse_heatmap_rows(arg, &o->heatmap_rows))
+			return usage_err("invalid --heatmap-rows '%s' (rows a second, 1 to 1000)",
+					 arg);
 		return 0;
 	case OPT_TOP:
 		if (options__parse_count(arg, OPTIONS_MAX_TOP, &o->top))
@@ -399,8 +425,8 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
  * one format of the one output. */
 static int check_outputs(struct options *o, bool format_set, char *err)
 {
-	struct write_opts wo = { .flamechart = o->flamechart };
-	size_t stdouts = 0;
+	struct write_opts wo = { .flamechart = o->flamechart, .heatmap_rows = o->heatmap_rows };
+	size_t stdouts = 0, svgs = 0;
 
 	if (!o->noutputs)
 		o->outputs[o->noutputs++] = "-";
@@ -413,7 +439,10 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 		/* chrome JSON shows each call's arguments */
 		o->capture.want_args |= o->formats[i] == FORMAT_CHROME;
 		stdouts += !strcmp(o->outputs[i], "-");
+		svgs += o->formats[i] == FORMAT_SVG;
 	}
+	if (o->heatmap_rows && !svgs)
+		return usage_err("--heatmap draws an SVG: give -o FILE.svg");
 	if (stdouts > 1)
 		return usage_err("standard output ('-') can take one output only");
 	o->output = o->outputs[0];

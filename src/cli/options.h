@@ -25,6 +25,7 @@ struct options {
 	size_t noutputs;
 	enum root_style root;
 	size_t top; /* --top N: the N processes (threads with --tids) that hold most; 0: all */
+	unsigned int heatmap_rows; /* --heatmap: SVG outputs are heatmaps of so many rows; 0: not */
 	bool flamechart;
 	bool wall; /* --wall: --off-cpu with -F's samples (which -F --off-cpu is too) */
 	int verbose;
@@ -55,6 +56,10 @@ int options__parse_count(const char *s, size_t max, size_t *n);
  * OPTIONS_MAX_TOP. */
 #define OPTIONS_MAX_CALLS 100000000
 #define OPTIONS_MAX_TOP	  1000000
+
+/* --heatmap-rows: the slices of a second, 1 to 1000; 50 (20 ms) by default. */
+#define OPTIONS_HEATMAP_ROWS 50
+int options__parse_heatmap_rows(const char *s, unsigned int *rows);
 
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
 int options__parse_pids(const char *s, pid_t **pids, size_t *n);

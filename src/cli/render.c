@@ -31,6 +31,8 @@ enum {
 	OPT_PERIOD,
 	OPT_EVENT,
 	OPT_TOP,
+	OPT_HEATMAP,
+	OPT_HEATMAP_ROWS,
 };
 
 struct render_opts {
@@ -55,6 +57,8 @@ static const struct option long_opts[] = {
 	{ "period", no_argument, NULL, OPT_PERIOD },
 	{ "event", required_argument, NULL, OPT_EVENT },
 	{ "top", required_argument, NULL, OPT_TOP },
+	{ "heatmap", no_argument, NULL, OPT_HEATMAP },
+	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
 	{ "help", no_argument, NULL, 'h' },
 	{},
 };
@@ -76,6 +80,8 @@ void render__usage(FILE *f)
 	      "      --flamechart     folded lines (or the svg) in time order, not merged\n"
 	      "      --top N          only the N processes (threads with --tids) with the\n"
 	      "                       most samples or time (folded input: by root name)\n"
+	      "      --heatmap        svg outputs are the subsecond-offset heatmap (rows of\n"
+	      "                       20 ms; --heatmap-rows N for N a second)\n"
 	      "      --title TEXT     the svg's title\n"
 	      "      --period         perf input: weigh each record by its period (1 without\n"
 	      "                       one), like stackcollapse-perf.pl; for events sampled\n"
@@ -120,6 +126,15 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 	case OPT_PERIOD:
 		o->period = true;
 		return 0;
+	case OPT_HEATMAP:
+		if (!o->wo.heatmap_rows)
+			o->wo.heatmap_rows = OPTIONS_HEATMAP_ROWS;
+		return 0;
+	case OPT_HEATMAP_ROWS:
+		if (options__parse_heatmap_rows(arg, &o->wo.heatmap_rows))
+			return usage_err("invalid --heatmap-rows '%s' (rows a second, 1 to 1000)",
+					 arg);
+		return 0;
 	case OPT_TOP:
 		if (options__parse_count(arg, OPTIONS_MAX_TOP, &o->top))
 			return usage_err("invalid --top '%s' (a count of processes, 1 to %d)", arg,
@@ -139,6 +154,8 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 
 static int check_args(int argc, char **argv, struct render_opts *o, char *err)
 {
+	size_t svgs = 0;
+
 	if (o->help)
 		return 0;
 	if (optind >= argc)
@@ -154,10 +171,13 @@ static int check_args(int argc, char **argv, struct render_opts *o, char *err)
 				 "extension gives its format");
 	for (size_t i = 0; i < o->noutputs; i++) {
 		o->formats[i] = o->format_set ? o->format : sink__from_path(o->outputs[i]);
+		svgs += o->formats[i] == FORMAT_SVG;
 		for (size_t k = 0; k < i; k++)
 			if (!strcmp(o->outputs[k], o->outputs[i]))
 				return usage_err("'%s' is named by two -o", o->outputs[i]);
 	}
+	if (o->wo.heatmap_rows && !svgs)
+		return usage_err("--heatmap draws an SVG: give -o FILE.svg");
 	return 0;
 }
 
@@ -195,7 +215,10 @@ static int check_input(const struct render_opts *o, const struct reader *r, cons
 			continue;
 		p_err("'%s' is folded stacks, which have no times: the %s output needs perf "
 		      "script or chrome input",
-		      err_name, o->wo.flamechart ? "--flamechart" : sink__name(o->formats[i]));
+		      err_name,
+		      o->wo.flamechart		    ? "--flamechart"
+		      : o->formats[i] == FORMAT_SVG ? "--heatmap"
+						    : sink__name(o->formats[i]));
 		return -EINVAL;
 	}
 	if (o->wo.root != ROOT_COMM) {

@@ -19,6 +19,7 @@
 #include "out_folded.h"
 #include "numfmt.h"
 #include "out_svg.h"
+#include "xml.h"
 
 /* Geometry in px: flamegraph.pl's defaults, which users know. */
 #define IMG_W	    1200
@@ -523,72 +524,6 @@ static int build_chart(struct svg_tree *t, const struct profile *p, const struct
 	return err;
 }
 
-/* ---- XML text ---- */
-
-/* The length of the character at s (n bytes left; a byte that starts no
- * well-formed UTF-8 sequence counts alone) and whether XML 1.0 may carry
- * it: not control characters, nor U+FFFE and U+FFFF. */
-static size_t xml_char(const unsigned char *s, size_t n, bool *ok)
-{
-	size_t len = utf8__seq_len(s, n);
-
-	if (!len) {
-		*ok = false;
-		return 1;
-	}
-	if (len == 1)
-		*ok = s[0] >= 0x20 && s[0] != 0x7f;
-	else if (len == 2)
-		*ok = !(s[0] == 0xc2 && s[1] < 0xa0); /* C1 controls */
-	else
-		*ok = !(len == 3 && s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe);
-	return len;
-}
-
-static size_t xml_len(const unsigned char *s, size_t n)
-{
-	size_t chars = 0;
-	bool ok;
-
-	for (size_t i = 0; i < n; chars++)
-		i += xml_char(s + i, n - i, &ok);
-	return chars;
-}
-
-/* Markup characters as entities (names may hold "]]>", quotes, anything),
- * what XML cannot carry as U+FFFD. Returns the bytes used. */
-static size_t put_char(FILE *f, const unsigned char *s, size_t n)
-{
-	static const char *const ent[] = {
-		['&'] = "&amp;",  ['<'] = "&lt;",    ['>'] = "&gt;",
-		['"'] = "&quot;", ['\''] = "&apos;",
-	};
-	bool ok;
-	size_t len = xml_char(s, n, &ok);
-
-	if (!ok)
-		fputs("\xef\xbf\xbd", f);
-	else if (s[0] < sizeof(ent) / sizeof(ent[0]) && ent[s[0]])
-		fputs(ent[s[0]], f);
-	else
-		fwrite(s, 1, len, f);
-	return len;
-}
-
-/* Writes str as character data or an attribute value; one longer than max
- * characters (max >= 3) is cut to max - 2 of them and "..". */
-static void put_xml(FILE *f, const char *str, size_t max)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	size_t n = strlen(str), chars = xml_len(s, n);
-	size_t keep = chars > max ? max - 2 : chars;
-
-	for (size_t i = 0, c = 0; c < keep; c++)
-		i += put_char(f, s + i, n - i);
-	if (keep < chars)
-		fputs("..", f);
-}
-
 /* ---- drawing ---- */
 
 /* "1,234 samples" or "12.3 ms". */
@@ -686,7 +621,7 @@ static void put_label(const struct svg_draw *d, const char *name, double x, doub
 	if (fit < 3)
 		return;
 	fprintf(d->f, "<text x=\"%.1f\" y=\"%.1f\">", x + 3, y + TEXT_DY);
-	put_xml(d->f, name, fit);
+	xml__put(d->f, name, fit);
 	fputs("</text>", d->f);
 }
 
@@ -699,7 +634,7 @@ static void put_frame(const struct svg_draw *d, uint32_t i)
 	struct svg_rgb c = d->paint(d->t, i, d->paint_arg);
 
 	fprintf(d->f, "<g fg:x=\"%" PRIu64 "\" fg:w=\"%" PRIu64 "\"><title>", n->x, n->w);
-	put_xml(d->f, name, SIZE_MAX);
+	xml__put(d->f, name, SIZE_MAX);
 	d->value(d, i);
 	fprintf(d->f,
 		"</title><rect x=\"%.1f\" y=\"%.0f\" width=\"%.1f\" height=\"%d\" "
@@ -747,8 +682,7 @@ static const char *sep(const struct strbuf *b)
 	return b->len ? ", " : "";
 }
 
-/* What was profiled, from what the profile says of itself. */
-static int make_subtitle(const struct profile *p, struct strbuf *b)
+int svg__subtitle(const struct profile *p, struct strbuf *b)
 {
 	const struct profile_meta *m = profile__meta(p);
 	int err = strbuf__addf(b, "%s", m->cmdline);
@@ -801,12 +735,12 @@ static void put_subtitle(const struct svg_draw *d, const char *sub)
 	if (!sub[0])
 		return;
 	fprintf(d->f, "<text id=\"subtitle\" x=\"%d\" y=\"%d\">", IMG_W / 2, FONT_SIZE * 3 + 6);
-	if (xml_len((const unsigned char *)sub, strlen(sub)) > TITLE_CHARS) {
+	if (xml__len((const unsigned char *)sub, strlen(sub)) > TITLE_CHARS) {
 		fputs("<title>", d->f);
-		put_xml(d->f, sub, SIZE_MAX);
+		xml__put(d->f, sub, SIZE_MAX);
 		fputs("</title>", d->f);
 	}
-	put_xml(d->f, sub, TITLE_CHARS);
+	xml__put(d->f, sub, TITLE_CHARS);
 	fputs("</text>\n", d->f);
 }
 
@@ -816,7 +750,7 @@ static void put_titles(const struct svg_draw *d, const char *title, const char *
 		"<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"url(#background)\"/>\n",
 		IMG_W, d->height);
 	fprintf(d->f, "<text id=\"title\" x=\"%d\" y=\"%d\">", IMG_W / 2, FONT_SIZE * 2);
-	put_xml(d->f, title, TITLE_CHARS);
+	xml__put(d->f, title, TITLE_CHARS);
 	fputs("</text>\n", d->f);
 	put_subtitle(d, sub);
 	fprintf(d->f,
@@ -879,7 +813,7 @@ int svg__write(const struct profile *p, const struct write_opts *o, FILE *f)
 
 	if (!err)
 		err = o->flamechart ? build_chart(&t, p, o) : build_graph(&t, p, o);
-	if (!err && (make_title(p, o, &title) || make_subtitle(p, &sub)))
+	if (!err && (make_title(p, o, &title) || svg__subtitle(p, &sub)))
 		err = -ENOMEM;
 	if (!err)
 		err = draw(&d, title.s, sub.s ? sub.s : "");

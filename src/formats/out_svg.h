@@ -14,6 +14,12 @@
  * when writing failed. */
 int svg__write(const struct profile *p, const struct write_opts *o, FILE *f);
 
+struct strbuf;
+
+/* What was profiled, from what the profile says of itself, for a subtitle:
+ * "COMMAND, 99 Hz, 2.00 s, 2 CPUs, Linux 6.18". 0 or -ENOMEM. */
+int svg__subtitle(const struct profile *p, struct strbuf *b);
+
 /* Writes a differential flame graph: new's stacks drawn as svg__write()
  * draws them, each frame coloured by how its share of the total changed
  * from the same path (by frame names) in base: red grew, blue shrank, the

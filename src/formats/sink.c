@@ -4,6 +4,7 @@
 
 #include "out_chrome.h"
 #include "out_folded.h"
+#include "out_heatmap.h"
 #include "out_perf.h"
 #include "out_pprof.h"
 #include "out_svg.h"
@@ -52,7 +53,8 @@ enum out_format sink__from_path(const char *path)
 
 bool sink__needs_events(enum out_format f, const struct write_opts *o)
 {
-	return f == FORMAT_CHROME || f == FORMAT_PERF || o->flamechart;
+	return f == FORMAT_CHROME || f == FORMAT_PERF || o->flamechart ||
+	       (f == FORMAT_SVG && o->heatmap_rows);
 }
 
 int sink__write(enum out_format f, const struct profile *p, const struct write_opts *o, FILE *out)
@@ -65,7 +67,7 @@ int sink__write(enum out_format f, const struct profile *p, const struct write_o
 	case FORMAT_PERF:
 		return perf__write(p, o, out);
 	case FORMAT_SVG:
-		return svg__write(p, o, out);
+		return o->heatmap_rows ? heatmap__write_svg(p, o, out) : svg__write(p, o, out);
 	case FORMAT_PPROF:
 		return pprof__write(p, o, out);
 	default:

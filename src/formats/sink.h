@@ -24,9 +24,10 @@ enum root_style {
 };
 
 struct write_opts {
-	enum root_style root; /* folded, svg */
-	bool flamechart;      /* folded, svg: time order from the events */
-	const char *title;    /* svg; NULL for one made from the profile */
+	enum root_style root;	   /* folded, svg */
+	bool flamechart;	   /* folded, svg: time order from the events */
+	const char *title;	   /* svg; NULL for one made from the profile */
+	unsigned int heatmap_rows; /* svg: the heatmap, with this many slices a second; 0: none */
 };
 
 /* "folded", "chrome", ... */

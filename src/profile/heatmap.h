@@ -19,7 +19,8 @@ enum heatmap_what {
 };
 
 struct heatmap {
-	uint64_t t0;	       /* ns, CLOCK_MONOTONIC: the first event's start, column 0's */
+	uint64_t t0; /* ns, CLOCK_MONOTONIC: column 0's; the capture's start, else the first event's
+		      */
 	uint32_t ncols, nrows; /* seconds; slices of each */
 	enum heatmap_what what;
 	uint64_t *cells; /* cells[col * nrows + row] */

@@ -1,0 +1,149 @@
+/* Unit tests of src/profile/heatmap.c: samples counted in their cell, calls
+ * where they begin, time off the CPU spread over the cells it crosses;
+ * column 0 at the capture's start when known; the bounds. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <errno.h>
+
+#include "profile/heatmap.h"
+
+#define S  1000000000ULL
+#define MS 1000000ULL
+
+static struct profile *with_events(enum profile_unit unit, const char *event, uint64_t start,
+				   const uint64_t (*ev)[2], size_t n)
+{
+	struct profile *p = profile__new(unit);
+	struct stack_owner who = { .pid = 1, .tid = 1, .comm = "c", .tcomm = "c" };
+	struct profile_meta m = { .cmdline = "", .event = event, .kernel = "", .losses = "" };
+	uint32_t f;
+
+	assert_non_null(p);
+	m.start_ns = start;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	assert_int_equal(profile__findnew_frame(p, "f", "m", FRAME_USER, &f), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct profile_event e = { .ts = ev[i][0], .dur = ev[i][1] };
+
+		assert_int_equal(profile__add_event(p, &who, &f, 1, &e), 0);
+	}
+	return p;
+}
+
+static uint64_t cell(const struct heatmap *h, uint32_t col, uint32_t row)
+{
+	assert_true(col < h->ncols && row < h->nrows);
+	return h->cells[(size_t)col * h->nrows + row];
+}
+
+static void test_samples(void **state)
+{
+	static const uint64_t ev[][2] = {
+		{ 100 * S, MS },
+		{ 100 * S + 5 * MS, MS },
+		{ 101 * S + 990 * MS, MS },
+		{ 102 * S, MS },
+	};
+	struct profile *p = with_events(UNIT_SAMPLES, "cpu-clock", 0, ev, 4);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(p, 50, &h), 0);
+	assert_int_equal(h.what, HEAT_SAMPLES);
+	assert_int_equal(h.t0, 100 * S);
+	assert_int_equal(h.ncols, 3);
+	assert_int_equal(cell(&h, 0, 0), 2);
+	assert_int_equal(cell(&h, 1, 49), 1);
+	assert_int_equal(cell(&h, 2, 0), 1);
+	assert_int_equal(h.max, 2);
+	heatmap__free(&h);
+	profile__free(p);
+}
+
+/* The capture began 1.5 s before its first sample: that is column 1. */
+static void test_start(void **state)
+{
+	static const uint64_t ev[][2] = { { 11 * S + 500 * MS, MS } };
+	struct profile *p = with_events(UNIT_SAMPLES, "cpu-clock", 10 * S, ev, 1);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(p, 10, &h), 0);
+	assert_int_equal(h.t0, 10 * S);
+	assert_int_equal(h.ncols, 2);
+	assert_int_equal(cell(&h, 1, 5), 1);
+	heatmap__free(&h);
+	profile__free(p);
+}
+
+/* A block from 0.95 s to 1.15 s: 50 ms in the last 100 ms cell of column
+ * 0, 100 ms in the first of column 1, 50 in the next. */
+static void test_spread(void **state)
+{
+	static const uint64_t ev[][2] = { { 0, MS }, { 950 * MS, 200 * MS } };
+	struct profile *p = with_events(UNIT_NANOSECONDS, "sched_switch", 0, ev, 2);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(p, 10, &h), 0);
+	assert_int_equal(h.what, HEAT_NS);
+	assert_int_equal(h.ncols, 2);
+	assert_int_equal(cell(&h, 0, 0), MS);
+	assert_int_equal(cell(&h, 0, 9), 50 * MS);
+	assert_int_equal(cell(&h, 1, 0), 100 * MS);
+	assert_int_equal(cell(&h, 1, 1), 50 * MS);
+	assert_int_equal(h.max, 100 * MS);
+	heatmap__free(&h);
+	profile__free(p);
+}
+
+/* Traced calls count where they begin, however long. */
+static void test_calls(void **state)
+{
+	static const uint64_t ev[][2] = { { 0, 3 * S }, { 10 * MS, MS } };
+	struct profile *p = with_events(UNIT_NANOSECONDS, "", 0, ev, 2);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(p, 50, &h), 0);
+	assert_int_equal(h.what, HEAT_CALLS);
+	assert_int_equal(h.ncols, 1);
+	assert_int_equal(cell(&h, 0, 0), 2);
+	heatmap__free(&h);
+	profile__free(p);
+}
+
+static void test_bounds(void **state)
+{
+	static const uint64_t ev[][2] = { { 0, MS }, { 2 * 86400 * S, MS } };
+	struct profile *p = with_events(UNIT_SAMPLES, "cpu-clock", 0, ev, 2);
+	struct profile *none = with_events(UNIT_SAMPLES, "cpu-clock", 0, ev, 0);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(p, 50, &h), -E2BIG);
+	heatmap__free(&h);
+	assert_int_equal(heatmap__build(none, 50, &h), -ENODATA);
+	heatmap__free(&h);
+	assert_int_equal(heatmap__build(p, 0, &h), -EINVAL);
+	heatmap__free(&h);
+	assert_int_equal(heatmap__build(p, HEATMAP_MAX_ROWS + 1, &h), -EINVAL);
+	heatmap__free(&h);
+	profile__free(p);
+	profile__free(none);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_samples), cmocka_unit_test(test_start),
+		cmocka_unit_test(test_spread),	cmocka_unit_test(test_calls),
+		cmocka_unit_test(test_bounds),
+	};
+
+	return cmocka_run_group_tests_name("heatmap", tests, NULL, NULL);
+}
