@@ -11,6 +11,7 @@
 #define NR_COUNTERS CNT_NR
 #include "common.bpf.h"
 #include "unwind.bpf.h"
+#include "offcpu.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool want_user = true;
@@ -191,18 +192,6 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	}
 }
 
-/* The state the thread left in: preempted, or why it stopped running. */
-static __always_inline __u32 offcpu_state(bool preempt, unsigned int prev_state)
-{
-	if (preempt || !(prev_state & 0xff))
-		return OFFCPU_PREEMPTED;
-	if (prev_state & 1) /* TASK_INTERRUPTIBLE */
-		return OFFCPU_SLEEPING;
-	if (prev_state & 2) /* TASK_UNINTERRUPTIBLE */
-		return OFFCPU_DISK;
-	return OFFCPU_OTHER;
-}
-
 /* The stacks are taken here, where the thread leaving is still current. */
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
 				       unsigned int prev_state, __u64 now)
@@ -212,7 +201,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 
 	s.key.pid = prev->tgid;
 	s.key.tid = tid;
-	if (!s.key.pid || (prev_state & 0x80))
+	if (!s.key.pid || (prev_state & OFFCPU_TASK_DEAD))
 		return; /* the idle task, or a thread's last switch (TASK_DEAD) */
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &s.key.pid)) {
 		count(CNT_FILTERED);
