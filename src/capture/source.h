@@ -21,7 +21,8 @@ struct source_opts {
 	bool state_root;		     /* --state-root: the state frame under the root */
 	bool wakers;			     /* --wakers: the waker's stack after a "--" frame */
 	bool kthreads;			     /* --kernel-threads: their time off the CPU too */
-	const char **funcs;		     /* -f arguments (uprobe mode) */
+	bool cpu_split;	    /* --cpu-split: traced calls' time on and off the CPU */
+	const char **funcs; /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */
 	double duration;  /* seconds; 0 = until signal or targets exit */

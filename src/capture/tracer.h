@@ -47,6 +47,8 @@ struct tracer_opts {
 	enum unwind_mode unwind; /* how those stacks are taken */
 	bool notify_forks;	 /* collect the children of traced processes (proc events) */
 	bool notify_execs;	 /* collect the execs that lost PID_PLAIN (proc events) */
+	bool cpu_split;		 /* --cpu-split: calls' time on and off the CPU */
+	bool state_root;	 /* ... with the state frame under the root */
 	size_t max_calls;	 /* at most this many (0: a default) */
 	double duration;	 /* expected seconds (0: unknown), for sizing maps */
 };

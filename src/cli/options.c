@@ -31,6 +31,7 @@ enum {
 	OPT_WAKERS,
 	OPT_KTHREADS,
 	OPT_MAX_BLOCK,
+	OPT_CPU_SPLIT,
 };
 
 static const struct option long_opts[] = {
@@ -46,6 +47,7 @@ static const struct option long_opts[] = {
 	{ "wakers", no_argument, NULL, OPT_WAKERS },
 	{ "kernel-threads", no_argument, NULL, OPT_KTHREADS },
 	{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
+	{ "cpu-split", no_argument, NULL, OPT_CPU_SPLIT },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -101,8 +103,9 @@ void options__usage(FILE *f)
 	      "                           [disk], [preempted] or [stopped]\n"
 	      "      --wall               (with -F) on-CPU samples, each worth its period,\n"
 	      "                           and off-CPU time in one graph, in ns\n"
-	      "      --state-root         (--off-cpu, --wall) the state frame right under\n"
-	      "                           the root ([running] for samples), not at the leaf\n"
+	      "      --state-root         (--off-cpu, --wall, --cpu-split) the state frame\n"
+	      "                           right under the root ([running] for samples or\n"
+	      "                           time on the CPU), not at the leaf\n"
 	      "      --wakers             (--off-cpu, --wall) after each blocked stack, a\n"
 	      "                           \"--\" frame and the stack of what woke it\n"
 	      "      --kernel-threads     (--off-cpu) kernel threads' waits too: left out\n"
@@ -110,6 +113,11 @@ void options__usage(FILE *f)
 	      "      --min-block T, --max-block T\n"
 	      "                           (--off-cpu) only blocks at least / at most T\n"
 	      "                           long: 500us, 1ms, 2s\n"
+	      "      --cpu-split          (-f) each call's time on and off the CPU: folded\n"
+	      "                           self time split into [running], [sleeping],\n"
+	      "                           [disk], [preempted], [stopped] leaf frames; chrome\n"
+	      "                           args on_cpu_ns, off_cpu_ns and ns by state. Hooks\n"
+	      "                           every context switch while it runs\n"
 	      "  -l, --list [BINARY:]REGEX\n"
 	      "                           print the functions -f would trace and exit\n"
 	      "\n"
@@ -326,6 +334,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_KTHREADS:
 		o->capture.kthreads = true;
 		return 0;
+	case OPT_CPU_SPLIT:
+		o->capture.cpu_split = true;
+		return 0;
 	case OPT_MIN_BLOCK:
 	case OPT_MAX_BLOCK:
 		if (options__parse_time_ns(arg, c == OPT_MIN_BLOCK ? &o->capture.min_block_ns
@@ -431,8 +442,14 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("--wall is for sampling mode (-F)");
 	if (c->kthreads && !c->offcpu)
 		return usage_err("--kernel-threads is for --off-cpu and --wall");
-	if (c->state_root && !c->offcpu)
-		return usage_err("--state-root is for --off-cpu and --wall");
+	if (c->cpu_split && !c->nfuncs)
+		return usage_err("--cpu-split splits the time of the calls -f traces: it is for "
+				 "uprobe mode (-f)");
+	if (c->state_root && !c->offcpu && !c->cpu_split)
+		return usage_err("--state-root is for --off-cpu, --wall and --cpu-split");
+	if (c->nfuncs && c->offcpu)
+		return usage_err("-f cannot be combined with --off-cpu: --cpu-split gives the "
+				 "traced calls' time off the CPU");
 	if (!!c->nfuncs + (c->freq || c->offcpu) > 1)
 		return usage_err("-f cannot be combined with --sample or --off-cpu yet");
 	if ((c->min_block_ns || c->max_block_ns) && !c->offcpu)
