@@ -732,6 +732,7 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	st->calls_over = t->records_over;
 	st->classic = !t->multi;
 	st->sessions = t->sessions;
+	st->cpu_split = t->opts.cpu_split;
 	st->collisions = t->paths.collisions;
 	st->unwind = t->skel->rodata->unwind_mode;
 	if (t->unwinder)

@@ -59,6 +59,7 @@ struct tracer_stats {
 	uint64_t calls_over; /* timeline records beyond max_calls, not kept */
 	bool classic;	     /* classic uprobes: the kernel has no uprobe_multi */
 	bool sessions;	     /* uprobe sessions for the functions caught like uretprobes */
+	bool cpu_split;	     /* --cpu-split: the profile has state frames */
 	uint64_t collisions; /* path ids that hashed alike */
 	uint64_t map_bytes;
 	enum unwind_mode unwind;      /* --full-stack */
