@@ -261,7 +261,7 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 					__u32 flags)
 {
 	struct trace_key key = { .pid = id >> 32, .tid = (__u32)id };
-	__u64 dur, self, incl_off[TRACE_NSTATES], self_off[TRACE_NSTATES];
+	__u64 dur, self, incl_off[TRACE_NSTATES] = {}, self_off[TRACE_NSTATES] = {};
 
 	if (d >= TRACE_MAX_DEPTH)
 		return;
