@@ -689,7 +689,9 @@ static __always_inline void split_in(struct task_struct *task, __u64 now)
 	count(TCNT_SPLIT_BLOCKS);
 }
 
-/* A thread leaves the CPU inside a traced call: when, how, and in which. */
+/* A thread leaves the CPU inside a traced call: when, how, and in which.
+ * Outside calls it notes nothing, and forgets a switch-in that was missed
+ * (a busy storage), which would count from a stale time. */
 static __always_inline void split_out(struct task_struct *task, __u32 state, __u64 now)
 {
 	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
@@ -697,6 +699,7 @@ static __always_inline void split_out(struct task_struct *task, __u32 state, __u
 
 	if (!sp)
 		return;
+	sp->out_ts = 0;
 	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
 	if (!sh) {
 		count(TCNT_SPLIT_LOST);
