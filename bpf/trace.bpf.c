@@ -65,17 +65,24 @@ struct {
 } shadows SEC(".maps");
 
 /* --cpu-split, apart from the shadow so that the other modes do not carry
- * it: each thread's time off the CPU while it was inside traced calls. */
+ * it: each thread's time off the CPU by state, in all (off_ns), and as it
+ * was when the program running took the time (at_now): a block while that
+ * program is preempted comes after its time, and goes with what follows,
+ * as the wall time does. A call's inclusive time off the CPU is the
+ * difference between its entry and its return; its self time that less
+ * its callees', as for wall time (child_ns), so that the self times of a
+ * call and its callees add up to its inclusive time exactly. */
 struct split_frame {
-	__u64 at_entry[TRACE_NSTATES]; /* the thread's off_ns when the call began */
-	__u64 self[TRACE_NSTATES];     /* off the CPU while it was the innermost call */
+	__u64 at_entry[TRACE_NSTATES];	/* the thread's off_ns when the call began */
+	__u64 child_off[TRACE_NSTATES]; /* the inclusive time off of its callees */
 };
 
 struct split {
-	__u64 out_ts;	 /* when it left the CPU inside a call; 0: it did not */
+	__u64 out_ts;	 /* when it left the CPU; 0: it is on it */
 	__u32 out_state; /* how (enum offcpu_state) */
-	__u32 out_depth; /* and at what depth */
+	__u32 pad;
 	__u64 off_ns[TRACE_NSTATES];
+	__u64 at_now[TRACE_NSTATES];
 	struct split_frame f[SHADOW_SLOTS];
 };
 
@@ -242,18 +249,19 @@ static __always_inline void send_record(struct shadow *sh, __u32 d, __u64 dur, _
 }
 
 /* --cpu-split: frame d's time off the CPU, the calls it made included
- * (incl) and not (self). Zero when its entry could not save the thread's. */
+ * (incl) and not (self), the first added to its parent's callees'. Left
+ * as they are (zero) when its entry could not save the thread's. */
 static __always_inline void split_of(struct shadow *sh, __u32 d, __u64 *incl, __u64 *self)
 {
 	struct split *sp = bpf_task_storage_get(&splits, bpf_get_current_task_btf(), NULL, 0);
 
-	for (int s = 0; s < TRACE_NSTATES; s++)
-		incl[s] = self[s] = 0;
 	if (!sp || !FR(sh, d).split)
 		return;
 	for (int s = 0; s < TRACE_NSTATES; s++) {
-		incl[s] = sp->off_ns[s] - SF(sp, d).at_entry[s];
-		self[s] = SF(sp, d).self[s];
+		incl[s] = sp->at_now[s] - SF(sp, d).at_entry[s];
+		self[s] = incl[s] > SF(sp, d).child_off[s] ? incl[s] - SF(sp, d).child_off[s] : 0;
+		if (d > 0)
+			SF(sp, d - 1).child_off[s] += incl[s];
 	}
 }
 
@@ -360,6 +368,19 @@ static __always_inline bool in_anon_code(__u64 addr)
 	return anon;
 }
 
+/* --cpu-split: the thread's time off the CPU as of the time the program
+ * just took; called right after it. */
+static __always_inline void split_mark(void)
+{
+	struct split *sp;
+
+	if (!cpu_split)
+		return;
+	sp = bpf_task_storage_get(&splits, bpf_get_current_task_btf(), NULL, 0);
+	for (int s = 0; sp && s < TRACE_NSTATES; s++)
+		sp->at_now[s] = sp->off_ns[s];
+}
+
 /* --cpu-split: frame d starts with the thread's time off the CPU so far. */
 static __always_inline void split_enter(struct shadow *sh, __u32 d)
 {
@@ -372,8 +393,8 @@ static __always_inline void split_enter(struct shadow *sh, __u32 d)
 		return;
 	}
 	for (int s = 0; s < TRACE_NSTATES; s++) {
-		SF(sp, d).at_entry[s] = sp->off_ns[s];
-		SF(sp, d).self[s] = 0;
+		SF(sp, d).at_entry[s] = sp->at_now[s];
+		SF(sp, d).child_off[s] = 0;
 	}
 }
 
@@ -385,6 +406,8 @@ static __always_inline int enter(struct pt_regs *ctx)
 	struct shadow *sh = shadow_of(id, true);
 	__u32 d, cookie = bpf_get_attach_cookie(ctx), func = cookie & TRACE_FUNC_MASK;
 	__u64 ret_addr = 0;
+
+	split_mark();
 
 	if (stopping)
 		return 1;
@@ -453,6 +476,8 @@ static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct shadow *sh = shadow_of(id, false);
 	__u32 d;
+
+	split_mark();
 
 	if (!sh)
 		return 0;
@@ -626,8 +651,12 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
-	if (sh && sh->depth)
-		unwind_to(sh, ~0ULL, bpf_ktime_get_ns(), bpf_get_current_pid_tgid());
+	if (sh && sh->depth) {
+		__u64 now = bpf_ktime_get_ns();
+
+		split_mark();
+		unwind_to(sh, ~0ULL, now, bpf_get_current_pid_tgid());
+	}
 	if (want_stacks && BPF_CORE_READ(p, pid) == pid)
 		forget_process(pid);
 	return 0;
@@ -667,49 +696,33 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 }
 
 /* --cpu-split: a thread back on the CPU adds the time it was away to its
- * innermost call, where it blocked (it ran nothing since). */
+ * totals; the calls open since it left get it when they return, and the
+ * calls after it never see it. */
 static __always_inline void split_in(struct task_struct *task, __u64 now)
 {
 	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
-	__u32 s, d;
-	__u64 ns;
+	__u32 s;
 
 	if (!sp || !sp->out_ts)
 		return;
-	ns = now > sp->out_ts ? now - sp->out_ts : 0;
 	s = sp->out_state;
-	d = sp->out_depth;
-	sp->out_ts = 0;
-	if (s < OFFCPU_SLEEPING || s >= OFFCPU_NR || !d || d > TRACE_MAX_DEPTH)
-		return;
 	/* masked: the verifier sees the bound on the register used */
-	s = (s - OFFCPU_SLEEPING) & (TRACE_NSTATES - 1);
-	sp->off_ns[s] += ns;
-	SF(sp, d - 1).self[s] += ns;
-	count(TCNT_SPLIT_BLOCKS);
+	if (s >= OFFCPU_SLEEPING && s < OFFCPU_NR && now > sp->out_ts)
+		sp->off_ns[(s - OFFCPU_SLEEPING) & (TRACE_NSTATES - 1)] += now - sp->out_ts;
+	sp->out_ts = 0;
 }
 
-/* A thread leaves the CPU inside a traced call: when, how, and in which.
- * Outside calls it notes nothing, and forgets a switch-in that was missed
- * (a busy storage), which would count from a stale time. */
+/* A thread that has made traced calls leaves the CPU: when and how. In a
+ * call or not (a call's entry may be under way, its program preempted):
+ * only the calls open across the block see it. */
 static __always_inline void split_out(struct task_struct *task, __u32 state, __u64 now)
 {
 	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
-	struct shadow *sh;
 
 	if (!sp)
 		return;
-	sp->out_ts = 0;
-	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
-	if (!sh) {
-		count(TCNT_SPLIT_LOST);
-		return;
-	}
-	if (!sh->depth)
-		return;
 	sp->out_ts = now;
 	sp->out_state = state;
-	sp->out_depth = sh->depth;
 }
 
 /* --cpu-split only (autoloaded then): every switch of the system runs it,

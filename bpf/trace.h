@@ -24,8 +24,7 @@ enum trace_counter {
 	TCNT_FORKS_LOST,      /* ring buffer full: a child not traced in libraries */
 	TCNT_NOT_PLAIN,	      /* calls not traced: uretprobe-only, in a process not plain */
 	TCNT_EXECS_LOST,      /* ring buffer full: an exec not told to user space */
-	TCNT_SPLIT_BLOCKS,    /* --cpu-split: blocks off the CPU inside traced calls */
-	TCNT_SPLIT_LOST,      /* ... not counted: the thread's split storage was busy */
+	TCNT_SPLIT_LOST,      /* --cpu-split: calls whose split storage could not be made */
 	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
 	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };

@@ -109,8 +109,7 @@ void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
-	add_loss(b, c[TCNT_SPLIT_LOST],
-		 "calls or switches whose time off the CPU was not kept (--cpu-split)");
+	add_loss(b, c[TCNT_SPLIT_LOST], "calls whose time off the CPU was not kept (--cpu-split)");
 }
 
 static void report_trace_losses(const struct tracer_stats *st)
@@ -253,7 +252,7 @@ static void add_time(struct strbuf *b, uint64_t ns)
 }
 
 /* --cpu-split: the traced calls' self time on and off the CPU, in all. */
-static void report_split(const struct profile *p, const struct tracer_stats *st)
+static void report_split(const struct profile *p)
 {
 	uint64_t on = 0, off[PROFILE_OFF_NR] = { 0 }, all_off = 0;
 	struct strbuf b = {}, t = {};
@@ -272,8 +271,8 @@ static void report_split(const struct profile *p, const struct tracer_stats *st)
 	add_time(&t, on);
 	strbuf__addf(&t, " on the CPU, ");
 	add_time(&t, all_off);
-	p_err("traced calls' self time: %s off it in %" PRIu64 " blocks%s%s", t.s ? t.s : "",
-	      st->counter[TCNT_SPLIT_BLOCKS], b.len ? b.s : "", b.len ? ")" : "");
+	p_err("traced calls' self time: %s off it%s%s", t.s ? t.s : "", b.len ? b.s : "",
+	      b.len ? ")" : "");
 	strbuf__free(&t);
 	strbuf__free(&b);
 }
@@ -286,7 +285,7 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 	      st->counter[TCNT_CALLS], at->attached, at->binaries, profile__nr_processes(p),
 	      st->paths, secs);
 	if (st->cpu_split)
-		report_split(p, st);
+		report_split(p);
 	if (st->classic)
 		p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
 		      "(Linux 6.6+)");
