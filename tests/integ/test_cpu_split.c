@@ -122,6 +122,25 @@ static void print_sum(const char *name, const struct split_sum *s)
 		      s->state[3] / MS);
 }
 
+/* The chrome trace at json, rendered to folded, is the file at folded. */
+static void same_when_rendered(const char *json, const char *folded)
+{
+	const char *back = h_path("back.folded");
+	char *want, *got;
+	struct h_result r;
+
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "render", json, "-o", back)), 0);
+	h_assert_status(&r, 0);
+	want = h_slurp(folded);
+	got = h_slurp(back);
+	assert_non_null(want);
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	free(want);
+	free(got);
+	h_result_free(&r);
+}
+
 /*
  * The waits, leaves of the traced nesting: their time off the CPU is the
  * time each measured (within 10%), over 90% of their calls' time and all
@@ -129,8 +148,9 @@ static void print_sum(const char *name, const struct split_sum *s)
  * leaf's self time is its inclusive time: exactly). compute spins until 10 ms of wall time
  * went by, so a busy machine's run queue (other tests run beside this one)
  * takes from its time on the CPU: it is all [running] but for [preempted]
- * time (98-100% [running] on an idle machine; 44% with two busy loops
- * beside it on two CPUs). Every call's on + off is its dur, exactly.
+ * time (98-100% [running] on an idle machine; 36% with two busy loops
+ * beside it on two CPUs). Every call's on + off is its dur, exactly, and
+ * the chrome trace rendered back gives the capture's folded file.
  */
 static void test_waits_split(void **state)
 {
@@ -181,6 +201,7 @@ static void test_waits_split(void **state)
 	print_sum("compute", &s);
 	assert_int_equal(s.calls, 10);
 	assert_true(s.on > 0 && s.state[0] + s.state[1] + s.state[3] < s.dur * 0.02);
+	same_when_rendered(json, folded);
 	assert_true(h_sum(&f, under_in_state, &running) + h_sum(&f, under_in_state, &preempted) >
 		    h_sum(&f, under, "compute") * 0.98);
 	h_result_free(&r);
