@@ -11,6 +11,7 @@
 #define NR_COUNTERS CNT_NR
 #include "common.bpf.h"
 #include "unwind.bpf.h"
+#include "offcpu.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool want_user = true;
@@ -169,18 +170,6 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		send_tick(&key, ts, now - ts);
 }
 
-/* The state the thread left in: preempted, or why it stopped running. */
-static __always_inline __u32 offcpu_state(bool preempt, unsigned int prev_state)
-{
-	if (preempt || !(prev_state & 0xff))
-		return OFFCPU_PREEMPTED;
-	if (prev_state & 1) /* TASK_INTERRUPTIBLE */
-		return OFFCPU_SLEEPING;
-	if (prev_state & 2) /* TASK_UNINTERRUPTIBLE */
-		return OFFCPU_DISK;
-	return OFFCPU_OTHER;
-}
-
 /* The stacks are taken here, where the thread leaving is still current,
  * into its storage (the key's waker fields stay zero until a wake-up). */
 static __always_inline void switch_out(void *ctx, bool preempt, struct task_struct *prev,
@@ -189,7 +178,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	struct offcpu_start *s;
 	__u32 pid = prev->tgid;
 
-	if (!pid || (prev_state & 0x80))
+	if (!pid || (prev_state & OFFCPU_TASK_DEAD))
 		return; /* the idle task, or a thread's last switch (TASK_DEAD) */
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid)) {
 		count(CNT_FILTERED);
@@ -278,14 +267,11 @@ struct {
 	__uint(max_entries, 1);
 } iter_scratch SEC(".maps");
 
-/* TASK_DEAD, in __state: a thread past its last switch. */
-#define TASK_DEAD_STATE 0x80
-
 /* A thread off the CPU now, and not on its way off it (on_cpu: it set its
  * state and has yet to call schedule(); on_switch will see it leave). */
 static __always_inline bool blocked_now(struct task_struct *task, unsigned int state)
 {
-	return (state & 0xff) && !(state & TASK_DEAD_STATE) && !task->on_cpu && !task->exit_state;
+	return (state & 0xff) && !(state & OFFCPU_TASK_DEAD) && !task->on_cpu && !task->exit_state;
 }
 
 static __always_inline __u64 task_kernel_stack(struct task_struct *task,

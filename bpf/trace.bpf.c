@@ -14,6 +14,7 @@
 #define NR_COUNTERS TCNT_NR
 #include "common.bpf.h"
 #include "unwind.bpf.h"
+#include "offcpu.bpf.h"
 
 const volatile bool filter_pids = false;
 /* Set by user space before it detaches: new calls are not entered, calls in
@@ -23,10 +24,11 @@ const volatile bool want_calls = false;
 const volatile bool want_stacks = false;
 const volatile bool notify_forks = false;
 const volatile bool notify_execs = false;
+const volatile bool cpu_split = false;
 
 struct frame {
 	__u32 func;
-	__u32 pad;
+	__u32 split; /* --cpu-split: its entry saved the thread's time off the CPU */
 	__u64 start;
 	__u64 child_ns; /* inclusive time of the calls it made */
 	__u64 sp;	/* at entry: the address of the return address */
@@ -61,6 +63,37 @@ struct {
 	__type(key, int);
 	__type(value, struct shadow);
 } shadows SEC(".maps");
+
+/* --cpu-split, apart from the shadow so that the other modes do not carry
+ * it: each thread's time off the CPU by state, in all (off_ns), and as it
+ * was when the program running took the time (at_now): a block while that
+ * program is preempted comes after its time, and goes with what follows,
+ * as the wall time does. A call's inclusive time off the CPU is the
+ * difference between its entry and its return; its self time that less
+ * its callees', as for wall time (child_ns), so that the self times of a
+ * call and its callees add up to its inclusive time exactly. */
+struct split_frame {
+	__u64 at_entry[TRACE_NSTATES];	/* the thread's off_ns when the call began */
+	__u64 child_off[TRACE_NSTATES]; /* the inclusive time off of its callees */
+};
+
+struct split {
+	__u64 out_ts;	 /* when it left the CPU; 0: it is on it */
+	__u32 out_state; /* how (enum offcpu_state) */
+	__u32 pad;
+	__u64 off_ns[TRACE_NSTATES];
+	__u64 at_now[TRACE_NSTATES];
+	struct split_frame f[SHADOW_SLOTS];
+};
+
+#define SF(sp, i) ((sp)->f[(i) & (SHADOW_SLOTS - 1)])
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct split);
+} splits SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -150,7 +183,8 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
 /* Only the thread in the key updates its entries, and a thread runs one
  * program at a time: plain additions, no atomics (they cost more than the
  * rest of the update). */
-static __always_inline void add_time(struct shadow *sh, struct trace_key *key, __u64 self)
+static __always_inline void add_time(struct shadow *sh, struct trace_key *key, __u64 self,
+				     const __u64 *self_off)
 {
 	struct trace_value *v, init = { self, 1 };
 	struct trace_call_event ev = { .type = EV_CALL };
@@ -159,9 +193,13 @@ static __always_inline void add_time(struct shadow *sh, struct trace_key *key, _
 	if (v) {
 		v->self_ns += self;
 		v->calls += 1;
+		for (int s = 0; cpu_split && s < TRACE_NSTATES; s++)
+			v->off_ns[s] += self_off[s];
 		count(TCNT_CALLS);
 		return;
 	}
+	for (int s = 0; cpu_split && s < TRACE_NSTATES; s++)
+		init.off_ns[s] = self_off[s];
 	__builtin_memcpy(init.comm, sh->comm, sizeof(init.comm));
 	__builtin_memcpy(init.tcomm, sh->tcomm, sizeof(init.tcomm));
 	if (!bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST)) {
@@ -185,7 +223,7 @@ static __always_inline void add_time(struct shadow *sh, struct trace_key *key, _
 /* Closes frame d at time now: its self time goes to its path, its inclusive
  * time to its parent's children. */
 static __always_inline void send_record(struct shadow *sh, __u32 d, __u64 dur, __u64 id, __u64 ret,
-					__u32 flags)
+					__u32 flags, const __u64 *off)
 {
 	struct trace_call_record r = {
 		.type = EV_CALL_RECORD,
@@ -203,18 +241,40 @@ static __always_inline void send_record(struct shadow *sh, __u32 d, __u64 dur, _
 	r.args[0] = FR(sh, d).args[0];
 	r.args[1] = FR(sh, d).args[1];
 	r.args[2] = FR(sh, d).args[2];
-	if (bpf_ringbuf_output(&events, &r, sizeof(r), BPF_RB_NO_WAKEUP))
+	for (int s = 0; cpu_split && s < TRACE_NSTATES; s++)
+		r.off_ns[s] = off[s];
+	if (bpf_ringbuf_output(&events, &r, cpu_split ? sizeof(r) : offsetof(typeof(r), off_ns),
+			       BPF_RB_NO_WAKEUP))
 		count(TCNT_RECORDS_DROPPED);
+}
+
+/* --cpu-split: frame d's time off the CPU, the calls it made included
+ * (incl) and not (self), the first added to its parent's callees'. Left
+ * as they are (zero) when its entry could not save the thread's. */
+static __always_inline void split_of(struct shadow *sh, __u32 d, __u64 *incl, __u64 *self)
+{
+	struct split *sp = bpf_task_storage_get(&splits, bpf_get_current_task_btf(), NULL, 0);
+
+	if (!sp || !FR(sh, d).split)
+		return;
+	for (int s = 0; s < TRACE_NSTATES; s++) {
+		incl[s] = sp->at_now[s] - SF(sp, d).at_entry[s];
+		self[s] = incl[s] > SF(sp, d).child_off[s] ? incl[s] - SF(sp, d).child_off[s] : 0;
+		if (d > 0)
+			SF(sp, d - 1).child_off[s] += incl[s];
+	}
 }
 
 static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, __u64 id, __u64 ret,
 					__u32 flags)
 {
 	struct trace_key key = { .pid = id >> 32, .tid = (__u32)id };
-	__u64 dur, self;
+	__u64 dur, self, incl_off[TRACE_NSTATES] = {}, self_off[TRACE_NSTATES] = {};
 
 	if (d >= TRACE_MAX_DEPTH)
 		return;
+	if (cpu_split)
+		split_of(sh, d, incl_off, self_off);
 	dur = now - FR(sh, d).start;
 	self = dur > FR(sh, d).child_ns ? dur - FR(sh, d).child_ns : 0;
 	if (d > 0)
@@ -222,9 +282,9 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 	if (!send_path(sh, d))
 		return;
 	if (want_calls)
-		send_record(sh, d, dur, id, ret, flags);
+		send_record(sh, d, dur, id, ret, flags, incl_off);
 	key.path = FR(sh, d).path;
-	add_time(sh, &key, self);
+	add_time(sh, &key, self, self_off);
 }
 
 /* Pops the frames whose stack slot lies below sp: they were left without a
@@ -308,6 +368,36 @@ static __always_inline bool in_anon_code(__u64 addr)
 	return anon;
 }
 
+/* --cpu-split: the thread's time off the CPU as of the time the program
+ * just took; called right after it. */
+static __always_inline void split_mark(void)
+{
+	struct split *sp;
+
+	if (!cpu_split)
+		return;
+	sp = bpf_task_storage_get(&splits, bpf_get_current_task_btf(), NULL, 0);
+	for (int s = 0; sp && s < TRACE_NSTATES; s++)
+		sp->at_now[s] = sp->off_ns[s];
+}
+
+/* --cpu-split: frame d starts with the thread's time off the CPU so far. */
+static __always_inline void split_enter(struct shadow *sh, __u32 d)
+{
+	struct split *sp = bpf_task_storage_get(&splits, bpf_get_current_task_btf(), NULL,
+						BPF_LOCAL_STORAGE_GET_F_CREATE);
+
+	FR(sh, d).split = sp != NULL;
+	if (!sp) {
+		count(TCNT_SPLIT_LOST);
+		return;
+	}
+	for (int s = 0; s < TRACE_NSTATES; s++) {
+		SF(sp, d).at_entry[s] = sp->at_now[s];
+		SF(sp, d).child_off[s] = 0;
+	}
+}
+
 /* Pushes the call; returns 1 when it is not traced (then a uprobe session
  * skips its return). */
 static __always_inline int enter(struct pt_regs *ctx)
@@ -316,6 +406,8 @@ static __always_inline int enter(struct pt_regs *ctx)
 	struct shadow *sh = shadow_of(id, true);
 	__u32 d, cookie = bpf_get_attach_cookie(ctx), func = cookie & TRACE_FUNC_MASK;
 	__u64 ret_addr = 0;
+
+	split_mark();
 
 	if (stopping)
 		return 1;
@@ -364,6 +456,8 @@ static __always_inline int enter(struct pt_regs *ctx)
 	FR(sh, d).args[0] = PT_REGS_PARM1(ctx);
 	FR(sh, d).args[1] = PT_REGS_PARM2(ctx);
 	FR(sh, d).args[2] = PT_REGS_PARM3(ctx);
+	if (cpu_split)
+		split_enter(sh, d);
 	sh->depth = d + 1;
 	return 0;
 }
@@ -382,6 +476,8 @@ static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	struct shadow *sh = shadow_of(id, false);
 	__u32 d;
+
+	split_mark();
 
 	if (!sh)
 		return 0;
@@ -555,8 +651,12 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
-	if (sh && sh->depth)
-		unwind_to(sh, ~0ULL, bpf_ktime_get_ns(), bpf_get_current_pid_tgid());
+	if (sh && sh->depth) {
+		__u64 now = bpf_ktime_get_ns();
+
+		split_mark();
+		unwind_to(sh, ~0ULL, now, bpf_get_current_pid_tgid());
+	}
 	if (want_stacks && BPF_CORE_READ(p, pid) == pid)
 		forget_process(pid);
 	return 0;
@@ -592,6 +692,50 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		sh->plain = flags && (*flags & PID_PLAIN);
 	if (want_stacks)
 		forget_process(pid);
+	return 0;
+}
+
+/* --cpu-split: a thread back on the CPU adds the time it was away to its
+ * totals; the calls open since it left get it when they return, and the
+ * calls after it never see it. */
+static __always_inline void split_in(struct task_struct *task, __u64 now)
+{
+	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
+	__u32 s;
+
+	if (!sp || !sp->out_ts)
+		return;
+	s = sp->out_state;
+	/* masked: the verifier sees the bound on the register used */
+	if (s >= OFFCPU_SLEEPING && s < OFFCPU_NR && now > sp->out_ts)
+		sp->off_ns[(s - OFFCPU_SLEEPING) & (TRACE_NSTATES - 1)] += now - sp->out_ts;
+	sp->out_ts = 0;
+}
+
+/* A thread that has made traced calls leaves the CPU: when and how. In a
+ * call or not (a call's entry may be under way, its program preempted):
+ * only the calls open across the block see it. */
+static __always_inline void split_out(struct task_struct *task, __u32 state, __u64 now)
+{
+	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
+
+	if (!sp)
+		return;
+	sp->out_ts = now;
+	sp->out_state = state;
+}
+
+/* --cpu-split only (autoloaded then): every switch of the system runs it,
+ * which threads outside traced calls leave at a lookup or two. */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+
+	split_in(next, now);
+	if (!(prev_state & OFFCPU_TASK_DEAD))
+		split_out(prev, offcpu_state(preempt, prev_state), now);
 	return 0;
 }
 

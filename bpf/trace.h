@@ -24,6 +24,7 @@ enum trace_counter {
 	TCNT_FORKS_LOST,      /* ring buffer full: a child not traced in libraries */
 	TCNT_NOT_PLAIN,	      /* calls not traced: uretprobe-only, in a process not plain */
 	TCNT_EXECS_LOST,      /* ring buffer full: an exec not told to user space */
+	TCNT_SPLIT_LOST,      /* --cpu-split: calls whose split storage could not be made */
 	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
 	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };
@@ -53,9 +54,14 @@ struct trace_key {
 	__u64 path;
 };
 
+/* --cpu-split: time off the CPU by the state the thread left in, in
+ * off_ns[state - OFFCPU_SLEEPING] (enum offcpu_state of sample.h). */
+#define TRACE_NSTATES (OFFCPU_NR - OFFCPU_SLEEPING)
+
 struct trace_value {
 	__u64 self_ns;
 	__u64 calls;
+	__u64 off_ns[TRACE_NSTATES]; /* --cpu-split: of self_ns, off the CPU */
 	char comm[SAMPLE_COMM_LEN];
 	char tcomm[SAMPLE_COMM_LEN];
 };
@@ -112,6 +118,9 @@ struct trace_call_record {
 	__u64 ret;		 /* the return value */
 	__u32 flags;
 	__u32 cpu; /* where the call returned */
+	/* --cpu-split only (the record ends before it otherwise): of dur,
+	 * off the CPU, the calls it made included */
+	__u64 off_ns[TRACE_NSTATES];
 };
 
 #endif

@@ -573,17 +573,15 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	return err < 0 ? err : 0;
 }
 
-/* The leaf frame of time off the CPU: why the thread was off it. */
+/* The leaf frame of time off the CPU: why the thread was off it. The BPF
+ * states are profile.h's, after OFFCPU_NONE. */
+_Static_assert(OFFCPU_NR - OFFCPU_SLEEPING == PROFILE_OFF_NR &&
+		       OFFCPU_OTHER - OFFCPU_SLEEPING == PROFILE_OFF_STOPPED,
+	       "the states of sample.h are profile.h's");
+
 static const char *offcpu_state_name(__u32 state)
 {
-	static const char *const names[OFFCPU_NR] = {
-		[OFFCPU_SLEEPING] = PROFILE_STATE_SLEEPING,
-		[OFFCPU_DISK] = PROFILE_STATE_DISK,
-		[OFFCPU_PREEMPTED] = PROFILE_STATE_PREEMPTED,
-		[OFFCPU_OTHER] = PROFILE_STATE_STOPPED,
-	};
-
-	return state < OFFCPU_NR && names[state] ? names[state] : PROFILE_STATE_OFF;
+	return profile__off_state_name(state - OFFCPU_SLEEPING);
 }
 
 static int add_thread_ns(struct sampler *s, __u32 tid, uint64_t ns)

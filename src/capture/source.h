@@ -22,6 +22,7 @@ struct source_opts {
 	bool wakers;			     /* --wakers: the waker's stack after a "--" frame */
 	bool kthreads;			     /* --kernel-threads: their time off the CPU too */
 	bool idle_threads;  /* --idle-threads: threads off the CPU the whole capture too */
+	bool cpu_split;	    /* --cpu-split: traced calls' time on and off the CPU */
 	const char **funcs; /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */

@@ -751,6 +751,8 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 					  .unwind = ts->o->unwind,
 					  .notify_forks = ts->o->command != NULL,
 					  .notify_execs = ts->plain,
+					  .cpu_split = ts->o->cpu_split,
+					  .state_root = ts->o->state_root,
 					  .duration = ts->o->duration,
 				  } };
 	struct bin_plan *plans = NULL;

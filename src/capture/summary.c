@@ -109,6 +109,7 @@ void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_USTACK_ERR], "user stacks (unreadable)");
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
+	add_loss(b, c[TCNT_SPLIT_LOST], "calls whose time off the CPU was not kept (--cpu-split)");
 }
 
 static void report_trace_losses(const struct tracer_stats *st)
@@ -228,6 +229,64 @@ static void report_children(const struct trace_attach_stats *at)
 		      strerror(-at->execs_err));
 }
 
+/* Adds a stack's weight to the state its leaf (or, --state-root, its root)
+ * names: on[0] for [running], off[state] for the others. */
+static void add_state_weight(const struct profile *p, const struct profile_stack *s, uint64_t *on,
+			     uint64_t *off)
+{
+	uint32_t ends[2] = { s->frames[s->nframes - 1], s->frames[0] };
+
+	for (int e = 0; e < 2; e++) {
+		const char *name = profile__frame(p, ends[e])->name;
+
+		if (!strcmp(name, PROFILE_STATE_RUNNING)) {
+			*on += s->weight;
+			return;
+		}
+		for (unsigned int k = 0; k < PROFILE_OFF_NR; k++) {
+			if (!strcmp(name, profile__off_state_name(k))) {
+				off[k] += s->weight;
+				return;
+			}
+		}
+	}
+}
+
+/* A time for a person: seconds, or ms under one. */
+static void add_time(struct strbuf *b, uint64_t ns)
+{
+	if (ns >= 1000000000)
+		strbuf__addf(b, "%.3f s", ns / 1e9);
+	else
+		strbuf__addf(b, "%.3f ms", ns / 1e6);
+}
+
+/* --cpu-split: the traced calls' self time on and off the CPU, in all. */
+static void report_split(const struct profile *p)
+{
+	uint64_t on = 0, off[PROFILE_OFF_NR] = { 0 }, all_off = 0;
+	struct strbuf b = {}, t = {};
+
+	for (size_t i = 0; i < profile__nr_stacks(p); i++)
+		if (profile__stack(p, i)->nframes)
+			add_state_weight(p, profile__stack(p, i), &on, off);
+	for (unsigned int k = 0; k < PROFILE_OFF_NR; k++) {
+		all_off += off[k];
+		if (!off[k])
+			continue;
+		strbuf__addf(&b, "%s", b.len ? ", " : " (");
+		add_time(&b, off[k]);
+		strbuf__addf(&b, " %s", profile__off_state_name(k));
+	}
+	add_time(&t, on);
+	strbuf__addf(&t, " on the CPU, ");
+	add_time(&t, all_off);
+	p_err("traced calls' self time: %s off it%s%s", t.s ? t.s : "", b.len ? b.s : "",
+	      b.len ? ")" : "");
+	strbuf__free(&t);
+	strbuf__free(&b);
+}
+
 void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		    const struct trace_attach_stats *at, double secs, bool verbose)
 {
@@ -235,6 +294,8 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 	      " call paths in %.2f s",
 	      st->counter[TCNT_CALLS], at->attached, at->binaries, profile__nr_processes(p),
 	      st->paths, secs);
+	if (st->cpu_split)
+		report_split(p);
 	if (st->classic)
 		p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
 		      "(Linux 6.6+)");

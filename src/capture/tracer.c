@@ -30,7 +30,7 @@ struct tracer {
 	size_t nlinks, links_cap;
 	bool multi;    /* the kernel has uprobe_multi links */
 	bool sessions; /* ... and uprobe sessions */
-	struct bpf_link *exit_link, *fork_link, *exec_link;
+	struct bpf_link *exit_link, *fork_link, *exec_link, *switch_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
 	struct stack_table ustacks;	  /* --full-stack: user stacks, leaf first */
@@ -44,6 +44,8 @@ struct tracer {
 	size_t nrecords, records_cap;
 	struct kept_args *args; /* theirs, when an output shows them */
 	size_t nargs, args_cap;
+	struct kept_split *splits; /* theirs, with --cpu-split */
+	size_t nsplits, splits_cap;
 	uint64_t records_over;
 	struct trace_proc_event *procs_ev; /* not yet handed out by tracer__proc_events() */
 	size_t nprocs_ev, procs_ev_cap;
@@ -65,6 +67,10 @@ struct kept_call {
 struct kept_args {
 	uint64_t args[TRACE_NARGS];
 	uint64_t ret;
+};
+
+struct kept_split {
+	uint64_t off_ns[TRACE_NSTATES];
 };
 
 static uint32_t unwind_rows(const struct tracer_opts *o)
@@ -97,6 +103,9 @@ static int load(struct tracer *t)
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts));
 	skel->rodata->notify_forks = t->opts.notify_forks;
 	skel->rodata->notify_execs = t->opts.notify_execs;
+	skel->rodata->cpu_split = t->opts.cpu_split;
+	/* a hook on every switch of the system: paid only when asked for */
+	bpf_program__set_autoload(skel->progs.on_switch, t->opts.cpu_split);
 	if (t->multi) {
 		bpf_program__set_expected_attach_type(skel->progs.on_entry,
 						      UPROBE_MULTI_ATTACH_TYPE);
@@ -132,7 +141,16 @@ static int spill(struct tracer *t, const struct trace_call_event *ev)
 	return array__push((void **)&t->spilled, &t->nspilled, &t->spilled_cap, ev, sizeof(*ev));
 }
 
-static int keep_record(struct tracer *t, const struct trace_call_record *r)
+static int keep_split(struct tracer *t, const struct trace_call_record *r, size_t size)
+{
+	struct kept_split k = {};
+
+	if (size >= sizeof(*r))
+		memcpy(k.off_ns, r->off_ns, sizeof(k.off_ns));
+	return array__push((void **)&t->splits, &t->nsplits, &t->splits_cap, &k, sizeof(k));
+}
+
+static int keep_record(struct tracer *t, const struct trace_call_record *r, size_t size)
 {
 	struct kept_call k = { r->pid, r->tid, r->start, r->dur, r->path, r->cpu, r->flags };
 	struct kept_args a = { .ret = r->ret };
@@ -141,6 +159,11 @@ static int keep_record(struct tracer *t, const struct trace_call_record *r)
 	if (t->nrecords >= t->opts.max_calls) {
 		t->records_over++;
 		return 0;
+	}
+	if (t->opts.cpu_split) {
+		err = keep_split(t, r, size);
+		if (err)
+			return err;
 	}
 	if (t->opts.want_args) {
 		memcpy(a.args, r->args, sizeof(a.args));
@@ -205,8 +228,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = snapshot(t, ((const struct sample_proc_event *)data)->pid);
 	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
 		err = spill(t, data);
-	else if (*type == EV_CALL_RECORD && size >= sizeof(struct trace_call_record))
-		err = keep_record(t, data);
+	else if (*type == EV_CALL_RECORD && size >= offsetof(struct trace_call_record, off_ns))
+		err = keep_record(t, data, size);
 	else if ((*type == EV_FORK || *type == EV_EXEC) && size >= sizeof(struct trace_proc_event))
 		err = keep_proc_event(t, data);
 	if (err && !t->event_err)
@@ -252,6 +275,12 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	}
 	if (watches_exec(&t->opts) &&
 	    !(t->exec_link = bpf_program__attach(t->skel->progs.on_exec))) {
+		err = -errno;
+		goto err_free;
+	}
+	/* before the probes: every block inside a call is seen */
+	if (t->opts.cpu_split &&
+	    !(t->switch_link = bpf_program__attach(t->skel->progs.on_switch))) {
 		err = -errno;
 		goto err_free;
 	}
@@ -467,7 +496,8 @@ void tracer__stop(struct tracer *t)
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exec_link);
-	t->exit_link = t->fork_link = t->exec_link = NULL;
+	bpf_link__destroy(t->switch_link);
+	t->exit_link = t->fork_link = t->exec_link = t->switch_link = NULL;
 	if (t->rb)
 		ring_buffer__consume(t->rb);
 }
@@ -483,8 +513,11 @@ struct collect_ctx {
 	const struct trace_func *funcs;
 	size_t nfuncs;
 	uint32_t *frame_of; /* function id -> frame id + 1, 0 when not made yet */
-	uint32_t frames[SAMPLE_MAX_DEPTH * SYMBOLIZE_MAX_FRAMES + TRACE_MAX_DEPTH + 1];
+	uint32_t *frames;   /* buf + 1: a state frame may go before them, or after */
+	uint32_t buf[SAMPLE_MAX_DEPTH * SYMBOLIZE_MAX_FRAMES + TRACE_MAX_DEPTH + 3];
 };
+
+_Static_assert(TRACE_NSTATES == PROFILE_OFF_NR, "the states of trace.h are profile.h's");
 
 static int func_frame(struct collect_ctx *c, uint64_t func, uint32_t *id)
 {
@@ -561,7 +594,38 @@ static int note_owner(struct collect_ctx *c, const struct sample_key *k)
 	return hashmap__set(&c->owners, key, c->nnames++);
 }
 
-static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 self_ns, __u64 calls)
+/* The path of n frames with a state frame at its leaf, or under its root
+ * (--state-root). */
+static int add_in_state(struct collect_ctx *c, const struct stack_owner *who, uint32_t n,
+			const char *state, uint64_t ns, uint64_t calls)
+{
+	bool root = c->t->opts.state_root;
+	uint32_t *at = root ? &c->frames[-1] : &c->frames[n];
+	int err = profile__findnew_frame(c->p, state, "", FRAME_USER, at);
+
+	return err ? err
+		   : profile__add_stack_count(c->p, who, root ? at : c->frames, n + 1, ns, calls);
+}
+
+/* --cpu-split: a path's self time becomes leaf frames, each state it was
+ * spent in, off the CPU, and the rest [running], which takes the calls. */
+static int add_split_call(struct collect_ctx *c, const struct stack_owner *who, uint32_t n,
+			  const struct trace_value *v)
+{
+	uint64_t off = 0;
+	int err = 0;
+
+	for (unsigned int s = 0; s < TRACE_NSTATES && !err; s++) {
+		off += v->off_ns[s];
+		if (v->off_ns[s])
+			err = add_in_state(c, who, n, profile__off_state_name(s), v->off_ns[s], 0);
+	}
+	return err ? err
+		   : add_in_state(c, who, n, PROFILE_STATE_RUNNING,
+				  v->self_ns > off ? v->self_ns - off : 0, v->calls);
+}
+
+static int add_call(struct collect_ctx *c, const struct sample_key *k, const struct trace_value *v)
 {
 	struct sample_key key = *k;
 	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
@@ -570,13 +634,19 @@ static int add_call(struct collect_ctx *c, const struct sample_key *k, __u64 sel
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	err = note_owner(c, &key);
 	n = err ? err : path_frames(c, key.pid, key.ustack);
-	return n < 0 ? n : profile__add_stack_count(c->p, &who, c->frames, n, self_ns, calls);
+	if (n < 0)
+		return n;
+	if (c->t->opts.cpu_split)
+		return add_split_call(c, &who, n, v);
+	return profile__add_stack_count(c->p, &who, c->frames, n, v->self_ns, v->calls);
 }
 
-static int add_record(struct collect_ctx *c, const struct kept_call *r, const struct kept_args *a)
+static int add_record(struct collect_ctx *c, const struct kept_call *r, const struct kept_args *a,
+		      const struct kept_split *sp)
 {
 	struct profile_event ev = { .cpu = r->cpu, .ts = r->start, .dur = r->dur };
 	struct stack_owner who = { r->pid, r->tid, "", "" };
+	struct profile_split split;
 	uint64_t i;
 	int n = path_frames(c, r->pid, r->path);
 
@@ -591,7 +661,10 @@ static int add_record(struct collect_ctx *c, const struct kept_call *r, const st
 		memcpy(ev.args, a->args, sizeof(ev.args));
 		ev.ret = a->ret;
 	}
-	return profile__add_event(c->p, &who, c->frames, n, &ev);
+	if (!sp)
+		return profile__add_event(c->p, &who, c->frames, n, &ev);
+	memcpy(split.off_ns, sp->off_ns, sizeof(split.off_ns));
+	return profile__add_split_event(c->p, &who, c->frames, n, &ev, &split);
 }
 
 static int read_counts(struct collect_ctx *c, int fd)
@@ -611,7 +684,7 @@ static int read_counts(struct collect_ctx *c, int fd)
 		k.ustack = key.path;
 		memcpy(k.comm, val.comm, sizeof(k.comm));
 		memcpy(k.tcomm, val.tcomm, sizeof(k.tcomm));
-		err = add_call(c, &k, val.self_ns, val.calls);
+		err = add_call(c, &k, &val);
 		if (err)
 			return err;
 	}
@@ -632,6 +705,7 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 	};
 	int err;
 
+	c.frames = c.buf + 1;
 	if (!c.frame_of || (t->opts.want_stacks && !c.sym)) {
 		free(c.frame_of);
 		symbolizer__free(c.sym);
@@ -639,10 +713,10 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 	}
 	err = read_counts(&c, bpf_map__fd(t->skel->maps.counts));
 	for (size_t i = 0; i < t->nspilled && !err; i++)
-		err = add_call(&c, &t->spilled[i].key, t->spilled[i].val.self_ns,
-			       t->spilled[i].val.calls);
+		err = add_call(&c, &t->spilled[i].key, &t->spilled[i].val);
 	for (size_t i = 0; i < t->nrecords && !err; i++)
-		err = add_record(&c, &t->records[i], t->args ? &t->args[i] : NULL);
+		err = add_record(&c, &t->records[i], t->args ? &t->args[i] : NULL,
+				 t->splits ? &t->splits[i] : NULL);
 	free(c.frame_of);
 	symbolizer__free(c.sym);
 	free(c.names);
@@ -658,6 +732,7 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	st->calls_over = t->records_over;
 	st->classic = !t->multi;
 	st->sessions = t->sessions;
+	st->cpu_split = t->opts.cpu_split;
 	st->collisions = t->paths.collisions;
 	st->unwind = t->skel->rodata->unwind_mode;
 	if (t->unwinder)
@@ -682,6 +757,7 @@ void tracer__free(struct tracer *t)
 	free(t->spilled);
 	free(t->records);
 	free(t->args);
+	free(t->splits);
 	free(t->procs_ev);
 	free(t->links);
 	free(t);

@@ -47,6 +47,8 @@ struct tracer_opts {
 	enum unwind_mode unwind; /* how those stacks are taken */
 	bool notify_forks;	 /* collect the children of traced processes (proc events) */
 	bool notify_execs;	 /* collect the execs that lost PID_PLAIN (proc events) */
+	bool cpu_split;		 /* --cpu-split: calls' time on and off the CPU */
+	bool state_root;	 /* ... with the state frame under the root */
 	size_t max_calls;	 /* at most this many (0: a default) */
 	double duration;	 /* expected seconds (0: unknown), for sizing maps */
 };
@@ -57,6 +59,7 @@ struct tracer_stats {
 	uint64_t calls_over; /* timeline records beyond max_calls, not kept */
 	bool classic;	     /* classic uprobes: the kernel has no uprobe_multi */
 	bool sessions;	     /* uprobe sessions for the functions caught like uretprobes */
+	bool cpu_split;	     /* --cpu-split: the profile has state frames */
 	uint64_t collisions; /* path ids that hashed alike */
 	uint64_t map_bytes;
 	enum unwind_mode unwind;      /* --full-stack */

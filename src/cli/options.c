@@ -35,6 +35,7 @@ enum {
 	OPT_TOP,
 	OPT_HEATMAP,
 	OPT_HEATMAP_ROWS,
+	OPT_CPU_SPLIT,
 };
 
 static const struct option long_opts[] = {
@@ -54,6 +55,7 @@ static const struct option long_opts[] = {
 	{ "top", required_argument, NULL, OPT_TOP },
 	{ "heatmap", no_argument, NULL, OPT_HEATMAP },
 	{ "heatmap-rows", required_argument, NULL, OPT_HEATMAP_ROWS },
+	{ "cpu-split", no_argument, NULL, OPT_CPU_SPLIT },
 	{ "list", required_argument, NULL, 'l' },
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, OPT_FORMAT },
@@ -109,8 +111,9 @@ void options__usage(FILE *f)
 	      "                           [disk], [preempted] or [stopped]\n"
 	      "      --wall               (with -F) on-CPU samples, each worth its period,\n"
 	      "                           and off-CPU time in one graph, in ns\n"
-	      "      --state-root         (--off-cpu, --wall) the state frame right under\n"
-	      "                           the root ([running] for samples), not at the leaf\n"
+	      "      --state-root         (--off-cpu, --wall, --cpu-split) the state frame\n"
+	      "                           right under the root ([running] for samples or\n"
+	      "                           time on the CPU), not at the leaf\n"
 	      "      --wakers             (--off-cpu, --wall) after each blocked stack, a\n"
 	      "                           \"--\" frame and the stack of what woke it\n"
 	      "      --kernel-threads     (--off-cpu) kernel threads' waits too: left out\n"
@@ -120,6 +123,11 @@ void options__usage(FILE *f)
 	      "      --min-block T, --max-block T\n"
 	      "                           (--off-cpu) only blocks at least / at most T\n"
 	      "                           long: 500us, 1ms, 2s\n"
+	      "      --cpu-split          (-f) each call's time on and off the CPU: folded\n"
+	      "                           self time split into [running], [sleeping],\n"
+	      "                           [disk], [preempted], [stopped] leaf frames; chrome\n"
+	      "                           args on_cpu_ns, off_cpu_ns and ns by state. Hooks\n"
+	      "                           every context switch while it runs\n"
 	      "  -l, --list [BINARY:]REGEX\n"
 	      "                           print the functions -f would trace and exit\n"
 	      "\n"
@@ -139,7 +147,8 @@ void options__usage(FILE *f)
 	      "  -g                       (accepted for perf's sake: stacks are always taken)\n"
 	      "      --full-stack         (-f) each traced call under its real user call stack\n"
 	      "      --max-calls N        (-f) timeline outputs keep the first N calls\n"
-	      "                           (default 1000000; 40 bytes each, 72 for chrome);\n"
+	      "                           (default 1000000; 40 bytes each, 72 for chrome,\n"
+	      "                           64 more with --cpu-split);\n"
 	      "                           the rest are counted as lost\n"
 	      "      --flamechart         folded lines (or the svg) in time order, thread by\n"
 	      "                           thread: one per stretch of a call's self time, or\n"
@@ -368,6 +377,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_IDLE_THREADS:
 		o->capture.idle_threads = true;
 		return 0;
+	case OPT_CPU_SPLIT:
+		o->capture.cpu_split = true;
+		return 0;
 	case OPT_MIN_BLOCK:
 	case OPT_MAX_BLOCK:
 		if (options__parse_time_ns(arg, c == OPT_MIN_BLOCK ? &o->capture.min_block_ns
@@ -478,8 +490,14 @@ static int check(struct options *o, bool format_set, char *err)
 		return usage_err("--kernel-threads is for --off-cpu and --wall");
 	if (c->idle_threads && !c->offcpu)
 		return usage_err("--idle-threads is for --off-cpu and --wall");
-	if (c->state_root && !c->offcpu)
-		return usage_err("--state-root is for --off-cpu and --wall");
+	if (c->cpu_split && !c->nfuncs)
+		return usage_err("--cpu-split splits the time of the calls -f traces: it is for "
+				 "uprobe mode (-f)");
+	if (c->state_root && !c->offcpu && !c->cpu_split)
+		return usage_err("--state-root is for --off-cpu, --wall and --cpu-split");
+	if (c->nfuncs && c->offcpu)
+		return usage_err("-f cannot be combined with --off-cpu: --cpu-split gives the "
+				 "traced calls' time off the CPU");
 	if (!!c->nfuncs + (c->freq || c->offcpu) > 1)
 		return usage_err("-f cannot be combined with --sample or --off-cpu yet");
 	if ((c->min_block_ns || c->max_block_ns) && !c->offcpu)

@@ -6,10 +6,13 @@
  * threads; otherData fills the profile's metadata (cmdline, event, kernel,
  * losses, frequency or freq, ncpus, duration or secs, as flamebpf writes). Other
  * phases (instant, counter, async, flow) carry no call and are counted.
+ * A call whose args split its time on and off the CPU (--cpu-split) has
+ * its self time split into state leaves, as the capture wrote them.
  * Events are parsed one at a time (src/formats/in_json.c); what is kept of each is
  * a small struct until they are nested, thread by thread, at the end. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,12 +31,15 @@ struct call {
 	size_t order;		   /* in the file, to keep sorting stable */
 	const char *name, *module; /* interned */
 	uint64_t args[PROFILE_NARGS], ret;
+	bool split;		  /* args.on_cpu_ns was there: */
+	struct profile_split off; /* its time off the CPU, its callees' included */
 };
 
 /* A thread's calls still open during the sweep, or its B events before E. */
 struct open_call {
 	size_t call;
-	uint64_t end, child; /* end time, time in children */
+	uint64_t end, child;		    /* end time, time in children */
+	uint64_t child_off[PROFILE_OFF_NR]; /* ... of it off the CPU, by state */
 };
 
 struct thread {
@@ -216,6 +222,15 @@ static void get_args(json_object *ev, struct call *call)
 			call->args[i] = arg_value(o);
 	if (json_object_object_get_ex(args, "ret", &o))
 		call->ret = arg_value(o);
+	call->split = json_object_object_get_ex(args, "on_cpu_ns", NULL);
+	for (unsigned int s = 0; call->split && s < PROFILE_OFF_NR; s++) {
+		const char *state = profile__off_state_name(s); /* "[sleeping]" */
+		char key[32];
+
+		snprintf(key, sizeof(key), "%.*s_ns", (int)strlen(state) - 2, state + 1);
+		if (json_object_object_get_ex(args, key, &o))
+			call->off.off_ns[s] = arg_value(o);
+	}
 }
 
 /* The frame's name; "_[k]" or a "kernel" category makes a kernel frame,
@@ -350,20 +365,56 @@ static struct stack_owner owner(const struct chrome *ch, const struct call *call
 	return who;
 }
 
+/* The path of the call that just closed (ch->depth + 1 frames) with a state
+ * frame after it, in the slot open_call() keeps spare. */
+static int add_in_state(struct chrome *ch, const struct stack_owner *who, const char *state,
+			uint64_t ns, uint64_t calls)
+{
+	int err = profile__findnew_frame(ch->c->p, state, "", FRAME_USER, &ch->path[ch->depth + 1]);
+
+	return err ? err
+		   : profile__add_stack_count(ch->c->p, who, ch->path, ch->depth + 2, ns, calls);
+}
+
+/* A split call's self time: off the CPU in each state, its own (its time
+ * less its callees'), and the rest [running], which takes the call. */
+static int add_split(struct chrome *ch, const struct open_call *top, const struct stack_owner *who,
+		     uint64_t self)
+{
+	const struct call *call = &ch->calls[top->call];
+	uint64_t off = 0;
+	int err = 0;
+
+	for (unsigned int s = 0; s < PROFILE_OFF_NR && !err; s++) {
+		uint64_t own = call->off.off_ns[s] > top->child_off[s]
+				       ? call->off.off_ns[s] - top->child_off[s]
+				       : 0;
+
+		off += own;
+		if (ch->depth)
+			ch->open[ch->depth - 1].child_off[s] += call->off.off_ns[s];
+		if (own)
+			err = add_in_state(ch, who, profile__off_state_name(s), own, 0);
+	}
+	return err ? err
+		   : add_in_state(ch, who, PROFILE_STATE_RUNNING, self > off ? self - off : 0, 1);
+}
+
 /* The innermost open call ends: its self time goes to its path. */
 static int close_top(struct chrome *ch)
 {
-	struct open_call *top = &ch->open[ch->depth - 1];
-	const struct call *call = &ch->calls[top->call];
+	struct open_call top = ch->open[ch->depth - 1];
+	const struct call *call = &ch->calls[top.call];
 	struct stack_owner who = owner(ch, call);
-	uint64_t dur = top->end - call->ts;
+	uint64_t dur = top.end - call->ts, self = dur > top.child ? dur - top.child : 0;
 
 	ch->depth--;
 	if (ch->depth)
 		ch->open[ch->depth - 1].child += dur;
+	if (call->split)
+		return add_split(ch, &top, &who, self);
 	/* one call more on its path */
-	return profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1,
-					dur > top->child ? dur - top->child : 0, 1);
+	return profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1, self, 1);
 }
 
 static int grow_open(struct chrome *ch)
@@ -391,6 +442,9 @@ static int add_event(struct chrome *ch, const struct call *call, uint64_t end)
 
 	memcpy(ev.args, call->args, sizeof(ev.args));
 	ev.ret = call->ret;
+	if (!err && call->split)
+		return profile__add_split_event(ch->c->p, &who, ch->path, ch->depth, &ev,
+						&call->off);
 	ev.stack = profile__last_stack(ch->c->p);
 	return err ? err : profile__add_stack_event(ch->c->p, &ev);
 }
@@ -405,12 +459,13 @@ static int open_call(struct chrome *ch, size_t i)
 		end = ch->open[ch->depth - 1].end; /* overlaps its parent's end: clipped */
 		ch->c->st->unmatched++;
 	}
-	if (ch->depth == ch->open_cap && (err = grow_open(ch)))
+	/* a slot spare in path: a split call's state frame after it */
+	if (ch->depth + 1 >= ch->open_cap && (err = grow_open(ch)))
 		return err;
 	err = profile__findnew_frame(ch->c->p, call->name, call->module,
 				     call->kernel ? FRAME_KERNEL : FRAME_USER,
 				     &ch->path[ch->depth]);
-	ch->open[ch->depth++] = (struct open_call){ i, end, 0 };
+	ch->open[ch->depth++] = (struct open_call){ i, end, 0, { 0 } };
 	if (!err && ch->c->o->keep_events)
 		err = add_event(ch, call, end);
 	return err;

@@ -134,8 +134,31 @@ static const struct frame *frame_at(const struct chrome *c, const struct profile
 
 /* ---- uprobe mode: one X event per call ---- */
 
+/* --cpu-split: how much of the call's dur was on the CPU, and off it, by
+ * state ("sleeping_ns", named after the state frames), those not 0. */
+static void write_split(struct chrome *c, const struct profile_split *sp, uint64_t dur)
+{
+	uint64_t off = 0;
+
+	for (unsigned int s = 0; s < PROFILE_OFF_NR; s++)
+		off += sp->off_ns[s];
+	fputs(",\"on_cpu_ns\":", c->f);
+	put_u64(c->f, dur > off ? dur - off : 0);
+	fputs(",\"off_cpu_ns\":", c->f);
+	put_u64(c->f, off);
+	for (unsigned int s = 0; s < PROFILE_OFF_NR; s++) {
+		const char *name = profile__off_state_name(s); /* "[sleeping]" */
+
+		if (!sp->off_ns[s])
+			continue;
+		fprintf(c->f, ",\"%.*s_ns\":", (int)strlen(name) - 2, name + 1);
+		put_u64(c->f, sp->off_ns[s]);
+	}
+}
+
 static void write_call(struct chrome *c, const struct profile_event *e, uint64_t end)
 {
+	const struct profile_split *sp = profile__event_split(c->p, e);
 	const struct profile_stack *s = profile__stack(c->p, e->stack);
 
 	begin_x(c, s->nframes ? frame_at(c, s, s->nframes - 1) : NULL, e->ts, end - e->ts);
@@ -150,6 +173,8 @@ static void write_call(struct chrome *c, const struct profile_event *e, uint64_t
 		fputs(",\"ret\":", c->f);
 		put_u64(c->f, e->ret);
 	}
+	if (sp)
+		write_split(c, sp, end - e->ts);
 	fputs("}}", c->f);
 }
 

@@ -19,6 +19,7 @@ struct profile {
 	struct vec frames;  /* struct frame */
 	struct vec stacks;  /* struct profile_stack */
 	struct vec events;  /* struct profile_event */
+	struct vec splits;  /* struct profile_split, of the events that have one */
 	struct hashmap string_idx, frame_idx, stack_idx, pids;
 	uint64_t total, total_count;
 	uint32_t last_stack;
@@ -72,6 +73,7 @@ void profile__free(struct profile *p)
 	free(p->frames.v);
 	free(p->stacks.v);
 	free(p->events.v);
+	free(p->splits.v);
 	hashmap__free(&p->string_idx);
 	hashmap__free(&p->frame_idx);
 	hashmap__free(&p->stack_idx);
@@ -91,14 +93,15 @@ static bool str_eq(const void *arg, uint64_t i)
 	return !strcmp(((char **)a->p->strings.v)[i], a->s);
 }
 
+/* By enum profile_off_state, then the state not known. */
+static const char *const off_states[] = { PROFILE_STATE_SLEEPING, PROFILE_STATE_DISK,
+					  PROFILE_STATE_PREEMPTED, PROFILE_STATE_STOPPED,
+					  PROFILE_STATE_OFF };
+
 bool profile__is_offcpu_state(const char *name)
 {
-	static const char *const states[] = { PROFILE_STATE_SLEEPING, PROFILE_STATE_DISK,
-					      PROFILE_STATE_PREEMPTED, PROFILE_STATE_STOPPED,
-					      PROFILE_STATE_OFF };
-
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (!strcmp(name, states[i]))
+	for (size_t i = 0; i < sizeof(off_states) / sizeof(off_states[0]); i++)
+		if (!strcmp(name, off_states[i]))
 			return true;
 	return false;
 }
@@ -114,6 +117,11 @@ bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stac
 		if (profile__is_offcpu_state(profile__frame(p, s->frames[i])->name))
 			return true;
 	return false;
+}
+
+const char *profile__off_state_name(unsigned int state)
+{
+	return off_states[state < PROFILE_OFF_NR ? state : PROFILE_OFF_NR];
 }
 
 const char *profile__intern(struct profile *p, const char *s)
@@ -341,6 +349,30 @@ int profile__add_event(struct profile *p, const struct stack_owner *who, const u
 		return err;
 	copy.stack = i;
 	return vec_push(&p->events, &copy, sizeof(copy));
+}
+
+int profile__add_split_event(struct profile *p, const struct stack_owner *who,
+			     const uint32_t *frames, uint32_t nframes,
+			     const struct profile_event *ev, const struct profile_split *split)
+{
+	struct profile_event copy = *ev;
+	int err = vec_push(&p->splits, split, sizeof(*split));
+
+	if (err)
+		return err;
+	copy.split = p->splits.n;
+	err = profile__add_event(p, who, frames, nframes, &copy);
+	if (err)
+		p->splits.n--;
+	return err;
+}
+
+const struct profile_split *profile__event_split(const struct profile *p,
+						 const struct profile_event *ev)
+{
+	if (!ev->split || ev->split > p->splits.n)
+		return NULL;
+	return &((const struct profile_split *)p->splits.v)[ev->split - 1];
 }
 
 int profile__add_stack_event(struct profile *p, const struct profile_event *ev)

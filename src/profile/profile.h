@@ -42,6 +42,23 @@ struct frame {
 /* Whether name is one of the off-CPU states above ([running] is not). */
 bool profile__is_offcpu_state(const char *name);
 
+/* A traced call's time off the CPU (--cpu-split), by the state the thread
+ * left in, in the order of the names above. */
+enum profile_off_state {
+	PROFILE_OFF_SLEEPING,
+	PROFILE_OFF_DISK,
+	PROFILE_OFF_PREEMPTED,
+	PROFILE_OFF_STOPPED,
+	PROFILE_OFF_NR,
+};
+
+struct profile_split {
+	uint64_t off_ns[PROFILE_OFF_NR];
+};
+
+/* PROFILE_STATE_SLEEPING ... for a state, PROFILE_STATE_OFF beyond them. */
+const char *profile__off_state_name(unsigned int state);
+
 struct stack_owner {
 	uint32_t pid, tid;
 	const char *comm;  /* process name */
@@ -65,7 +82,7 @@ struct profile_event {
 	uint32_t stack; /* index of its stack: owner and path */
 	uint32_t flags;
 	uint32_t cpu;
-	uint32_t reserved;
+	uint32_t split; /* 1 + the index of its split (profile__event_split); 0: none */
 	uint64_t ts,
 		dur; /* ns: CLOCK_MONOTONIC, like perf's timestamps; a sample lasts its period */
 	uint64_t args[PROFILE_NARGS];
@@ -133,6 +150,16 @@ int profile__merge_if(struct profile *dst, const struct profile *src,
  * set from it. Returns 0 or -ENOMEM. */
 int profile__add_event(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 		       uint32_t nframes, const struct profile_event *ev);
+
+/* The same for a traced call whose time on and off the CPU is known
+ * (split is copied; events without one cost nothing for it). */
+int profile__add_split_event(struct profile *p, const struct stack_owner *who,
+			     const uint32_t *frames, uint32_t nframes,
+			     const struct profile_event *ev, const struct profile_split *split);
+
+/* The event's time off the CPU, or NULL when it has none. */
+const struct profile_split *profile__event_split(const struct profile *p,
+						 const struct profile_event *ev);
 
 /* Adds an event on an existing stack (by index). Returns 0 or -ENOMEM. */
 int profile__add_stack_event(struct profile *p, const struct profile_event *ev);

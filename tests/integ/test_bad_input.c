@@ -69,6 +69,8 @@ static void test_bad_options(void **state)
 	expect_usage_error(H_ARGV("", "--sample", "99", "-p", "12ab"), "12ab");
 	expect_usage_error(H_ARGV("", "--sample", "99", "-p", "-3"), "-3");
 	expect_usage_error(H_ARGV("", "--sample", "99", "--format", "jpeg"), "jpeg");
+	/* the split of traced calls' time: uprobe mode only */
+	expect_usage_error(H_ARGV("", "--sample", "99", "--cpu-split"), "--cpu-split");
 }
 
 static void test_no_mode(void **state)

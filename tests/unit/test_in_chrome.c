@@ -78,6 +78,40 @@ static void test_names_and_open_calls(void **state)
 	loaded_free(&l);
 }
 
+/* --cpu-split's args: each call's self time split into state leaves, its
+ * time off the CPU less its callees', the rest [running]; events keep it. */
+static void test_cpu_split(void **state)
+{
+	const struct profile_split *sp;
+	struct loaded l;
+	static const char *const trace =
+		"[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":1,"
+		"\"args\":{\"name\":\"p\"}},"
+		"{\"ph\":\"X\",\"name\":\"outer\",\"ts\":0,\"dur\":100,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"arg0\":0,\"ret\":0,\"on_cpu_ns\":25000,\"off_cpu_ns\":75000,"
+		"\"sleeping_ns\":60000,\"disk_ns\":5000,\"preempted_ns\":10000}},"
+		"{\"ph\":\"X\",\"name\":\"inner\",\"ts\":10,\"dur\":50,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"on_cpu_ns\":5000,\"off_cpu_ns\":45000,\"sleeping_ns\":40000,"
+		"\"disk_ns\":5000}}]";
+
+	(void)state;
+	expect_folded(trace, NULL, ROOT_COMM,
+		      "p;outer;[preempted] 10000\n"
+		      "p;outer;[running] 20000\n"
+		      "p;outer;[sleeping] 20000\n"
+		      "p;outer;inner;[disk] 5000\n"
+		      "p;outer;inner;[running] 5000\n"
+		      "p;outer;inner;[sleeping] 40000\n");
+	load(&l, trace, &timeline);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(profile__nr_events(l.p), 2);
+	sp = profile__event_split(l.p, profile__event(l.p, 1));
+	assert_non_null(sp);
+	assert_int_equal(sp->off_ns[PROFILE_OFF_DISK], 5000);
+	assert_int_equal(sp->off_ns[PROFILE_OFF_SLEEPING], 40000);
+	loaded_free(&l);
+}
+
 /* Calls that do not nest are clipped to their parent; an E alone is dropped. */
 /* Brackets and escaped quotes inside strings; members before and after the
  * events; an array of events spread over many chunks of input. */
@@ -179,9 +213,13 @@ static void test_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_data_file), cmocka_unit_test(test_bare_array),
-		cmocka_unit_test(test_model),	  cmocka_unit_test(test_names_and_open_calls),
-		cmocka_unit_test(test_structure), cmocka_unit_test(test_bad_nesting),
+		cmocka_unit_test(test_data_file),
+		cmocka_unit_test(test_bare_array),
+		cmocka_unit_test(test_cpu_split),
+		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_names_and_open_calls),
+		cmocka_unit_test(test_structure),
+		cmocka_unit_test(test_bad_nesting),
 		cmocka_unit_test(test_errors),
 	};
 

@@ -347,6 +347,13 @@ static void test_parse_targets(void **state)
 	assert_true(o.capture.offcpu);
 	options__free(&o);
 	expect_usage_error(ARGS("--off-cpu", "-f", "main"), "--off-cpu", "combined");
+	/* --cpu-split: the traced calls' time on and off the CPU, -f only */
+	parse_ok(&a, ARGS("-f", "main", "--cpu-split", "--state-root", "-o", "x.json"), &o);
+	assert_true(o.capture.cpu_split && o.capture.state_root && !o.capture.offcpu);
+	options__free(&o);
+	expect_usage_error(ARGS("--off-cpu", "-f", "main"), "--cpu-split", "off the CPU");
+	expect_usage_error(ARGS("-F", "99", "--cpu-split"), "--cpu-split", "uprobe mode (-f)");
+	expect_usage_error(ARGS("--off-cpu", "--cpu-split"), "--cpu-split", "-f");
 	/* --wall: -F's samples and the time off the CPU; -F --off-cpu alike */
 	parse_ok(&a, ARGS("--wall", "-F", "99", "--state-root"), &o);
 	assert_true(o.wall && o.capture.offcpu && o.capture.freq == 99 && o.capture.state_root);

@@ -387,6 +387,44 @@ static void test_args_exact(void **state)
 	profile__free(p);
 }
 
+/* --cpu-split: on_cpu_ns + off_cpu_ns is dur, off_cpu_ns the sum of the
+ * states that are not 0, each named after its frame; a call without a split
+ * has none of them. */
+static void test_split_args(void **state)
+{
+	struct profile *p = profile__new(UNIT_NANOSECONDS);
+	struct stack_owner who = owner(1, 1, "a", "a");
+	struct profile_event ev = { .ts = 1000, .dur = 50000 };
+	struct profile_split sp = { .off_ns = { [PROFILE_OFF_SLEEPING] = 30000,
+						[PROFILE_OFF_PREEMPTED] = 1500 } };
+	struct doc d;
+	struct xev *x;
+	uint32_t f;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	f = ufr(p, "f");
+	assert_int_equal(profile__add_split_event(p, &who, &f, 1, &ev, &sp), 0);
+	ev = (struct profile_event){ .ts = 100000, .dur = 7 };
+	add_call(p, &who, &f, 1, &ev);
+	d = load(p);
+	x = x_events(&d, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(arg_int(&x[0], "on_cpu_ns"), 50000 - 31500);
+	assert_int_equal(arg_int(&x[0], "off_cpu_ns"), 31500);
+	assert_int_equal(arg_int(&x[0], "sleeping_ns"), 30000);
+	assert_int_equal(arg_int(&x[0], "preempted_ns"), 1500);
+	assert_false(has(x[0].args, "disk_ns"));
+	assert_false(has(x[0].args, "stopped_ns"));
+	assert_int_equal(arg_int(&x[0], "ret"), 0);
+	assert_false(has(x[1].args, "on_cpu_ns"));
+	assert_false(has(x[1].args, "off_cpu_ns"));
+	free(x);
+	unload(&d);
+	profile__free(p);
+}
+
 /*
  * Times one nanosecond apart, where rounding to microseconds through a
  * double would let a child stick out; and a child that outlasts an unfinished
@@ -682,6 +720,7 @@ int main(void)
 		cmocka_unit_test(test_trace_time_text),
 		cmocka_unit_test(test_metadata),
 		cmocka_unit_test(test_args_exact),
+		cmocka_unit_test(test_split_args),
 		cmocka_unit_test(test_nesting_edges),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_other_data),
