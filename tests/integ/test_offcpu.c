@@ -134,6 +134,39 @@ static void test_blocked_at_start(void **state)
 	h_folded_free(&f);
 }
 
+/* sleep, killed 1.5 s into a capture while it sleeps: its block ends as it
+ * is woken to die (about 1 s, asleep), its last switch counts nothing, and
+ * flamebpf stops with its only target. */
+static void test_killed_while_blocked(void **state)
+{
+	const char *out = h_path("killed.folded");
+	struct in_state asleep = { "clock_nanosleep", "[sleeping]" };
+	unsigned long long slept;
+	struct h_folded f;
+	struct h_result r;
+	struct h_proc p, fb;
+	char pid[16];
+
+	(void)state;
+	require_bpf();
+	h_start_workload(&p, H_ARGV("sleep", "30"));
+	snprintf(pid, sizeof(pid), "%d", p.pid);
+	assert_int_equal(
+		h_start(&fb, H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "20", "-o", out)),
+		0);
+	h_sleep(1.5); /* flamebpf starts in under 0.5 s: then 1 s asleep at least */
+	h_stop(&p);
+	h_finish_folded(&fb, 30, &r, out, &f);
+	slept = h_sum(&f, under_in_state, &asleep);
+	print_message("sleep killed after 1.5 s: %.3f s asleep, %.3f s in all, in %.1f s\n",
+		      slept / 1e9, f.total / 1e9, r.elapsed);
+	if (slept < 900 * 1000000ULL || f.total > slept + 50 * 1000000ULL || r.elapsed > 10)
+		fail_msg("%.3f s asleep of %.3f s, flamebpf ran %.1f s", slept / 1e9, f.total / 1e9,
+			 r.elapsed);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* A thread asleep for the whole capture is left out, and said; with
  * --idle-threads it is kept, for the length of the capture. */
 static void test_idle_threads(void **state)
@@ -159,8 +192,7 @@ static void test_idle_threads(void **state)
 	assert_false(h_exists(out));
 	h_result_free(&r);
 	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "--idle-threads", "-p", pid, "-d", "1", "-o",
-			    out));
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "1", "-o", out));
 	h_stop(&p);
 	slept = h_sum(&f, under_in_state, &asleep);
 	print_message("sleep: %.3f s asleep in a 1 s capture\n", slept / 1e9);
@@ -558,6 +590,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_blocked_at_stop, h_test_teardown),
 		cmocka_unit_test_teardown(test_blocked_at_start, h_test_teardown),
 		cmocka_unit_test_teardown(test_idle_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_killed_while_blocked, h_test_teardown),
 		cmocka_unit_test_teardown(test_block_bounds, h_test_teardown),
 		cmocka_unit_test_teardown(test_wall, h_test_teardown),
 		cmocka_unit_test_teardown(test_disk, h_test_teardown),
