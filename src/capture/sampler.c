@@ -110,7 +110,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->min_block_ns = s->opts.min_block_ns;
 	skel->rodata->max_block_ns = s->opts.max_block_ns;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
-	bpf_program__set_autoload(skel->progs.on_sample, s->opts.freq > 0);
+	bpf_program__set_autoload(skel->progs.on_sample, s->opts.freq > 0 || s->opts.period > 0);
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
 	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
@@ -201,6 +201,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->ncpus = libbpf_num_possible_cpus();
 	s->event = o->wall     ? "cpu-clock and sched_switch"
 		   : o->offcpu ? "sched_switch"
+		   : o->event  ? o->event->name
 			       : "cpu-clock";
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
@@ -240,26 +241,30 @@ int sampler__add_pid(struct sampler *s, pid_t pid)
 	return snapshot(s, pid);
 }
 
-/* A fixed period, not the kernel's frequency mode: the period changes
- * randomly as the capture goes (jitter_periods()). */
-static int open_event(uint64_t period_ns, int cpu, __u32 type, __u64 config)
+/* A fixed period (ns of a clock, or events), not the kernel's frequency
+ * mode: a clock's changes randomly as the capture goes (jitter_periods()). */
+static int open_event(uint64_t period, int cpu, __u32 type, __u64 config)
 {
 	struct perf_event_attr attr = {
 		.type = type,
 		.size = sizeof(attr),
 		.config = config,
-		.sample_period = period_ns,
+		.sample_period = period,
 	};
 	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
 }
 
-/* cpu-clock on every machine: it needs no PMU (VMs often have none) and,
- * unlike cycles, it also samples idle time, so shares are shares of time. */
+/* cpu-clock by default, on every machine: it needs no PMU (VMs often have
+ * none) and, unlike cycles, it also samples idle time, so shares are
+ * shares of time. Or -e's event. */
 static int attach_cpu(struct sampler *s, int cpu)
 {
-	int fd = open_event(s->period_ns, cpu, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK);
+	const struct perf_event_desc *ev =
+		s->opts.event ? s->opts.event : perf_events__find("cpu-clock");
+	int fd = open_event(s->opts.period ? s->opts.period : s->period_ns, cpu, ev->type,
+			    ev->config);
 
 	if (fd < 0)
 		return fd;
@@ -424,7 +429,8 @@ static void jitter_periods(struct sampler *s)
 	/* stretch / mean = stretch / period - 1/2 samples per stretch */
 	uint64_t mean = (uint64_t)((double)s->period_ns * stretch / (stretch + s->period_ns / 2));
 
-	if (since(&s->jittered) * 1e9 < stretch)
+	/* counted events are counted exactly: no period of time to lock onto */
+	if (s->opts.period || since(&s->jittered) * 1e9 < stretch)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->jittered);
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -650,7 +656,9 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	if (!err && c->s->opts.wall && !key.state)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count * c->s->period_ns);
 	else if (!err)
-		err = profile__add_stack(c->p, &who, c->frames, c->n, count);
+		err = profile__add_stack_count(c->p, &who, c->frames, c->n,
+					       count * (c->s->opts.period ? c->s->opts.period : 1),
+					       key.state ? 0 : count);
 	if (!err && c->s->opts.wall)
 		err = add_thread_ns(c->s, key.tid, key.state ? count : count * c->s->period_ns);
 	if (!err && c->s->opts.timeline)
@@ -661,9 +669,12 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 /* A tick becomes an event on its sample's stack, made by the counts. */
 static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
 {
+	/* a counted event's sample has no length: a microsecond in timelines */
 	struct profile_event ev = { .cpu = t->cpu,
 				    .ts = t->ts,
-				    .dur = t->dur ? t->dur : c->s->period_ns };
+				    .dur = t->dur	       ? t->dur
+					   : c->s->opts.period ? 1000
+							       : c->s->period_ns };
 	uint64_t idx;
 	int err = 0;
 

@@ -11,13 +11,16 @@
 
 #include "profile/profile.h"
 #include "mmap_events.h"
+#include "perf_events.h"
 #include "sample.h"
 #include "unwind.h"
 #include "unwinder.h"
 
 struct sampler_opts {
-	unsigned int freq;
-	double duration; /* expected seconds (0: unknown), for sizing maps */
+	unsigned int freq;		     /* clocks: samples a second */
+	const struct perf_event_desc *event; /* NULL: cpu-clock */
+	uint64_t period;		     /* counted events: events a sample (clocks: 0) */
+	double duration;		     /* expected seconds (0: unknown), for sizing maps */
 	bool filter_pids;
 	bool follow_children;
 	bool user, kernel;

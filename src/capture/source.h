@@ -10,12 +10,15 @@
 
 #include "profile/profile.h"
 #include "util/strbuf.h"
+#include "perf_events.h"
 #include "unwind.h"
 
 /* What the sources take from the command line (cli/options.c fills it);
  * the pointers stay the caller's and must outlive the source. */
 struct source_opts {
 	unsigned int freq;		     /* sampling frequency in Hz; 0 when not sampling */
+	const struct perf_event_desc *event; /* -e: what samples are taken on; NULL: cpu-clock */
+	uint64_t period;		     /* -c: a counted event's events a sample; 0: 1 */
 	bool offcpu;			     /* --off-cpu: time off the CPU instead of samples */
 	uint64_t min_block_ns, max_block_ns; /* --min-block, --max-block (0: none) */
 	bool state_root;		     /* --state-root: the state frame under the root */

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sampling source for the command line. */
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,9 +47,16 @@ static int start(void *impl)
 	struct sample_source *ss = impl;
 	int err = sampler__start(ss->s);
 
-	if (err)
-		p_err("cannot attach to the cpu-clock perf events: %s%s", strerror(-err),
-		      source__bpf_hint(err, ss->verbosity));
+	const struct perf_event_desc *ev = ss->o->event;
+
+	if (err && ev && ev->type == PERF_TYPE_HARDWARE && (err == -ENOENT || err == -EOPNOTSUPP))
+		p_err("cannot count '%s': this machine has no hardware performance counters (no "
+		      "PMU, as in most VMs); software events work: -e page-faults, -e "
+		      "context-switches, ...",
+		      ev->name);
+	else if (err)
+		p_err("cannot attach to the %s perf events: %s%s", ev ? ev->name : "cpu-clock",
+		      strerror(-err), source__bpf_hint(err, ss->verbosity));
 	return err;
 }
 
@@ -92,6 +100,7 @@ static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 	sampler__stats(ss->s, &st);
 	summary__sample_losses(&st, b);
 	m->event = st.event;
+	m->period = ss->o->period;
 	m->losses = b->len ? b->s : "";
 }
 
@@ -121,6 +130,8 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 {
 	struct sampler_opts so = {
 		.freq = o->freq,
+		.event = o->event,
+		.period = o->period,
 		.duration = o->duration,
 		.filter_pids = !o->all && (o->npids || o->command),
 		.follow_children = !o->all && o->command,

@@ -77,9 +77,18 @@ static void report_unwinding(enum unwind_mode mode, const uint64_t *c,
 void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
-	p_err("%" PRIu64 " samples, %zu processes, %zu stacks in %.2f s at %u Hz (%s on %u CPUs)",
-	      profile__total_weight(p), profile__nr_processes(p), profile__nr_stacks(p), secs, freq,
-	      st->event, st->ncpus);
+	uint64_t period = profile__meta(p)->period;
+
+	if (period)
+		p_err("%" PRIu64 " %s in %" PRIu64 " samples (one every %" PRIu64
+		      "), %zu processes, %zu stacks in %.2f s (on %u CPUs)",
+		      profile__total_weight(p), st->event, profile__total_count(p), period,
+		      profile__nr_processes(p), profile__nr_stacks(p), secs, st->ncpus);
+	else
+		p_err("%" PRIu64 " samples, %zu processes, %zu stacks in %.2f s at %u Hz (%s on %u "
+		      "CPUs)",
+		      profile__total_weight(p), profile__nr_processes(p), profile__nr_stacks(p),
+		      secs, freq, st->event, st->ncpus);
 	report_losses(st);
 	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 	if (verbose)

@@ -2,6 +2,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <linux/perf_event.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,8 @@ static const struct option long_opts[] = {
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "duration", required_argument, NULL, 'd' },
 	{ "sample", required_argument, NULL, 'F' },
+	{ "event", required_argument, NULL, 'e' },
+	{ "count", required_argument, NULL, 'c' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
@@ -99,6 +102,12 @@ void options__usage(FILE *f)
 	      "\n"
 	      "Mode:\n"
 	      "  -F, --sample FREQ        sample every CPU at FREQ: 99, 99hz, 1khz, 4999hz\n"
+	      "  -e, --event EVENT        sample on a perf event instead of cpu-clock:\n"
+	      "                           page-faults, major-faults, minor-faults,\n"
+	      "                           context-switches, cpu-migrations, ... (counts of\n"
+	      "                           them, not time), task-clock; cycles, instructions,\n"
+	      "                           ... where the machine has a PMU\n"
+	      "  -c, --count N            (-e) a sample every N events (default 1)\n"
 	      "  -f, --func [BINARY:]REGEX\n"
 	      "                           trace every call of the functions whose name\n"
 	      "                           matches REGEX (POSIX extended, unanchored; C++ and\n"
@@ -297,6 +306,25 @@ int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 
 #define usage_err(...) (snprintf(err, OPTIONS_ERR_LEN, __VA_ARGS__), -EINVAL)
 
+static int unknown_event(const char *name, char *err)
+{
+	struct strbuf b = {};
+	int ret;
+
+	if (!strncmp(name, "tracepoint:", 11) || strchr(name, ':'))
+		ret = usage_err("event '%s': only perf's software and hardware events are "
+				"sampled on yet, not tracepoints nor modifiers",
+				name);
+	else if (perf_events__names(PERF_TYPE_SOFTWARE, &b))
+		ret = usage_err("out of memory");
+	else
+		ret = usage_err("unknown event '%s' (software events: %s; hardware events "
+				"where the machine has a PMU: cycles, instructions, ...)",
+				name, b.s);
+	strbuf__free(&b);
+	return ret;
+}
+
 static int parse_one(int c, const char *arg, struct options *o, bool *format_set, char *err)
 {
 	switch (c) {
@@ -313,6 +341,21 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 			return usage_err(
 				"invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)", arg);
 		return 0;
+	case 'e':
+		if (o->capture.event)
+			return usage_err("one -e at a time: '%s' after '%s'", arg,
+					 o->capture.event->name);
+		o->capture.event = perf_events__find(arg);
+		return o->capture.event ? 0 : unknown_event(arg, err);
+	case 'c': {
+		size_t n;
+
+		if (options__parse_count(arg, OPTIONS_MAX_PERIOD, &n))
+			return usage_err("invalid -c '%s' (events a sample, 1 to %d)", arg,
+					 OPTIONS_MAX_PERIOD);
+		o->capture.period = n;
+		return 0;
+	}
 	case 'f': {
 		const char **v = realloc(o->capture.funcs, (o->capture.nfuncs + 1) * sizeof(*v));
 
@@ -462,6 +505,31 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 	return 0;
 }
 
+/* -e: a clock is sampled at a frequency (99 Hz unless -F says), anything
+ * else counted, a sample every -c N events (1 unless said). */
+static int check_event(struct options *o, char *err)
+{
+	struct source_opts *c = &o->capture;
+
+	if (c->period && (!c->event || c->event->clock))
+		return usage_err("-c N samples every N events of a counted event (-e page-faults, "
+				 "...): a clock is sampled at -F FREQ");
+	if (!c->event)
+		return 0;
+	if (c->offcpu || c->nfuncs)
+		return usage_err("-e is for sampling: not with %s",
+				 c->nfuncs ? "-f" : "--off-cpu or --wall");
+	if (c->event->clock && !c->freq)
+		c->freq = OPTIONS_EVENT_FREQ;
+	if (!c->event->clock && c->freq)
+		return usage_err("-F is for clocks (cpu-clock, task-clock): '%s' is counted, a "
+				 "sample every -c N events (1 unless said)",
+				 c->event->name);
+	if (!c->event->clock && !c->period)
+		c->period = 1;
+	return 0;
+}
+
 static int check(struct options *o, bool format_set, char *err)
 {
 	const struct source_opts *c = &o->capture;
@@ -471,16 +539,18 @@ static int check(struct options *o, bool format_set, char *err)
 	if (check_outputs(o, format_set, err))
 		return -EINVAL;
 	if (c->list)
-		return c->freq || c->nfuncs || c->offcpu
+		return c->freq || c->event || c->nfuncs || c->offcpu
 			       ? usage_err("-l lists functions: it takes no mode")
 			       : 0;
-	if (!c->freq && !c->nfuncs && !c->offcpu && c->command)
-		return usage_err("no mode given: use --sample FREQ, --off-cpu or -f REGEX before "
-				 "the COMMAND '%s' (see --help)",
+	if (check_event(o, err))
+		return -EINVAL;
+	if (!c->freq && !c->event && !c->nfuncs && !c->offcpu && c->command)
+		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
+				 "REGEX before the COMMAND '%s' (see --help)",
 				 c->command[0]);
-	if (!c->freq && !c->nfuncs && !c->offcpu)
-		return usage_err("no mode given: use --sample FREQ, --off-cpu or -f REGEX (see "
-				 "--help)");
+	if (!c->freq && !c->event && !c->nfuncs && !c->offcpu)
+		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
+				 "REGEX (see --help)");
 	if (o->wall && !c->freq)
 		return usage_err("--wall weighs the samples of -F FREQ with the time off the CPU: "
 				 "give -F");
@@ -533,7 +603,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 	o->noutputs = 0;
 	optind = 0; /* glibc: 0 also resets the scan inside a clustered option */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+:p:d:F:f:l:o:agUKvhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:d:F:e:c:f:l:o:agUKvhV", long_opts, NULL)) != -1) {
 		if (c == ':')
 			return usage_err("option '%s' needs a value (see --help)",
 					 argv[optind - 1]);

@@ -54,8 +54,10 @@ int options__parse_count(const char *s, size_t max, size_t *n);
 
 /* Calls (--max-calls), 1 to OPTIONS_MAX_CALLS; processes (--top), 1 to
  * OPTIONS_MAX_TOP. */
-#define OPTIONS_MAX_CALLS 100000000
-#define OPTIONS_MAX_TOP	  1000000
+#define OPTIONS_MAX_CALLS  100000000
+#define OPTIONS_MAX_TOP	   1000000
+#define OPTIONS_MAX_PERIOD 1000000000 /* -c */
+#define OPTIONS_EVENT_FREQ 99	      /* -e cpu-clock without -F */
 
 /* --heatmap-rows: the slices of a second, 1 to 1000; 50 (20 ms) by default. */
 #define OPTIONS_HEATMAP_ROWS 50

@@ -42,8 +42,10 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 	else
 		fprintf(f, " %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] ", s->who.pid, s->who.tid,
 			e->cpu);
+	/* a counted event's period is in events, as perf prints it */
 	fprintf(f, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " ", e->ts / NSEC_PER_SEC,
-		e->ts % NSEC_PER_SEC / NSEC_PER_USEC, e->dur);
+		e->ts % NSEC_PER_SEC / NSEC_PER_USEC,
+		profile__meta(p)->period ? profile__meta(p)->period : e->dur);
 	if (strstr(event, "sched_switch")) {
 		/* --off-cpu, --wall: perf record --off-cpu's event, or the samples' */
 		fputs(profile__stack_is_offcpu(p, s) ? "offcpu-time" : "cpu-clock", f);

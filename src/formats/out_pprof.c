@@ -307,6 +307,11 @@ static size_t stack_values(const struct pprof *b, size_t i, int64_t *v)
 		v[n++] = (int64_t)s->weight;
 		return n;
 	}
+	if (profile__meta(b->p)->period) {
+		v[n++] = (int64_t)s->count;
+		v[n++] = (int64_t)s->weight;
+		return n;
+	}
 	v[n++] = (int64_t)s->weight;
 	if (freq)
 		v[n++] = (int64_t)((s->weight * NSEC_PER_SEC + freq / 2) / freq);
@@ -405,6 +410,22 @@ static int push_type(struct pprof *b, const char *type, const char *unit)
 	return value_type(b, &b->types[i], type, unit);
 }
 
+/* A counted event (-e page-faults -c N): [samples/count, page-faults/count],
+ * a sample every N of them, the events shown by default. */
+static int add_event_types(struct pprof *b)
+{
+	const struct profile_meta *m = profile__meta(b->p);
+
+	if (has_count(b) && push_type(b, "samples", "count"))
+		return -ENOMEM;
+	if (push_type(b, m->event, "count"))
+		return -ENOMEM;
+	b->msg.default_sample_type = b->types[b->msg.n_sample_type - 1].type;
+	b->msg.period_type = &b->period_type;
+	b->msg.period = (int64_t)m->period;
+	return value_type(b, &b->period_type, m->event, "count");
+}
+
 /* Sampling: [samples/count, cpu/nanoseconds], a sample every 1/freq s of
  * CPU. Uprobe mode: [calls/count, wall/nanoseconds], every call counted (a
  * period of 1 call, as Go's block profiles say). A column the profile
@@ -416,6 +437,8 @@ static int add_sample_types(struct pprof *b)
 	unsigned int freq = profile__meta(b->p)->freq;
 
 	b->msg.sample_type = b->type_ptrs;
+	if (profile__meta(b->p)->period)
+		return add_event_types(b);
 	if (has_count(b) && push_type(b, count, "count"))
 		return -ENOMEM;
 	if (has_time(b) && push_type(b, wall ? "wall" : "cpu", "nanoseconds"))

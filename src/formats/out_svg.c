@@ -102,7 +102,14 @@ struct svg_draw {
 	uint64_t total;
 	double scale; /* px per profile unit */
 	double height;
+	const char *counted; /* what a count is, not being samples: "page-faults"; or NULL */
 };
+
+/* A counted event's name (-e page-faults), for its counts. */
+static const char *counted_of(const struct profile *p)
+{
+	return profile__meta(p)->period ? profile__meta(p)->event : NULL;
+}
 
 /* Makes room for one more element: returns the (moved) array, or NULL. */
 static void *reserve(void *v, size_t *cap, size_t n, size_t size)
@@ -526,17 +533,20 @@ static int build_chart(struct svg_tree *t, const struct profile *p, const struct
 
 /* ---- drawing ---- */
 
-/* "1,234 samples" or "12.3 ms". */
-static void format_weight(enum profile_unit unit, uint64_t w, char *v, size_t size)
+/* "1,234 samples", "12.3 ms", "1,234 page-faults". */
+static void format_weight(const struct svg_draw *d, uint64_t w, char *v, size_t size)
 {
 	char count[32];
 
-	if (unit == UNIT_NANOSECONDS) {
+	if (d->unit == UNIT_NANOSECONDS) {
 		numfmt__ns(w, v, size);
-	} else {
-		numfmt__count(w, count, sizeof(count));
-		snprintf(v, size, "%s sample%s", count, w == 1 ? "" : "s");
+		return;
 	}
+	numfmt__count(w, count, sizeof(count));
+	if (d->counted)
+		snprintf(v, size, "%s %s", count, d->counted);
+	else
+		snprintf(v, size, "%s sample%s", count, w == 1 ? "" : "s");
 }
 
 /* " (1,234 samples, 12.34%)": the script cuts titles at their last " (". */
@@ -545,7 +555,7 @@ static void put_value(const struct svg_draw *d, uint32_t i)
 	uint64_t w = d->t->nodes[i].w;
 	char v[48];
 
-	format_weight(d->unit, w, v, sizeof(v));
+	format_weight(d, w, v, sizeof(v));
 	fprintf(d->f, " (%s, %.2f%%)", v, 100.0 * w / d->total);
 }
 
@@ -674,6 +684,8 @@ static int make_title(const struct profile *p, const struct write_opts *o, struc
 		return -ENOMEM;
 	if (profile__unit(p) == UNIT_NANOSECONDS)
 		return strbuf__addf(b, ": %s", ns_what(p));
+	if (m->period)
+		return strbuf__addf(b, ": %s", m->event);
 	return strbuf__addf(b, ": %s samples", m->event[0] ? m->event : "CPU");
 }
 
@@ -807,7 +819,8 @@ static int draw(struct svg_draw *d, const char *title, const char *sub)
 int svg__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	struct svg_tree t = {};
-	struct svg_draw d = { &t, f, profile__unit(p), paint_by_name, put_value, NULL, 0, 0, 0 };
+	struct svg_draw d = { &t, f, profile__unit(p), paint_by_name, put_value, NULL, 0,
+			      0,  0, counted_of(p) };
 	struct strbuf title = {}, sub = {};
 	int err = tree_init(&t, p, o->flamechart);
 
@@ -914,10 +927,10 @@ static void put_diff_value(const struct svg_draw *d, uint32_t i)
 	if (bw == ABSENT) {
 		fputs(" (base: none", d->f);
 	} else {
-		format_weight(d->unit, bw, v, sizeof(v));
+		format_weight(d, bw, v, sizeof(v));
 		fprintf(d->f, " (base %s %.2f%%", v, 100.0 * bw / dp->base_total);
 	}
-	format_weight(d->unit, w, v, sizeof(v));
+	format_weight(d, w, v, sizeof(v));
 	fprintf(d->f, ", new %s %.2f%%, %+.2f points)", v, 100.0 * w / dp->new_total,
 		100 * share_change(dp, d->t, i));
 }
@@ -953,7 +966,8 @@ static int draw_diff(const struct profile *new, const struct write_opts *o, stru
 		     struct svg_tree *bt, FILE *f)
 {
 	struct diff_paint dp = { NULL, bt->nodes[0].w, nt->nodes[0].w, FULL_FLOOR };
-	struct svg_draw d = { nt, f, profile__unit(new), paint_by_change, put_diff_value, &dp };
+	struct svg_draw d = { nt, f, profile__unit(new), paint_by_change, put_diff_value, &dp, 0,
+			      0,  0, counted_of(new) };
 	struct strbuf title = {}, sub = {};
 	int err = match_paths(nt, bt, &dp);
 

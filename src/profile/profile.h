@@ -103,7 +103,9 @@ struct profile_meta {
 	const char *losses;  /* what the capture lost, in words; "" for nothing */
 	unsigned int freq;   /* sampling frequency, Hz */
 	unsigned int ncpus;
-	double secs;	   /* length of the capture */
+	double secs;	 /* length of the capture */
+	uint64_t period; /* a counted event's (-e page-faults) events a sample; 0: samples are time
+			  */
 	uint64_t start_ns; /* CLOCK_MONOTONIC at its start, as event times; 0: unknown */
 };
 

@@ -158,6 +158,31 @@ static void test_sampling_top(void **state)
 	free(t.text);
 }
 
+/* -e page-faults: the faults are the default sample type, touch_pages has
+ * the 5000 the workload makes. */
+static void test_event_top(void **state)
+{
+	const char *out = h_path("faults.pb.gz");
+	struct h_result r;
+	struct top t;
+
+	(void)state;
+	require_bpf();
+	require_go();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-e", "page-faults", "-o", out, "--",
+				      h_workload("events"), "faults", "5000")),
+			 0);
+	h_assert_status(&r, 0);
+	pprof_top(out, &t);
+	print_message("%s", t.text);
+	assert_string_equal(t.type, "page-faults");
+	assert_string_equal(t.rows[0].name, "touch_pages");
+	expect_between("touch_pages' faults", t.rows[0].flat, 5000, 5050);
+	h_result_free(&r);
+	free(t.text);
+}
+
 /* tracee nest 2 3 10 traced: inner's 30 ms of wall time are the most self
  * time, outer's 50 ms include them. */
 static void test_uprobe_top(void **state)
@@ -193,6 +218,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sampling_top, h_test_teardown),
 		cmocka_unit_test_teardown(test_uprobe_top, h_test_teardown),
+		cmocka_unit_test_teardown(test_event_top, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -e EVENT: stacks weighed by a software event instead of time. The events
+ * workload makes known counts: N page faults in touch_pages, 2N context
+ * switches in a pipe ping-pong of N rounds. Hardware events need a PMU,
+ * which VMs rarely have: then one clear line and no output.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static bool under(const char *stack, const void *arg)
+{
+	return h_has_frame(stack, arg);
+}
+
+static bool under_pingpong(const char *stack, const void *arg)
+{
+	(void)arg;
+	return h_has_frame(stack, "pingpong") || h_has_frame(stack, "echo");
+}
+
+static bool in_events(const char *stack, const void *arg)
+{
+	(void)arg;
+	return !strncmp(stack, "events;", 7);
+}
+
+/* events faults 5000: every fault counted, those of touch_pages exactly. */
+static void test_page_faults(void **state)
+{
+	const char *out = h_path("faults.folded");
+	unsigned long long in_touch;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-e", "page-faults", "-o", out, "--",
+			    h_workload("events"), "faults", "5000"));
+	in_touch = h_sum(&f, under, "touch_pages");
+	print_message("page faults: %llu in touch_pages of %llu\n", in_touch, f.total);
+	if (in_touch < 5000 || in_touch > 5050 || in_touch < f.total * 0.9) {
+		h_folded_dump(&f, 20);
+		fail_msg("%llu page faults in touch_pages (of %llu), 5000 made", in_touch, f.total);
+	}
+	assert_non_null(strstr(r.err, " page-faults in "));
+	assert_non_null(strstr(r.err, "samples (one every 1)"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* -c 10: a sample every 10 faults, each weighing 10. */
+static void test_every_tenth(void **state)
+{
+	const char *out = h_path("faults10.folded");
+	unsigned long long in_touch;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-e", "minor-faults", "-c", "10", "-o", out, "--",
+			    h_workload("events"), "faults", "5000"));
+	in_touch = h_sum(&f, under, "touch_pages");
+	print_message("-c 10: %llu faults in touch_pages\n", in_touch);
+	if (in_touch < 4500 || in_touch > 5500 || in_touch % 10)
+		fail_msg("-c 10: %llu faults in touch_pages, 5000 made", in_touch);
+	assert_non_null(strstr(r.err, "(one every 10)"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* events pingpong 5000 on one CPU: each thread leaves the CPU once a round
+ * (at its read, or preempted at its write by the thread it woke). */
+static void test_context_switches(void **state)
+{
+	const char *out = h_path("cs.folded");
+	unsigned long long in_pp, all;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-e", "cs", "-o", out, "--", "taskset", "-c", "0",
+			    h_workload("events"), "pingpong", "5000"));
+	in_pp = h_sum(&f, under_pingpong, NULL);
+	all = h_sum(&f, in_events, NULL);
+	print_message("context switches: %llu in events (%llu under pingpong or echo) for 5000 "
+		      "rounds\n",
+		      all, in_pp);
+	/* preemptions on a loaded machine add a few; stacks taken before the
+	 * tables were loaded may miss the function */
+	if (all < 10000 || all > 10500 || in_pp < all * 0.95) {
+		h_folded_dump(&f, 20);
+		fail_msg("%llu context switches in events (%llu in the ping-pong), 10000 made", all,
+			 in_pp);
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* cycles: on a machine without a PMU, one line that says so, exit 1, no
+ * file; with one, a capture. */
+static void test_hardware_event(void **state)
+{
+	const char *out = h_path("cycles.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-e", "cycles", "-c", "100000", "-o", out, "--",
+				      h_workload("cpu_tree"), "0.3")),
+			 0);
+	if (r.status == 0) {
+		print_message("this machine has a PMU: cycles were sampled\n");
+		assert_true(h_exists(out));
+	} else {
+		h_assert_status(&r, 1);
+		assert_non_null(strstr(r.err, "cannot count 'cycles': this machine has no hardware "
+					      "performance counters"));
+		assert_false(h_exists(out));
+	}
+	h_result_free(&r);
+}
+
+static void test_usage(void **state)
+{
+	static const struct {
+		const char *args[4], *said;
+	} cases[] = {
+		{ { "-e", "page-faults", "-F", "99" }, "-F is for clocks" },
+		{ { "-e", "nosuch" }, "unknown event 'nosuch' (software events: cpu-clock," },
+		{ { "-c", "10", "-F", "99" }, "-c N samples every N events of a counted event" },
+		{ { "-e", "cs", "-c", "0" }, "invalid -c '0'" },
+		{ { "-e", "cs", "-e", "page-faults" }, "one -e at a time" },
+		{ { "-e", "tracepoint:syscalls:sys_enter_write" }, "not tracepoints" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[8] = { h_flamebpf() };
+		struct h_result r;
+		size_t n = 1;
+
+		for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
+			argv[n++] = cases[i].args[k];
+		argv[n++] = "-d";
+		argv[n++] = "1";
+		assert_int_equal(h_run(&r, 30, argv), 0);
+		h_assert_status(&r, 2);
+		if (!strstr(r.err, cases[i].said))
+			fail_msg("case %zu: '%s' not said: %s", i, cases[i].said, r.err);
+		h_result_free(&r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_page_faults, h_test_teardown),
+		cmocka_unit_test_teardown(test_every_tenth, h_test_teardown),
+		cmocka_unit_test_teardown(test_context_switches, h_test_teardown),
+		cmocka_unit_test_teardown(test_hardware_event, h_test_teardown),
+		cmocka_unit_test_teardown(test_usage, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("events", tests, h_group_setup, h_group_teardown);
+}
