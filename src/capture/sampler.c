@@ -176,9 +176,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		return -ENOMEM;
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->event = o->wall     ? "cpu-clock and sched_switch"
-		   : o->offcpu ? "sched_switch"
-			       : "cpu-clock";
+	s->event = o->wall ? PROFILE_EVENT_WALL : o->offcpu ? PROFILE_EVENT_OFFCPU : "cpu-clock";
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();

@@ -248,7 +248,7 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
  * stretch of time, as a sample is, though it weighs nanoseconds. */
 static bool off_cpu(const struct profile *p)
 {
-	return strstr(profile__meta(p)->event, "sched_switch") != NULL;
+	return profile__is_offcpu(p);
 }
 
 /* The end of the run of events of the thread of event FROM; notes its names. */
@@ -278,7 +278,7 @@ static int write_threads(struct chrome *c)
 
 	/* blocks alone (--off-cpu): the time between two is on the CPU, and no
 	 * span's; with samples beside them (--wall) it is theirs */
-	c->gap_periods = !strcmp(profile__meta(c->p)->event, "sched_switch") ? 0 : GAP_PERIODS;
+	c->gap_periods = off_cpu(c->p) && !profile__is_wall(c->p) ? 0 : GAP_PERIODS;
 
 	c->comm = "";
 	for (size_t i = 0, end; i < c->n; i = end) {
