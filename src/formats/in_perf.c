@@ -838,7 +838,7 @@ static int check_header(struct perf *p)
 
 	/* its root is COMM-? then, as stackcollapse-perf.pl writes it */
 	c->st->no_pid += c->o->ids_in_root && !h->has_pid;
-	if (c->o->keep_events && !h->has_ts)
+	if (c->o->keep_events && !c->o->untimed_events && !h->has_ts)
 		return in__fail(c, c->line,
 				"the record has no time, which a timeline output needs "
 				"(perf script -F +time prints it)");
