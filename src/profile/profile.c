@@ -437,11 +437,13 @@ bool profile__is_wall(const struct profile *p)
 	return !strcmp(p->meta.event, PROFILE_EVENT_WALL);
 }
 
+/* States are never kernel frames: "[sleeping]_[k]" is some kernel symbol. */
 static bool is_state(const struct profile *p, uint32_t id)
 {
-	const char *name = profile__frame(p, id)->name;
+	const struct frame *f = profile__frame(p, id);
 
-	return profile__is_offcpu_state(name) || !strcmp(name, PROFILE_STATE_RUNNING);
+	return f->kind != FRAME_KERNEL &&
+	       (profile__is_offcpu_state(f->name) || !strcmp(f->name, PROFILE_STATE_RUNNING));
 }
 
 const char *profile__stack_state(const struct profile *p, const struct profile_stack *s)
