@@ -452,6 +452,23 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	return err < 0 ? err : 0;
 }
 
+/* The kernel stack taken at sched_switch or sched_wakeup skips this
+ * program and its caller; but while another program is on the same
+ * tracepoint (another tracer's, another flamebpf's) the kernel calls them
+ * through the tracepoint's iterator, one frame more, which is not the
+ * thread's: left out, so that a capture's stacks do not depend on what
+ * else ran beside it (two captures of one build would differ). */
+static void drop_tracepoint_frames(struct collect_ctx *c, uint32_t from)
+{
+	while (c->n > from) {
+		const char *name = profile__frame(c->p, c->frames[c->n - 1])->name;
+
+		if (strncmp(name, "__traceiter_", 12) && strncmp(name, "__bpf_trace_", 12))
+			break;
+		c->n--;
+	}
+}
+
 /* The leaf frame of time off the CPU: why the thread was off it. */
 static const char *offcpu_state_name(__u32 state)
 {
@@ -477,7 +494,7 @@ static int add_thread_ns(struct sampler *s, __u32 tid, uint64_t ns)
  * waker's stacks leaf first (kernel, then user), then its name. */
 static int push_waker(struct collect_ctx *c, struct sample_key *k)
 {
-	uint32_t from;
+	uint32_t from, kfrom;
 	int err;
 
 	k->wcomm[SAMPLE_COMM_LEN - 1] = '\0';
@@ -485,8 +502,10 @@ static int push_waker(struct collect_ctx *c, struct sample_key *k)
 	from = c->n;
 	if (!err)
 		err = push_stack(c, k->wustack, k->wpid, FRAME_USER);
+	kfrom = c->n;
 	if (!err)
 		err = push_stack(c, k->wkstack, k->wpid, FRAME_KERNEL);
+	drop_tracepoint_frames(c, kfrom);
 	for (uint32_t i = from, j = c->n; i + 1 < j; i++, j--) {
 		uint32_t t = c->frames[i];
 
@@ -514,6 +533,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 {
 	struct sample_key key = *k;
 	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
+	uint32_t kfrom;
 	int err = 0;
 
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
@@ -522,8 +542,11 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err)
 		err = push_stack(c, key.ustack, key.pid, FRAME_USER);
+	kfrom = c->n;
 	if (!err)
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL);
+	if (key.state)
+		drop_tracepoint_frames(c, kfrom);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err && key.wtid)
