@@ -130,6 +130,36 @@ static void test_perf_events(void **state)
 	loaded_free(&l);
 }
 
+/* Read as two halves at once (split_min 1), the same as whole: a half
+ * with offcpu-time records and one without (its event unreadable) are not
+ * joined (the input libFuzzer found, kept as a seed). */
+static void test_perf_halves(void **state)
+{
+	FILE *f = fopen(u_repo_file("tests/fuzz/corpus/in_perf", "regress-offcpu-halves"), "r");
+	struct reader_opts halves = { .split_min = 1 };
+	const char *inputs[3] = { wall_perf, offcpu_perf, NULL };
+	struct loaded whole, split;
+	char odd[4096];
+	size_t n;
+
+	(void)state;
+	assert_non_null(f);
+	n = fread(odd, 1, sizeof(odd) - 1, f);
+	fclose(f);
+	odd[n] = '\0';
+	inputs[2] = odd;
+	for (size_t i = 0; i < 3; i++) {
+		load(&whole, inputs[i], NULL);
+		load(&split, inputs[i], &halves);
+		assert_int_equal(whole.ret, 0);
+		assert_int_equal(split.ret, 0);
+		assert_int_equal(profile__total_weight(split.p), profile__total_weight(whole.p));
+		assert_int_equal(profile__unit(split.p), profile__unit(whole.p));
+		loaded_free(&whole);
+		loaded_free(&split);
+	}
+}
+
 /* ---- chrome ---- */
 
 #define SPAN(name, ts, dur, samples)                                                               \
@@ -175,9 +205,9 @@ static void test_chrome(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_folded), cmocka_unit_test(test_folded_samples),
-		cmocka_unit_test(test_perf),   cmocka_unit_test(test_perf_events),
-		cmocka_unit_test(test_chrome),
+		cmocka_unit_test(test_folded),	    cmocka_unit_test(test_folded_samples),
+		cmocka_unit_test(test_perf),	    cmocka_unit_test(test_perf_events),
+		cmocka_unit_test(test_perf_halves), cmocka_unit_test(test_chrome),
 	};
 
 	return cmocka_run_group_tests_name("in_offcpu", tests, NULL, NULL);
