@@ -97,10 +97,10 @@ void diff__usage(FILE *f)
 	      "Sampling profiles: one-sided two-proportion z-test of the samples of stacks\n"
 	      "holding the function. Uprobe-mode profiles: its calls and its per-call times\n"
 	      "(Mann-Whitney U with one event per call, as chrome traces hold). Off-CPU and\n"
-	      "wall-clock profiles (--off-cpu, --wall): its blocks and samples and their\n"
-	      "durations where chrome traces or perf script give one event per block; in\n"
-	      "folded files, its time counted in quanta of 1 ms (--wall: its sampling\n"
-	      "period, when longer) as samples.\n"
+	      "wall-clock profiles (--off-cpu, --wall): its blocks and samples, and the\n"
+	      "blocks' durations, where chrome traces or perf script give one event per\n"
+	      "block; in folded files, its time counted in quanta of 1 ms (--wall: its\n"
+	      "sampling period, when longer) as samples.\n"
 	      "Exit status: 0 no regression, 1 a regression, 2 no verdict (bad usage, an\n"
 	      "unreadable or empty profile, profiles of different modes).\n",
 	      f);
