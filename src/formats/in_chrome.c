@@ -28,6 +28,10 @@
 #include "in.h"
 
 #define KSUFFIX "_[k]"
+/* Off the CPU, the events one span's blocks and samples make: flamebpf
+ * writes no two within a microsecond, and a hostile args.samples must not
+ * make billions (its count still says them all). */
+#define SEEN_EVENTS_MAX (1U << 20)
 
 struct call {
 	uint32_t pid, tid, flags;
@@ -380,6 +384,10 @@ static int add_seen(struct chrome *ch, const struct call *call, uint64_t dur, ui
 	struct profile_event ev = { .stack = profile__last_stack(ch->c->p) };
 	int err = 0;
 
+	if (n > dur / 1000)
+		n = dur / 1000 ? dur / 1000 : 1;
+	if (n > SEEN_EVENTS_MAX)
+		n = SEEN_EVENTS_MAX;
 	for (uint64_t i = 0; i < n && !err; i++) {
 		ev.ts = call->ts + dur * i / n;
 		ev.dur = self * (i + 1) / n - self * i / n;

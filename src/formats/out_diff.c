@@ -133,7 +133,8 @@ static void fmt_time(char *buf, size_t size, const struct diff_result *r, int si
 	snprintf(buf + len, size - len, " in %s %s", n, wall ? "samples and blocks" : "blocks");
 }
 
-/* "2,992 samples" or "1.23 s in 4,567 calls". */
+/* "2,992 samples", "1.23 s in 4,567 calls", "1.23 s off the CPU in 47
+ * blocks". */
 static void fmt_total(char *buf, size_t size, const struct diff_result *r, int side)
 {
 	char w[CELL], n[CELL];

@@ -188,6 +188,12 @@ static void test_chrome(void **state)
 	/* an event per block and sample: main's three share its 40 us of its own */
 	assert_int_equal(profile__nr_events(l.p), 5);
 	loaded_free(&l);
+	/* a hostile count: all counted, no more events than microseconds */
+	load(&l, "[" SPAN("[sleeping]", "0", "10", "4000000000") "]", &o);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(profile__total_count(l.p), 4000000000ULL);
+	assert_int_equal(profile__nr_events(l.p), 10);
+	loaded_free(&l);
 	/* no otherData: spans named as states */
 	expect_kind("[" SPAN("main", "0", "10", "1") "," SPAN("[disk]", "0", "10", "1") "]", NULL,
 		    UNIT_NANOSECONDS, PROFILE_EVENT_OFFCPU, 10000, 1);
