@@ -199,8 +199,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		return -ENOMEM;
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->event = o->wall     ? "cpu-clock and sched_switch"
-		   : o->offcpu ? "sched_switch"
+	s->event = o->wall     ? PROFILE_EVENT_WALL
+		   : o->offcpu ? PROFILE_EVENT_OFFCPU
 		   : o->event  ? o->event->name
 			       : "cpu-clock";
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);

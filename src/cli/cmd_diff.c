@@ -85,7 +85,8 @@ void diff__usage(FILE *f)
 	      "      --fail-on REGEX    only functions matching REGEX can be regressions\n"
 	      "      --ignore REGEX     leave functions matching REGEX out altogether\n"
 	      "      --min-samples N    do not test functions with fewer than N samples (calls\n"
-	      "                         in uprobe mode) in both profiles (default 20)\n"
+	      "                         in uprobe mode, blocks or quanta of time off the CPU)\n"
+	      "                         in both profiles (default 20)\n"
 	      "      --alpha P          significance level, shared by all the functions tested\n"
 	      "                         (Bonferroni; default 0.001)\n"
 	      "      --top N            rows shown, every regression included (default 20;\n"
@@ -95,7 +96,11 @@ void diff__usage(FILE *f)
 	      "REGEX is POSIX extended, unanchored; kernel functions are named NAME_[k].\n"
 	      "Sampling profiles: one-sided two-proportion z-test of the samples of stacks\n"
 	      "holding the function. Uprobe-mode profiles: its calls and its per-call times\n"
-	      "(Mann-Whitney U with one event per call, as chrome traces hold).\n"
+	      "(Mann-Whitney U with one event per call, as chrome traces hold). Off-CPU and\n"
+	      "wall-clock profiles (--off-cpu, --wall): its blocks and samples, and the\n"
+	      "blocks' durations, where chrome traces or perf script give one event per\n"
+	      "block; in folded files, its time counted in quanta of 1 ms (--wall: its\n"
+	      "sampling period, when longer) as samples.\n"
 	      "Exit status: 0 no regression, 1 a regression, 2 no verdict (bad usage, an\n"
 	      "unreadable or empty profile, profiles of different modes).\n",
 	      f);
@@ -268,8 +273,10 @@ static void cmd_free(struct diff_cmd *d)
 
 /* ---- the profiles ---- */
 
-/* A chrome trace keeps its calls' events: their durations are what the
- * per-call test compares. Threads and addresses merge: functions only. */
+/* A chrome trace keeps its calls' events, and chrome and perf script their
+ * blocks off the CPU: their durations are what the per-call (per-block)
+ * test compares; only durations, so perf records need no time. Threads and
+ * addresses merge: functions only. */
 static int load(const char *path, struct profile **p)
 {
 	struct reader_opts ro = {};
@@ -282,7 +289,8 @@ static int load(const char *path, struct profile **p)
 		p_err("%s", err);
 		return ret;
 	}
-	ro.keep_events = reader__format(r) == IN_CHROME;
+	ro.keep_events = reader__format(r) != IN_FOLDED;
+	ro.untimed_events = true;
 	ret = reader__read(r, &ro, p, &st, err);
 	reader__close(r);
 	if (ret == -ENODATA)
@@ -294,21 +302,17 @@ static int load(const char *path, struct profile **p)
 	return ret;
 }
 
-static const char *mode_of(const struct profile *p)
-{
-	return profile__unit(p) == UNIT_SAMPLES ? "a sampling profile (samples)"
-						: "a uprobe-mode profile (wall time of calls)";
-}
-
 /* Both loaded, non-empty, and of one kind. */
 static int check_profiles(const struct diff_cmd *d, struct profile *const p[2])
 {
 	const char *path[2] = { d->base, d->new };
 
-	if (profile__unit(p[0]) != profile__unit(p[1])) {
-		p_err("'%s' is %s but '%s' is %s: they cannot be compared (a chrome trace reads as "
-		      "timed calls; record both with -F, or both with -f)",
-		      d->base, mode_of(p[0]), d->new, mode_of(p[1]));
+	if (diff__mode(p[0]) != diff__mode(p[1])) {
+		p_err("'%s' is %s but '%s' is %s: they cannot be compared (a chrome trace of "
+		      "samples "
+		      "reads as timed calls; record both in one mode: -F, -f, --off-cpu or --wall)",
+		      d->base, diff__mode_name(diff__mode(p[0])), d->new,
+		      diff__mode_name(diff__mode(p[1])));
 		return -EINVAL;
 	}
 	for (int i = 0; i < 2; i++) {

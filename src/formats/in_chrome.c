@@ -9,7 +9,15 @@
  * A call whose args split its time on and off the CPU (--cpu-split) has
  * its self time split into state leaves, as the capture wrote them.
  * Events are parsed one at a time (src/formats/in_json.c); what is kept of each is
- * a small struct until they are nested, thread by thread, at the end. */
+ * a small struct until they are nested, thread by thread, at the end.
+ *
+ * Time off the CPU (otherData's "mode":"off-cpu", as --off-cpu and --wall
+ * write it; without a mode, spans named as states, [sleeping], [running]
+ * and the like): spans are not calls but stretches of whole stacks, as
+ * samples are: a span's args.samples (1 without it) counts the blocks and
+ * samples under it, those of its children included. What is left once
+ * theirs are taken out ended in it: its path's count and, kept as events,
+ * one whole stack each, sharing its self time, spread over the span. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,9 +31,14 @@
 #include "in.h"
 
 #define KSUFFIX "_[k]"
+/* Off the CPU, the events one span's blocks and samples make: flamebpf
+ * writes no two within a microsecond, and a hostile args.samples must not
+ * make billions (its count still says them all). */
+#define SEEN_EVENTS_MAX (1U << 20)
 
 struct call {
 	uint32_t pid, tid, flags;
+	uint32_t samples; /* args.samples: the blocks and samples a span holds; 0 none */
 	bool kernel;
 	uint64_t ts, dur;
 	size_t order;		   /* in the file, to keep sorting stable */
@@ -40,6 +53,7 @@ struct open_call {
 	size_t call;
 	uint64_t end, child;		    /* end time, time in children */
 	uint64_t child_off[PROFILE_OFF_NR]; /* ... of it off the CPU, by state */
+	uint64_t child_seen;		    /* off the CPU: blocks and samples in children */
 };
 
 struct thread {
@@ -60,6 +74,9 @@ struct chrome {
 	struct open_call *open; /* the sweep's stack */
 	uint32_t *path;
 	size_t depth, open_cap;
+	/* otherData's mode, when it gives one; spans named as states */
+	bool mode_given, mode_offcpu, states, running;
+	bool offcpu; /* time off the CPU: see the top */
 };
 
 /* ---- fields ---- */
@@ -152,10 +169,14 @@ static int other_data(void *arg, json_object *od)
 {
 	struct chrome *ch = arg;
 	struct profile_meta m = { 0 };
+	const char *mode;
 	double v;
 
 	if (!json_object_is_type(od, json_type_object))
 		return 0;
+	mode = get_string(od, "mode");
+	ch->mode_given = mode != NULL;
+	ch->mode_offcpu = mode && !strcmp(mode, "off-cpu");
 	m.cmdline = get_string(od, "cmdline");
 	m.event = get_string(od, "event");
 	m.kernel = get_string(od, "kernel");
@@ -209,10 +230,23 @@ static uint64_t arg_value(json_object *o)
 	return (uint64_t)json_object_get_int64(o);
 }
 
+/* A count in args, 0 when absent, at most UINT32_MAX. */
+static uint64_t arg_count(json_object *args, const char *key)
+{
+	json_object *o;
+	int64_t v;
+
+	if (!json_object_object_get_ex(args, key, &o) || !json_object_is_type(o, json_type_int))
+		return 0;
+	v = json_object_get_int64(o);
+	return v < 0 ? 0 : v > UINT32_MAX ? UINT32_MAX : (uint64_t)v;
+}
+
 static void get_args(json_object *ev, struct call *call)
 {
 	static const char *const keys[] = { "arg0", "arg1", "arg2" };
 	json_object *args, *o;
+	uint64_t n;
 
 	if (!json_object_object_get_ex(ev, "args", &args) ||
 	    !json_object_is_type(args, json_type_object))
@@ -220,6 +254,10 @@ static void get_args(json_object *ev, struct call *call)
 	for (size_t i = 0; i < PROFILE_NARGS; i++)
 		if (json_object_object_get_ex(args, keys[i], &o))
 			call->args[i] = arg_value(o);
+	/* a span of time off the CPU counts the blocks (and, with --wall, the
+	 * samples) it merges */
+	n = arg_count(args, "samples") + arg_count(args, "blocks");
+	call->samples = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
 	if (json_object_object_get_ex(args, "ret", &o))
 		call->ret = arg_value(o);
 	call->split = json_object_object_get_ex(args, "on_cpu_ns", NULL);
@@ -251,6 +289,10 @@ static int name_call(struct chrome *ch, json_object *ev, struct call *call)
 	call->name = copy ? profile__intern(ch->c->p, copy) : NULL;
 	call->module = profile__intern(ch->c->p, call->kernel ? "[kernel]" : cat ? cat : "");
 	free(copy);
+	if (call->name && !call->kernel) {
+		ch->running = ch->running || !strcmp(call->name, PROFILE_STATE_RUNNING);
+		ch->states = ch->states || ch->running || profile__is_offcpu_state(call->name);
+	}
 	return call->name && call->module ? 0 : -ENOMEM;
 }
 
@@ -401,20 +443,60 @@ static int add_split(struct chrome *ch, const struct open_call *top, const struc
 }
 
 /* The innermost open call ends: its self time goes to its path. */
+
+/* Off the CPU: n whole stacks (blocks or samples) sharing self time. */
+static int add_seen(struct chrome *ch, const struct call *call, uint64_t dur, uint64_t self,
+		    uint64_t n)
+{
+	struct profile_event ev = { .stack = profile__last_stack(ch->c->p) };
+	int err = 0;
+
+	if (n > dur / 1000)
+		n = dur / 1000 ? dur / 1000 : 1;
+	if (n > SEEN_EVENTS_MAX)
+		n = SEEN_EVENTS_MAX;
+	for (uint64_t i = 0; i < n && !err; i++) {
+		ev.ts = call->ts + dur * i / n;
+		ev.dur = self * (i + 1) / n - self * i / n;
+		err = profile__add_stack_event(ch->c->p, &ev);
+	}
+	return err;
+}
+
+/* Off the CPU: the blocks and samples that ended in the span. */
+static uint64_t seen_in(struct chrome *ch, const struct open_call *top)
+{
+	uint64_t all = ch->calls[top->call].samples ? ch->calls[top->call].samples : 1;
+
+	if (ch->depth)
+		ch->open[ch->depth - 1].child_seen += all;
+	return all > top->child_seen ? all - top->child_seen : 0;
+}
+
+/* The innermost open call ends: its self time goes to its path, with one
+ * call more; off the CPU, the blocks and samples that ended in it. */
 static int close_top(struct chrome *ch)
 {
 	struct open_call top = ch->open[ch->depth - 1];
 	const struct call *call = &ch->calls[top.call];
 	struct stack_owner who = owner(ch, call);
-	uint64_t dur = top.end - call->ts, self = dur > top.child ? dur - top.child : 0;
+	uint64_t dur = top.end - call->ts, n = 1;
+	uint64_t self = dur > top.child ? dur - top.child : 0;
+	int err;
 
 	ch->depth--;
 	if (ch->depth)
 		ch->open[ch->depth - 1].child += dur;
 	if (call->split)
 		return add_split(ch, &top, &who, self);
-	/* one call more on its path */
-	return profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1, self, 1);
+	if (ch->offcpu)
+		n = seen_in(ch, &top);
+	/* one call more on its path; off the CPU, the blocks and samples
+	 * that ended in it */
+	err = profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1, self, n);
+	if (!err && ch->offcpu && n && ch->c->o->keep_events)
+		err = add_seen(ch, call, dur, self, n);
+	return err;
 }
 
 static int grow_open(struct chrome *ch)
@@ -465,18 +547,31 @@ static int open_call(struct chrome *ch, size_t i)
 	err = profile__findnew_frame(ch->c->p, call->name, call->module,
 				     call->kernel ? FRAME_KERNEL : FRAME_USER,
 				     &ch->path[ch->depth]);
-	ch->open[ch->depth++] = (struct open_call){ i, end, 0, { 0 } };
-	if (!err && ch->c->o->keep_events)
+	ch->open[ch->depth++] = (struct open_call){ i, end, 0, { 0 }, 0 };
+	if (!err && ch->c->o->keep_events && !ch->offcpu)
 		err = add_event(ch, call, end);
 	return err;
 }
 
+/* Off-CPU: by otherData's mode, or without one by spans named as states;
+ * named then as a capture names it, unless otherData did. */
+static int find_mode(struct chrome *ch)
+{
+	struct profile_meta m = *profile__meta(ch->c->p);
+
+	ch->offcpu = ch->mode_given ? ch->mode_offcpu : ch->states;
+	if (!ch->offcpu || strstr(m.event, PROFILE_EVENT_OFFCPU))
+		return 0;
+	m.event = ch->running ? PROFILE_EVENT_WALL : PROFILE_EVENT_OFFCPU;
+	return profile__set_meta(ch->c->p, &m);
+}
+
 static int nest(struct chrome *ch)
 {
-	int err = 0;
+	int err = find_mode(ch);
 
-	if (!ch->ncalls)
-		return 0;
+	if (err || !ch->ncalls)
+		return err;
 	qsort(ch->calls, ch->ncalls, sizeof(*ch->calls), cmp_call);
 	for (size_t i = 0; i < ch->ncalls && !err; i++) {
 		const struct call *call = &ch->calls[i];

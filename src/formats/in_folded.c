@@ -3,8 +3,13 @@
  * each. The root becomes the stack's process name, kept whole ("bash-123"
  * stays a name: no ids are made up); a frame that ends in "_[k]" is a kernel
  * frame without the suffix, so that writing folded again gives the same line.
- * Counts are whole numbers; their unit is taken as samples, since nothing in
- * a folded file says whether they are samples or nanoseconds. */
+ * Counts are whole numbers, taken as samples: nothing in a folded file says
+ * its unit. But for one kind: stacks that say a thread's state ([sleeping]
+ * at the leaf, under the root, or before a waker's "--", as --off-cpu and
+ * --wall write them; see profile__stack_state()) are time in ns, and the
+ * file is read as such (time off the CPU, or wall time when some stacks
+ * are [running] or have no state: --wall's samples). No profiler names a
+ * function so; a file without such stacks stays samples. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,6 +108,29 @@ static int read_line(struct folded *fo, char *line)
 	return add_stack(fo, line, count);
 }
 
+/* Off-CPU or wall time, in ns, when its stacks say states; the number of
+ * blocks and samples behind each count is not known. */
+static int find_unit(struct in_ctx *c)
+{
+	struct profile_meta m = *profile__meta(c->p);
+	size_t n = profile__nr_stacks(c->p), states = 0;
+	bool wall = false;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *state = profile__stack_state(c->p, profile__stack(c->p, i));
+
+		states += state != NULL;
+		wall = wall || !state || !strcmp(state, PROFILE_STATE_RUNNING);
+	}
+	if (!states)
+		return 0;
+	profile__set_unit(c->p, UNIT_NANOSECONDS);
+	for (size_t i = 0; i < n; i++)
+		profile__set_weight(c->p, i, profile__stack(c->p, i)->weight, 0);
+	m.event = wall ? PROFILE_EVENT_WALL : PROFILE_EVENT_OFFCPU;
+	return profile__set_meta(c->p, &m) ? in__fail_errno(c, -ENOMEM) : 0;
+}
+
 int in_folded__read(struct in_ctx *c)
 {
 	struct folded fo = { .c = c };
@@ -115,6 +143,8 @@ int in_folded__read(struct in_ctx *c)
 	}
 	if (!err && n < -1)
 		err = n;
+	if (!err)
+		err = find_unit(c);
 	free(fo.frames);
 	return err;
 }

@@ -20,7 +20,16 @@
  * flamebpf's own folded output counts (so a capture's perf output folds to
  * its folded output); reader_opts.period (render --period) weighs it by its
  * period instead, like the script. And "[vdso]", "[vsyscall]" and
- * "[uprobes]" are user code, not kernel: no "_[k]" on their frames. */
+ * "[uprobes]" are user code, not kernel: no "_[k]" on their frames.
+ *
+ * Time off the CPU: `offcpu-time` records (perf record --off-cpu's event,
+ * and flamebpf's --off-cpu) are blocks, whose period is their length in
+ * ns. A file that holds them is time, not samples: every record weighs its
+ * period, and the clock samples beside them (cpu-clock, task-clock: --wall,
+ * or perf record --off-cpu -e cpu-clock) are kept with them, each worth
+ * its period too; the profile is then named as flamebpf names its own
+ * (PROFILE_EVENT_OFFCPU, or PROFILE_EVENT_WALL with samples), and each
+ * stack's count is its records: blocks and samples. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -31,8 +40,9 @@
 #include "util/strbuf.h"
 #include "in.h"
 
-#define MAX_TOKENS 24
-#define MAX_GAP_NS 10000000ULL /* a sample of an event that is no clock spans at most this */
+#define MAX_TOKENS   24
+#define MAX_GAP_NS   10000000ULL /* a sample of an event that is no clock spans at most this */
+#define OFFCPU_EVENT "offcpu-time"
 
 struct token {
 	const char *s;
@@ -104,6 +114,9 @@ struct perf {
 	uint64_t first_ts, last_ts;
 	char *meta[3];		  /* os release, nrcpus online, cmdline */
 	struct frame_cache cache; /* when addresses are not kept */
+	uint64_t *ns;		  /* by stack: the periods of its records */
+	size_t nns, nscap;
+	bool offcpu, clock; /* offcpu-time records kept; clock samples kept */
 };
 
 /* ---- tokens ---- */
@@ -679,15 +692,64 @@ static bool is_clock(const char *event)
 	return !strncmp(event, "cpu-clock", 9) || !strncmp(event, "task-clock", 10);
 }
 
+static bool token_is(const struct token *t, const char *s)
+{
+	return t->len == strlen(s) && !memcmp(t->s, s, t->len);
+}
+
+static bool token_is_clock(const struct token *t)
+{
+	return token_is(t, "cpu-clock") || token_is(t, "task-clock");
+}
+
+/* Whether the record's period is its length: a clock's sample, a block. */
+static bool timed(const struct perf *p, const struct hdr *h)
+{
+	if (!h->period)
+		return false;
+	if (h->event.len)
+		return token_is_clock(&h->event) || token_is(&h->event, OFFCPU_EVENT);
+	return p->event && is_clock(p->event);
+}
+
 static int push_event(struct perf *p, uint32_t stack)
 {
 	const struct hdr *h = &p->r.h;
 	struct pending e = { .pid = h->pid, .tid = h->tid };
 
 	e.ev = (struct profile_event){ .stack = stack, .cpu = h->cpu, .ts = h->ts };
-	e.timed = h->period && p->event && is_clock(p->event);
+	e.timed = timed(p, h);
 	e.ev.dur = e.timed ? h->period : 0;
 	return array__push((void **)&p->ev, &p->nev, &p->evcap, &e, sizeof(e));
+}
+
+/* The periods by stack, which the weights become if the file turns out
+ * to be time off the CPU. */
+static int add_ns(struct perf *p, uint32_t stack, const struct hdr *h)
+{
+	size_t n = (size_t)stack + 1;
+
+	if (n > p->nns) {
+		if (array__reserve((void **)&p->ns, &p->nscap, n, sizeof(*p->ns)))
+			return -ENOMEM;
+		memset(p->ns + p->nns, 0, (n - p->nns) * sizeof(*p->ns));
+		p->nns = n;
+	}
+	p->ns[stack] += h->period;
+	p->offcpu = p->offcpu || token_is(&h->event, OFFCPU_EVENT);
+	p->clock = p->clock || token_is_clock(&h->event);
+	return 0;
+}
+
+/* A file of offcpu-time records: every record weighs its period, in ns. */
+static void as_time(struct perf *p)
+{
+	struct profile *prof = p->c->p;
+
+	profile__set_unit(prof, UNIT_NANOSECONDS);
+	for (size_t i = 0; i < profile__nr_stacks(prof); i++)
+		profile__set_weight(prof, i, i < p->nns ? p->ns[i] : 0,
+				    profile__stack(prof, i)->count);
 }
 
 static int finish(struct perf *p)
@@ -712,6 +774,8 @@ static int finish(struct perf *p)
 	 * is the number of samples either way. */
 	weight = p->c->o->period && r->h.period ? r->h.period : 1;
 	err = profile__add_stack_count(p->c->p, &who, r->frames, r->n, weight, 1);
+	if (!err)
+		err = add_ns(p, profile__last_stack(p->c->p), &r->h);
 	if (!err && p->c->o->keep_events)
 		err = push_event(p, profile__last_stack(p->c->p));
 	return err ? in__fail_errno(p->c, err) : 0;
@@ -733,6 +797,18 @@ static int choose_event(struct perf *p)
 	return 0;
 }
 
+/* Blocks off the CPU and a clock's samples are both time, in ns: kept
+ * together unless --event chose one. */
+static bool time_pair(const struct perf *p, const struct token *t)
+{
+	struct token kept = { p->event, strlen(p->event) };
+
+	if (p->c->o->event)
+		return false;
+	return (token_is(&kept, OFFCPU_EVENT) && token_is_clock(t)) ||
+	       (token_is_clock(&kept) && token_is(t, OFFCPU_EVENT));
+}
+
 /* Only the records of one event are kept: mixing cycles with
  * instructions, say, would make a graph that means neither. */
 static int filter_event(struct perf *p)
@@ -745,7 +821,7 @@ static int filter_event(struct perf *p)
 		return 0;
 	if (!p->event && choose_event(p))
 		return -ENOMEM;
-	if (strlen(p->event) == r->h.event.len && !memcmp(p->event, r->h.event.s, r->h.event.len))
+	if (token_is(&r->h.event, p->event) || time_pair(p, &r->h.event))
 		return 0;
 	r->skip = true;
 	if (!st->other_events++) {
@@ -762,7 +838,7 @@ static int check_header(struct perf *p)
 
 	/* its root is COMM-? then, as stackcollapse-perf.pl writes it */
 	c->st->no_pid += c->o->ids_in_root && !h->has_pid;
-	if (c->o->keep_events && !h->has_ts)
+	if (c->o->keep_events && !c->o->untimed_events && !h->has_ts)
 		return in__fail(c, c->line,
 				"the record has no time, which a timeline output needs "
 				"(perf script -F +time prints it)");
@@ -848,6 +924,9 @@ static void comment(struct perf *p, const char *line)
 static int set_meta(struct perf *p)
 {
 	struct profile_meta m = { .cmdline = p->meta[2], .event = p->event, .kernel = p->meta[0] };
+
+	if (p->offcpu)
+		m.event = p->clock ? PROFILE_EVENT_WALL : PROFILE_EVENT_OFFCPU;
 
 	/* no frequency: perf script does not print the rate it sampled at */
 	m.ncpus = p->meta[1] ? strtoul(p->meta[1], NULL, 10) : 0;
@@ -1024,6 +1103,7 @@ static void perf_free(struct perf *p)
 	free(p->r.frames);
 	free(p->event);
 	free(p->ev);
+	free(p->ns);
 	for (size_t i = 0; i < sizeof(p->meta) / sizeof(p->meta[0]); i++)
 		free(p->meta[i]);
 	cache_free(&p->cache);
@@ -1044,6 +1124,8 @@ int in_perf__read(struct in_ctx *c)
 		err = n;
 	if (!err)
 		err = end(&p);
+	if (!err && p.offcpu)
+		as_time(&p);
 	if (!err)
 		err = set_meta(&p);
 	if (!err)

@@ -309,7 +309,7 @@ static int write_threads(struct chrome *c)
 
 	/* blocks alone (--off-cpu): the time between two is on the CPU, and no
 	 * span's; with samples beside them (--wall) it is theirs */
-	c->gap_periods = !strcmp(profile__meta(c->p)->event, "sched_switch") ? 0 : GAP_PERIODS;
+	c->gap_periods = profile__is_offcpu(c->p) && !profile__is_wall(c->p) ? 0 : GAP_PERIODS;
 
 	c->comm = "";
 	for (size_t i = 0, end; i < c->n; i = end) {

@@ -116,14 +116,34 @@ static size_t nshown(const struct diff_report *rep)
 	return n > rep->r->nregressions ? n : rep->r->nregressions;
 }
 
-/* "2,992 samples" or "1.23 s in 4,567 calls". */
+/* Off the CPU: "1.23 s off the CPU in 47 blocks", the blocks only when
+ * known (not in a folded file). */
+static void fmt_time(char *buf, size_t size, const struct diff_result *r, int side)
+{
+	bool wall = r->mode == DIFF_WALL;
+	char w[CELL], n[CELL];
+	int len;
+
+	fmt_ns(w, sizeof(w), r->weight[side]);
+	len = snprintf(buf, size, "%s %s", w,
+		       wall ? "of wall time (on and off the CPU)" : "off the CPU");
+	if (!r->seen[side] || len < 0 || (size_t)len >= size)
+		return;
+	fmt_count(n, sizeof(n), r->seen[side]);
+	snprintf(buf + len, size - len, " in %s %s", n, wall ? "samples and blocks" : "blocks");
+}
+
+/* "2,992 samples", "1.23 s in 4,567 calls", "1.23 s off the CPU in 47
+ * blocks". */
 static void fmt_total(char *buf, size_t size, const struct diff_result *r, int side)
 {
 	char w[CELL], n[CELL];
 
 	fmt_weight(w, sizeof(w), r->weight[side], r->unit);
 	fmt_count(n, sizeof(n), r->count[side]);
-	if (r->unit == UNIT_SAMPLES)
+	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL)
+		fmt_time(buf, size, r, side);
+	else if (r->unit == UNIT_SAMPLES)
 		snprintf(buf, size, "%s samples", w);
 	else
 		snprintf(buf, size, "%s in %s calls", w, n);
@@ -142,15 +162,29 @@ static void fmt_rule(char *buf, size_t size, const struct diff_report *rep)
 			 o->threshold);
 }
 
+/* "quanta of 1.00 ms", or "calls" and the like. */
+static void fmt_obs(char *buf, size_t size, const struct diff_result *r)
+{
+	char q[CELL];
+
+	if (!r->quantum) {
+		snprintf(buf, size, "%s", diff__obs_name(r));
+		return;
+	}
+	fmt_ns(q, sizeof(q), r->quantum);
+	snprintf(buf, size, "%s of %s", diff__obs_name(r), q);
+}
+
 static void fmt_test(char *buf, size_t size, const struct diff_report *rep)
 {
 	const struct diff_result *r = rep->r;
+	char obs[64];
 
+	fmt_obs(obs, sizeof(obs), r);
 	snprintf(buf, size,
 		 "%s, one-sided, alpha %g over %zu functions tested (Bonferroni); fewer than "
 		 "%" PRIu64 " %s in both: not tested",
-		 r->test, rep->o->alpha, r->ntested, rep->o->min_samples,
-		 r->unit == UNIT_SAMPLES ? "samples" : "calls");
+		 r->test, rep->o->alpha, r->ntested, rep->o->min_samples, obs);
 }
 
 /* ---- text ---- */
@@ -203,7 +237,7 @@ static void write_text(const struct diff_report *rep, FILE *f)
 		cells_of(rep, d, &c);
 		fprintf(f, "%9s %11s %11s %11s %11s %8s  %-11s %s\n", c.change, c.incl[BASE],
 			c.incl[NEW], c.self[BASE], c.self[NEW], c.p,
-			diff__status_name(d->status, rep->r->unit), d->name);
+			diff__status_name(d->status, rep->r), d->name);
 	}
 	if (n < rep->r->nfuncs)
 		fprintf(f, "(%zu of %zu functions shown; --top 0 shows all)\n", n, rep->r->nfuncs);
@@ -274,7 +308,7 @@ static void write_markdown(const struct diff_report *rep, FILE *f)
 		cells_of(rep, d, &c);
 		fprintf(f, "| %s | %s | %s | %s | %s | %s | %s%s%s | ", c.change, c.incl[BASE],
 			c.incl[NEW], c.self[BASE], c.self[NEW], c.p, bold ? "**" : "",
-			diff__status_name(d->status, rep->r->unit), bold ? "**" : "");
+			diff__status_name(d->status, rep->r), bold ? "**" : "");
 		md_code(f, d->name);
 		fputs(" |\n", f);
 	}
@@ -291,9 +325,30 @@ static void json_side(FILE *f, const struct diff_side *s, const char *n_name)
 		s->incl_pct, s->self_pct, s->incl, s->self, n_name, s->n);
 }
 
+/* The key of the observations' count: "samples", "calls", "blocks",
+ * "events" (wall: blocks and samples), "quanta". */
+static const char *json_obs(const struct diff_result *r)
+{
+	if (r->mode == DIFF_WALL && !r->quantum)
+		return "events";
+	return diff__obs_name(r);
+}
+
+static const char *json_mode(const struct diff_result *r)
+{
+	static const char *const names[] = {
+		[DIFF_SAMPLES] = "sample",
+		[DIFF_CALLS] = "trace",
+		[DIFF_OFFCPU] = "off-cpu",
+		[DIFF_WALL] = "wall",
+	};
+
+	return names[r->mode];
+}
+
 static void json_func(FILE *f, const struct diff_report *rep, const struct diff_func *d)
 {
-	const char *n_name = rep->r->unit == UNIT_SAMPLES ? "samples" : "calls";
+	const char *n_name = json_obs(rep->r);
 
 	fputs("{\"name\":", f);
 	utf8__put_json_str(f, d->name);
@@ -307,8 +362,7 @@ static void json_func(FILE *f, const struct diff_report *rep, const struct diff_
 	else
 		fprintf(f, ",\"p\":%.6g", d->p);
 	fprintf(f, ",\"verdict\":\"%s\",\"may_fail\":%s,\"base\":",
-		d->status == DIFF_REGRESSION ? "regression"
-					     : diff__status_name(d->status, rep->r->unit),
+		d->status == DIFF_REGRESSION ? "regression" : diff__status_name(d->status, rep->r),
 		d->may_fail ? "true" : "false");
 	json_side(f, &d->base, n_name);
 	fputs(",\"new\":", f);
@@ -316,12 +370,22 @@ static void json_func(FILE *f, const struct diff_report *rep, const struct diff_
 	fputc('}', f);
 }
 
+/* Off the CPU, "seen": its blocks and samples, null when not known. */
 static void json_profile(FILE *f, const struct diff_report *rep, int side)
 {
+	const struct diff_result *r = rep->r;
+
 	fputs("{\"file\":", f);
 	utf8__put_json_str(f, side == BASE ? rep->base : rep->new);
-	fprintf(f, ",\"weight\":%" PRIu64 ",\"%s\":%" PRIu64 "}", rep->r->weight[side],
-		rep->r->unit == UNIT_SAMPLES ? "samples" : "calls", rep->r->count[side]);
+	fprintf(f, ",\"weight\":%" PRIu64 ",\"%s\":%" PRIu64, r->weight[side], json_obs(r),
+		r->count[side]);
+	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL) {
+		if (r->seen[side])
+			fprintf(f, ",\"seen\":%" PRIu64, r->seen[side]);
+		else
+			fputs(",\"seen\":null", f);
+	}
+	fputc('}', f);
 }
 
 static void json_head(const struct diff_report *rep, FILE *f)
@@ -333,11 +397,14 @@ static void json_head(const struct diff_report *rep, FILE *f)
 	fputs(",\n\"new\":", f);
 	json_profile(f, rep, NEW);
 	fprintf(f,
-		",\n\"unit\":\"%s\",\"compare\":\"%s\",\"threshold\":%g,\"alpha\":%g,"
-		"\"min_samples\":%" PRIu64 ",\n\"test\":",
-		r->unit == UNIT_SAMPLES ? "samples" : "nanoseconds",
+		",\n\"unit\":\"%s\",\"mode\":\"%s\",\"compare\":\"%s\",\"threshold\":%g,"
+		"\"alpha\":%g,\"min_samples\":%" PRIu64 ",",
+		r->unit == UNIT_SAMPLES ? "samples" : "nanoseconds", json_mode(r),
 		rep->o->absolute ? "absolute" : "share", rep->o->threshold, rep->o->alpha,
 		rep->o->min_samples);
+	if (r->quantum)
+		fprintf(f, "\"quantum_ns\":%" PRIu64 ",", r->quantum);
+	fputs("\n\"test\":", f);
 	utf8__put_json_str(f, r->test);
 	fprintf(f, ",\n\"tested\":%zu,\"regressions\":%zu,\"functions_total\":%zu,\n", r->ntested,
 		r->nregressions, r->nfuncs);

@@ -46,7 +46,7 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 	fprintf(f, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " ", e->ts / NSEC_PER_SEC,
 		e->ts % NSEC_PER_SEC / NSEC_PER_USEC,
 		profile__meta(p)->period ? profile__meta(p)->period : e->dur);
-	if (strstr(event, "sched_switch")) {
+	if (profile__is_offcpu(p)) {
 		/* --off-cpu, --wall: perf record --off-cpu's event, or the samples' */
 		fputs(profile__stack_is_offcpu(p, s) ? "offcpu-time" : "cpu-clock", f);
 	} else if (profile__unit(p) == UNIT_NANOSECONDS) {

@@ -426,14 +426,26 @@ static int add_event_types(struct pprof *b)
 	return value_type(b, &b->period_type, m->event, "count");
 }
 
+/* What a count counts: samples; in ns, calls, or off the CPU blocks (and
+ * with --wall samples beside them: events). */
+static const char *count_name(const struct pprof *b)
+{
+	if (profile__unit(b->p) == UNIT_SAMPLES)
+		return "samples";
+	if (profile__is_offcpu(b->p))
+		return profile__is_wall(b->p) ? "events" : "blocks";
+	return "calls";
+}
+
 /* Sampling: [samples/count, cpu/nanoseconds], a sample every 1/freq s of
  * CPU. Uprobe mode: [calls/count, wall/nanoseconds], every call counted (a
- * period of 1 call, as Go's block profiles say). A column the profile
- * cannot fill is left out; the time one is shown by default. */
+ * period of 1 call, as Go's block profiles say); off the CPU, blocks. A
+ * column the profile cannot fill is left out; the time one is shown by
+ * default. */
 static int add_sample_types(struct pprof *b)
 {
 	bool wall = profile__unit(b->p) == UNIT_NANOSECONDS;
-	const char *count = wall ? "calls" : "samples";
+	const char *count = count_name(b);
 	unsigned int freq = profile__meta(b->p)->freq;
 
 	b->msg.sample_type = b->type_ptrs;

@@ -665,13 +665,13 @@ static void put_frames(const struct svg_draw *d)
 
 /* The title asked for, or "Flame Graph: cpu-clock samples" and the like. */
 /* What the widths measure, for titles: nanoseconds are the wall time of
- * traced calls, or time off the CPU (--off-cpu, by sched_switch). */
+ * traced calls, time off the CPU (--off-cpu, by sched_switch), or both
+ * on and off it (--wall). */
 static const char *ns_what(const struct profile *p)
 {
-	if (!profile__is_offcpu(p))
-		return "wall time of traced calls";
-	return strcmp(profile__meta(p)->event, "sched_switch") ? "wall time, on and off the CPU"
-							       : "time off the CPU";
+	if (profile__is_wall(p))
+		return "wall time, on and off the CPU";
+	return profile__is_offcpu(p) ? "time off the CPU" : "wall time of traced calls";
 }
 
 static int make_title(const struct profile *p, const struct write_opts *o, struct strbuf *b)

@@ -327,10 +327,14 @@ static uint64_t split_point(const struct reader *r)
 	return blank ? mid + (uint64_t)(blank - buf) + 2 : 0;
 }
 
+/* A half without an event agrees with any, but for time off the CPU
+ * (offcpu-time records), which the other half must have seen too. */
 static bool same_event(const struct profile *a, const struct profile *b)
 {
 	const char *x = profile__meta(a)->event, *y = profile__meta(b)->event;
 
+	if (profile__unit(a) != profile__unit(b))
+		return false;
 	return !*x || !*y || !strcmp(x, y);
 }
 

@@ -20,8 +20,11 @@ enum in_format {
 
 struct reader_opts {
 	bool keep_events; /* each sample or call with its time (timeline outputs) */
-	bool keep_ids;	  /* pid and tid on stacks; otherwise 0, so threads merge */
-	bool keep_addrs;  /* frame addresses and offsets; otherwise 0, so they merge */
+	/* with keep_events, for their durations alone (diff): perf records
+	 * without a time are kept too, at time 0 */
+	bool untimed_events;
+	bool keep_ids;	 /* pid and tid on stacks; otherwise 0, so threads merge */
+	bool keep_addrs; /* frame addresses and offsets; otherwise 0, so they merge */
 	/* --pids/--tids: perf records without a PID are counted (their root
 	 * is COMM-?), and Java names stay as they are (stackcollapse-perf.pl
 	 * tidies them only under a root that is exactly "java"). */

@@ -18,6 +18,7 @@ enum { BASE, NEW };
 struct acc {
 	uint64_t incl, self, n;
 	size_t seen;	/* the stack last counted (index + 1): a recursion counts once */
+	size_t seen_ev; /* likewise, the event last counted */
 	uint64_t *durs; /* per-call inclusive durations, from the events */
 	size_t ndurs, cap;
 };
@@ -34,6 +35,7 @@ struct table {
 	uint32_t *frame_fn; /* the profile's frame id -> fn + 1; 0 until looked up */
 	struct strbuf scratch;
 	uint64_t weight[2], count[2];
+	enum diff_mode mode;
 };
 
 static int fn_push(struct table *t, const char *name, uint64_t key)
@@ -93,13 +95,14 @@ static int frame_fn(struct table *t, const struct profile *p, uint32_t id, uint3
 	return err;
 }
 
-/* Sampling: n counts the samples of every stack holding the function;
- * uprobe mode: the calls, which a stack counts for its leaf only. */
+/* Sampling: n counts the samples of every stack holding the function, and
+ * off the CPU its blocks and samples; uprobe mode: the calls, which a
+ * stack counts for its leaf only. */
 static int add_stack(struct table *t, const struct profile *p, int side, size_t si)
 {
 	const struct profile_stack *s = profile__stack(p, si);
-	bool samples = profile__unit(p) == UNIT_SAMPLES;
-	uint64_t n = samples && !s->count ? s->weight : s->count;
+	bool samples = t->mode != DIFF_CALLS;
+	uint64_t n = t->mode == DIFF_SAMPLES && !s->count ? s->weight : s->count;
 	uint32_t fi = 0;
 	int err;
 
@@ -140,7 +143,35 @@ static int push_dur(struct acc *a, uint64_t dur)
 	return 0;
 }
 
-/* An event is a call of its stack's leaf, lasting dur (inclusive). */
+/* Off the CPU an event is a block or a sample of its whole stack: each
+ * function in a block, once, was there for dur. A sample's duration is its
+ * period, the same for all: their number says how the time on the CPU
+ * changed (the count test), and only blocks have durations to compare. */
+static int add_seen(struct table *t, const struct profile *p, int side, size_t i)
+{
+	const struct profile_event *e = profile__event(p, i);
+	const struct profile_stack *s = profile__stack(p, e->stack);
+	const char *state = profile__stack_state(p, s);
+	uint32_t fi;
+	int err = 0;
+
+	if (!state || !profile__is_offcpu_state(state))
+		return 0;
+	for (uint32_t j = 0; j < s->nframes && !err; j++) {
+		struct acc *a;
+
+		err = frame_fn(t, p, s->frames[j], &fi);
+		a = &t->fns[fi].side[side];
+		if (!err && a->seen_ev != i + 1) {
+			a->seen_ev = i + 1;
+			err = push_dur(a, e->dur);
+		}
+	}
+	return err;
+}
+
+/* In uprobe mode an event is a call of its stack's leaf, lasting dur
+ * (inclusive). */
 static int add_events(struct table *t, const struct profile *p, int side)
 {
 	uint32_t fi;
@@ -150,6 +181,10 @@ static int add_events(struct table *t, const struct profile *p, int side)
 		const struct profile_event *e = profile__event(p, i);
 		const struct profile_stack *s = profile__stack(p, e->stack);
 
+		if (t->mode != DIFF_CALLS) {
+			err = add_seen(t, p, side, i);
+			continue;
+		}
 		if (!s->nframes)
 			continue;
 		err = frame_fn(t, p, s->frames[s->nframes - 1], &fi);
@@ -157,6 +192,21 @@ static int add_events(struct table *t, const struct profile *p, int side)
 			err = push_dur(&t->fns[fi].side[side], e->dur);
 	}
 	return err;
+}
+
+/* Time without its blocks: each quantum of it counts as a sample. */
+static uint64_t quanta(uint64_t ns, uint64_t q)
+{
+	return ns / q + (ns % q >= q / 2);
+}
+
+static void count_quanta(struct table *t, uint64_t q)
+{
+	for (int side = BASE; side <= NEW; side++) {
+		t->count[side] = quanta(t->weight[side], q);
+		for (size_t i = 0; i < t->n; i++)
+			t->fns[i].side[side].n = quanta(t->fns[i].side[side].incl, q);
+	}
 }
 
 static int add_profile(struct table *t, const struct profile *p, int side, bool events)
@@ -195,7 +245,8 @@ struct ctx {
 	struct diff_result *r;
 };
 
-/* Uprobe mode: calls and per-call time, each of which can show growth. */
+/* Uprobe mode: calls and per-call time, each of which can show growth;
+ * off the CPU, per block and sample alike. */
 static double p_calls_time(const struct ctx *c, struct fn *f, int from, int to)
 {
 	const struct acc *a = &f->side[from], *b = &f->side[to];
@@ -205,7 +256,7 @@ static double p_calls_time(const struct ctx *c, struct fn *f, int from, int to)
 		calls = stats__poisson_greater(a->n, b->n);
 	else
 		calls = stats__prop_greater(a->n, c->t->count[from], b->n, c->t->count[to]);
-	if (c->r->per_call)
+	if (c->r->per_event)
 		time = stats__mwu_greater(f->side[from].durs, a->ndurs, f->side[to].durs, b->ndurs);
 	else
 		time = stats__mean_greater(a->n ? (double)a->incl / a->n : 0, a->n,
@@ -218,19 +269,37 @@ static double p_greater(const struct ctx *c, struct fn *f, int from, int to)
 {
 	const struct acc *a = &f->side[from], *b = &f->side[to];
 
-	if (c->r->unit == UNIT_NANOSECONDS)
+	if (c->r->mode == DIFF_CALLS || c->r->per_event)
 		return p_calls_time(c, f, from, to);
 	if (c->o->absolute)
 		return stats__poisson_greater(a->n, b->n);
 	return stats__prop_greater(a->n, c->t->count[from], b->n, c->t->count[to]);
 }
 
+static const char *time_test_name(const struct diff_result *r, bool absolute)
+{
+	if (r->quantum)
+		return absolute ? "Poisson test of the inclusive time in quanta (same duration "
+				  "assumed)"
+				: "two-proportion z-test of the inclusive time in quanta";
+	if (r->mode == DIFF_OFFCPU)
+		return absolute ? "blocks (Poisson test) and their durations (Mann-Whitney U)"
+				: "share of blocks (two-proportion z-test) and their durations "
+				  "(Mann-Whitney U)";
+	return absolute ? "blocks and samples (Poisson test) and the blocks' durations "
+			  "(Mann-Whitney U)"
+			: "share of blocks and samples (two-proportion z-test) and the blocks' "
+			  "durations (Mann-Whitney U)";
+}
+
 static const char *test_name(const struct diff_result *r, bool absolute)
 {
+	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL)
+		return time_test_name(r, absolute);
 	if (r->unit == UNIT_SAMPLES)
 		return absolute ? "Poisson test of the inclusive samples (same duration assumed)"
 				: "two-proportion z-test of the inclusive samples";
-	if (r->per_call)
+	if (r->per_event)
 		return absolute ? "calls (Poisson test) and per-call durations (Mann-Whitney U)"
 				: "share of calls (two-proportion z-test) and per-call durations "
 				  "(Mann-Whitney U)";
@@ -354,15 +423,24 @@ int diff__compare(const struct profile *base, const struct profile *new, const s
 	int err;
 
 	memset(r, 0, sizeof(*r));
-	if (profile__unit(base) != profile__unit(new))
+	if (diff__mode(base) != diff__mode(new))
 		return -EINVAL;
 	r->unit = profile__unit(base);
-	r->per_call =
+	t.mode = r->mode = diff__mode(base);
+	r->per_event =
 		r->unit == UNIT_NANOSECONDS && profile__nr_events(base) && profile__nr_events(new);
+	if (r->mode != DIFF_SAMPLES && r->mode != DIFF_CALLS) {
+		r->seen[BASE] = profile__total_count(base);
+		r->seen[NEW] = profile__total_count(new);
+		if (!r->per_event)
+			r->quantum = diff__quantum(base, new);
+	}
 	r->test = test_name(r, o->absolute);
-	err = add_profile(&t, base, BASE, r->per_call);
+	err = add_profile(&t, base, BASE, r->per_event);
 	if (!err)
-		err = add_profile(&t, new, NEW, r->per_call);
+		err = add_profile(&t, new, NEW, r->per_event);
+	if (!err && r->quantum)
+		count_quanta(&t, r->quantum);
 	if (!err)
 		err = make_rows(&c);
 	memcpy(r->weight, t.weight, sizeof(r->weight));
@@ -380,21 +458,4 @@ void diff__free(struct diff_result *r)
 	free(r->funcs);
 	r->funcs = NULL;
 	r->nfuncs = 0;
-}
-
-const char *diff__status_name(enum diff_status s, enum profile_unit unit)
-{
-	switch (s) {
-	case DIFF_FEW:
-		return unit == UNIT_SAMPLES ? "few samples" : "few calls";
-	case DIFF_NOISE:
-		return "noise";
-	case DIFF_SHRANK:
-		return "shrank";
-	case DIFF_GREW:
-		return "grew";
-	case DIFF_REGRESSION:
-		return "REGRESSION";
-	}
-	return "?";
 }

@@ -106,19 +106,6 @@ bool profile__is_offcpu_state(const char *name)
 	return false;
 }
 
-bool profile__is_offcpu(const struct profile *p)
-{
-	return strstr(p->meta.event, "sched_switch") != NULL;
-}
-
-bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s)
-{
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (profile__is_offcpu_state(profile__frame(p, s->frames[i])->name))
-			return true;
-	return false;
-}
-
 const char *profile__off_state_name(unsigned int state)
 {
 	return off_states[state < PROFILE_OFF_NR ? state : PROFILE_OFF_NR];
@@ -483,4 +470,62 @@ uint64_t profile__total_count(const struct profile *p)
 size_t profile__nr_processes(const struct profile *p)
 {
 	return p->pids.n;
+}
+
+bool profile__is_offcpu(const struct profile *p)
+{
+	return strstr(p->meta.event, PROFILE_EVENT_OFFCPU) != NULL;
+}
+
+bool profile__is_wall(const struct profile *p)
+{
+	return !strcmp(p->meta.event, PROFILE_EVENT_WALL);
+}
+
+/* States are never kernel frames: "[sleeping]_[k]" is some kernel symbol. */
+static bool is_state(const struct profile *p, uint32_t id)
+{
+	const struct frame *f = profile__frame(p, id);
+
+	return f->kind != FRAME_KERNEL &&
+	       (profile__is_offcpu_state(f->name) || !strcmp(f->name, PROFILE_STATE_RUNNING));
+}
+
+const char *profile__stack_state(const struct profile *p, const struct profile_stack *s)
+{
+	uint32_t n = s->nframes;
+
+	if (!n)
+		return NULL;
+	if (is_state(p, s->frames[n - 1]))
+		return profile__frame(p, s->frames[n - 1])->name;
+	if (is_state(p, s->frames[0]))
+		return profile__frame(p, s->frames[0])->name;
+	for (uint32_t i = 1; i + 1 < n; i++)
+		if (!strcmp(profile__frame(p, s->frames[i + 1])->name, "--") &&
+		    is_state(p, s->frames[i]))
+			return profile__frame(p, s->frames[i])->name;
+	return NULL;
+}
+
+bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s)
+{
+	const char *state = profile__stack_state(p, s);
+
+	return state && profile__is_offcpu_state(state);
+}
+
+void profile__set_unit(struct profile *p, enum profile_unit unit)
+{
+	p->unit = unit;
+}
+
+void profile__set_weight(struct profile *p, size_t stack, uint64_t weight, uint64_t count)
+{
+	struct profile_stack *s = &((struct profile_stack *)p->stacks.v)[stack];
+
+	p->total += weight - s->weight;
+	p->total_count += count - s->count;
+	s->weight = weight;
+	s->count = count;
 }

@@ -59,6 +59,13 @@ struct profile_split {
 /* PROFILE_STATE_SLEEPING ... for a state, PROFILE_STATE_OFF beyond them. */
 const char *profile__off_state_name(unsigned int state);
 
+/* The event of a profile of time off the CPU (--off-cpu) and of wall time
+ * (--wall: samples weighing their period in ns beside it). Readers that
+ * recognise such an input (in_folded.c, in_perf.c, in_chrome.c) name it so
+ * too, so that every writer and diff treat it alike. */
+#define PROFILE_EVENT_OFFCPU "sched_switch"
+#define PROFILE_EVENT_WALL   "cpu-clock and sched_switch"
+
 struct stack_owner {
 	uint32_t pid, tid;
 	const char *comm;  /* process name */
@@ -183,15 +190,30 @@ size_t profile__nr_events(const struct profile *p);
 const struct profile_event *profile__event(const struct profile *p, size_t i);
 
 enum profile_unit profile__unit(const struct profile *p);
+
+/* Whether the profile is time off the CPU, alone or with samples beside
+ * it (--wall): its event names sched_switch. */
+bool profile__is_offcpu(const struct profile *p);
+/* Whether it is wall time: samples and time off the CPU, in ns. */
+bool profile__is_wall(const struct profile *p);
+
+/* For a reader that learns the unit at the end (a folded file whose
+ * stacks hold states is time, not samples): the unit, then each stack's
+ * weight and count anew (the totals follow). */
+void profile__set_unit(struct profile *p, enum profile_unit unit);
+void profile__set_weight(struct profile *p, size_t stack, uint64_t weight, uint64_t count);
 size_t profile__nr_stacks(const struct profile *p);
 const struct profile_stack *profile__stack(const struct profile *p, size_t i);
 
-/* Whether p holds time off the CPU (--off-cpu, --wall): its event is, or
- * includes, sched_switch. */
-bool profile__is_offcpu(const struct profile *p);
-
-/* Whether the stack is time off the CPU: it holds an off-CPU state frame. */
+/* Whether the stack is time off the CPU: its state (below) is not
+ * [running]. */
 bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s);
+
+/* The frame of a stack that says its state: an off-CPU state or
+ * [running], at the leaf, first under the root (--state-root) or just
+ * before a "--" frame (--wakers); NULL when none. Elsewhere a frame named
+ * so is taken for another tool's function. */
+const char *profile__stack_state(const struct profile *p, const struct profile_stack *s);
 size_t profile__nr_frames(const struct profile *p);
 const struct frame *profile__frame(const struct profile *p, uint32_t id);
 uint64_t profile__total_weight(const struct profile *p);

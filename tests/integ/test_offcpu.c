@@ -192,7 +192,8 @@ static void test_idle_threads(void **state)
 	assert_false(h_exists(out));
 	h_result_free(&r);
 	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "1", "-o", out));
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--idle-threads", "-p", pid, "-d", "1", "-o",
+			    out));
 	h_stop(&p);
 	slept = h_sum(&f, under_in_state, &asleep);
 	print_message("sleep: %.3f s asleep in a 1 s capture\n", slept / 1e9);
@@ -583,6 +584,42 @@ static void test_process_storm(void **state)
 	assert_true(storm_off(args, "run_forks") > 0);
 }
 
+static bool tracepoint_frame(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, "__traceiter_") || strstr(stack, "__bpf_trace_");
+}
+
+/* Beside another flamebpf on sched_switch (the kernel then calls both
+ * through the tracepoint's iterator, a frame more on every stack), the
+ * stacks are the same: no tracepoint frame, every wait state at the leaf
+ * right under __schedule, so two captures of one build compare alike. */
+static void test_beside_another_tracer(void **state)
+{
+	const char *out = h_path("beside.folded"), *other = h_path("other.folded");
+	struct h_folded f;
+	struct h_result r;
+	struct h_proc bg;
+
+	(void)state;
+	require_bpf();
+	h_start(&bg,
+		H_ARGV(h_flamebpf(), "--off-cpu", "--wakers", "-p", "1", "-d", "30", "-o", other));
+	h_sleep(1.5); /* attached by then (its programs load in ~0.3 s) */
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--wakers", "-o", out, "--",
+			    h_workload("offcpu"), "5"));
+	h_stop(&bg);
+	print_message("%llu ns of %llu under a tracepoint frame\n",
+		      h_sum(&f, tracepoint_frame, NULL), f.total);
+	if (h_sum(&f, tracepoint_frame, NULL)) {
+		h_folded_dump(&f, 40);
+		fail_msg("stacks hold the tracepoint's frames");
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -600,6 +637,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_run_queue, h_test_teardown),
 		cmocka_unit_test_teardown(test_thousand_sleepers, h_test_teardown),
 		cmocka_unit_test_teardown(test_process_storm, h_test_teardown),
+		cmocka_unit_test_teardown(test_beside_another_tracer, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -378,7 +378,7 @@ static void test_calls_per_call(void **state)
 
 	(void)state;
 	compare(base, new, &o, &r);
-	assert_true(r.per_call);
+	assert_true(r.per_event);
 	assert_non_null(strstr(r.test, "Mann-Whitney"));
 	diff__free(&r);
 	expect_calls_verdict(base, new, 1); /* slower calls */
@@ -396,7 +396,7 @@ static void test_calls_aggregated(void **state)
 
 	(void)state;
 	compare(base, new, &o, &r);
-	assert_false(r.per_call);
+	assert_false(r.per_event);
 	assert_non_null(strstr(r.test, "coefficient of variation"));
 	diff__free(&r);
 	expect_calls_verdict(base, new, 1);

@@ -12,7 +12,10 @@
  * CPU under each wait, whatever the machine added; and compute's, which
  * preemption can stretch past 10 ms, for --wall.
  *
- * usage: offcpu ROUNDS
+ * WAIT_B_MS makes wait_b's wait that long instead of 60 ms: a build that
+ * regressed, for flamebpf diff (tests/integ/test_diff.c).
+ *
+ * usage: offcpu ROUNDS [WAIT_B_MS]
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +29,7 @@ enum { TO_HELPER, FROM_HELPER, DATA };
 
 static int pipes[3][2];
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static double wait_b_ms = 60;
 
 static void sleep_ms(double ms)
 {
@@ -50,7 +54,7 @@ static char get(int which)
 	return c;
 }
 
-/* 'b': writes the data pipe 60 ms later; 'c': holds the lock for 15 ms,
+/* 'b': writes the data pipe wait_b_ms (60) later; 'c': holds the lock for 15 ms,
  * saying when it has it; 'q': quits. */
 static void *helper(void *arg)
 {
@@ -59,7 +63,7 @@ static void *helper(void *arg)
 		char c = get(TO_HELPER);
 
 		if (c == 'b') {
-			sleep_ms(60);
+			sleep_ms(wait_b_ms);
 			put(DATA, 'x');
 		} else if (c == 'c') {
 			pthread_mutex_lock(&lock);
@@ -101,8 +105,9 @@ int main(int argc, char **argv)
 	double rounds, t, took[4] = { 0 };
 	pthread_t th;
 
-	if (argc != 2 || parse_num(argv[1], &rounds) || rounds < 1) {
-		fprintf(stderr, "usage: offcpu ROUNDS\n");
+	if (argc < 2 || argc > 3 || parse_num(argv[1], &rounds) || rounds < 1 ||
+	    (argc == 3 && (parse_num(argv[2], &wait_b_ms) || wait_b_ms < 1 || wait_b_ms > 1000))) {
+		fprintf(stderr, "usage: offcpu ROUNDS [WAIT_B_MS]\n");
 		return 2;
 	}
 	for (int i = 0; i < 3; i++)
