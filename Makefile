@@ -214,6 +214,13 @@ $(BUILD)/gen/svg_js.h: src/formats/svg/flamegraph.js tools/embed.sh
 	$(Q)tools/embed.sh svg_js < $< > $@
 $(addsuffix /formats/out_svg.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): $(BUILD)/gen/svg_js.h
 
+# The system calls of this architecture, for -e tracepoint:syscalls:...
+$(BUILD)/gen/syscalls.h: tools/gen_syscalls.sh
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)tools/gen_syscalls.sh $(CC) > $@
+$(addsuffix /capture/syscalls.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): $(BUILD)/gen/syscalls.h
+
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) $(EXTRA_LIBS) -o $@

@@ -31,9 +31,9 @@ struct {
 } counts SEC(".maps");
 
 /* The counts map is full: hand the sample to user space instead. */
-static __always_inline int spill_sample(const struct sample_key *key)
+static __always_inline int spill_sample(const struct sample_key *key, __u64 weight)
 {
-	struct sample_count_event ev = { .type = EV_SAMPLE, .key = *key };
+	struct sample_count_event ev = { .type = EV_SAMPLE, .key = *key, .weight = weight };
 
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
 		count(CNT_SAMPLES_DROPPED);
@@ -58,13 +58,14 @@ static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __
 		count(CNT_TICKS_DROPPED);
 }
 
-SEC("perf_event")
-int on_sample(struct bpf_perf_event_data *ctx)
+/* The current task's stacks, counted weight times more (a sample: once;
+ * a tracepoint's hit: once, or by a value of it). */
+static __always_inline int count_stack(void *ctx, __u64 weight)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
-	__u64 one = 1, *val;
+	__u64 *val;
 	long err;
 
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &key.pid)) {
@@ -85,17 +86,69 @@ int on_sample(struct bpf_perf_event_data *ctx)
 		send_tick(&key, bpf_ktime_get_ns(), 0);
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {
-		__sync_fetch_and_add(val, 1);
+		__sync_fetch_and_add(val, weight);
 	} else {
-		err = bpf_map_update_elem(&counts, &key, &one, BPF_NOEXIST);
+		err = bpf_map_update_elem(&counts, &key, &weight, BPF_NOEXIST);
 		/* another CPU inserted the same key first */
 		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, &key)))
-			__sync_fetch_and_add(val, 1);
+			__sync_fetch_and_add(val, weight);
 		else if (err)
-			return spill_sample(&key);
+			return spill_sample(&key, weight);
 	}
 	count(CNT_SAMPLES);
 	return 0;
+}
+
+SEC("perf_event")
+int on_sample(struct bpf_perf_event_data *ctx)
+{
+	return count_stack(ctx, 1);
+}
+
+/* -e tracepoint:...: a raw tracepoint, attached by name (no tracefs); the
+ * system calls' are sys_enter (regs, id) and sys_exit (regs, ret). */
+const volatile __s32 tp_nr = -1; /* sys_enter/sys_exit: the call counted; -1: every hit */
+const volatile bool tp_exit = false;
+const volatile __s32 tp_weight = -1; /* enum tp_weight of tracepoint_spec.h */
+
+static __always_inline __u64 syscall_arg(struct pt_regs *regs, int i)
+{
+	switch (i) {
+	case 0:
+		return BPF_CORE_READ(regs, di);
+	case 1:
+		return BPF_CORE_READ(regs, si);
+	case 2:
+		return BPF_CORE_READ(regs, dx);
+	case 3:
+		return BPF_CORE_READ(regs, r10);
+	case 4:
+		return BPF_CORE_READ(regs, r8);
+	default:
+		return BPF_CORE_READ(regs, r9);
+	}
+}
+
+SEC("raw_tp")
+int on_tracepoint(struct bpf_raw_tracepoint_args *ctx)
+{
+	struct pt_regs *regs = (struct pt_regs *)ctx->args[0];
+	__u64 weight = 1;
+	long ret;
+
+	if (tp_nr >= 0) {
+		__s64 nr = tp_exit ? BPF_CORE_READ(regs, orig_ax) : (__s64)ctx->args[1];
+
+		if (nr != tp_nr)
+			return 0;
+	}
+	if (tp_weight == 6) { /* TP_WEIGHT_RET: bytes read, written, ... */
+		ret = (long)ctx->args[1];
+		weight = ret > 0 ? ret : 0;
+	} else if (tp_weight >= 0) {
+		weight = syscall_arg(regs, tp_weight);
+	}
+	return weight ? count_stack(ctx, weight) : 0;
 }
 
 /* PF_KTHREAD (include/linux/sched.h): a kernel thread. A user thread that

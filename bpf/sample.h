@@ -111,6 +111,7 @@ struct sample_count_event {
 	__u32 type;
 	__u32 pad;
 	struct sample_key key;
+	__u64 weight; /* what it counts for: 1, or a tracepoint's --weight */
 };
 
 /* Timeline outputs: when and where each sample was taken, or each block

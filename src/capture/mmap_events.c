@@ -27,6 +27,8 @@ struct mmap_events {
 	int nrings;
 	size_t page;
 	struct mmap_events_stats st;
+	void (*mapped)(pid_t pid, void *arg); /* during a drain: told of new code */
+	void *mapped_arg;
 };
 
 /* The fixed part of PERF_RECORD_MMAP2 (without build-id); the file name
@@ -144,8 +146,11 @@ static void take_mmap2(struct mmap_events *m, const unsigned char *rec, size_t s
 		.perms = "r-xp",
 		.path = (char *)r->filename,
 	};
-	if (e.end > e.start && !procs__add_history(m->ps, (pid_t)r->pid, &e))
-		m->st.mappings++;
+	if (e.end <= e.start || procs__add_history(m->ps, (pid_t)r->pid, &e))
+		return;
+	m->st.mappings++;
+	if (m->mapped)
+		m->mapped((pid_t)r->pid, m->mapped_arg);
 }
 
 static void take_record(struct mmap_events *m, const unsigned char *rec, size_t size)
@@ -198,11 +203,14 @@ static void drain_ring(struct mmap_events *m, struct ring *r)
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
-void mmap_events__drain(struct mmap_events *m)
+void mmap_events__drain(struct mmap_events *m, void (*mapped)(pid_t pid, void *arg), void *arg)
 {
+	m->mapped = mapped;
+	m->mapped_arg = arg;
 	for (int i = 0; i < m->nrings; i++)
 		if (m->rings[i].meta)
 			drain_ring(m, &m->rings[i]);
+	m->mapped = NULL;
 }
 
 void mmap_events__stats(const struct mmap_events *m, struct mmap_events_stats *st)

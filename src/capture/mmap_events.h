@@ -27,8 +27,9 @@ typedef bool (*mmap_events_keep)(pid_t pid, void *arg);
  * -errno. */
 int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_keep keep, void *arg);
 
-/* Moves the records made so far into ps. */
-void mmap_events__drain(struct mmap_events *m);
+/* Moves the records made so far into ps; mapped (if not NULL) is told
+ * each process that mapped code, once for each mapping. */
+void mmap_events__drain(struct mmap_events *m, void (*mapped)(pid_t pid, void *arg), void *arg);
 
 void mmap_events__stats(const struct mmap_events *m, struct mmap_events_stats *st);
 

@@ -32,6 +32,7 @@ struct sampler {
 	struct bpf_link *fork_link, *exec_link, *exit_link;
 	struct bpf_link *switch_link; /* --off-cpu */
 	struct bpf_link *wakeup_link; /* --wakers */
+	struct bpf_link *tp_link;     /* -e tracepoint:... */
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
 	uint64_t still_kthread[2];    /* ... of kernel threads, as CNT_OFF_KTHREAD.. */
@@ -40,15 +41,17 @@ struct sampler {
 	bool no_iter;		      /* threads blocked at the start cannot be found */
 	bool still_err;		      /* the blocks open at the stop could not be read */
 	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
+	struct hashmap remapped;      /* pids that mapped code in the drain: new tables */
 	unsigned int nattached;
 	const char *event;
+	char weighed_event[TRACEPOINT_SPEC_LEN + 8]; /* "syscalls:sys_enter_write:arg2" */
 	struct ring_buffer *rb;
 	struct procs *procs;
 	struct symcache *bins;	   /* binaries read during the capture (containers) */
 	struct unwinder *unwinder; /* NULL with --unwind fp */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
-	struct sample_key *spilled; /* samples that did not fit in the counts map */
+	struct sample_count_event *spilled; /* samples that did not fit in the counts map */
 	size_t nspilled, spilled_cap;
 	struct offcpu_start *still;	 /* blocks open at the stop, read then: the */
 	size_t nstill, still_cap;	 /* threads may be gone by the collection */
@@ -59,6 +62,12 @@ struct sampler {
 	struct timespec jittered; /* when the periods last changed */
 	int event_err;		  /* the first error handling ring buffer records */
 };
+
+/* Whether counts are a tracepoint's values (--weight), not hits. */
+static bool weighed(const struct sampler *s)
+{
+	return s->opts.tp && s->opts.weight != TP_WEIGHT_HITS;
+}
 
 /* Preallocated maps (allocating in the timer interrupt fails now and then),
  * sized from the expected number of samples. Neither map can lose data when
@@ -114,6 +123,12 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
 	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
+	bpf_program__set_autoload(skel->progs.on_tracepoint, s->opts.tp != NULL);
+	if (s->opts.tp) {
+		skel->rodata->tp_nr = s->opts.tp->nr;
+		skel->rodata->tp_exit = s->opts.tp->exit;
+		skel->rodata->tp_weight = s->opts.weight;
+	}
 	bpf_program__set_autoload(skel->progs.offcpu_at_stop, s->opts.offcpu);
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
@@ -146,9 +161,9 @@ static int load(struct sampler *s)
 			     bpf_map__fd(s->skel->maps.unwind_procs));
 }
 
-static int spill(struct sampler *s, const struct sample_key *key)
+static int spill(struct sampler *s, const struct sample_count_event *ev)
 {
-	return array__push((void **)&s->spilled, &s->nspilled, &s->spilled_cap, key, sizeof(*key));
+	return array__push((void **)&s->spilled, &s->nspilled, &s->spilled_cap, ev, sizeof(*ev));
 }
 
 static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
@@ -182,7 +197,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	else if (proc->type == EV_STACK)
 		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
-		err = spill(s, &sample->key);
+		err = spill(s, sample);
 	else if (proc->type == EV_TICK && size >= sizeof(*tick))
 		err = keep_tick(s, tick);
 	if (err && !s->event_err)
@@ -201,8 +216,16 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->ncpus = libbpf_num_possible_cpus();
 	s->event = o->wall     ? PROFILE_EVENT_WALL
 		   : o->offcpu ? PROFILE_EVENT_OFFCPU
+		   : o->tp     ? o->tp->spec
 		   : o->event  ? o->event->name
 			       : "cpu-clock";
+	if (weighed(s)) {
+		snprintf(s->weighed_event, sizeof(s->weighed_event), "%s:%s", o->tp->spec,
+			 o->weight == TP_WEIGHT_RET ? "ret" : "arg0");
+		if (o->weight != TP_WEIGHT_RET)
+			s->weighed_event[strlen(s->weighed_event) - 1] += o->weight;
+		s->event = s->weighed_event;
+	}
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
@@ -371,6 +394,12 @@ int sampler__start(struct sampler *s)
 	if (s->opts.user &&
 	    mmap_events__open(&s->mmaps, s->procs, s->opts.filter_pids ? traced : NULL, s))
 		s->mmaps = NULL;
+	if (s->opts.tp) {
+		s->tp_link = bpf_program__attach_raw_tracepoint(s->skel->progs.on_tracepoint,
+								s->opts.tp->raw);
+		s->nattached = libbpf_num_possible_cpus();
+		return s->tp_link ? 0 : -errno;
+	}
 	if (s->opts.offcpu) {
 		s->switch_link = bpf_program__attach(s->skel->progs.on_switch);
 		if (!s->switch_link)
@@ -446,13 +475,36 @@ static void jitter_periods(struct sampler *s)
 	}
 }
 
+/* A process whose stacks were taken mapped code (a library loaded after
+ * its first look, dlopen): its unwind tables are rebuilt at the end of the
+ * drain, before its next stacks fall back to frame pointers there. */
+static void mapped_code(pid_t pid, void *arg)
+{
+	struct sampler *s = arg;
+	__u32 key = (__u32)pid;
+	__u8 v;
+
+	if (s->unwinder && !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.seen), &key, &v))
+		hashmap__set(&s->remapped, (uint64_t)pid, 1);
+}
+
+static void refresh_tables(struct sampler *s)
+{
+	for (size_t i = 0; s->remapped.n && i < s->remapped.cap; i++)
+		if (s->remapped.slots[i].key)
+			snapshot(s, (pid_t)s->remapped.slots[i].key);
+	hashmap__free(&s->remapped);
+}
+
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
 	int n;
 
 	jitter_periods(s);
-	if (s->mmaps)
-		mmap_events__drain(s->mmaps);
+	if (s->mmaps) {
+		mmap_events__drain(s->mmaps, mapped_code, s);
+		refresh_tables(s);
+	}
 	/* wake for the next redraw (and mapping records) even when no event comes */
 	n = ring_buffer__poll(s->rb, timeout_ms < 10 ? timeout_ms : 10);
 
@@ -499,12 +551,14 @@ void sampler__stop(struct sampler *s)
 			close(s->perf_fds[cpu]);
 		s->perf_fds[cpu] = -1;
 	}
+	bpf_link__destroy(s->tp_link);
+	s->tp_link = NULL;
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
 	s->fork_link = s->exec_link = s->exit_link = NULL;
 	if (s->mmaps)
-		mmap_events__drain(s->mmaps);
+		mmap_events__drain(s->mmaps, NULL, NULL);
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 }
@@ -648,7 +702,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	if (!err)
 		err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
 	if (!err)
-		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL, key.state != 0);
+		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL, key.state || c->s->opts.tp);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err && (key.wtid || key.wcomm[0])) /* the idle task has tid 0 */
@@ -658,7 +712,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	else if (!err)
 		err = profile__add_stack_count(c->p, &who, c->frames, c->n,
 					       count * (c->s->opts.period ? c->s->opts.period : 1),
-					       key.state ? 0 : count);
+					       key.state || weighed(c->s) ? 0 : count);
 	if (!err && c->s->opts.wall)
 		err = add_thread_ns(c->s, key.tid, key.state ? count : count * c->s->period_ns);
 	if (!err && c->s->opts.timeline)
@@ -770,7 +824,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	if (!err && s->opts.offcpu)
 		err = add_still_off_all(c);
 	for (size_t i = 0; i < s->nspilled && !err; i++)
-		err = add_sample(c, &s->spilled[i], 1);
+		err = add_sample(c, &s->spilled[i].key, s->spilled[i].weight);
 	for (size_t i = 0; i < s->nticks && !err; i++)
 		err = add_tick(c, &s->ticks[i]);
 	symbolizer__free(c->sym);
@@ -800,6 +854,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->ncpus = s->nattached;
 	st->thread_ns = &s->thread_ns;
 	st->event = s->event;
+	st->tracepoint = s->opts.tp != NULL;
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
 	st->collisions = s->stacks.collisions;
@@ -821,6 +876,7 @@ void sampler__free(struct sampler *s)
 		sampler__stop(s);
 	ring_buffer__free(s->rb);
 	hashmap__free(&s->thread_ns);
+	hashmap__free(&s->remapped);
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
 	symcache__free(s->bins);

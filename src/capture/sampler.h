@@ -12,6 +12,7 @@
 #include "profile/profile.h"
 #include "mmap_events.h"
 #include "perf_events.h"
+#include "tracepoint_spec.h"
 #include "sample.h"
 #include "unwind.h"
 #include "unwinder.h"
@@ -20,6 +21,8 @@ struct sampler_opts {
 	unsigned int freq;		     /* clocks: samples a second */
 	const struct perf_event_desc *event; /* NULL: cpu-clock */
 	uint64_t period;		     /* counted events: events a sample (clocks: 0) */
+	const struct tracepoint_spec *tp;    /* -e tracepoint:...: hits counted; or NULL */
+	int weight;			     /* ... weighed so (enum tp_weight) */
 	double duration;		     /* expected seconds (0: unknown), for sizing maps */
 	bool filter_pids;
 	bool follow_children;
@@ -40,6 +43,7 @@ struct sampler_stats {
 	uint64_t counter[CNT_NR];
 	unsigned int ncpus;  /* CPUs with a perf event */
 	const char *event;   /* "cpu-clock" or "cycles" */
+	bool tracepoint;     /* counts are a tracepoint's hits (or values: event says which) */
 	uint64_t ticks;	     /* timeline: samples whose time was kept */
 	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
 	uint64_t stacks;     /* unique raw stacks received */

@@ -11,6 +11,7 @@
 #include "profile/profile.h"
 #include "util/strbuf.h"
 #include "perf_events.h"
+#include "tracepoint_spec.h"
 #include "unwind.h"
 
 /* What the sources take from the command line (cli/options.c fills it);
@@ -19,6 +20,9 @@ struct source_opts {
 	unsigned int freq;		     /* sampling frequency in Hz; 0 when not sampling */
 	const struct perf_event_desc *event; /* -e: what samples are taken on; NULL: cpu-clock */
 	uint64_t period;		     /* -c: a counted event's events a sample; 0: 1 */
+	bool tracepoint;		     /* -e tracepoint:...: stacks counted at tp */
+	struct tracepoint_spec tp;
+	int weight;			     /* --weight: enum tp_weight, or an argument's index */
 	bool offcpu;			     /* --off-cpu: time off the CPU instead of samples */
 	uint64_t min_block_ns, max_block_ns; /* --min-block, --max-block (0: none) */
 	bool state_root;		     /* --state-root: the state frame under the root */

@@ -49,7 +49,15 @@ static int start(void *impl)
 
 	const struct perf_event_desc *ev = ss->o->event;
 
-	if (err && ev && ev->type == PERF_TYPE_HARDWARE && (err == -ENOENT || err == -EOPNOTSUPP))
+	if (err && ss->o->tracepoint && err == -ENOENT)
+		p_err("this kernel has no tracepoint '%s' (%s); tracefs lists them: "
+		      "/sys/kernel/tracing/available_events",
+		      ss->o->tp.spec, ss->o->tp.raw);
+	else if (err && ss->o->tracepoint)
+		p_err("cannot attach to the tracepoint '%s': %s%s", ss->o->tp.spec, strerror(-err),
+		      source__bpf_hint(err, ss->verbosity));
+	else if (err && ev && ev->type == PERF_TYPE_HARDWARE &&
+		 (err == -ENOENT || err == -EOPNOTSUPP))
 		p_err("cannot count '%s': this machine has no hardware performance counters (no "
 		      "PMU, as in most VMs); software events work: -e page-faults, -e "
 		      "context-switches, ...",
@@ -100,7 +108,8 @@ static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 	sampler__stats(ss->s, &st);
 	summary__sample_losses(&st, b);
 	m->event = st.event;
-	m->period = ss->o->period;
+	/* a tracepoint's counts are hits (or its values), as a counted event's */
+	m->period = ss->o->tracepoint ? 1 : ss->o->period;
 	m->losses = b->len ? b->s : "";
 }
 
@@ -132,6 +141,8 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.freq = o->freq,
 		.event = o->event,
 		.period = o->period,
+		.tp = o->tracepoint ? &o->tp : NULL,
+		.weight = o->weight,
 		.duration = o->duration,
 		.filter_pids = !o->all && (o->npids || o->command),
 		.follow_children = !o->all && o->command,

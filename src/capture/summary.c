@@ -79,7 +79,13 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 {
 	uint64_t period = profile__meta(p)->period;
 
-	if (period)
+	if (st->tracepoint)
+		p_err("%" PRIu64 " %s in %" PRIu64
+		      " hits of the tracepoint, %zu processes, %zu stacks "
+		      "in %.2f s",
+		      profile__total_weight(p), st->event, st->counter[CNT_SAMPLES],
+		      profile__nr_processes(p), profile__nr_stacks(p), secs);
+	else if (period)
 		p_err("%" PRIu64 " %s in %" PRIu64 " samples (one every %" PRIu64
 		      "), %zu processes, %zu stacks in %.2f s (on %u CPUs)",
 		      profile__total_weight(p), st->event, profile__total_count(p), period,

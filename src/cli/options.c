@@ -37,6 +37,7 @@ enum {
 	OPT_HEATMAP,
 	OPT_HEATMAP_ROWS,
 	OPT_CPU_SPLIT,
+	OPT_WEIGHT,
 };
 
 static const struct option long_opts[] = {
@@ -45,6 +46,7 @@ static const struct option long_opts[] = {
 	{ "duration", required_argument, NULL, 'd' },
 	{ "sample", required_argument, NULL, 'F' },
 	{ "event", required_argument, NULL, 'e' },
+	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "count", required_argument, NULL, 'c' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -107,7 +109,12 @@ void options__usage(FILE *f)
 	      "                           context-switches, cpu-migrations, ... (counts of\n"
 	      "                           them, not time), task-clock; cycles, instructions,\n"
 	      "                           ... where the machine has a PMU\n"
+	      "                           or tracepoint:CATEGORY:NAME (t:...): stacks\n"
+	      "                           counted at each hit (tracepoint:syscalls:\n"
+	      "                           sys_enter_write, t:sched:sched_process_exec)\n"
 	      "  -c, --count N            (-e) a sample every N events (default 1)\n"
+	      "      --weight W           (-e tracepoint:syscalls:...) hits weigh a value:\n"
+	      "                           arg0 to arg5 (sys_enter_*), ret (sys_exit_*)\n"
 	      "  -f, --func [BINARY:]REGEX\n"
 	      "                           trace every call of the functions whose name\n"
 	      "                           matches REGEX (POSIX extended, unanchored; C++ and\n"
@@ -306,14 +313,29 @@ int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 
 #define usage_err(...) (snprintf(err, OPTIONS_ERR_LEN, __VA_ARGS__), -EINVAL)
 
+static int parse_tracepoint(const char *arg, struct source_opts *c, char *err)
+{
+	int ret = tracepoint_spec__parse(arg, &c->tp);
+
+	if (ret == -ENOENT)
+		return usage_err("'%s': this architecture has no such system call", arg);
+	if (ret)
+		return usage_err(
+			"invalid tracepoint '%s' (tracepoint:CATEGORY:NAME, as "
+			"tracepoint:syscalls:sys_enter_write or t:sched:sched_process_exec)",
+			arg);
+	c->tracepoint = true;
+	return 0;
+}
+
 static int unknown_event(const char *name, char *err)
 {
 	struct strbuf b = {};
 	int ret;
 
-	if (!strncmp(name, "tracepoint:", 11) || strchr(name, ':'))
-		ret = usage_err("event '%s': only perf's software and hardware events are "
-				"sampled on yet, not tracepoints nor modifiers",
+	if (strchr(name, ':'))
+		ret = usage_err("event '%s': perf's software and hardware events and "
+				"tracepoint:CATEGORY:NAME are sampled on, not modifiers nor PMUs",
 				name);
 	else if (perf_events__names(PERF_TYPE_SOFTWARE, &b))
 		ret = usage_err("out of memory");
@@ -342,11 +364,17 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 				"invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)", arg);
 		return 0;
 	case 'e':
-		if (o->capture.event)
+		if (o->capture.event || o->capture.tracepoint)
 			return usage_err("one -e at a time: '%s' after '%s'", arg,
-					 o->capture.event->name);
+					 o->capture.event ? o->capture.event->name
+							  : o->capture.tp.spec);
+		if (tracepoint_spec__is(arg))
+			return parse_tracepoint(arg, &o->capture, err);
 		o->capture.event = perf_events__find(arg);
 		return o->capture.event ? 0 : unknown_event(arg, err);
+	case OPT_WEIGHT:
+		o->weight_arg = arg;
+		return 0;
 	case 'c': {
 		size_t n;
 
@@ -511,6 +539,21 @@ static int check_event(struct options *o, char *err)
 {
 	struct source_opts *c = &o->capture;
 
+	c->weight = TP_WEIGHT_HITS;
+	if (o->weight_arg && !c->tracepoint)
+		return usage_err("--weight weighs the hits of a tracepoint: give -e "
+				 "tracepoint:CATEGORY:NAME");
+	if (o->weight_arg && tracepoint_spec__weight(&c->tp, o->weight_arg, &c->weight))
+		return usage_err("invalid --weight '%s' for '%s' (a system call's arg0 to arg5 at "
+				 "sys_enter_*, ret at sys_exit_*)",
+				 o->weight_arg, c->tp.spec);
+	if (c->tracepoint && (c->offcpu || c->nfuncs || c->freq || c->period))
+		return usage_err("-e %s counts every hit of the tracepoint: not with %s",
+				 c->tp.spec,
+				 c->nfuncs   ? "-f"
+				 : c->offcpu ? "--off-cpu or --wall"
+				 : c->freq   ? "-F"
+					     : "-c");
 	if (c->period && (!c->event || c->event->clock))
 		return usage_err("-c N samples every N events of a counted event (-e page-faults, "
 				 "...): a clock is sampled at -F FREQ");
@@ -539,16 +582,16 @@ static int check(struct options *o, bool format_set, char *err)
 	if (check_outputs(o, format_set, err))
 		return -EINVAL;
 	if (c->list)
-		return c->freq || c->event || c->nfuncs || c->offcpu
+		return c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu
 			       ? usage_err("-l lists functions: it takes no mode")
 			       : 0;
 	if (check_event(o, err))
 		return -EINVAL;
-	if (!c->freq && !c->event && !c->nfuncs && !c->offcpu && c->command)
+	if (!c->freq && !c->event && !c->tracepoint && !c->nfuncs && !c->offcpu && c->command)
 		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
 				 "REGEX before the COMMAND '%s' (see --help)",
 				 c->command[0]);
-	if (!c->freq && !c->event && !c->nfuncs && !c->offcpu)
+	if (!c->freq && !c->event && !c->tracepoint && !c->nfuncs && !c->offcpu)
 		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
 				 "REGEX (see --help)");
 	if (o->wall && !c->freq)

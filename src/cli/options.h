@@ -26,6 +26,7 @@ struct options {
 	enum root_style root;
 	size_t top; /* --top N: the N processes (threads with --tids) that hold most; 0: all */
 	unsigned int heatmap_rows; /* --heatmap: SVG outputs are heatmaps of so many rows; 0: not */
+	const char *weight_arg;	   /* --weight, checked once -e is known */
 	bool flamechart;
 	bool wall; /* --wall: --off-cpu with -F's samples (which -F --off-cpu is too) */
 	int verbose;

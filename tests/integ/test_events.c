@@ -105,6 +105,66 @@ static void test_context_switches(void **state)
 	h_folded_free(&f);
 }
 
+/* events writes 1000 at sys_enter_write: write_a's 1000 writes and
+ * write_b's 2000 exactly; weighed by the count argument (arg2), 10 and 100
+ * bytes each; at sys_exit_write by what they returned, the same. */
+static void expect_writes(const char *tp, const char *weight, unsigned long long a,
+			  unsigned long long b)
+{
+	const char *out = h_path("writes.folded");
+	unsigned long long got_a, got_b;
+	struct h_folded f;
+	struct h_result r;
+
+	h_run_folded(&r, 60, out, &f,
+		     weight ? H_ARGV(h_flamebpf(), "-e", tp, "--weight", weight, "-o", out, "--",
+				     h_workload("events"), "writes", "1000")
+			    : H_ARGV(h_flamebpf(), "-e", tp, "-o", out, "--", h_workload("events"),
+				     "writes", "1000"));
+	got_a = h_sum(&f, under, "write_a");
+	got_b = h_sum(&f, under, "write_b");
+	print_message("%s%s%s: write_a %llu, write_b %llu\n", tp, weight ? " --weight " : "",
+		      weight ? weight : "", got_a, got_b);
+	if (got_a != a || got_b != b) {
+		h_folded_dump(&f, 20);
+		fail_msg("%s: write_a %llu (want %llu), write_b %llu (want %llu)", tp, got_a, a,
+			 got_b, b);
+	}
+	assert_non_null(strstr(r.err, "hits of the tracepoint"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+static void test_tracepoint_writes(void **state)
+{
+	(void)state;
+	require_bpf();
+	expect_writes("tracepoint:syscalls:sys_enter_write", NULL, 1000, 2000);
+	expect_writes("t:syscalls:sys_enter_write", "arg2", 10000, 200000);
+	expect_writes("t:syscalls:sys_exit_write", "ret", 10000, 200000);
+}
+
+/* A tracepoint of its own name, not a system call's: sched_process_exec
+ * for each program sh runs. */
+static void test_tracepoint_exec(void **state)
+{
+	const char *out = h_path("exec.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-e", "t:sched:sched_process_exec", "-o", out, "--", "sh",
+			    "-c", "true; /bin/true; /bin/true"));
+	print_message("%llu execs\n", f.total);
+	/* sh itself, then the two /bin/true (the builtin runs none) */
+	assert_int_equal(f.total, 3);
+	assert_int_equal(h_sum_frame(&f, "true"), 2);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* cycles: on a machine without a PMU, one line that says so, exit 1, no
  * file; with one, a capture. */
 static void test_hardware_event(void **state)
@@ -140,7 +200,14 @@ static void test_usage(void **state)
 		{ { "-c", "10", "-F", "99" }, "-c N samples every N events of a counted event" },
 		{ { "-e", "cs", "-c", "0" }, "invalid -c '0'" },
 		{ { "-e", "cs", "-e", "page-faults" }, "one -e at a time" },
-		{ { "-e", "tracepoint:syscalls:sys_enter_write" }, "not tracepoints" },
+		{ { "-e", "t:syscalls:sys_enter_nosuch" }, "no such system call" },
+		{ { "-e", "t:syscalls" }, "invalid tracepoint 't:syscalls'" },
+		{ { "-e", "t:syscalls:sys_enter_write", "--weight", "ret" },
+		  "invalid --weight 'ret'" },
+		{ { "-F", "99", "--weight", "arg1" }, "--weight weighs the hits of a tracepoint" },
+		{ { "-e", "t:sched:sched_switch", "-F", "99" },
+		  "counts every hit of the tracepoint" },
+		{ { "-e", "cycles:u" }, "not modifiers" },
 	};
 
 	(void)state;
@@ -167,6 +234,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_page_faults, h_test_teardown),
 		cmocka_unit_test_teardown(test_every_tenth, h_test_teardown),
 		cmocka_unit_test_teardown(test_context_switches, h_test_teardown),
+		cmocka_unit_test_teardown(test_tracepoint_writes, h_test_teardown),
+		cmocka_unit_test_teardown(test_tracepoint_exec, h_test_teardown),
 		cmocka_unit_test_teardown(test_hardware_event, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};

@@ -7,9 +7,12 @@
  *   events pingpong N   two threads pass a byte back and forth N times
  *                       through two pipes (pingpong() and echo()): each
  *                       blocks once a round, 2N context switches
+ *   events writes N     write_a() writes 10 bytes N times, write_b() 100
+ *                       bytes 2N times, to /dev/null: 3N write(2) calls
  *
- * Prints what it did: "pages N" or "trips N".
+ * Prints what it did: "pages N", "trips N" or "writes N".
  */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,18 +82,57 @@ static int run_pingpong(unsigned long trips)
 	return 0;
 }
 
+NOINLINE static int write_a(int fd, unsigned long n)
+{
+	static const char ten[10];
+
+	for (unsigned long i = 0; i < n; i++)
+		if (write(fd, ten, sizeof(ten)) != sizeof(ten))
+			return -1;
+	return 0;
+}
+
+NOINLINE static int write_b(int fd, unsigned long n)
+{
+	static const char hundred[100];
+
+	for (unsigned long i = 0; i < n; i++)
+		if (write(fd, hundred, sizeof(hundred)) != sizeof(hundred))
+			return -1;
+	return 0;
+}
+
+static int writes(unsigned long n)
+{
+	int fd = open("/dev/null", O_WRONLY);
+
+	/* a profiler reads a new process's unwind tables in its first
+	 * milliseconds: the counted writes come after */
+	usleep(300000);
+	if (fd < 0 || write_a(fd, n) || write_b(fd, 2 * n)) {
+		perror("events: /dev/null");
+		return 1;
+	}
+	close(fd);
+	/* after the counted writes: stdout's write is the program's own */
+	printf("writes %lu\n", 3 * n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double n;
 
 	if (argc != 3 || parse_num(argv[2], &n) || n < 1) {
-		fprintf(stderr, "usage: events faults|pingpong N\n");
+		fprintf(stderr, "usage: events faults|pingpong|writes N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "faults"))
 		return faults((unsigned long)n);
 	if (!strcmp(argv[1], "pingpong"))
 		return run_pingpong((unsigned long)n);
-	fprintf(stderr, "usage: events faults|pingpong N\n");
+	if (!strcmp(argv[1], "writes"))
+		return writes((unsigned long)n);
+	fprintf(stderr, "usage: events faults|pingpong|writes N\n");
 	return 2;
 }

@@ -1,0 +1,37 @@
+/* -e tracepoint:CATEGORY:NAME, attached as a raw tracepoint (no tracefs):
+ * by its own name, or for the system calls, whose tracepoints are made by
+ * ftrace from two raw ones, as sys_enter or sys_exit with the call's
+ * number. */
+#ifndef FLAMEBPF_TRACEPOINT_SPEC_H
+#define FLAMEBPF_TRACEPOINT_SPEC_H
+
+#include <stdbool.h>
+
+#define TRACEPOINT_NAME_LEN 64
+#define TRACEPOINT_SPEC_LEN 128
+
+/* What the weights are: one a hit, or a value of it. */
+enum tp_weight {
+	TP_WEIGHT_HITS = -1, /* 0..5: the system call's argument */
+	TP_WEIGHT_RET = 6,   /* sys_exit_*: its return value, when positive */
+};
+
+struct tracepoint_spec {
+	char spec[TRACEPOINT_SPEC_LEN]; /* "syscalls:sys_enter_write", as given */
+	char raw[TRACEPOINT_NAME_LEN];	/* the raw tracepoint: "sys_enter" */
+	int nr;				/* sys_enter/sys_exit: the call; -1: any */
+	bool exit;			/* sys_exit */
+};
+
+/* Whether s names a tracepoint: "tracepoint:..." or "t:...". */
+bool tracepoint_spec__is(const char *s);
+
+/* Parses "tracepoint:CATEGORY:NAME" (or "t:..."). Returns 0, -EINVAL for
+ * another shape, -ENOENT for a system call this architecture has not. */
+int tracepoint_spec__parse(const char *s, struct tracepoint_spec *tp);
+
+/* Parses --weight: "argN" (sys_enter_*: N from 0 to 5) or "ret" (sys_exit_*).
+ * Returns 0 or -EINVAL when tp has no such value. */
+int tracepoint_spec__weight(const struct tracepoint_spec *tp, const char *s, int *w);
+
+#endif
