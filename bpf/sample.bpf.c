@@ -330,15 +330,8 @@ static __always_inline bool blocked_now(struct task_struct *task, unsigned int s
 static __always_inline __u64 task_kernel_stack(struct task_struct *task,
 					       struct sample_stack_event *st)
 {
-	long n = bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0);
-
-	if (n < 0) {
-		count(CNT_KSTACK_ERR);
-		return STACK_ID_LOST;
-	}
-	if (n < (long)sizeof(__u64))
-		return STACK_ID_NONE;
-	return send_stack(st, n / sizeof(__u64), EV_STACK, CNT_STACKS_DROPPED);
+	return taken_stack(st, bpf_get_task_stack(task, st->ip, sizeof(st->ip), 0), EV_STACK,
+			   CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 }
 
 SEC("iter.s/task")

@@ -63,15 +63,11 @@ static __always_inline struct sample_stack_event *stack_scratch(void)
 /* Takes the stack (bpf_get_stack() flags) and returns its id (send_stack()),
  * STACK_ID_NONE when empty, STACK_ID_LOST when it could not be read
  * (err_counter) or sent (drop_counter). */
-static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 type, __u32 err_counter,
-					__u32 drop_counter)
+/* What a bpf_get_stack() (or bpf_get_task_stack()) into st that returned n
+ * gives, as take_stack() returns it. */
+static __always_inline __u64 taken_stack(struct sample_stack_event *st, long n, __u32 type,
+					 __u32 err_counter, __u32 drop_counter)
 {
-	struct sample_stack_event *st = stack_scratch();
-	long n;
-
-	if (!st)
-		return STACK_ID_LOST;
-	n = bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags);
 	if (n < 0) {
 		count(err_counter);
 		return STACK_ID_LOST;
@@ -79,6 +75,17 @@ static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 type, __u3
 	if (n < (long)sizeof(__u64))
 		return STACK_ID_NONE;
 	return send_stack(st, n / sizeof(__u64), type, drop_counter);
+}
+
+static __always_inline __u64 take_stack(void *ctx, __u64 flags, __u32 type, __u32 err_counter,
+					__u32 drop_counter)
+{
+	struct sample_stack_event *st = stack_scratch();
+
+	if (!st)
+		return STACK_ID_LOST;
+	return taken_stack(st, bpf_get_stack(ctx, st->ip, sizeof(st->ip), flags), type, err_counter,
+			   drop_counter);
 }
 
 #endif

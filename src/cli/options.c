@@ -276,16 +276,6 @@ int options__parse_count(const char *s, size_t max, size_t *n)
 	return 0;
 }
 
-int options__parse_heatmap_rows(const char *s, unsigned int *rows)
-{
-	size_t n;
-
-	if (options__parse_count(s, 1000, &n))
-		return -EINVAL;
-	*rows = n;
-	return 0;
-}
-
 int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 {
 	const char *p = s;
@@ -312,6 +302,29 @@ int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 }
 
 #define usage_err(...) (snprintf(err, OPTIONS_ERR_LEN, __VA_ARGS__), -EINVAL)
+
+int options__heatmap(const char *arg, unsigned int *rows, char *err)
+{
+	size_t n;
+
+	if (!arg) {
+		if (!*rows)
+			*rows = OPTIONS_HEATMAP_ROWS;
+		return 0;
+	}
+	if (options__parse_count(arg, 1000, &n))
+		return usage_err("invalid --heatmap-rows '%s' (rows a second, 1 to 1000)", arg);
+	*rows = n;
+	return 0;
+}
+
+int options__top(const char *arg, size_t *top, char *err)
+{
+	if (options__parse_count(arg, OPTIONS_MAX_TOP, top))
+		return usage_err("invalid --top '%s' (a count of processes, 1 to %d)", arg,
+				 OPTIONS_MAX_TOP);
+	return 0;
+}
 
 static int parse_tracepoint(const char *arg, struct source_opts *c, char *err)
 {
@@ -414,19 +427,11 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		o->root = ROOT_TID;
 		return 0;
 	case OPT_HEATMAP:
-		if (!o->heatmap_rows)
-			o->heatmap_rows = OPTIONS_HEATMAP_ROWS;
-		return 0;
+		return options__heatmap(NULL, &o->heatmap_rows, err);
 	case OPT_HEATMAP_ROWS:
-		if (options__parse_heatmap_rows(arg, &o->heatmap_rows))
-			return usage_err("invalid --heatmap-rows '%s' (rows a second, 1 to 1000)",
-					 arg);
-		return 0;
+		return options__heatmap(arg, &o->heatmap_rows, err);
 	case OPT_TOP:
-		if (options__parse_count(arg, OPTIONS_MAX_TOP, &o->top))
-			return usage_err("invalid --top '%s' (a count of processes, 1 to %d)", arg,
-					 OPTIONS_MAX_TOP);
-		return 0;
+		return options__top(arg, &o->top, err);
 	case 'a':
 		o->capture.all = true;
 		return 0;

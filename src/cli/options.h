@@ -62,7 +62,12 @@ int options__parse_count(const char *s, size_t max, size_t *n);
 
 /* --heatmap-rows: the slices of a second, 1 to 1000; 50 (20 ms) by default. */
 #define OPTIONS_HEATMAP_ROWS 50
-int options__parse_heatmap_rows(const char *s, unsigned int *rows);
+
+/* The options a capture and render share, parsed alike: --heatmap (arg
+ * NULL) and --heatmap-rows ARG into *rows, --top ARG into *top. Return 0,
+ * or -EINVAL with the message in err. */
+int options__heatmap(const char *arg, unsigned int *rows, char *err);
+int options__top(const char *arg, size_t *top, char *err);
 
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
 int options__parse_pids(const char *s, pid_t **pids, size_t *n);

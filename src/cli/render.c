@@ -127,19 +127,11 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 		o->period = true;
 		return 0;
 	case OPT_HEATMAP:
-		if (!o->wo.heatmap_rows)
-			o->wo.heatmap_rows = OPTIONS_HEATMAP_ROWS;
-		return 0;
+		return options__heatmap(NULL, &o->wo.heatmap_rows, err);
 	case OPT_HEATMAP_ROWS:
-		if (options__parse_heatmap_rows(arg, &o->wo.heatmap_rows))
-			return usage_err("invalid --heatmap-rows '%s' (rows a second, 1 to 1000)",
-					 arg);
-		return 0;
+		return options__heatmap(arg, &o->wo.heatmap_rows, err);
 	case OPT_TOP:
-		if (options__parse_count(arg, OPTIONS_MAX_TOP, &o->top))
-			return usage_err("invalid --top '%s' (a count of processes, 1 to %d)", arg,
-					 OPTIONS_MAX_TOP);
-		return 0;
+		return options__top(arg, &o->top, err);
 	case OPT_EVENT:
 		if (!*arg)
 			return usage_err("--event needs an event name (as perf script prints it)");

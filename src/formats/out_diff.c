@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util/utf8.h"
+#include "numfmt.h"
 #include "out_diff.h"
 
 #define P_MIN	    1e-16 /* smaller p-values print as "<1e-16": doubles say no more */
@@ -32,21 +33,6 @@ int diff_out__parse(const char *name, enum diff_format *f)
 	return 0;
 }
 
-/* 1,234,567 */
-static void fmt_count(char *buf, size_t size, uint64_t v)
-{
-	char digits[24];
-	int len = snprintf(digits, sizeof(digits), "%" PRIu64, v);
-	size_t o = 0;
-
-	for (int i = 0; i < len && o + 2 < size; i++) {
-		if (i && (len - i) % 3 == 0)
-			buf[o++] = ',';
-		buf[o++] = digits[i];
-	}
-	buf[o] = '\0';
-}
-
 /* Three significant digits: "812 ns", "12.3 ms", "1.23 s". */
 static void fmt_ns(char *buf, size_t size, uint64_t ns)
 {
@@ -64,7 +50,7 @@ static void fmt_ns(char *buf, size_t size, uint64_t ns)
 static void fmt_weight(char *buf, size_t size, uint64_t w, enum profile_unit unit)
 {
 	if (unit == UNIT_SAMPLES)
-		fmt_count(buf, size, w);
+		numfmt__count(w, buf, size);
 	else
 		fmt_ns(buf, size, w);
 }
@@ -129,7 +115,7 @@ static void fmt_time(char *buf, size_t size, const struct diff_result *r, int si
 		       wall ? "of wall time (on and off the CPU)" : "off the CPU");
 	if (!r->seen[side] || len < 0 || (size_t)len >= size)
 		return;
-	fmt_count(n, sizeof(n), r->seen[side]);
+	numfmt__count(r->seen[side], n, sizeof(n));
 	snprintf(buf + len, size - len, " in %s %s", n, wall ? "samples and blocks" : "blocks");
 }
 
@@ -140,7 +126,7 @@ static void fmt_total(char *buf, size_t size, const struct diff_result *r, int s
 	char w[CELL], n[CELL];
 
 	fmt_weight(w, sizeof(w), r->weight[side], r->unit);
-	fmt_count(n, sizeof(n), r->count[side]);
+	numfmt__count(r->count[side], n, sizeof(n));
 	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL)
 		fmt_time(buf, size, r, side);
 	else if (r->unit == UNIT_SAMPLES)
