@@ -18,6 +18,7 @@ const volatile bool want_user = true;
 const volatile bool want_kernel = true;
 const volatile bool timeline = false;
 const volatile bool offcpu = false;
+const volatile bool weigh_period = false; /* -e page-faults -F FREQ */
 const volatile bool want_wakers = false;
 const volatile bool want_kthreads = false;
 const volatile __u64 min_block_ns = 0; /* 0: no bound */
@@ -102,7 +103,9 @@ static __always_inline int count_stack(void *ctx, __u64 weight)
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
-	return count_stack(ctx, 1);
+	/* a counted event at a frequency: the kernel changes the period as it
+	 * goes, each sample stands for its own */
+	return count_stack(ctx, weigh_period ? ctx->sample_period : 1);
 }
 
 /* -e tracepoint:...: a raw tracepoint, attached by name (no tracefs); the

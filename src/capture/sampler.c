@@ -63,6 +63,12 @@ struct sampler {
 	int event_err;		  /* the first error handling ring buffer records */
 };
 
+/* -e page-faults -F FREQ: each sample weighs its own period, in events. */
+static bool counted_at_freq(const struct sampler *s)
+{
+	return s->opts.event && !s->opts.event->clock && s->opts.freq;
+}
+
 /* Whether counts are a tracepoint's values (--weight), not hits. */
 static bool weighed(const struct sampler *s)
 {
@@ -116,6 +122,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->timeline = s->opts.timeline;
 	skel->rodata->unwind_mode = s->opts.user ? s->opts.unwind : UNWIND_MODE_FP;
 	skel->rodata->offcpu = s->opts.offcpu;
+	skel->rodata->weigh_period = counted_at_freq(s);
 	skel->rodata->min_block_ns = s->opts.min_block_ns;
 	skel->rodata->max_block_ns = s->opts.max_block_ns;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
@@ -266,7 +273,7 @@ int sampler__add_pid(struct sampler *s, pid_t pid)
 
 /* A fixed period (ns of a clock, or events), not the kernel's frequency
  * mode: a clock's changes randomly as the capture goes (jitter_periods()). */
-static int open_event(uint64_t period, int cpu, __u32 type, __u64 config)
+static int open_event(uint64_t period, unsigned int freq, int cpu, __u32 type, __u64 config)
 {
 	struct perf_event_attr attr = {
 		.type = type,
@@ -274,6 +281,12 @@ static int open_event(uint64_t period, int cpu, __u32 type, __u64 config)
 		.config = config,
 		.sample_period = period,
 	};
+
+	/* a counted event at a frequency: the kernel's own frequency mode */
+	if (freq) {
+		attr.freq = 1;
+		attr.sample_freq = freq;
+	}
 	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 
 	return fd < 0 ? -errno : fd;
@@ -286,8 +299,8 @@ static int attach_cpu(struct sampler *s, int cpu)
 {
 	const struct perf_event_desc *ev =
 		s->opts.event ? s->opts.event : perf_events__find("cpu-clock");
-	int fd = open_event(s->opts.period ? s->opts.period : s->period_ns, cpu, ev->type,
-			    ev->config);
+	int fd = open_event(s->opts.period ? s->opts.period : s->period_ns,
+			    counted_at_freq(s) ? s->opts.freq : 0, cpu, ev->type, ev->config);
 
 	if (fd < 0)
 		return fd;
@@ -458,8 +471,8 @@ static void jitter_periods(struct sampler *s)
 	/* stretch / mean = stretch / period - 1/2 samples per stretch */
 	uint64_t mean = (uint64_t)((double)s->period_ns * stretch / (stretch + s->period_ns / 2));
 
-	/* counted events are counted exactly: no period of time to lock onto */
-	if (s->opts.period || since(&s->jittered) * 1e9 < stretch)
+	/* counted events have no period of time to lock onto */
+	if (s->opts.period || counted_at_freq(s) || since(&s->jittered) * 1e9 < stretch)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &s->jittered);
 	for (int cpu = 0; cpu < s->ncpus; cpu++) {
@@ -710,9 +723,10 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	if (!err && c->s->opts.wall && !key.state)
 		err = profile__add_stack(c->p, &who, c->frames, c->n, count * c->s->period_ns);
 	else if (!err)
-		err = profile__add_stack_count(c->p, &who, c->frames, c->n,
-					       count * (c->s->opts.period ? c->s->opts.period : 1),
-					       key.state || weighed(c->s) ? 0 : count);
+		err = profile__add_stack_count(
+			c->p, &who, c->frames, c->n,
+			count * (c->s->opts.period ? c->s->opts.period : 1),
+			key.state || weighed(c->s) || counted_at_freq(c->s) ? 0 : count);
 	if (!err && c->s->opts.wall)
 		err = add_thread_ns(c->s, key.tid, key.state ? count : count * c->s->period_ns);
 	if (!err && c->s->opts.timeline)

@@ -100,6 +100,13 @@ static void summary(void *impl, const struct profile *p, double secs)
 		summary__sample(p, &st, secs, ss->o->freq, ss->verbosity > 0);
 }
 
+/* Counts are of events (or a tracepoint's hits), not of time: a counted
+ * event's samples weigh its period, 1 at a frequency (each its own). */
+static bool counted(const struct source_opts *o)
+{
+	return o->tracepoint || (o->event && !o->event->clock);
+}
+
 static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 {
 	struct sample_source *ss = impl;
@@ -109,7 +116,7 @@ static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 	summary__sample_losses(&st, b);
 	m->event = st.event;
 	/* a tracepoint's counts are hits (or its values), as a counted event's */
-	m->period = ss->o->tracepoint ? 1 : ss->o->period;
+	m->period = counted(ss->o) ? (ss->o->period ? ss->o->period : 1) : 0;
 	m->losses = b->len ? b->s : "";
 }
 

@@ -85,6 +85,11 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      "in %.2f s",
 		      profile__total_weight(p), st->event, st->counter[CNT_SAMPLES],
 		      profile__nr_processes(p), profile__nr_stacks(p), secs);
+	else if (period && freq)
+		p_err("%" PRIu64 " %s in %" PRIu64 " samples at %u Hz (each its own period), %zu "
+		      "processes, %zu stacks in %.2f s (on %u CPUs)",
+		      profile__total_weight(p), st->event, st->counter[CNT_SAMPLES], freq,
+		      profile__nr_processes(p), profile__nr_stacks(p), secs, st->ncpus);
 	else if (period)
 		p_err("%" PRIu64 " %s in %" PRIu64 " samples (one every %" PRIu64
 		      "), %zu processes, %zu stacks in %.2f s (on %u CPUs)",

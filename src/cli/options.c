@@ -112,7 +112,8 @@ void options__usage(FILE *f)
 	      "                           or tracepoint:CATEGORY:NAME (t:...): stacks\n"
 	      "                           counted at each hit (tracepoint:syscalls:\n"
 	      "                           sys_enter_write, t:sched:sched_process_exec)\n"
-	      "  -c, --count N            (-e) a sample every N events (default 1)\n"
+	      "  -c, --count N            (-e) a sample every N events (default 1); or -F\n"
+	      "                           FREQ, each sample weighing its own period\n"
 	      "      --weight W           (-e tracepoint:syscalls:...) hits weigh a value:\n"
 	      "                           arg0 to arg5 (sys_enter_*), ret (sys_exit_*)\n"
 	      "  -f, --func [BINARY:]REGEX\n"
@@ -559,6 +560,8 @@ static int check_event(struct options *o, char *err)
 				 : c->offcpu ? "--off-cpu or --wall"
 				 : c->freq   ? "-F"
 					     : "-c");
+	if (c->period && c->freq)
+		return usage_err("-c N and -F FREQ both say how often to sample: give one");
 	if (c->period && (!c->event || c->event->clock))
 		return usage_err("-c N samples every N events of a counted event (-e page-faults, "
 				 "...): a clock is sampled at -F FREQ");
@@ -569,11 +572,7 @@ static int check_event(struct options *o, char *err)
 				 c->nfuncs ? "-f" : "--off-cpu or --wall");
 	if (c->event->clock && !c->freq)
 		c->freq = OPTIONS_EVENT_FREQ;
-	if (!c->event->clock && c->freq)
-		return usage_err("-F is for clocks (cpu-clock, task-clock): '%s' is counted, a "
-				 "sample every -c N events (1 unless said)",
-				 c->event->name);
-	if (!c->event->clock && !c->period)
+	if (!c->event->clock && !c->period && !c->freq)
 		c->period = 1;
 	return 0;
 }

@@ -308,7 +308,8 @@ static size_t stack_values(const struct pprof *b, size_t i, int64_t *v)
 		return n;
 	}
 	if (profile__meta(b->p)->period) {
-		v[n++] = (int64_t)s->count;
+		if (profile__total_count(b->p))
+			v[n++] = (int64_t)s->count;
 		v[n++] = (int64_t)s->weight;
 		return n;
 	}
@@ -411,12 +412,13 @@ static int push_type(struct pprof *b, const char *type, const char *unit)
 }
 
 /* A counted event (-e page-faults -c N): [samples/count, page-faults/count],
- * a sample every N of them, the events shown by default. */
+ * a sample every N of them, the events shown by default; samples only
+ * when known (not at a frequency, nor for a tracepoint's --weight). */
 static int add_event_types(struct pprof *b)
 {
 	const struct profile_meta *m = profile__meta(b->p);
 
-	if (has_count(b) && push_type(b, "samples", "count"))
+	if (profile__total_count(b->p) && push_type(b, "samples", "count"))
 		return -ENOMEM;
 	if (push_type(b, m->event, "count"))
 		return -ENOMEM;

@@ -75,6 +75,29 @@ static void test_every_tenth(void **state)
 	h_folded_free(&f);
 }
 
+/* -F 999: the kernel's frequency mode, each sample weighing its period:
+ * about the 20000 faults made. */
+static void test_frequency(void **state)
+{
+	const char *out = h_path("faultsf.folded");
+	unsigned long long in_touch;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-e", "page-faults", "-F", "999", "-o", out, "--",
+			    h_workload("events"), "faults", "20000"));
+	in_touch = h_sum(&f, under, "touch_pages");
+	print_message("-F 999: %llu faults in touch_pages\n", in_touch);
+	if (in_touch < 16000 || in_touch > 24000)
+		fail_msg("-F 999: %llu faults in touch_pages, 20000 made", in_touch);
+	assert_non_null(strstr(r.err, "samples at 999 Hz (each its own period)"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* events pingpong 5000 on one CPU: each thread leaves the CPU once a round
  * (at its read, or preempted at its write by the thread it woke). */
 static void test_context_switches(void **state)
@@ -193,11 +216,11 @@ static void test_hardware_event(void **state)
 static void test_usage(void **state)
 {
 	static const struct {
-		const char *args[4], *said;
+		const char *args[6], *said;
 	} cases[] = {
-		{ { "-e", "page-faults", "-F", "99" }, "-F is for clocks" },
+		{ { "-e", "page-faults", "-F", "99", "-c", "5" }, "-c N and -F FREQ both" },
 		{ { "-e", "nosuch" }, "unknown event 'nosuch' (software events: cpu-clock," },
-		{ { "-c", "10", "-F", "99" }, "-c N samples every N events of a counted event" },
+		{ { "-c", "10", "-d", "1" }, "-c N samples every N events of a counted event" },
 		{ { "-e", "cs", "-c", "0" }, "invalid -c '0'" },
 		{ { "-e", "cs", "-e", "page-faults" }, "one -e at a time" },
 		{ { "-e", "t:syscalls:sys_enter_nosuch" }, "no such system call" },
@@ -212,11 +235,11 @@ static void test_usage(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *argv[8] = { h_flamebpf() };
+		const char *argv[10] = { h_flamebpf() };
 		struct h_result r;
 		size_t n = 1;
 
-		for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
+		for (size_t k = 0; k < 6 && cases[i].args[k]; k++)
 			argv[n++] = cases[i].args[k];
 		argv[n++] = "-d";
 		argv[n++] = "1";
@@ -233,6 +256,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_page_faults, h_test_teardown),
 		cmocka_unit_test_teardown(test_every_tenth, h_test_teardown),
+		cmocka_unit_test_teardown(test_frequency, h_test_teardown),
 		cmocka_unit_test_teardown(test_context_switches, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_writes, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_exec, h_test_teardown),
