@@ -10,7 +10,8 @@
  *   events writes N     write_a() writes 10 bytes N times, write_b() 100
  *                       bytes 2N times, to /dev/null: 3N write(2) calls
  *
- * Prints what it did: "pages N", "trips N" or "writes N".
+ * Prints what it did: "pages N", "trips N" or "writes N", and for the first
+ * two "secs T", the time the counted part took (for tools/bench_events.sh).
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -30,6 +31,7 @@ NOINLINE static void touch_pages(char *mem, unsigned long pages, long page)
 static int faults(unsigned long pages)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	double t;
 	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
@@ -39,8 +41,9 @@ static int faults(unsigned long pages)
 	}
 	/* no huge pages: one fault per page */
 	madvise(mem, pages * page, MADV_NOHUGEPAGE);
+	t = now();
 	touch_pages(mem, pages, page);
-	printf("pages %lu\n", pages);
+	printf("pages %lu\nsecs %.6f\n", pages, now() - t);
 	return munmap(mem, pages * page) ? 1 : 0;
 }
 
@@ -72,13 +75,16 @@ static int run_pingpong(unsigned long trips)
 {
 	pthread_t t;
 
+	double start;
+
 	if (pipe(ping) || pipe(pong) || pthread_create(&t, NULL, echo, NULL)) {
 		perror("events: pipe");
 		return 1;
 	}
+	start = now();
 	if (pingpong(trips) || pthread_join(t, NULL))
 		return 1;
-	printf("trips %lu\n", trips);
+	printf("trips %lu\nsecs %.6f\n", trips, now() - start);
 	return 0;
 }
 
