@@ -44,7 +44,7 @@ struct sampler {
 	struct hashmap remapped;      /* pids that mapped code in the drain: new tables */
 	unsigned int nattached;
 	const char *event;
-	char weighed_event[TRACEPOINT_SPEC_LEN + 8]; /* "syscalls:sys_enter_write:arg2" */
+	char weighed_event[TRACEPOINT_SPEC_LEN + 32]; /* "syscalls:sys_enter_write:count" */
 	struct ring_buffer *rb;
 	struct procs *procs;
 	struct symcache *bins;	   /* binaries read during the capture (containers) */
@@ -228,9 +228,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 			       : "cpu-clock";
 	if (weighed(s)) {
 		snprintf(s->weighed_event, sizeof(s->weighed_event), "%s:%s", o->tp->spec,
-			 o->weight == TP_WEIGHT_RET ? "ret" : "arg0");
-		if (o->weight != TP_WEIGHT_RET)
-			s->weighed_event[strlen(s->weighed_event) - 1] += o->weight;
+			 o->weight_name);
 		s->event = s->weighed_event;
 	}
 	s->period_ns = 1000000000ULL / (o->freq ? o->freq : 1);

@@ -23,6 +23,7 @@ struct sampler_opts {
 	uint64_t period;		     /* counted events: events a sample (clocks: 0) */
 	const struct tracepoint_spec *tp;    /* -e tracepoint:...: hits counted; or NULL */
 	int weight;			     /* ... weighed so (enum tp_weight) */
+	const char *weight_name;	     /* ... as the command line said it */
 	double duration;		     /* expected seconds (0: unknown), for sizing maps */
 	bool filter_pids;
 	bool follow_children;

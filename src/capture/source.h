@@ -23,6 +23,7 @@ struct source_opts {
 	bool tracepoint;		     /* -e tracepoint:...: stacks counted at tp */
 	struct tracepoint_spec tp;
 	int weight;			     /* --weight: enum tp_weight, or an argument's index */
+	const char *weight_name;	     /* ... as given: "count", "arg2", "ret" */
 	bool offcpu;			     /* --off-cpu: time off the CPU instead of samples */
 	uint64_t min_block_ns, max_block_ns; /* --min-block, --max-block (0: none) */
 	bool state_root;		     /* --state-root: the state frame under the root */

@@ -150,6 +150,7 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		.period = o->period,
 		.tp = o->tracepoint ? &o->tp : NULL,
 		.weight = o->weight,
+		.weight_name = o->weight_name,
 		.duration = o->duration,
 		.filter_pids = !o->all && (o->npids || o->command),
 		.follow_children = !o->all && o->command,

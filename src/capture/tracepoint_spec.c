@@ -57,6 +57,67 @@ int tracepoint_spec__parse(const char *s, struct tracepoint_spec *tp)
 	return 0;
 }
 
+/* The name of the field a format line declares ("\tfield:size_t count;\t...")
+ * into *name, *len; false for another line. */
+static bool line_field(const char *line, size_t n, const char **name, size_t *len)
+{
+	const char *f = memmem(line, n, "field:", 6), *semi, *p;
+
+	if (!f || !(semi = memchr(f, ';', n - (f - line))))
+		return false;
+	for (p = semi; p > f + 6 && p[-1] != ' ' && p[-1] != '*'; p--)
+		;
+	*name = p;
+	*len = semi - p;
+	return true;
+}
+
+int tracepoint_spec__field(const char *format, const char *field)
+{
+	size_t flen = strlen(field), n, len;
+	const char *name;
+	bool args = false;
+	int i = 0;
+
+	for (const char *l = format; *l; l += n + (l[n] == '\n')) {
+		n = strcspn(l, "\n");
+		if (!line_field(l, n, &name, &len))
+			continue;
+		if (len == 12 && !strncmp(name, "__syscall_nr", 12)) {
+			args = true; /* the call's arguments, or its return, follow */
+			continue;
+		}
+		if (!args)
+			continue;
+		if (len == flen && !strncmp(name, field, flen))
+			return !strcmp(field, "ret") ? TP_WEIGHT_RET : i;
+		i++;
+	}
+	return -1;
+}
+
+/* A system call's argument by name, from its format file in tracefs. */
+static int named_field(const struct tracepoint_spec *tp, const char *field, int *w)
+{
+	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
+	const char *name = strchr(tp->spec, ':') + 1;
+	char path[256], text[8192];
+	size_t n = 0;
+	FILE *f = NULL;
+
+	for (size_t i = 0; i < 2 && !f; i++) {
+		snprintf(path, sizeof(path), "%s/events/syscalls/%s/format", roots[i], name);
+		f = fopen(path, "re");
+	}
+	if (!f)
+		return -ENOENT;
+	n = fread(text, 1, sizeof(text) - 1, f);
+	fclose(f);
+	text[n] = '\0';
+	*w = tracepoint_spec__field(text, field);
+	return *w < 0 || *w > TP_WEIGHT_RET ? -EINVAL : 0;
+}
+
 int tracepoint_spec__weight(const struct tracepoint_spec *tp, const char *s, int *w)
 {
 	if (tp->nr < 0)
@@ -69,5 +130,7 @@ int tracepoint_spec__weight(const struct tracepoint_spec *tp, const char *s, int
 		*w = TP_WEIGHT_RET;
 		return 0;
 	}
+	if (strncmp(s, "arg", 3) && strcmp(s, "ret"))
+		return named_field(tp, s, w);
 	return -EINVAL;
 }

@@ -30,8 +30,15 @@ bool tracepoint_spec__is(const char *s);
  * another shape, -ENOENT for a system call this architecture has not. */
 int tracepoint_spec__parse(const char *s, struct tracepoint_spec *tp);
 
-/* Parses --weight: "argN" (sys_enter_*: N from 0 to 5) or "ret" (sys_exit_*).
- * Returns 0 or -EINVAL when tp has no such value. */
+/* Parses --weight: "argN" (sys_enter_*: N from 0 to 5) or "ret" (sys_exit_*),
+ * or an argument's name ("count") as the tracepoint's format file in
+ * tracefs gives it. Returns 0; -EINVAL when tp has no such value; -ENOENT
+ * for a name when tracefs is not mounted (or has no such tracepoint). */
 int tracepoint_spec__weight(const struct tracepoint_spec *tp, const char *s, int *w);
+
+/* The index of the system call argument named field in a tracepoint's
+ * format text (its fields after __syscall_nr), TP_WEIGHT_RET for "ret" at
+ * an exit; -1 when there is none. */
+int tracepoint_spec__field(const char *format, const char *field);
 
 #endif

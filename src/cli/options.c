@@ -115,7 +115,9 @@ void options__usage(FILE *f)
 	      "  -c, --count N            (-e) a sample every N events (default 1); or -F\n"
 	      "                           FREQ, each sample weighing its own period\n"
 	      "      --weight W           (-e tracepoint:syscalls:...) hits weigh a value:\n"
-	      "                           arg0 to arg5 (sys_enter_*), ret (sys_exit_*)\n"
+	      "                           an argument (sys_enter_*) by its name where\n"
+	      "                           tracefs is mounted, or arg0 to arg5; ret\n"
+	      "                           (sys_exit_*)\n"
 	      "  -f, --func [BINARY:]REGEX\n"
 	      "                           trace every call of the functions whose name\n"
 	      "                           matches REGEX (POSIX extended, unanchored; C++ and\n"
@@ -544,14 +546,22 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 static int check_event(struct options *o, char *err)
 {
 	struct source_opts *c = &o->capture;
+	int ret;
 
 	c->weight = TP_WEIGHT_HITS;
 	if (o->weight_arg && !c->tracepoint)
 		return usage_err("--weight weighs the hits of a tracepoint: give -e "
 				 "tracepoint:CATEGORY:NAME");
-	if (o->weight_arg && tracepoint_spec__weight(&c->tp, o->weight_arg, &c->weight))
-		return usage_err("invalid --weight '%s' for '%s' (a system call's arg0 to arg5 at "
-				 "sys_enter_*, ret at sys_exit_*)",
+	c->weight_name = o->weight_arg;
+	ret = o->weight_arg ? tracepoint_spec__weight(&c->tp, o->weight_arg, &c->weight) : 0;
+	if (ret == -ENOENT)
+		return usage_err("--weight '%s': argument names come from tracefs's format "
+				 "files, not found (mount -t tracefs nodev /sys/kernel/tracing), "
+				 "or give its place: arg0 to arg5",
+				 o->weight_arg);
+	if (ret)
+		return usage_err("invalid --weight '%s' for '%s' (a system call's argument at "
+				 "sys_enter_*: its name or arg0 to arg5; ret at sys_exit_*)",
 				 o->weight_arg, c->tp.spec);
 	if (c->tracepoint && (c->offcpu || c->nfuncs || c->freq || c->period))
 		return usage_err("-e %s counts every hit of the tracepoint: not with %s",

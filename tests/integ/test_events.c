@@ -167,6 +167,37 @@ static void test_tracepoint_writes(void **state)
 	expect_writes("t:syscalls:sys_exit_write", "ret", 10000, 200000);
 }
 
+/* --weight by the argument's name, from tracefs's format file: mounted for
+ * the test in a mount namespace of its own, the machine's left as it is. */
+static void test_weight_by_name(void **state)
+{
+	const char *out = h_path("named.folded");
+	char cmd[4096];
+	unsigned long long a, b;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	snprintf(cmd, sizeof(cmd),
+		 "mount -t tracefs nodev /sys/kernel/tracing && exec '%s' -e "
+		 "t:syscalls:sys_enter_write --weight count -o '%s' -- '%s' writes 100",
+		 h_flamebpf(), out, h_workload("events"));
+	assert_int_equal(h_run(&r, 60, H_ARGV("unshare", "-m", "sh", "-c", cmd)), 0);
+	if (r.status && (strstr(r.err, "mount:") || strstr(r.err, "unshare:")))
+		skip(); /* no tracefs in this kernel, or no mount namespaces */
+	h_assert_status(&r, 0);
+	h_folded_must_load(out, &f);
+	a = h_sum(&f, under, "write_a");
+	b = h_sum(&f, under, "write_b");
+	print_message("--weight count: write_a %llu, write_b %llu\n", a, b);
+	assert_int_equal(a, 1000);
+	assert_int_equal(b, 20000);
+	assert_non_null(strstr(r.err, "syscalls:sys_enter_write:count in 301 hits"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* A tracepoint of its own name, not a system call's: sched_process_exec
  * for each program sh runs. */
 static void test_tracepoint_exec(void **state)
@@ -259,6 +290,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_frequency, h_test_teardown),
 		cmocka_unit_test_teardown(test_context_switches, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_writes, h_test_teardown),
+		cmocka_unit_test_teardown(test_weight_by_name, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_exec, h_test_teardown),
 		cmocka_unit_test_teardown(test_hardware_event, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
