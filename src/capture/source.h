@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h> /* unwind.h's */
 #include <sys/types.h>
 
 #include "profile/profile.h"

@@ -22,6 +22,7 @@
 #include "source.h"
 #include "stack_walkers.h"
 #include "summary.h"
+#include "targets.h"
 #include "tracer.h"
 #include "uprobe_multi.h"
 
@@ -55,26 +56,6 @@ struct trace_source {
 };
 
 /* The binaries a -f without BINARY searches: the target's. */
-static int target_binaries(const struct source_opts *o, struct binaries *out)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < o->npids && !err; i++) {
-		struct binaries one = {};
-
-		err = binaries__of_pid(o->pids[i], &one);
-		for (size_t j = 0; !err && j < one.n; j++)
-			err = binaries__add(out, &one.v[j]);
-		binaries__free(&one);
-		if (err)
-			p_err("cannot read the mappings of process %d: %s", o->pids[i],
-			      strerror(-err));
-	}
-	if (!err && o->command && (err = binaries__of_command(o->command[0], out)))
-		p_err("cannot find the binaries of '%s': %s", o->command[0], strerror(-err));
-	return err == -ENOENT || err == -ESRCH || err == -EACCES ? -EINVAL : err;
-}
-
 static void list_names(const struct binaries *b, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -82,19 +63,6 @@ static void list_names(const struct binaries *b, char *buf, size_t len)
 	buf[0] = '\0';
 	for (size_t i = 0; i < b->n && used < len; i++)
 		used += snprintf(buf + used, len - used, "%s%s", i ? ", " : "", b->v[i].path);
-}
-
-static int resolve_binary(const char *spec, const struct binaries *target, struct binaries *out)
-{
-	int err = binaries__resolve(spec, target->n ? target : NULL, out);
-
-	if (err == -ENOEXEC)
-		p_err("'%s' is not an ELF binary", spec);
-	else if (err == -ENOENT)
-		p_err("no binary '%s' in the target or the library directories", spec);
-	else if (err)
-		p_err("cannot open '%s': %s", spec, strerror(-err));
-	return err == -ENOMEM ? err : err ? -EINVAL : 0;
 }
 
 /* Adds the functions one -f/-l argument names. */
@@ -150,7 +118,7 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 		goto out_free;
 	}
 	if (binary) {
-		err = resolve_binary(binary, target, &own);
+		err = targets__resolve(binary, target, &own);
 		bins = &own;
 	} else if (!target->n) {
 		p_err("'%s': tracing system-wide needs BINARY:REGEX (e.g. libc:%s)", arg, regex);
@@ -181,7 +149,7 @@ static int select_funcs(const struct source_opts *o, const char *const *specs, s
 			struct funcs *list, struct target_binary *exe, unsigned int *walkers)
 {
 	struct binaries target = {};
-	int err = target_binaries(o, &target);
+	int err = targets__of(o, &target);
 
 	for (size_t i = 0; i < n && !err; i++)
 		err = match_one(list, specs[i], &target);

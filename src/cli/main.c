@@ -18,6 +18,7 @@
 
 #include "capture/command.h"
 #include "capture/source.h"
+#include "capture/usdt_list.h"
 #include "formats/sink.h"
 #include "profile/profile.h"
 #include "util/msg.h"
@@ -437,7 +438,8 @@ static int run(const struct options *o, int argc, char **argv)
 
 static int list_funcs(const struct options *o)
 {
-	int err = source_trace__list(&o->capture);
+	int err = usdt_list__is(o->capture.list) ? usdt_list__print(&o->capture, o->capture.list)
+						 : source_trace__list(&o->capture);
 
 	if (err == -EINVAL)
 		return EXIT_USAGE;

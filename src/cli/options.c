@@ -148,7 +148,9 @@ void options__usage(FILE *f)
 	      "                           args on_cpu_ns, off_cpu_ns and ns by state. Hooks\n"
 	      "                           every context switch while it runs\n"
 	      "  -l, --list [BINARY:]REGEX\n"
-	      "                           print the functions -f would trace and exit\n"
+	      "                           print the functions -f would trace and exit;\n"
+	      "                           usdt:[BINARY][:REGEX] the USDT probes (sys/sdt.h)\n"
+	      "                           of BINARY, or of the target's binaries\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE (default: standard output);\n"
@@ -601,6 +603,11 @@ static int check(struct options *o, bool format_set, char *err)
 			       : 0;
 	if (check_event(o, err))
 		return -EINVAL;
+	for (size_t i = 0; i < c->nfuncs; i++)
+		if (!strncmp(c->funcs[i], "usdt:", 5))
+			return usage_err("-f '%s': counting USDT probes is not built yet; -l "
+					 "'usdt:BINARY:' lists them",
+					 c->funcs[i]);
 	if (!c->freq && !c->event && !c->tracepoint && !c->nfuncs && !c->offcpu && c->command)
 		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
 				 "REGEX before the COMMAND '%s' (see --help)",

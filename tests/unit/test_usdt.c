@@ -1,0 +1,186 @@
+/* Unit tests of src/symbols/usdt_notes.c and usdt.c: notes built here byte
+ * by byte (and notes that lie), then the probes of tests/fixtures/sdtfix.c
+ * as a PIE, a non-PIE and a library, and Debian's libstdc++'s. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cmocka.h>
+
+#include "symbols/usdt.h"
+#include "symbols/usdt_notes.h"
+
+struct notes {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void put32(struct notes *t, uint32_t v)
+{
+	memcpy(t->b + t->n, &v, 4);
+	t->n += 4;
+}
+
+static void put64(struct notes *t, uint64_t v)
+{
+	memcpy(t->b + t->n, &v, 8);
+	t->n += 8;
+}
+
+/* One note: owner, type, the three addresses and strings (desc). */
+static void put_note(struct notes *t, const char *owner, uint32_t type, uint64_t pc,
+		     const char *strs, size_t strs_len)
+{
+	size_t namesz = strlen(owner) + 1;
+
+	put32(t, namesz);
+	put32(t, 24 + strs_len);
+	put32(t, type);
+	memcpy(t->b + t->n, owner, namesz);
+	t->n += (namesz + 3) & ~3UL;
+	put64(t, pc);
+	put64(t, 0x2000);
+	put64(t, pc ? 0x3000 : 0);
+	memcpy(t->b + t->n, strs, strs_len);
+	t->n += (strs_len + 3) & ~3UL;
+}
+
+struct seen {
+	struct usdt_note v[8];
+	size_t n;
+};
+
+static int collect(const struct usdt_note *n, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 8)
+		s->v[s->n++] = *n;
+	return 0;
+}
+
+static void test_notes(void **state)
+{
+	struct notes t = { .n = 0 };
+	struct seen s = { .n = 0 };
+
+	(void)state;
+	put_note(&t, "GNU", 3, 0x1111, "x\0y\0z", 6); /* another owner: passed over */
+	put_note(&t, "stapsdt", 3, 0x1234, "prov\0probe\0-4@%edi 8@$5", 24);
+	put_note(&t, "stapsdt", 1, 0x9999, "a\0b\0", 4); /* another type */
+	put_note(&t, "stapsdt", 3, 0x1300, "p\0n\0", 5); /* no arguments: "" */
+	assert_int_equal(usdt_notes__parse(t.b, t.n, collect, &s), 0);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.v[0].pc, 0x1234);
+	assert_int_equal(s.v[0].base, 0x2000);
+	assert_int_equal(s.v[0].sema, 0x3000);
+	assert_string_equal(s.v[0].provider, "prov");
+	assert_string_equal(s.v[0].name, "probe");
+	assert_string_equal(s.v[0].args, "-4@%edi 8@$5");
+	assert_string_equal(s.v[1].args, "");
+}
+
+static void test_bad_notes(void **state)
+{
+	struct notes t = { .n = 0 };
+	struct seen s = { .n = 0 };
+
+	(void)state;
+	/* strings without their last NUL */
+	put_note(&t, "stapsdt", 3, 0x1234, "prov\0probe\0args", 15);
+	assert_int_equal(usdt_notes__parse(t.b, t.n, collect, &s), -ENOEXEC);
+	/* a desc running past the end */
+	t.n = 0;
+	put_note(&t, "stapsdt", 3, 0x1234, "p\0n\0a", 6);
+	assert_int_equal(usdt_notes__parse(t.b, t.n - 8, collect, &s), -ENOEXEC);
+	/* a desc too short for its addresses */
+	t.n = 0;
+	put32(&t, 8);
+	put32(&t, 8);
+	put32(&t, 3);
+	memcpy(t.b + t.n, "stapsdt", 8);
+	t.n += 8;
+	put64(&t, 0);
+	assert_int_equal(usdt_notes__parse(t.b, t.n, collect, &s), -ENOEXEC);
+	/* a huge name size */
+	t.n = 0;
+	put32(&t, 0xffffffff);
+	put32(&t, 0);
+	put32(&t, 3);
+	assert_int_equal(usdt_notes__parse(t.b, t.n, collect, &s), -ENOEXEC);
+	/* nothing, or less than a header: no notes */
+	assert_int_equal(usdt_notes__parse(t.b, 0, collect, &s), 0);
+	assert_int_equal(usdt_notes__parse(t.b, 11, collect, &s), 0);
+	assert_int_equal(s.n, 0);
+}
+
+static const struct usdt_probe *find(const struct usdt_probes *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (!strcmp(ps->v[i].name, name))
+			return &ps->v[i];
+	fail_msg("no probe '%s'", name);
+	return NULL;
+}
+
+/* The fixture's four probes, their specs, a semaphore each, in the file. */
+static void expect_fixture(const char *path)
+{
+	struct usdt_probes ps = { 0 };
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(usdt__read(path, &ps), 0);
+	assert_int_equal(ps.n, 4);
+	assert_string_equal(find(&ps, "noargs")->args, "");
+	assert_string_equal(find(&ps, "one")->args, "-4@%edi");
+	assert_string_equal(find(&ps, "three")->args, "-8@%rdi -1@%sil 8@%rdx");
+	for (size_t i = 0; i < ps.n; i++) {
+		assert_string_equal(ps.v[i].provider, "fix");
+		assert_true(ps.v[i].offset > 0 && ps.v[i].offset < (uint64_t)st.st_size);
+		assert_true(ps.v[i].sema_addr != 0);
+		assert_true(ps.v[i].sema_offset > 0 && ps.v[i].sema_offset < (uint64_t)st.st_size);
+	}
+	/* the probes are in one function, in order */
+	assert_true(find(&ps, "noargs")->offset < find(&ps, "one")->offset);
+	assert_true(find(&ps, "three")->offset - find(&ps, "noargs")->offset < 256);
+	usdt__free(&ps);
+}
+
+static void test_fixtures(void **state)
+{
+	(void)state;
+	expect_fixture("build/tests/fixtures/sdtfix_pie");
+	expect_fixture("build/tests/fixtures/sdtfix_nopie");
+	expect_fixture("build/tests/fixtures/libsdtfix.so");
+}
+
+/* Not ELF, or no probes: an error, or none. */
+static void test_no_probes(void **state)
+{
+	struct usdt_probes ps = { 0 };
+
+	(void)state;
+	assert_int_equal(usdt__read("build/tests/fixtures/symfix_pie", &ps), 0);
+	assert_int_equal(ps.n, 0);
+	assert_int_equal(usdt__read("tests/data/roundtrip.folded", &ps), -ENOEXEC);
+	assert_int_equal(usdt__read("/nonexistent", &ps), -ENOENT);
+	usdt__free(&ps);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_notes),
+		cmocka_unit_test(test_bad_notes),
+		cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_no_probes),
+	};
+
+	return cmocka_run_group_tests_name("usdt", tests, NULL, NULL);
+}
