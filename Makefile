@@ -214,6 +214,21 @@ $(BUILD)/gen/svg_js.h: src/formats/svg/flamegraph.js tools/embed.sh
 	$(Q)tools/embed.sh svg_js < $< > $@
 $(addsuffix /formats/out_svg.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): $(BUILD)/gen/svg_js.h
 
+# The HTML report's script and style (src/formats/html/), compiled in. Each
+# goes into an element of the page that "</script" or "</style" would end.
+$(BUILD)/gen/html_js.h: src/formats/html/report.js tools/embed.sh
+	$(call msg,EMBED,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)if grep -in '</script' $<; then echo "flamebpf: $< must not contain '</script'" >&2; exit 1; fi
+	$(Q)tools/embed.sh html_js < $< > $@
+$(BUILD)/gen/html_css.h: src/formats/html/report.css tools/embed.sh
+	$(call msg,EMBED,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)if grep -in '</style' $<; then echo "flamebpf: $< must not contain '</style'" >&2; exit 1; fi
+	$(Q)tools/embed.sh html_css < $< > $@
+$(addsuffix /formats/out_html.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): \
+	$(BUILD)/gen/html_js.h $(BUILD)/gen/html_css.h
+
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $^ $(PKG_LIBS) $(EXTRA_LIBS) -o $@
