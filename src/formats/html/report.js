@@ -807,7 +807,7 @@
 		rowsData.sort(function (a, b) {
 			if (key === "name") {
 				var x = fname[a.f], y = fname[b.f];
-				return (x < y ? -1 : x > y ? 1 : 0) * -dir;
+				return (x < y ? -1 : x > y ? 1 : 0) * dir;
 			}
 			return (a[key] - b[key]) * dir || (fname[a.f] < fname[b.f] ? -1 : 1);
 		});
