@@ -575,14 +575,13 @@ function heatLuminance(page) {
 	});
 }
 
-// phases spikes from +0.5 s to +0.6 s of every second in a second thread:
-// rows 25 to 29 of 50 hold two busy threads, the others one. In a second
-// where a cell stands out (darker than 1.5 times the median's samples),
-// the darkest cell must be one of them (a row either side: the heatmap
-// starts at the first sample, a little before or after main). Other
-// sessions' work on this 2-CPU machine can leave the two threads one CPU
-// for a spike, which then does not stand out: at least two of the four
-// seconds must show theirs.
+// phases spikes from +0.5 s to +0.6 s of every second in a second thread
+// while its main thread works half the time: rows 25 to 29 of 50 hold about
+// three times the samples of the others (twice when other sessions' work
+// leaves the two threads one CPU). In a second where a cell stands out
+// (1.5 times the median's samples), the darkest cell must be one of them
+// (a row either side: the heatmap starts at the first sample, a little
+// before or after main); three of the four seconds must show theirs.
 async function checkHtmlHeatmap(browser, port, set) {
 	const page = await openHtml(browser, port, set);
 	const lum = await heatLuminance(page);
@@ -600,7 +599,7 @@ async function checkHtmlHeatmap(browser, port, set) {
 			  `second ${c}: the darkest cell is row ${darkest}, not a spike's (25-29): ${v}`);
 		shown++;
 	}
-	assert.ok(shown >= 2, `the spikes stand out in ${shown} of 4 seconds (machine busy?)`);
+	assert.ok(shown >= 3, `the spikes stand out in ${shown} of 4 seconds (machine busy?)`);
 	assert.match(await page.textContent("#scale-max"), /^\d[\d,]* samples per cell$/);
 	await htmlDone(page);
 }

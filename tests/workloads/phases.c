@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * phases: a CPU-bound program with a known time pattern, for the HTML
- * report's heatmap (tests/viewers/viewers.js).
+ * phases: a program with a known time pattern, for the HTML report's
+ * heatmap (tests/viewers/viewers.js).
  *
- *   main thread:  phase_a from 0 s to 2 s, a pause, phase_b from 2 s on
+ *   main thread:  phase_a from 0 s to 2 s, a pause, phase_b from 2 s on,
+ *                 each busy half the time (1 ms of work, 1 ms asleep)
  *   spike thread: spike for 100 ms at 0.5 s, 1.5 s, 2.5 s, ... (idle between)
  *
- * so that, sampled, the cells of the spikes hold the samples of two busy
- * threads where the others hold one, and the first two seconds hold no
- * phase_b. The pause (PAUSE s) keeps phase_b out of them even when the
- * first sample comes a little after main started.
+ * so that, sampled, the cells of the spikes hold about three times the
+ * samples of the others, and still twice as many when other work on the
+ * machine leaves the two threads one CPU between them. The first two
+ * seconds hold no phase_b: the pause (PAUSE s) keeps it out of them even
+ * when the first sample comes a little after main started.
  *
  * usage: phases SECONDS (at least 2; phase_b takes what is left)
  */
@@ -22,27 +24,10 @@
 #define PHASE_A 2.0
 #define PAUSE	0.03
 #define SPIKE	0.1
-#define CHUNK	20000UL /* iterations between two looks at the clock */
+#define DUTY	0.001
+#define CHUNK	2000UL /* iterations between two looks at the clock */
 
 static double start, end;
-
-NOINLINE void phase_a(double until)
-{
-	while (now() < until)
-		spin(CHUNK);
-}
-
-NOINLINE void phase_b(double until)
-{
-	while (now() < until)
-		spin(CHUNK);
-}
-
-NOINLINE void spike(double until)
-{
-	while (now() < until)
-		spin(CHUNK);
-}
 
 static void sleep_until(double t)
 {
@@ -54,6 +39,36 @@ static void sleep_until(double t)
 	ts.tv_sec = (time_t)d;
 	ts.tv_nsec = (long)((d - ts.tv_sec) * 1e9);
 	nanosleep(&ts, NULL);
+}
+
+static void busy_until(double t)
+{
+	while (now() < t)
+		spin(CHUNK);
+}
+
+/* Half the time busy: DUTY s of work, then asleep until the next period. */
+static void half_busy(double until)
+{
+	for (double t = now(); t < until; t += 2 * DUTY) {
+		busy_until(t + DUTY);
+		sleep_until(t + 2 * DUTY);
+	}
+}
+
+NOINLINE void phase_a(double until)
+{
+	half_busy(until);
+}
+
+NOINLINE void phase_b(double until)
+{
+	half_busy(until);
+}
+
+NOINLINE void spike(double until)
+{
+	busy_until(until);
 }
 
 static void *spikes(void *arg)
