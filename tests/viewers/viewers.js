@@ -522,12 +522,12 @@ function htmlFrames(page) {
 	return page.evaluate(() => window.flamebpfReport.frames());
 }
 
-// Scrolls the frame into the middle of the window first: deep graphs are
-// taller than it.
+// Scrolls the frame into view first: deep graphs scroll in a box.
 async function frameCentre(page, f) {
 	await page.evaluate((y) => {
-		const top = document.getElementById("flamegraph").getBoundingClientRect().top;
-		window.scrollBy(0, top + y - window.innerHeight / 2);
+		const box = document.getElementById("flame-box");
+		box.scrollTop = y - box.clientHeight / 2;
+		box.scrollIntoView({ block: "center" });
 	}, f.y + 8);
 	const b = await page.locator("#flamegraph").boundingBox();
 	return [b.x + f.x + f.w / 2, b.y + f.y + 8];

@@ -241,8 +241,10 @@
 		root.appendChild(bar);
 		ui.details = el("div", { id: "details" }, "\u00a0");
 		root.appendChild(ui.details);
+		ui.flameBox = el("div", { id: "flame-box" });
 		ui.flame = el("canvas", { id: "flamegraph" });
-		root.appendChild(ui.flame);
+		ui.flameBox.appendChild(ui.flame);
+		root.appendChild(ui.flameBox);
 	}
 
 	function buildTable(root) {
@@ -258,7 +260,9 @@
 		ui.table.appendChild(thead);
 		ui.tbody = el("tbody");
 		ui.table.appendChild(ui.tbody);
-		root.appendChild(ui.table);
+		var box = el("div", { id: "table-box" });
+		box.appendChild(ui.table);
+		root.appendChild(box);
 		ui.tableNote = el("p", { "class": "note", id: "table-note" });
 		root.appendChild(ui.tableNote);
 	}
@@ -547,7 +551,7 @@
 
 	var zoomed = N, searchRe = null, hover = -1;
 	var drawn = []; /* {node, x, w, depth} of the frames drawn, in tree order */
-	var flameW = 0, flameH = 0, baseDepth = 0;
+	var flameW = 0, flameH = 0;
 
 	function nameOf(n) {
 		return n === N ? "all" : fname[nfunc[n]];
@@ -596,16 +600,25 @@
 		return ui.icicle.checked ? d * FRAME_H : flameH - (d + 1) * FRAME_H;
 	}
 
+	// Lays the frames out and paints them; the box they scroll in shows
+	// the roots (its bottom, unless roots are on top).
 	function drawFlame() {
 		flameW = pageWidth();
 		var deepest = layout();
 		flameH = (deepest + 1) * FRAME_H + 2;
-		var ctx = fitCanvas(ui.flame, flameW, flameH);
+		fitCanvas(ui.flame, flameW, flameH);
+		repaint();
+		ui.flameBox.scrollTop = ui.icicle.checked ? 0 : ui.flameBox.scrollHeight;
+	}
+
+	// The same frames again (a hover, a search).
+	function repaint() {
+		var ctx = ui.flame.getContext("2d");
+		ctx.clearRect(0, 0, flameW, flameH);
 		ctx.font = FONT;
 		ctx.textBaseline = "middle";
-		for (var i2 = 0; i2 < drawn.length; i2++)
-			paintFrame(ctx, drawn[i2]);
-		baseDepth = 0;
+		for (var k = 0; k < drawn.length; k++)
+			paintFrame(ctx, drawn[k]);
 	}
 
 	function matches(n) {
@@ -664,12 +677,12 @@
 				return;
 			hover = n;
 			ui.details.textContent = f ? describe(n) : "\u00a0";
-			drawFlame();
+			repaint();
 		});
 		ui.flame.addEventListener("mouseleave", function () {
 			hover = -1;
 			ui.details.textContent = "\u00a0";
-			drawFlame();
+			repaint();
 		});
 		ui.flame.addEventListener("click", function (ev) {
 			var f = frameAt(ev);
@@ -725,7 +738,7 @@
 				ui.search.classList.add("bad");
 			}
 		}
-		drawFlame();
+		repaint();
 		showMatched();
 	}
 
