@@ -318,6 +318,8 @@ static void put_meta(const struct profile *p, const struct write_opts *o, FILE *
 	fputc(',', f);
 	put_str(f, "kernel", m->kernel);
 	fputc(',', f);
+	put_str(f, "host", m->host);
+	fputc(',', f);
 	put_str(f, "losses", m->losses);
 	fprintf(f, ",\"freq\":%u,\"ncpus\":%u,\"secs\":%.6f", m->freq, m->ncpus,
 		isfinite(m->secs) ? m->secs : 0);

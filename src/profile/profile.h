@@ -83,6 +83,7 @@ struct profile_meta {
 	const char *cmdline; /* the flamebpf command line */
 	const char *event;   /* sampling: the perf event ("cpu-clock") */
 	const char *kernel;  /* release of the kernel profiled */
+	const char *host;    /* the name of the machine profiled */
 	const char *losses;  /* what the capture lost, in words; "" for nothing */
 	unsigned int freq;   /* sampling frequency, Hz */
 	unsigned int ncpus;

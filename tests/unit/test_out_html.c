@@ -68,6 +68,7 @@ static struct profile *sample_profile(void)
 	struct profile_meta m = { .cmdline = "flamebpf -F 99",
 				  .event = "cpu-clock",
 				  .kernel = "6.1",
+				  .host = "box",
 				  .losses = "",
 				  .freq = 99,
 				  .ncpus = 2,
@@ -193,6 +194,7 @@ static void test_stacks_decode(void **state)
 	assert_string_equal(json_object_get_string(get(meta, "mode", json_type_string)), "sample");
 	assert_string_equal(json_object_get_string(get(meta, "unit", json_type_string)), "samples");
 	assert_int_equal(json_object_get_int(get(meta, "freq", json_type_int)), 99);
+	assert_string_equal(json_object_get_string(get(meta, "host", json_type_string)), "box");
 	assert_int_equal(json_object_array_length(get(d, "stacks", json_type_array)), 3 * 4);
 	expect_stack(d, 0, "app;main;work", 3, 10, 10);
 	expect_stack(d, 1, "app;main;read;ksys_read_[k]", 2, 10, 11);

@@ -182,6 +182,8 @@
 			parts.push(meta.secs.toFixed(2) + " s");
 		if (meta.ncpus)
 			parts.push(meta.ncpus + " CPUs");
+		if (meta.host)
+			parts.push(meta.host);
 		if (meta.kernel)
 			parts.push("Linux " + meta.kernel);
 		if (meta.losses)
@@ -275,7 +277,7 @@
 		[["command", meta.cmdline], ["mode", meta.mode], ["event", meta.event],
 		 ["frequency", meta.freq ? meta.freq + " Hz" : ""],
 		 ["duration", meta.secs > 0 ? meta.secs.toFixed(3) + " s" : ""],
-		 ["CPUs", meta.ncpus || ""], ["kernel", meta.kernel],
+		 ["CPUs", meta.ncpus || ""], ["host", meta.host], ["kernel", meta.kernel],
 		 ["processes", String(meta.processes)], ["threads", String(nthreads)],
 		 [meta.mode === "trace" ? "calls" : meta.mode === "sample" ? "samples" : "events",
 		  fmtCount(nev)],
