@@ -12,7 +12,8 @@
 //     spikes the darkest cells of their columns), a range selected by
 //     dragging (the first 2 s hold phase_a and no phase_b), hover, click
 //     zoom and reset, search with the matched share, the table's sorting,
-//     and not one request beyond the page itself.
+//     time off the CPU (build/workloads/offcpu) spread over the cells, and
+//     not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -38,6 +39,7 @@ const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const OUT = path.resolve(ROOT, process.env.VIEWERS_OUT || "build/tests/viewers");
 const WORKLOAD = path.join(ROOT, "build/workloads/cpu_tree");
 const PHASES = path.join(ROOT, "build/workloads/phases");
+const OFFCPU = path.join(ROOT, "build/workloads/offcpu");
 const SPEEDSCOPE = path.join(MODULES, "speedscope/dist/release");
 const TIMEOUT_MS = 30000;
 const HIGHLIGHT = "rgb(230,0,230)";
@@ -123,6 +125,12 @@ function fromSampling(base) {
 function fromPhases(base) {
 	flamebpf(["-F", "999", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
 		  "--", PHASES, "4"]);
+}
+
+// offcpu: 12 rounds of 10 ms on the CPU and 95 ms off it (tests/workloads/offcpu.c).
+function fromOffcpu(base) {
+	flamebpf(["--off-cpu", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
+		  "--", OFFCPU, "12"]);
 }
 
 function fromUprobes(base) {
@@ -642,7 +650,8 @@ async function checkHtmlHover(browser, port, set) {
 	await page.mouse.move(...await frameCentre(page, t));
 	const details = await page.textContent("#details");
 	assert.ok(details.startsWith(t.name), `details '${details}' for ${t.name}`);
-	const unit = set.name === "uprobe" ? /\(\d+(\.\d+)? m?s, \d+\.\d\d%/ : /\(\d[\d,]* samples?, \d+\.\d\d%/;
+	const unit = set.name === "uprobe" || set.name === "offcpu" ? /\(\d+(\.\d+)? (s|ms|us|ns), \d+\.\d\d%/
+		: /\(\d[\d,]* samples?, \d+\.\d\d%/;
 	assert.match(details, unit);
 	await page.mouse.move(0, 0);
 	assert.strictEqual((await page.textContent("#details")).trim(), "");
@@ -675,7 +684,7 @@ async function checkHtmlZoom(browser, port, set) {
 }
 
 function searchTerm(set) {
-	return { uprobe: "^tree_c$", phases: "^phase_" }[set.name] || "^(__str|ksys_)";
+	return { uprobe: "^tree_c$", phases: "^phase_", offcpu: "^wait_" }[set.name] || "^(__str|ksys_)";
 }
 
 // Ctrl-F, a regex, Enter: the matches drawn in the highlight, their share
@@ -739,6 +748,29 @@ async function checkHtmlTable(browser, port, set) {
 	await htmlDone(page);
 }
 
+// Time off the CPU is spread over the cells it lasted in: the cells add up
+// to the time of the events, which is the capture's (the stacks') unless a
+// record was lost; a selected range's flame graph weighs what its cells
+// hold, to the ns. [sleeping] has the colour the SVG gives it.
+async function checkHtmlOffcpu(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	assert.match(await page.textContent("#title"), /time off the CPU$/);
+	const heat = await page.evaluate(() => window.flamebpfReport.heat());
+	const total = await page.evaluate(() => window.flamebpfReport.total());
+	const sum = (a) => a.reduce((x, y) => x + y, 0);
+	assert.ok(Math.abs(sum(heat.values) - total) <= total * 0.01,
+		  `the cells hold ${sum(heat.values)} ns, the capture ${total} ns`);
+	await dragCells(page, [0, 5], [0, 30]);
+	const part = await page.evaluate(() => window.flamebpfReport.total());
+	const cells = sum(heat.values.slice(5, 31));
+	assert.ok(part > 0 && Math.abs(part - cells) <= 1e-6 * cells + 1,
+		  `0.1-0.62 s: ${part} ns in the flame graph, ${cells} ns in its cells`);
+	const sleeping = (await htmlFrames(page)).find((f) => f.name === "[sleeping]");
+	assert.ok(sleeping, "no [sleeping] frame");
+	assert.strictEqual(sleeping.fill, "rgb(80,130,220)");
+	await htmlDone(page);
+}
+
 // Opened as a file, as a user opens it, with every request refused: it
 // still draws, and asked for nothing even when used.
 async function checkHtmlOffline(browser, port, set) {
@@ -797,14 +829,14 @@ function tests(sets, chromium) {
 	const t = [];
 	for (const s of sets) {
 		const need = (f) => (b, p) => (s.skip ? Promise.reject(new Skip(s.skip)) : f(b, p, s));
-		if (s.name !== "phases") {
+		if (s.name !== "phases" && s.name !== "offcpu") {
 			t.push([`speedscope_folded_${s.name}`, need(checkFolded)]);
 			if (s.name !== "uprobe")
 				t.push([`speedscope_perf_${s.name}`, need(checkPerf)]);
 			t.push([`speedscope_chrome_${s.name}`,
 				need((b, p, set) => checkChrome(b, p, set, set.name === "uprobe"))]);
 		}
-		if (s.name !== "sampling" && s.name !== "phases") {
+		if (s.name !== "sampling" && s.name !== "phases" && s.name !== "offcpu") {
 			t.push([`svg_hover_${s.name}`, need(checkSvgHover)]);
 			t.push([`svg_zoom_${s.name}`, need(checkSvgZoom)]);
 			t.push([`svg_search_${s.name}`, need(checkSvgSearch)]);
@@ -817,6 +849,8 @@ function tests(sets, chromium) {
 				t.push([`html_${what}_${s.name}`, need(fn)]);
 		if (s.name === "data")
 			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);
+		if (s.name === "offcpu")
+			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
 		if (s.name === "phases") {
 			t.push([`html_heatmap_${s.name}`, need(checkHtmlHeatmap)]);
 			t.push([`html_select_${s.name}`, need(checkHtmlSelect)]);
@@ -899,7 +933,8 @@ async function main() {
 	const sets = [makeSet("data", fromData, ".perf"),
 		      tryCapture("sampling", fromSampling, ".perf"),
 		      tryCapture("uprobe", fromUprobes, ".json"),
-		      tryCapture("phases", fromPhases, ".perf")];
+		      tryCapture("phases", fromPhases, ".perf"),
+		      tryCapture("offcpu", fromOffcpu, ".perf")];
 	const only = process.argv.slice(2);
 	const list = tests(sets, chromium).filter(([n]) => !only.length || only.includes(n));
 	const server = await serve();
