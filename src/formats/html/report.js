@@ -82,14 +82,18 @@
 
 	var nstacks = D.stacks.length / 4;
 	var stackNode = new Int32Array(nstacks), stackWeight = new Float64Array(nstacks);
+	var sampleWeight = new Float64Array(nstacks);
 	for (i = 0; i < nstacks; i++) {
 		stackNode[i] = D.stacks[4 * i];
 		stackWeight[i] = D.stacks[4 * i + 2];
+		/* 1, but a mean period where samples weigh theirs (render --period) */
+		sampleWeight[i] = D.stacks[4 * i + 3] > 0 ? stackWeight[i] / D.stacks[4 * i + 3] : 1;
 	}
 
 	// Events, by time: each one's start in ns since the first, and its
-	// weight in the profile's unit (a sample 1; a traced call its self
-	// time; a block off the CPU, or a sample of --wall, its length).
+	// weight in the profile's unit (a sample its stack's sample weight; a
+	// traced call its self time; a block off the CPU, or a sample of
+	// --wall, its length).
 	var E = D.events, nev = E.n;
 	var evTs = new Float64Array(nev), evStack = new Int32Array(nev);
 	var evDur = new Float64Array(nev), evW = new Float64Array(nev);
@@ -102,7 +106,7 @@
 			evTs[j] = t;
 			evStack[j] = E.stack[j];
 			evDur[j] = E.dur ? E.dur[j] : 0;
-			evW[j] = meta.mode === "trace" ? E.self[j] : spread ? evDur[j] : 1;
+			evW[j] = meta.mode === "trace" ? E.self[j] : spread ? evDur[j] : sampleWeight[evStack[j]];
 			if (evDur[j] > maxDur)
 				maxDur = evDur[j];
 			var end = t + (spread ? evDur[j] : 0);
