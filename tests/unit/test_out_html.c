@@ -19,8 +19,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "formats/out_html.h"
+#include "gen/html_css.h"
+#include "gen/html_js.h"
 #include "formats/palette.h"
 #include "formats/sink.h"
 #include "profile/profile.h"
@@ -364,6 +367,46 @@ static void test_offline(void **state)
 	profile__free(p);
 }
 
+/* The script checked by node, as a file of its own. */
+static void node_check(const char *js)
+{
+	char path[] = "/tmp/test_out_html.XXXXXX.js", cmd[128];
+	int fd = mkstemps(path, 3);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, js, strlen(js)), (ssize_t)strlen(js));
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "node --check %s", path);
+	if (system(cmd))
+		fail_msg("node --check failed on %s", path);
+	unlink(path);
+}
+
+/* The page: the style, the data, then the script, each whole and once. */
+static void test_page_layout(void **state)
+{
+	struct profile *p = sample_profile();
+	struct write_opts o = { 0 };
+	char *page = render(p, &o);
+	const char *css = strstr(page, html_css), *data = strstr(page, DATA_OPEN);
+	const char *js = strstr(page, html_js);
+
+	(void)state;
+	assert_true(!strncmp(page, "<!DOCTYPE html>\n", 16));
+	assert_non_null(css);
+	assert_non_null(data);
+	assert_non_null(js);
+	assert_true(css < data && data < js);
+	assert_null(strstr(js + 1, html_js));
+	assert_non_null(strstr(js, "</script>\n</body>\n</html>\n"));
+	if (access("/usr/bin/node", X_OK))
+		print_message("node is not installed: the script's syntax is not checked\n");
+	else
+		node_check(html_js);
+	free(page);
+	profile__free(p);
+}
+
 static void test_needs_events(void **state)
 {
 	struct profile *p = profile__new(UNIT_SAMPLES);
@@ -405,8 +448,8 @@ int main(void)
 		cmocka_unit_test(test_stacks_decode), cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_events_decode), cmocka_unit_test(test_call_self_times),
 		cmocka_unit_test(test_hostile_names), cmocka_unit_test(test_colours),
-		cmocka_unit_test(test_offline),	      cmocka_unit_test(test_needs_events),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_offline),	      cmocka_unit_test(test_page_layout),
+		cmocka_unit_test(test_needs_events),  cmocka_unit_test(test_write_error),
 	};
 
 	return cmocka_run_group_tests_name("out_html", tests, NULL, NULL);
