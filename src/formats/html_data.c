@@ -253,6 +253,20 @@ static bool same_thread(const struct profile *p, size_t a, size_t b)
 	return x->pid == y->pid && x->tid == y->tid;
 }
 
+static uint64_t end_of(const struct profile *p, size_t i)
+{
+	return profile__event(p, i)->ts + profile__event(p, i)->dur;
+}
+
+/* Takes call i's time, up to its parent's end, from its parent's self time. */
+static void charge_parent(const struct profile *p, uint64_t *self, size_t parent, size_t i)
+{
+	uint64_t to = end_of(p, i) < end_of(p, parent) ? end_of(p, i) : end_of(p, parent);
+	uint64_t d = to - profile__event(p, i)->ts;
+
+	self[parent] -= d < self[parent] ? d : self[parent];
+}
+
 /* Each call's time less its children's, the calls of a thread being in
  * timeline order (a parent before its children); a child that outlasts its
  * parent (no end was seen) counts up to the parent's end. */
@@ -268,23 +282,14 @@ static int self_times(const struct profile *p, uint64_t *self)
 	}
 	for (size_t k = 0; k < n; k++) {
 		size_t i = order[k];
-		const struct profile_event *e = profile__event(p, i);
 
 		if (k && !same_thread(p, order[k - 1], i))
 			depth = 0;
-		while (depth && profile__event(p, open[depth - 1])->ts +
-						profile__event(p, open[depth - 1])->dur <=
-					e->ts)
+		while (depth && end_of(p, open[depth - 1]) <= profile__event(p, i)->ts)
 			depth--;
-		self[i] = e->dur;
-		if (depth) {
-			const struct profile_event *up = profile__event(p, open[depth - 1]);
-			uint64_t end = up->ts + up->dur, mine = e->ts + e->dur;
-			uint64_t d = (mine < end ? mine : end) - e->ts;
-
-			self[open[depth - 1]] -=
-				d < self[open[depth - 1]] ? d : self[open[depth - 1]];
-		}
+		self[i] = profile__event(p, i)->dur;
+		if (depth)
+			charge_parent(p, self, open[depth - 1], i);
 		open[depth++] = i;
 	}
 	free(open);
