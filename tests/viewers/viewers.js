@@ -507,10 +507,16 @@ async function checkSvgUrl(browser, port, set) {
 
 // Opens NAME.html as served; every request the page makes beyond its own
 // document is noted, and htmlDone() fails the test if there was one.
+// Dialogs (alert) are noted too, and dismissed.
 async function openHtml(browser, port, set) {
 	const page = await newPage(browser);
 	const url = `http://127.0.0.1:${port}/data/${set.name}.html`;
 	page.requests = [];
+	page.dialogs = [];
+	page.on("dialog", (d) => {
+		page.dialogs.push(d.message());
+		d.dismiss();
+	});
 	page.on("request", (r) => {
 		if (r.url() !== url)
 			page.requests.push(r.url());
@@ -523,6 +529,7 @@ async function openHtml(browser, port, set) {
 
 async function htmlDone(page) {
 	assert.deepStrictEqual(page.errors, [], "script errors");
+	assert.deepStrictEqual(page.dialogs, [], "dialogs (a script of the data's?)");
 	assert.deepStrictEqual(page.requests, [], "requests beyond the page");
 }
 
@@ -771,6 +778,41 @@ async function checkHtmlOffcpu(browser, port, set) {
 	await htmlDone(page);
 }
 
+// Names are the program's, not the page's: markup in them is text. A perf
+// script whose frames and command are markup, rendered to a page: no
+// element is made of them (an img would also be a request), no script
+// runs, and the table shows them as the folded output names them (the
+// perf reader drops argument lists, as stackcollapse-perf.pl does).
+const HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>",
+		 "a&amp;b\"c'<!--"];
+
+function hostilePerf() {
+	let text = "";
+	HOSTILE.forEach((name, i) => {
+		text += `<b>evil</b> 7/7 [000] 1.00${i}000: 1001001 cpu-clock:\n` +
+			`\t40100${i} ${name}+0x4 (/bin/x)\n\t401000 main+0x10 (/bin/x)\n\n`;
+	});
+	return text;
+}
+
+async function checkHtmlHostile(browser, port) {
+	fs.writeFileSync(path.join(OUT, "hostile.perf"), hostilePerf());
+	flamebpf(["render", path.join(OUT, "hostile.perf"), "-o", path.join(OUT, "hostile.html"),
+		  "-o", path.join(OUT, "hostile.folded")]);
+	const want = [...readFolded(path.join(OUT, "hostile.folded")).keys()]
+		.map((st) => st.split(";").pop());
+	const opened = await openHtml(browser, port, { name: "hostile" });
+	const table = await tableNames(opened);
+	assert.strictEqual(want.length, HOSTILE.length);
+	for (const name of want)
+		assert.ok(table.includes(name), `'${name}' not in the table: ${table}`);
+	assert.strictEqual(await opened.locator("img, b").count(), 0, "markup from a name");
+	assert.match(await opened.textContent("#details"), /^\s*$/);
+	const roots = (await htmlFrames(opened)).filter((f) => f.depth === 1).map((f) => f.name);
+	assert.deepStrictEqual(roots, ["<b>evil</b>"]);
+	await htmlDone(opened);
+}
+
 // Opened as a file, as a user opens it, with every request refused: it
 // still draws, and asked for nothing even when used.
 async function checkHtmlOffline(browser, port, set) {
@@ -856,6 +898,7 @@ function tests(sets, chromium) {
 			t.push([`html_select_${s.name}`, need(checkHtmlSelect)]);
 		}
 	}
+	t.push(["html_hostile_names", checkHtmlHostile]);
 	t.push(["chrome_tracing", () => checkChromeTracing(chromium)]);
 	t.push(["perfetto", checkPerfetto]);
 	return t;
