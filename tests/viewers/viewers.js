@@ -645,6 +645,10 @@ async function checkHtmlSelect(browser, port, set) {
 	await dragCells(page, [2, 3], [3, 49]);
 	got = await names(page);
 	assert.ok(got.has("phase_b") && !got.has("phase_a"), `2.06-4 s: ${[...got]}`);
+	/* a range after the end, as a script selects it */
+	await page.evaluate(() => window.flamebpfReport.select([10e9, 11e9]));
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.total()), 0);
+	assert.strictEqual(await page.textContent("#details"), "nothing in the selected range");
 	await page.click("#whole");
 	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.selection()), null);
 	assert.ok((await names(page)).has("phase_a"));

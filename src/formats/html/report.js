@@ -893,6 +893,7 @@
 				" (click or drag to select a range)";
 		doc.getElementById("flame-title").textContent = "Flame graph of the " +
 			(sel ? "selection" : "whole capture");
+		ui.details.textContent = total > 0 ? "\u00a0" : "nothing in the selected range";
 		zoom(zoomed);
 		tabulate();
 		drawTable();
