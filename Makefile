@@ -220,6 +220,20 @@ $(BUILD)/gen/syscalls.h: tools/gen_syscalls.sh
 	$(Q)mkdir -p $(@D)
 	$(Q)tools/gen_syscalls.sh $(CC) > $@
 $(addsuffix /capture/syscalls.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): $(BUILD)/gen/syscalls.h
+# The HTML report's script and style (src/formats/html/), compiled in. Each
+# goes into an element of the page that "</script" or "</style" would end.
+$(BUILD)/gen/html_js.h: src/formats/html/report.js tools/embed.sh
+	$(call msg,EMBED,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)if grep -in '</script' $<; then echo "flamebpf: $< must not contain '</script'" >&2; exit 1; fi
+	$(Q)tools/embed.sh html_js < $< > $@
+$(BUILD)/gen/html_css.h: src/formats/html/report.css tools/embed.sh
+	$(call msg,EMBED,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)if grep -in '</style' $<; then echo "flamebpf: $< must not contain '</style'" >&2; exit 1; fi
+	$(Q)tools/embed.sh html_css < $< > $@
+$(addsuffix /formats/out_html.o,$(BUILD)/obj $(BUILD)/asan/obj $(BUILD)/fuzz/obj): \
+	$(BUILD)/gen/html_js.h $(BUILD)/gen/html_css.h
 
 $(BUILD)/flamebpf: $(OBJS)
 	$(call msg,LINK,$@)

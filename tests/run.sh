@@ -104,7 +104,7 @@ run_valgrind() {
 	fi
 	mkdir -p "$out"
 	vg_one "render to every format" "$fb" render "$perf" -o "$out/r.folded" -o "$out/r.svg" \
-		-o "$out/r.pb.gz" -o "$out/r.json" -o "$out/r.perf"
+		-o "$out/r.pb.gz" -o "$out/r.json" -o "$out/r.perf" -o "$out/r.html"
 	vg_one "render chrome JSON" "$fb" render "$out/r.json" -o "$out/c.folded" --flamechart
 	vg_one "diff" "$fb" diff "$out/r.folded" "$out/r.folded" -o "$out/d.svg" --format json
 	vg_one "list" "$fb" -l 'libc:^mem'
@@ -115,7 +115,7 @@ run_valgrind() {
 	fi
 	vg_one "sample, unwind tables" "$fb" --sample 499hz --unwind dwarf -o "$out/s.folded" \
 		-o "$out/s.json" -- build/workloads/nofp/cpu_tree 0.3
-	vg_one "trace, timeline" "$fb" -f '^(outer|inner)$' -o "$out/t.json" -o "$out/t.folded" \
+	vg_one "trace, timeline" "$fb" -f '^(outer|inner)$' -o "$out/t.json" -o "$out/t.folded" -o "$out/t.html" \
 		-- build/workloads/tracee nest 20 2 3
 }
 

@@ -271,7 +271,10 @@ static int describe(struct run *r)
 	for (int i = 0; i < r->argc; i++)
 		strbuf__addf(&cmd, "%s%s", i ? " " : "", r->argv[i]);
 	m.cmdline = cmd.len ? cmd.s : "flamebpf";
-	m.kernel = uname(&u) ? "" : u.release;
+	if (!uname(&u)) {
+		m.kernel = u.release;
+		m.host = u.nodename;
+	}
 	m.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
 	r->src.ops->describe(r->src.impl, &m, &losses);
 	err = profile__set_meta(r->p, &m);

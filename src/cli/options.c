@@ -91,7 +91,7 @@ void options__usage(FILE *f)
 	      "\n"
 	      "Flame graphs with eBPF: samples user and kernel stacks on every CPU, or times\n"
 	      "every call of chosen functions with uprobes, and writes folded stacks, an SVG\n"
-	      "flame graph, Chrome trace JSON, perf script text or pprof.\n"
+	      "flame graph, Chrome trace JSON, perf script text, pprof or an HTML report.\n"
 	      "\n"
 	      "Target (none = system-wide):\n"
 	      "  -p, --pid PID[,PID...]   only these processes (all their threads)\n"
@@ -155,9 +155,11 @@ void options__usage(FILE *f)
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE (default: standard output);\n"
 	      "                           repeatable: one capture, several formats\n"
-	      "      --format FORMAT      folded, chrome, perf, svg or pprof; otherwise from\n"
-	      "                           FILE's extension: .folded .txt .json .perf .script\n"
-	      "                           .svg .pb.gz .pprof (folded when none of these)\n"
+	      "      --format FORMAT      folded, chrome, perf, svg, pprof or html; otherwise\n"
+	      "                           from FILE's extension: .folded .txt .json .perf\n"
+	      "                           .script .svg .pb.gz .pprof .html .htm (folded when\n"
+	      "                           none of these); html: one page, no network, with\n"
+	      "                           the heatmap of time and the flame graph of a range\n"
 	      "      --pids, --tids       root frame COMM-PID or COMM-PID/TID instead of COMM\n"
 	      "      --top N              only the N processes (threads with --tids) with the\n"
 	      "                           most samples or time; the summary says their share\n"
@@ -421,8 +423,9 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_FORMAT:
 		if (sink__parse(arg, &o->format))
-			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)",
-					 arg);
+			return usage_err(
+				"unknown format '%s' (folded, chrome, perf, svg, pprof, html)",
+				arg);
 		*format_set = true;
 		return 0;
 	case OPT_PIDS:

@@ -74,15 +74,15 @@ void render__usage(FILE *f)
 	      "\n"
 	      "  -o, --output FILE    write to FILE (default: standard output); repeat it\n"
 	      "                       to write several formats from one reading\n"
-	      "      --format FORMAT  folded, chrome, perf, svg or pprof; otherwise from\n"
-	      "                       FILE's extension (folded when it says nothing)\n"
+	      "      --format FORMAT  folded, chrome, perf, svg, pprof or html; otherwise\n"
+	      "                       from FILE's extension (folded when it says nothing)\n"
 	      "      --pids, --tids   root frame COMM-PID or COMM-PID/TID (perf, chrome input)\n"
 	      "      --flamechart     folded lines (or the svg) in time order, not merged\n"
 	      "      --top N          only the N processes (threads with --tids) with the\n"
 	      "                       most samples or time (folded input: by root name)\n"
 	      "      --heatmap        svg outputs are the subsecond-offset heatmap (rows of\n"
 	      "                       20 ms; --heatmap-rows N for N a second)\n"
-	      "      --title TEXT     the svg's title\n"
+	      "      --title TEXT     the svg's or the html report's title\n"
 	      "      --period         perf input: weigh each record by its period (1 without\n"
 	      "                       one), like stackcollapse-perf.pl; for events sampled\n"
 	      "                       at a frequency, whose periods vary\n"
@@ -90,7 +90,7 @@ void render__usage(FILE *f)
 	      "                       those of the first event in it\n"
 	      "  -h, --help           this help\n"
 	      "\n"
-	      "chrome, perf and --flamechart need times: perf script or chrome input.\n"
+	      "chrome, perf, html and --flamechart need times: perf script or chrome input.\n"
 	      "Exit status: 0 success, 1 unreadable input or unwritable output, 2 bad usage.\n",
 	      f);
 }
@@ -107,8 +107,9 @@ static int parse_one(int c, const char *arg, struct render_opts *o, char *err)
 		return 0;
 	case OPT_FORMAT:
 		if (sink__parse(arg, &o->format))
-			return usage_err("unknown format '%s' (folded, chrome, perf, svg, pprof)",
-					 arg);
+			return usage_err(
+				"unknown format '%s' (folded, chrome, perf, svg, pprof, html)",
+				arg);
 		o->format_set = true;
 		return 0;
 	case OPT_PIDS:

@@ -180,6 +180,7 @@ static int other_data(void *arg, json_object *od)
 	m.cmdline = get_string(od, "cmdline");
 	m.event = get_string(od, "event");
 	m.kernel = get_string(od, "kernel");
+	m.host = get_string(od, "host");
 	m.losses = get_string(od, "losses");
 	if ((get_number(od, "frequency", &v) || get_number(od, "freq", &v)) && v > 0 && v < 1e9)
 		m.freq = v;

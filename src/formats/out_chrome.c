@@ -348,6 +348,7 @@ static void write_other_data(const struct profile *p, FILE *f)
 		put_field(f, "event", m->event[0] ? m->event : "cpu-clock");
 	fprintf(f, ",\"frequency\":%u", sampled ? m->freq : 0);
 	put_field(f, "kernel", m->kernel);
+	put_field(f, "host", m->host);
 	fprintf(f, ",\"ncpus\":%u,\"duration\":%.6f", m->ncpus, isfinite(m->secs) ? m->secs : 0);
 	put_field(f, "losses", m->losses);
 	fputs("}}\n", f);

@@ -19,6 +19,7 @@
 #include "out_folded.h"
 #include "numfmt.h"
 #include "out_svg.h"
+#include "palette.h"
 #include "xml.h"
 
 /* Geometry in px: flamegraph.pl's defaults, which users know. */
@@ -559,64 +560,20 @@ static void put_value(const struct svg_draw *d, uint32_t i)
 	fprintf(d->f, " (%s, %.2f%%)", v, 100.0 * w / d->total);
 }
 
-static bool unresolved(const char *s)
-{
-	const char *off = strstr(s, "+0x");
-
-	if (!strncmp(s, "[unknown]", 9))
-		return true;
-	if (!off || !off[3])
-		return false;
-	off += 3 + strspn(off + 3, "0123456789abcdef");
-	return !*off || !strcmp(off, "_[k]");
-}
-
-/* The states of --off-cpu and --wall, each a colour of its own that no
- * other frame has: running green, asleep blue, on disk purple, preempted
- * pink (waiting for a CPU, the one a busy machine adds), stopped brown. */
-static bool state_colour(const char *name, struct svg_rgb *c)
-{
-	static const struct {
-		const char *name;
-		struct svg_rgb c;
-	} states[] = {
-		{ PROFILE_STATE_RUNNING, { 60, 179, 80 } },
-		{ PROFILE_STATE_SLEEPING, { 80, 130, 220 } },
-		{ PROFILE_STATE_DISK, { 150, 90, 200 } },
-		{ PROFILE_STATE_PREEMPTED, { 230, 80, 170 } },
-		{ PROFILE_STATE_STOPPED, { 150, 110, 70 } },
-		{ PROFILE_STATE_OFF, { 120, 120, 160 } },
-	};
-
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++) {
-		if (!strcmp(name, states[i].name)) {
-			*c = states[i].c;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Stable per name: user frames warm (red to yellow), kernel frames
- * aqua, frames without a symbol grey; off-CPU states their own. */
+/* Stable per name (src/formats/palette.c, shared with the HTML report). */
 static struct svg_rgb paint_by_name(const struct svg_tree *t, uint32_t node, void *arg)
 {
+	static const enum palette_role roles[] = {
+		[ROLE_USER] = PALETTE_USER,
+		[ROLE_KERNEL] = PALETTE_KERNEL,
+		[ROLE_PROCESS] = PALETTE_PROCESS,
+		[ROLE_ALL] = PALETTE_ALL,
+	};
 	const struct svg_name *nm = &t->names[t->nodes[node].name];
-	uint64_t h = hash_bytes(nm->s, strlen(nm->s), 0);
-	double a = (h & 0xffff) / 65535.0, b = (h >> 16 & 0xffff) / 65535.0;
-	double c = (h >> 32 & 0xffff) / 65535.0;
-	unsigned int grey = 175 + 40 * a;
-
-	struct svg_rgb state;
+	struct palette_rgb c = palette__by_name(nm->s, roles[nm->role]);
 
 	(void)arg;
-	if (nm->role != ROLE_KERNEL && state_colour(nm->s, &state))
-		return state;
-	if (nm->role == ROLE_ALL || unresolved(nm->s))
-		return (struct svg_rgb){ grey, grey, grey + 5 };
-	if (nm->role == ROLE_KERNEL)
-		return (struct svg_rgb){ 40 + 60 * a, 175 + 55 * b, 165 + 50 * c };
-	return (struct svg_rgb){ 205 + 50 * a, 230 * b, 55 * c };
+	return (struct svg_rgb){ c.r, c.g, c.b };
 }
 
 static bool drawn(const struct svg_draw *d, uint32_t i)

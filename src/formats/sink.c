@@ -5,6 +5,7 @@
 #include "out_chrome.h"
 #include "out_folded.h"
 #include "out_heatmap.h"
+#include "out_html.h"
 #include "out_perf.h"
 #include "out_pprof.h"
 #include "out_svg.h"
@@ -12,7 +13,7 @@
 
 static const char *const names[FORMAT_NR] = {
 	[FORMAT_FOLDED] = "folded", [FORMAT_CHROME] = "chrome", [FORMAT_PERF] = "perf",
-	[FORMAT_SVG] = "svg",	    [FORMAT_PPROF] = "pprof",
+	[FORMAT_SVG] = "svg",	    [FORMAT_PPROF] = "pprof",	[FORMAT_HTML] = "html",
 };
 
 const char *sink__name(enum out_format f)
@@ -39,6 +40,7 @@ enum out_format sink__from_path(const char *path)
 	} exts[] = {
 		{ ".json", FORMAT_CHROME }, { ".perf", FORMAT_PERF },	{ ".script", FORMAT_PERF },
 		{ ".svg", FORMAT_SVG },	    { ".pb.gz", FORMAT_PPROF }, { ".pprof", FORMAT_PPROF },
+		{ ".html", FORMAT_HTML },   { ".htm", FORMAT_HTML },
 	};
 	size_t len = strlen(path);
 
@@ -51,9 +53,10 @@ enum out_format sink__from_path(const char *path)
 	return FORMAT_FOLDED;
 }
 
+/* html: its heatmap places each sample or call in time. */
 bool sink__needs_events(enum out_format f, const struct write_opts *o)
 {
-	return f == FORMAT_CHROME || f == FORMAT_PERF || o->flamechart ||
+	return f == FORMAT_CHROME || f == FORMAT_PERF || f == FORMAT_HTML || o->flamechart ||
 	       (f == FORMAT_SVG && o->heatmap_rows);
 }
 
@@ -70,6 +73,8 @@ int sink__write(enum out_format f, const struct profile *p, const struct write_o
 		return o->heatmap_rows ? heatmap__write_svg(p, o, out) : svg__write(p, o, out);
 	case FORMAT_PPROF:
 		return pprof__write(p, o, out);
+	case FORMAT_HTML:
+		return html__write(p, o, out);
 	default:
 		return o->flamechart ? folded__write_flamechart(p, o, out)
 				     : folded__write(p, o, out);

@@ -14,6 +14,7 @@ enum out_format {
 	FORMAT_PERF,
 	FORMAT_SVG,
 	FORMAT_PPROF,
+	FORMAT_HTML,
 	FORMAT_NR,
 };
 
@@ -26,7 +27,7 @@ enum root_style {
 struct write_opts {
 	enum root_style root;	   /* folded, svg */
 	bool flamechart;	   /* folded, svg: time order from the events */
-	const char *title;	   /* svg; NULL for one made from the profile */
+	const char *title;	   /* svg, html; NULL for one made from the profile */
 	unsigned int heatmap_rows; /* svg: the heatmap, with this many slices a second; 0: none */
 };
 

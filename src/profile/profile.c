@@ -57,7 +57,9 @@ struct profile *profile__new(enum profile_unit unit)
 	if (!p)
 		return NULL;
 	p->unit = unit;
-	p->meta = (struct profile_meta){ .cmdline = "", .event = "", .kernel = "", .losses = "" };
+	p->meta = (struct profile_meta){
+		.cmdline = "", .event = "", .kernel = "", .losses = "", .host = ""
+	};
 	return p;
 }
 
@@ -377,7 +379,8 @@ int profile__set_meta(struct profile *p, const struct profile_meta *m)
 	c.event = intern_or_empty(p, m->event);
 	c.kernel = intern_or_empty(p, m->kernel);
 	c.losses = intern_or_empty(p, m->losses);
-	if (!c.cmdline || !c.event || !c.kernel || !c.losses)
+	c.host = intern_or_empty(p, m->host);
+	if (!c.cmdline || !c.event || !c.kernel || !c.losses || !c.host)
 		return -ENOMEM;
 	p->meta = c;
 	return 0;

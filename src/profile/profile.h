@@ -107,12 +107,13 @@ struct profile_meta {
 	const char *cmdline; /* the flamebpf command line */
 	const char *event;   /* sampling: the perf event ("cpu-clock") */
 	const char *kernel;  /* release of the kernel profiled */
+	const char *host;    /* the name of the machine profiled */
 	const char *losses;  /* what the capture lost, in words; "" for nothing */
 	unsigned int freq;   /* sampling frequency, Hz */
 	unsigned int ncpus;
-	double secs;	 /* length of the capture */
-	uint64_t period; /* a counted event's (-e page-faults) events a sample; 0: samples are time
-			  */
+	double secs; /* length of the capture */
+	/* a counted event's (-e page-faults) events a sample; 0: samples are time */
+	uint64_t period;
 	uint64_t start_ns; /* CLOCK_MONOTONIC at its start, as event times; 0: unknown */
 };
 

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,7 +40,9 @@ size_t utf8__seq_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-void utf8__put_json_str(FILE *f, const char *str)
+/* html: '<', '>' and '&' as \u escapes too, so that the string can sit
+ * inside a <script> element, which "</script" or "<!--" would end. */
+static void put_json_str(FILE *f, const char *str, bool html)
 {
 	const unsigned char *s = (const unsigned char *)str;
 	size_t n = strlen(str);
@@ -52,7 +55,7 @@ void utf8__put_json_str(FILE *f, const char *str)
 			fputs("\xef\xbf\xbd", f); /* U+FFFD for one bad byte */
 		else if (*s == '"' || *s == '\\')
 			fprintf(f, "\\%c", *s);
-		else if (*s < 0x20 || *s == 0x7f)
+		else if (*s < 0x20 || *s == 0x7f || (html && strchr("<>&", *s)))
 			fprintf(f, "\\u%04x", *s);
 		else
 			fwrite(s, 1, len, f);
@@ -61,4 +64,14 @@ void utf8__put_json_str(FILE *f, const char *str)
 		n -= len;
 	}
 	fputc('"', f);
+}
+
+void utf8__put_json_str(FILE *f, const char *str)
+{
+	put_json_str(f, str, false);
+}
+
+void utf8__put_json_str_html(FILE *f, const char *str)
+{
+	put_json_str(f, str, true);
 }

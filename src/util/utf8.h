@@ -15,4 +15,8 @@ size_t utf8__seq_len(const unsigned char *s, size_t n);
  * escaped, each byte that starts no well-formed sequence as U+FFFD. */
 void utf8__put_json_str(FILE *f, const char *str);
 
+/* The same, with '<', '>' and '&' escaped too (\u003c ...): safe inside an
+ * HTML <script> element. */
+void utf8__put_json_str_html(FILE *f, const char *str);
+
 #endif

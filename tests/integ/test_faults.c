@@ -662,7 +662,7 @@ static void expect_enospc(const struct h_result *r, const char *path)
 
 static void test_dev_full(void **state)
 {
-	static const char *const formats[] = { "folded", "perf", "chrome", "svg", "pprof" };
+	static const char *const formats[] = { "folded", "perf", "chrome", "svg", "pprof", "html" };
 	struct stat st;
 	struct h_result r;
 

@@ -382,6 +382,7 @@ static void test_usage_errors(void **state)
 	expect_usage_error(H_ARGV(folded, "--format", "chrome"), "no times: the chrome output");
 	expect_usage_error(H_ARGV(folded, "--format", "perf"), "no times: the perf output");
 	expect_usage_error(H_ARGV(folded, "--flamechart"), "no times: the --flamechart output");
+	expect_usage_error(H_ARGV(folded, "-o", h_path("x.html")), "no times: the html output");
 	expect_usage_error(H_ARGV(folded, "--pids"), "no process ids for --pids");
 	expect_usage_error(H_ARGV(folded, "--event", ""), "--event needs an event name");
 }
@@ -506,6 +507,36 @@ static void test_perf_round_trip(void **state)
 	expect_output(out, NULL, "perf-modern.folded");
 }
 
+/* The HTML report from a perf script: the page, with the data element
+ * holding every record as an event, and --format html whatever the name. */
+static void test_html(void **state)
+{
+	const char *out = h_path("x.html"), *other = h_path("x.page");
+	struct h_result r;
+	char *page, *ev;
+
+	(void)state;
+	render(&r, H_ARGV(data("perf-real-cpuclock.perf"), "-o", out));
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	page = h_slurp(out);
+	assert_non_null(page);
+	assert_true(!strncmp(page, "<!DOCTYPE html>", 15));
+	assert_non_null(strstr(page, "<script type=\"application/json\" id=\"flamebpf-data\">"));
+	ev = strstr(page, "\"events\":{\"n\":");
+	assert_non_null(ev);
+	assert_true(atoi(ev + strlen("\"events\":{\"n\":")) > 0);
+	assert_non_null(strstr(page, "</html>\n"));
+	render(&r, H_ARGV(data("perf-real-cpuclock.perf"), "--format", "html", "-o", other));
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	free(page);
+	page = h_slurp(other);
+	assert_non_null(page);
+	assert_true(!strncmp(page, "<!DOCTYPE html>", 15));
+	free(page);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +555,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_unwritable_output, h_test_teardown),
 		cmocka_unit_test_teardown(test_flamechart_from_perf, h_test_teardown),
 		cmocka_unit_test_teardown(test_perf_round_trip, h_test_teardown),
+		cmocka_unit_test_teardown(test_html, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -7,7 +7,13 @@
 //     speedscope exports (its own JSON) holding the same threads, frames
 //     and stacks;
 //   flamebpf's SVG: hover shows details, click zooms, Reset Zoom, search
-//     highlights and gives the matched share, the state in the URL.
+//     highlights and gives the matched share, the state in the URL;
+//   flamebpf's HTML report: the heatmap of build/workloads/phases (its
+//     spikes the darkest cells of their columns), a range selected by
+//     dragging (the first 2 s hold phase_a and no phase_b), hover, click
+//     zoom and reset, search with the matched share, the table's sorting,
+//     time off the CPU (build/workloads/offcpu) spread over the cells, and
+//     not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -32,6 +38,8 @@ const MODULES = path.resolve(ROOT, process.env.VIEWERS_MODULES || "build/viewers
 const CHROMIUM = process.env.CHROMIUM || "/usr/bin/chromium";
 const OUT = path.resolve(ROOT, process.env.VIEWERS_OUT || "build/tests/viewers");
 const WORKLOAD = path.join(ROOT, "build/workloads/cpu_tree");
+const PHASES = path.join(ROOT, "build/workloads/phases");
+const OFFCPU = path.join(ROOT, "build/workloads/offcpu");
 const SPEEDSCOPE = path.join(MODULES, "speedscope/dist/release");
 const TIMEOUT_MS = 30000;
 const HIGHLIGHT = "rgb(230,0,230)";
@@ -94,7 +102,7 @@ function makeSet(name, make, idsFrom) {
 
 function fromData(base) {
 	const input = path.join(ROOT, "tests/data/perf-real-cpuclock.perf");
-	for (const ext of [".folded", ".perf", ".json", ".svg"])
+	for (const ext of [".folded", ".perf", ".json", ".svg", ".html"])
 		flamebpf(["render", input, "-o", base + ext]);
 }
 
@@ -113,9 +121,21 @@ function fromSampling(base) {
 		  "-o", base + ".svg", "--", WORKLOAD, "0.3"]);
 }
 
+// phases: 4 s, the spikes at +0.5 s of every second (tests/workloads/phases.c).
+function fromPhases(base) {
+	flamebpf(["-F", "999", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
+		  "--", PHASES, "4"]);
+}
+
+// offcpu: 12 rounds of 10 ms on the CPU and 95 ms off it (tests/workloads/offcpu.c).
+function fromOffcpu(base) {
+	flamebpf(["--off-cpu", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
+		  "--", OFFCPU, "12"]);
+}
+
 function fromUprobes(base) {
 	flamebpf(["-f", "^(tree_.|burn)$", "-o", base + ".folded", "-o", base + ".json",
-		  "-o", base + ".svg", "--", WORKLOAD, "0.3"]);
+		  "-o", base + ".svg", "-o", base + ".html", "--", WORKLOAD, "0.3"]);
 }
 
 // ---- the browser side ----
@@ -483,6 +503,342 @@ async function checkSvgUrl(browser, port, set) {
 	assert.deepStrictEqual(page.errors, []);
 }
 
+// ---- the HTML report ----
+
+// Opens NAME.html as served; every request the page makes beyond its own
+// document is noted, and htmlDone() fails the test if there was one.
+// Dialogs (alert) are noted too, and dismissed.
+async function openHtml(browser, port, set) {
+	const page = await newPage(browser);
+	const url = `http://127.0.0.1:${port}/data/${set.name}.html`;
+	page.requests = [];
+	page.dialogs = [];
+	page.on("dialog", (d) => {
+		page.dialogs.push(d.message());
+		d.dismiss();
+	});
+	page.on("request", (r) => {
+		if (r.url() !== url)
+			page.requests.push(r.url());
+	});
+	await page.setViewportSize({ width: 1300, height: 1000 });
+	await page.goto(url);
+	await page.waitForSelector("body[data-ready]");
+	return page;
+}
+
+async function htmlDone(page) {
+	assert.deepStrictEqual(page.errors, [], "script errors");
+	assert.deepStrictEqual(page.dialogs, [], "dialogs (a script of the data's?)");
+	assert.deepStrictEqual(page.requests, [], "requests beyond the page");
+}
+
+function htmlFrames(page) {
+	return page.evaluate(() => window.flamebpfReport.frames());
+}
+
+// Scrolls the frame into view first: deep graphs scroll in a box.
+async function frameCentre(page, f) {
+	await page.evaluate((y) => {
+		const box = document.getElementById("flame-box");
+		box.scrollTop = y - box.clientHeight / 2;
+		box.scrollIntoView({ block: "center" });
+	}, f.y + 8);
+	const b = await page.locator("#flamegraph").boundingBox();
+	return [b.x + f.x + f.w / 2, b.y + f.y + 8];
+}
+
+// The widest frame above a root that leaves room beside it.
+function htmlZoomTarget(frames) {
+	const width = frames[0].w;
+	const c = frames.filter((f) => !f.parent && f.depth >= 2 && f.w < width / 2)
+		.sort((a, b) => b.w - a.w);
+	assert.ok(c.length, "no frame to zoom into");
+	return c[0];
+}
+
+// Cell [column, row] of the heatmap, from the geometry it publishes.
+async function cellCentre(page, [c, r]) {
+	await page.evaluate(() => window.scrollTo(0, 0));
+	const b = await page.locator("#heatmap").boundingBox();
+	const d = await page.evaluate(() => Object.assign({}, document.getElementById("heatmap").dataset));
+	return [b.x + +d.left + (c + 0.5) * +d.cellW, b.y + +d.top + (r + 0.5) * +d.cellH];
+}
+
+async function dragCells(page, from, to) {
+	await page.mouse.move(...await cellCentre(page, from));
+	await page.mouse.down();
+	await page.mouse.move(...await cellCentre(page, to), { steps: 5 });
+	await page.mouse.up();
+}
+
+// The luminance of each cell's centre as drawn: [column][row].
+function heatLuminance(page) {
+	return page.evaluate(() => {
+		const cv = document.getElementById("heatmap"), d = cv.dataset;
+		const ctx = cv.getContext("2d"), k = window.devicePixelRatio || 1, cols = [];
+		for (let c = 0; c < +d.cols; c++) {
+			const col = [];
+			for (let r = 0; r < +d.rows; r++) {
+				const x = (+d.left + (c + 0.5) * +d.cellW) * k, y = (+d.top + (r + 0.5) * +d.cellH) * k;
+				const p = ctx.getImageData(Math.floor(x), Math.floor(y), 1, 1).data;
+				col.push(0.2126 * p[0] + 0.7152 * p[1] + 0.0722 * p[2]);
+			}
+			cols.push(col);
+		}
+		return cols;
+	});
+}
+
+// phases spikes from +0.5 s to +0.6 s of every second in a second thread
+// while its main thread works half the time: rows 25 to 29 of 50 hold about
+// three times the samples of the others (twice when other sessions' work
+// leaves the two threads one CPU). In a second where a cell stands out
+// (1.5 times the median's samples), the darkest cell must be one of them
+// (a row either side: the heatmap starts at the first sample, a little
+// before or after main); three of the four seconds must show theirs.
+async function checkHtmlHeatmap(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const lum = await heatLuminance(page);
+	const heat = await page.evaluate(() => window.flamebpfReport.heat());
+	assert.ok(lum.length >= 4, `${lum.length} columns for a 4 s capture`);
+	assert.strictEqual(lum[0].length, 50);
+	let shown = 0;
+	for (let c = 0; c < 4; c++) {
+		const v = heat.values.slice(c * 50, c * 50 + 50), max = Math.max(...v);
+		const median = [...v].sort((a, b) => a - b)[25];
+		if (max < 1.5 * median)
+			continue;
+		const darkest = lum[c].indexOf(Math.min(...lum[c]));
+		assert.ok(darkest >= 24 && darkest <= 30,
+			  `second ${c}: the darkest cell is row ${darkest}, not a spike's (25-29): ${v}`);
+		shown++;
+	}
+	assert.ok(shown >= 3, `the spikes stand out in ${shown} of 4 seconds (machine busy?)`);
+	assert.match(await page.textContent("#scale-max"), /^\d[\d,]* samples per cell$/);
+	await htmlDone(page);
+}
+
+async function names(page) {
+	return new Set((await htmlFrames(page)).map((f) => f.name));
+}
+
+async function tableNames(page) {
+	return page.$$eval("#functions tbody td.name", (tds) => tds.map((t) => t.textContent));
+}
+
+// Dragging over the first two columns selects [0, 2 s): phase_a and the
+// spikes, no phase_b (phases pauses 30 ms before it, for the first sample's
+// offset); later seconds phase_b alone; "Whole capture" both again.
+async function checkHtmlSelect(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const whole = await names(page);
+	for (const f of ["phase_a", "phase_b", "spike"])
+		assert.ok(whole.has(f), `no ${f} in the whole capture`);
+	await dragCells(page, [0, 0], [1, 49]);
+	assert.deepStrictEqual(await page.evaluate(() => window.flamebpfReport.selection()), [0, 2e9]);
+	assert.match(await page.textContent("#selection"), /^selected: 0\.000-2\.000 s, \d[\d,]* samples$/);
+	let got = await names(page), table = await tableNames(page);
+	assert.ok(got.has("phase_a") && got.has("spike"), `the first 2 s: ${[...got]}`);
+	assert.ok(!got.has("phase_b"), "phase_b in the flame graph of the first 2 s");
+	assert.ok(table.includes("phase_a") && !table.includes("phase_b"), `table: ${table}`);
+	await dragCells(page, [2, 3], [3, 49]);
+	got = await names(page);
+	assert.ok(got.has("phase_b") && !got.has("phase_a"), `2.06-4 s: ${[...got]}`);
+	/* a range after the end, as a script selects it */
+	await page.evaluate(() => window.flamebpfReport.select([10e9, 11e9]));
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.total()), 0);
+	assert.strictEqual(await page.textContent("#details"), "nothing in the selected range");
+	await page.click("#whole");
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.selection()), null);
+	assert.ok((await names(page)).has("phase_a"));
+	await htmlDone(page);
+}
+
+async function checkHtmlHover(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const t = htmlZoomTarget(await htmlFrames(page));
+	await page.mouse.move(...await frameCentre(page, t));
+	const details = await page.textContent("#details");
+	assert.ok(details.startsWith(t.name), `details '${details}' for ${t.name}`);
+	const unit = set.name === "uprobe" || set.name === "offcpu" ? /\(\d+(\.\d+)? (s|ms|us|ns), \d+\.\d\d%/
+		: /\(\d[\d,]* samples?, \d+\.\d\d%/;
+	assert.match(details, unit);
+	await page.mouse.move(0, 0);
+	assert.strictEqual((await page.textContent("#details")).trim(), "");
+	await htmlDone(page);
+}
+
+// A click zooms: the frame fills the width, its callers below it at full
+// width and faded, nothing beside it; Reset zoom draws what was drawn.
+async function checkHtmlZoom(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const before = await htmlFrames(page), width = before[0].w, t = htmlZoomTarget(before);
+	assert.strictEqual(await page.isEnabled("#unzoom"), false);
+	await page.mouse.click(...await frameCentre(page, t));
+	const after = await htmlFrames(page);
+	const z = after.find((f) => !f.parent && f.depth === t.depth);
+	assert.ok(z && z.name === t.name && z.x === 0 && Math.abs(z.w - width) < 1e-6,
+		  `zoomed into ${t.name}: ${JSON.stringify(z)}`);
+	for (const f of after) {
+		if (f.parent)
+			assert.ok(f.depth < t.depth && f.w === width, `caller ${f.name}`);
+		else
+			assert.ok(f.depth >= t.depth, `${f.name} beside the zoomed frame`);
+	}
+	assert.strictEqual(after.filter((f) => f.parent).length, t.depth);
+	assert.strictEqual(await page.isEnabled("#unzoom"), true);
+	await page.click("#unzoom");
+	assert.deepStrictEqual(await htmlFrames(page), before, "after Reset zoom");
+	assert.strictEqual(await page.isEnabled("#unzoom"), false);
+	await htmlDone(page);
+}
+
+function searchTerm(set) {
+	return { uprobe: "^tree_c$", phases: "^phase_", offcpu: "^wait_" }[set.name] || "^(__str|ksys_)";
+}
+
+// Ctrl-F, a regex, Enter: the matches drawn in the highlight, their share
+// (a match inside another once) that of the folded output; Escape undoes.
+async function checkHtmlSearch(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const term = searchTerm(set), re = new RegExp(term), before = await htmlFrames(page);
+	await page.keyboard.press("Control+f");
+	await page.keyboard.type(term);
+	await page.keyboard.press("Enter");
+	assert.strictEqual(await page.textContent("#matched"), "Matched: " + matchedShare(set, re));
+	const after = await htmlFrames(page);
+	let lit = 0;
+	after.forEach((f, j) => {
+		const hit = f.name !== "all" && re.test(f.name);
+		lit += hit;
+		assert.strictEqual(f.fill, hit ? HIGHLIGHT : before[j].fill, f.name);
+	});
+	assert.ok(lit > 0, "nothing highlighted");
+	await page.keyboard.press("Escape");
+	assert.strictEqual(await page.textContent("#matched"), "");
+	assert.deepStrictEqual(await htmlFrames(page), before, "after Escape");
+	await htmlDone(page);
+}
+
+async function tableRows(page) {
+	return page.$$eval("#functions tbody tr", (trs) => trs.map((tr) => ({
+		name: tr.cells[0].textContent, self: +tr.cells[1].dataset.value,
+		total: +tr.cells[2].dataset.value })));
+}
+
+function sortedBy(rows, key, up) {
+	return rows.every((r, i) => !i || (up ? rows[i - 1][key] <= r[key] : rows[i - 1][key] >= r[key]));
+}
+
+// The weight of the stacks that hold a name, each once: a total of the table.
+function inclusive(set, name) {
+	let w = 0;
+	for (const [stack, n] of set.folded)
+		if (stack.split(";").slice(1).includes(name))
+			w += n;
+	return w;
+}
+
+// Sorted by self at first; a header sorts by its column, again the other
+// way; the totals are the folded output's.
+async function checkHtmlTable(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	let rows = await tableRows(page);
+	assert.ok(rows.length > 2, `${rows.length} rows`);
+	assert.ok(sortedBy(rows, "self", false), "not by self at first");
+	for (const r of rows)
+		assert.strictEqual(r.total, inclusive(set, r.name), `total of ${r.name}`);
+	await page.click("#functions th[data-key=total]");
+	assert.ok(sortedBy(await tableRows(page), "total", false), "not by total");
+	await page.click("#functions th[data-key=total]");
+	assert.ok(sortedBy(await tableRows(page), "total", true), "not by total, ascending");
+	await page.click("#functions th[data-key=name]");
+	rows = await tableRows(page);
+	assert.ok(sortedBy(rows, "name", true), "not by name");
+	await htmlDone(page);
+}
+
+// Time off the CPU is spread over the cells it lasted in: the cells add up
+// to the time of the events, which is the capture's (the stacks') unless a
+// record was lost; a selected range's flame graph weighs what its cells
+// hold, to the ns. [sleeping] has the colour the SVG gives it.
+async function checkHtmlOffcpu(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	assert.match(await page.textContent("#title"), /time off the CPU$/);
+	const heat = await page.evaluate(() => window.flamebpfReport.heat());
+	const total = await page.evaluate(() => window.flamebpfReport.total());
+	const sum = (a) => a.reduce((x, y) => x + y, 0);
+	assert.ok(Math.abs(sum(heat.values) - total) <= total * 0.01,
+		  `the cells hold ${sum(heat.values)} ns, the capture ${total} ns`);
+	await dragCells(page, [0, 5], [0, 30]);
+	const part = await page.evaluate(() => window.flamebpfReport.total());
+	const cells = sum(heat.values.slice(5, 31));
+	assert.ok(part > 0 && Math.abs(part - cells) <= 1e-6 * cells + 1,
+		  `0.1-0.62 s: ${part} ns in the flame graph, ${cells} ns in its cells`);
+	const sleeping = (await htmlFrames(page)).find((f) => f.name === "[sleeping]");
+	assert.ok(sleeping, "no [sleeping] frame");
+	assert.strictEqual(sleeping.fill, "rgb(80,130,220)");
+	await htmlDone(page);
+}
+
+// Names are the program's, not the page's: markup in them is text. A perf
+// script whose frames and command are markup, rendered to a page: no
+// element is made of them (an img would also be a request), no script
+// runs, and the table shows them as the folded output names them (the
+// perf reader drops argument lists, as stackcollapse-perf.pl does).
+const HOSTILE = ["<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>",
+		 "a&amp;b\"c'<!--"];
+
+function hostilePerf() {
+	let text = "";
+	HOSTILE.forEach((name, i) => {
+		text += `<b>evil</b> 7/7 [000] 1.00${i}000: 1001001 cpu-clock:\n` +
+			`\t40100${i} ${name}+0x4 (/bin/x)\n\t401000 main+0x10 (/bin/x)\n\n`;
+	});
+	return text;
+}
+
+async function checkHtmlHostile(browser, port) {
+	fs.writeFileSync(path.join(OUT, "hostile.perf"), hostilePerf());
+	flamebpf(["render", path.join(OUT, "hostile.perf"), "-o", path.join(OUT, "hostile.html"),
+		  "-o", path.join(OUT, "hostile.folded")]);
+	const want = [...readFolded(path.join(OUT, "hostile.folded")).keys()]
+		.map((st) => st.split(";").pop());
+	const opened = await openHtml(browser, port, { name: "hostile" });
+	const table = await tableNames(opened);
+	assert.strictEqual(want.length, HOSTILE.length);
+	for (const name of want)
+		assert.ok(table.includes(name), `'${name}' not in the table: ${table}`);
+	assert.strictEqual(await opened.locator("img, b").count(), 0, "markup from a name");
+	assert.match(await opened.textContent("#details"), /^\s*$/);
+	const roots = (await htmlFrames(opened)).filter((f) => f.depth === 1).map((f) => f.name);
+	assert.deepStrictEqual(roots, ["<b>evil</b>"]);
+	await htmlDone(opened);
+}
+
+// Opened as a file, as a user opens it, with every request refused: it
+// still draws, and asked for nothing even when used.
+async function checkHtmlOffline(browser, port, set) {
+	const page = await newPage(browser);
+	const url = "file://" + path.join(OUT, set.name + ".html"), asked = [];
+	await page.route("**/*", (route) => {
+		if (route.request().url() === url)
+			return route.continue();
+		asked.push(route.request().url());
+		return route.abort();
+	});
+	await page.goto(url);
+	await page.waitForSelector("body[data-ready]");
+	await dragCells(page, [0, 0], [0, 10]);
+	const t = htmlZoomTarget(await htmlFrames(page));
+	await page.mouse.click(...await frameCentre(page, t));
+	await page.fill("#search", ".");
+	await page.press("#search", "Enter");
+	assert.deepStrictEqual(asked, [], "requests");
+	assert.deepStrictEqual(page.errors, [], "script errors");
+}
+
 // ---- what cannot be tested here ----
 
 // chrome://tracing is a debug page in recent Chromium: off unless the
@@ -519,19 +875,34 @@ function tests(sets, chromium) {
 	const t = [];
 	for (const s of sets) {
 		const need = (f) => (b, p) => (s.skip ? Promise.reject(new Skip(s.skip)) : f(b, p, s));
-		t.push([`speedscope_folded_${s.name}`, need(checkFolded)]);
-		if (s.name !== "uprobe")
-			t.push([`speedscope_perf_${s.name}`, need(checkPerf)]);
-		t.push([`speedscope_chrome_${s.name}`,
-			need((b, p, set) => checkChrome(b, p, set, set.name === "uprobe"))]);
-		if (s.name !== "sampling") {
+		if (s.name !== "phases" && s.name !== "offcpu") {
+			t.push([`speedscope_folded_${s.name}`, need(checkFolded)]);
+			if (s.name !== "uprobe")
+				t.push([`speedscope_perf_${s.name}`, need(checkPerf)]);
+			t.push([`speedscope_chrome_${s.name}`,
+				need((b, p, set) => checkChrome(b, p, set, set.name === "uprobe"))]);
+		}
+		if (s.name !== "sampling" && s.name !== "phases" && s.name !== "offcpu") {
 			t.push([`svg_hover_${s.name}`, need(checkSvgHover)]);
 			t.push([`svg_zoom_${s.name}`, need(checkSvgZoom)]);
 			t.push([`svg_search_${s.name}`, need(checkSvgSearch)]);
 		}
 		if (s.name === "data")
 			t.push([`svg_url_state_${s.name}`, need(checkSvgUrl)]);
+		if (s.name !== "sampling")
+			for (const [what, fn] of [["hover", checkHtmlHover], ["zoom", checkHtmlZoom],
+						  ["search", checkHtmlSearch], ["table", checkHtmlTable]])
+				t.push([`html_${what}_${s.name}`, need(fn)]);
+		if (s.name === "data")
+			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);
+		if (s.name === "offcpu")
+			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
+		if (s.name === "phases") {
+			t.push([`html_heatmap_${s.name}`, need(checkHtmlHeatmap)]);
+			t.push([`html_select_${s.name}`, need(checkHtmlSelect)]);
+		}
 	}
+	t.push(["html_hostile_names", checkHtmlHostile]);
 	t.push(["chrome_tracing", () => checkChromeTracing(chromium)]);
 	t.push(["perfetto", checkPerfetto]);
 	return t;
@@ -608,7 +979,9 @@ async function main() {
 	fs.mkdirSync(OUT, { recursive: true });
 	const sets = [makeSet("data", fromData, ".perf"),
 		      tryCapture("sampling", fromSampling, ".perf"),
-		      tryCapture("uprobe", fromUprobes, ".json")];
+		      tryCapture("uprobe", fromUprobes, ".json"),
+		      tryCapture("phases", fromPhases, ".perf"),
+		      tryCapture("offcpu", fromOffcpu, ".perf")];
 	const only = process.argv.slice(2);
 	const list = tests(sets, chromium).filter(([n]) => !only.length || only.includes(n));
 	const server = await serve();

@@ -1,0 +1,938 @@
+// The HTML report flamebpf writes (src/formats/out_html.c compiles this
+// file into the page; the build refuses it if it holds the characters that
+// end a script element). It reads the profile from the JSON in the element
+// #flamebpf-data (its tables are described in src/formats/html_data.h) and
+// draws, with no network and no framework:
+//   - the subsecond heatmap: a column per second, a row per 1/ROWS s, each
+//     cell coloured by what happened in it; click or drag to select a time
+//     range (in time order, from the first cell to the last);
+//   - the flame graph of the selection (the whole capture, from the
+//     stacks' weights, when nothing is selected): hover, click to zoom,
+//     regex search with the matched share, reset; colours and names are the
+//     SVG's (the writer sends each name's colour);
+//   - the functions of the selection by self and total, sortable;
+//   - the capture's metadata.
+// window.flamebpfReport gives what is drawn to scripts (the tests).
+"use strict";
+(function () {
+	var FRAME_H = 16, FONT = "12px Verdana, sans-serif", CHAR_W = 7.08;
+	var MIN_PX = 0.3; /* narrower frames, and their callees, are not drawn */
+	var HIGHLIGHT = "rgb(230,0,230)";
+	var TABLE_ROWS = 300;
+	var HEAT_CELL_H = 6, HEAT_LEFT = 44, HEAT_BOTTOM = 18, HEAT_TOP = 4;
+	var ROW_CHOICES = [10, 20, 25, 50, 100];
+	var KIND_USER = 0, KIND_KERNEL = 1, KIND_ROOT = 2;
+
+	var doc = document;
+	var D = JSON.parse(doc.getElementById("flamebpf-data").textContent);
+	var meta = D.meta, strings = D.strings;
+	var isNs = meta.unit === "ns";
+
+	// ---- the tables ----
+
+	var nfuncs = D.funcs.length / 4;
+	var fname = new Array(nfuncs), fmodule = new Array(nfuncs);
+	var fkind = new Uint8Array(nfuncs), fcolor = new Array(nfuncs);
+	for (var i = 0; i < nfuncs; i++) {
+		fname[i] = strings[D.funcs[4 * i]];
+		fmodule[i] = strings[D.funcs[4 * i + 1]];
+		fkind[i] = D.funcs[4 * i + 2];
+		fcolor[i] = rgbString(D.funcs[4 * i + 3]);
+	}
+
+	function rgbString(v) {
+		return "rgb(" + (v >> 16 & 255) + "," + (v >> 8 & 255) + "," + (v & 255) + ")";
+	}
+
+	// Nodes: the merged call tree, a parent before its children; node N
+	// (one past the last) is "all", the parent of the roots.
+	var N = D.nodes.length / 2;
+	var parent = new Int32Array(N), nfunc = new Int32Array(N), depth = new Int32Array(N + 1);
+	for (i = 0; i < N; i++) {
+		var up = D.nodes[2 * i];
+		parent[i] = up < 0 ? N : up;
+		nfunc[i] = D.nodes[2 * i + 1];
+		depth[i] = depth[parent[i]] + 1;
+	}
+
+	// Children in name order (the SVG's sibling order), as one list.
+	var childStart = new Int32Array(N + 2), childList = new Int32Array(N);
+	(function () {
+		var count = new Int32Array(N + 1), at, j;
+		for (j = 0; j < N; j++)
+			count[parent[j]]++;
+		for (j = 0; j <= N; j++)
+			childStart[j + 1] = childStart[j] + count[j];
+		at = childStart.slice(0, N + 1);
+		for (j = 0; j < N; j++)
+			childList[at[parent[j]]++] = j;
+		for (j = 0; j <= N; j++) {
+			if (count[j] > 1) {
+				var part = Array.prototype.slice.call(childList, childStart[j], childStart[j + 1]);
+				part.sort(byName);
+				childList.set(part, childStart[j]);
+			}
+		}
+	})();
+
+	function byName(a, b) {
+		var x = fname[nfunc[a]], y = fname[nfunc[b]];
+		return x < y ? -1 : x > y ? 1 : fkind[nfunc[a]] - fkind[nfunc[b]];
+	}
+
+	var nstacks = D.stacks.length / 4;
+	var stackNode = new Int32Array(nstacks), stackWeight = new Float64Array(nstacks);
+	var sampleWeight = new Float64Array(nstacks);
+	for (i = 0; i < nstacks; i++) {
+		stackNode[i] = D.stacks[4 * i];
+		stackWeight[i] = D.stacks[4 * i + 2];
+		/* 1, but a mean period where samples weigh theirs (render --period) */
+		sampleWeight[i] = D.stacks[4 * i + 3] > 0 ? stackWeight[i] / D.stacks[4 * i + 3] : 1;
+	}
+
+	// Events, by time: each one's start in ns since the first, and its
+	// weight in the profile's unit (a sample its stack's sample weight; a
+	// traced call its self time; a block off the CPU, or a sample of
+	// --wall, its length).
+	var E = D.events, nev = E.n;
+	var evTs = new Float64Array(nev), evStack = new Int32Array(nev);
+	var evDur = new Float64Array(nev), evW = new Float64Array(nev);
+	var spread = meta.mode === "off-cpu" || meta.mode === "wall";
+	var maxDur = 0, span = 0;
+	(function () {
+		var t = 0;
+		for (var j = 0; j < nev; j++) {
+			t += E.dt[j];
+			evTs[j] = t;
+			evStack[j] = E.stack[j];
+			evDur[j] = E.dur ? E.dur[j] : 0;
+			evW[j] = meta.mode === "trace" ? E.self[j] : spread ? evDur[j] : sampleWeight[evStack[j]];
+			if (evDur[j] > maxDur)
+				maxDur = evDur[j];
+			var end = t + (spread ? evDur[j] : 0);
+			if (end > span)
+				span = end;
+		}
+	})();
+
+	// ---- formatting ----
+
+	function fmtCount(v) {
+		return Math.round(v).toString().replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+	}
+
+	function fmtNs(ns) {
+		if (ns >= 1e9)
+			return (ns / 1e9).toFixed(3) + " s";
+		if (ns >= 1e6)
+			return (ns / 1e6).toFixed(2) + " ms";
+		if (ns >= 1e3)
+			return (ns / 1e3).toFixed(1) + " us";
+		return Math.round(ns) + " ns";
+	}
+
+	function fmtWeight(v) {
+		if (isNs)
+			return fmtNs(v);
+		return fmtCount(v) + (Math.round(v) === 1 ? " sample" : " samples");
+	}
+
+	function pct(part, whole) {
+		return (whole > 0 ? 100 * part / whole : 0).toFixed(2) + "%";
+	}
+
+	function el(tag, attrs, text) {
+		var e = doc.createElement(tag);
+		for (var k in attrs || {})
+			e.setAttribute(k, attrs[k]);
+		if (text !== undefined)
+			e.textContent = text;
+		return e;
+	}
+
+	function what() {
+		if (meta.mode === "trace")
+			return "wall time of traced calls";
+		if (meta.mode === "off-cpu")
+			return "time off the CPU";
+		if (meta.mode === "wall")
+			return "wall time, on and off the CPU";
+		return (meta.event || "CPU") + " samples";
+	}
+
+	// ---- the page ----
+
+	var ui = {};
+
+	function build() {
+		var root = doc.getElementById("report");
+		root.textContent = "";
+		doc.title = meta.title || "flamebpf: " + (meta.cmdline || what());
+		root.appendChild(el("h1", { id: "title" }, meta.title || "Flame graph: " + what()));
+		root.appendChild(el("div", { id: "subtitle" }, subtitle()));
+		buildHeat(root);
+		buildFlame(root);
+		buildTable(root);
+		buildMeta(root);
+	}
+
+	function subtitle() {
+		var parts = [];
+		if (meta.cmdline)
+			parts.push(meta.cmdline);
+		if (meta.freq)
+			parts.push(meta.freq + " Hz");
+		if (meta.secs > 0)
+			parts.push(meta.secs.toFixed(2) + " s");
+		if (meta.ncpus)
+			parts.push(meta.ncpus + " CPUs");
+		if (meta.host)
+			parts.push(meta.host);
+		if (meta.kernel)
+			parts.push("Linux " + meta.kernel);
+		if (meta.losses)
+			parts.push("lost: " + meta.losses);
+		return parts.join(", ");
+	}
+
+	function buildHeat(root) {
+		root.appendChild(el("h2", {}, "Heatmap: " + heatWhat() + ", by second and part of a second"));
+		var bar = el("div", { "class": "bar" });
+		bar.appendChild(el("label", { "for": "rows" }, "rows per second"));
+		ui.rows = el("select", { id: "rows" });
+		ROW_CHOICES.forEach(function (r) {
+			var o = el("option", { value: r }, String(r) + " (" + (1000 / r) + " ms)");
+			if (r === 50)
+				o.selected = true;
+			ui.rows.appendChild(o);
+		});
+		bar.appendChild(ui.rows);
+		ui.all = el("button", { id: "whole", type: "button" }, "Whole capture");
+		bar.appendChild(ui.all);
+		ui.selection = el("span", { id: "selection", "class": "info" });
+		bar.appendChild(ui.selection);
+		root.appendChild(bar);
+		var scroll = el("div", { "class": "scroll" });
+		ui.heat = el("canvas", { id: "heatmap" });
+		scroll.appendChild(ui.heat);
+		root.appendChild(scroll);
+		var scale = el("div", { id: "scale" });
+		ui.scaleMin = el("span", { id: "scale-min" }, "0");
+		ui.scaleBar = el("canvas", { id: "scale-bar", width: 200, height: 10 });
+		ui.scaleMax = el("span", { id: "scale-max" });
+		scale.appendChild(el("span", {}, "scale:"));
+		scale.appendChild(ui.scaleMin);
+		scale.appendChild(ui.scaleBar);
+		scale.appendChild(ui.scaleMax);
+		ui.cellInfo = el("span", { id: "cell", "class": "info" });
+		scale.appendChild(ui.cellInfo);
+		root.appendChild(scale);
+	}
+
+	function buildFlame(root) {
+		root.appendChild(el("h2", { id: "flame-title" }, "Flame graph"));
+		var bar = el("div", { "class": "bar" });
+		ui.unzoom = el("button", { id: "unzoom", type: "button", disabled: "" }, "Reset zoom");
+		ui.search = el("input", { id: "search", type: "search",
+					  placeholder: "search: a regex (Ctrl-F), Enter" });
+		ui.unsearch = el("button", { id: "unsearch", type: "button" }, "Reset search");
+		ui.matched = el("span", { id: "matched" });
+		var ice = el("label", {});
+		ui.icicle = el("input", { id: "icicle", type: "checkbox" });
+		ice.appendChild(ui.icicle);
+		ice.appendChild(doc.createTextNode(" icicle (roots on top)"));
+		[ui.unzoom, ui.search, ui.unsearch, ui.matched, ice].forEach(function (e) {
+			bar.appendChild(e);
+		});
+		root.appendChild(bar);
+		ui.details = el("div", { id: "details" }, "\u00a0");
+		root.appendChild(ui.details);
+		ui.flameBox = el("div", { id: "flame-box" });
+		ui.flame = el("canvas", { id: "flamegraph" });
+		ui.flameBox.appendChild(ui.flame);
+		root.appendChild(ui.flameBox);
+	}
+
+	function buildTable(root) {
+		root.appendChild(el("h2", { id: "table-title" }, "Functions"));
+		ui.table = el("table", { id: "functions" });
+		var head = el("tr");
+		[["name", "function"], ["self", "self"], ["total", "total"]].forEach(function (c) {
+			var th = el("th", { "data-key": c[0], "class": c[0] === "name" ? "name" : "" }, c[1]);
+			head.appendChild(th);
+		});
+		var thead = el("thead");
+		thead.appendChild(head);
+		ui.table.appendChild(thead);
+		ui.tbody = el("tbody");
+		ui.table.appendChild(ui.tbody);
+		var box = el("div", { id: "table-box" });
+		box.appendChild(ui.table);
+		root.appendChild(box);
+		ui.tableNote = el("p", { "class": "note", id: "table-note" });
+		root.appendChild(ui.tableNote);
+	}
+
+	function buildMeta(root) {
+		var sec = el("section", { id: "meta" });
+		sec.appendChild(el("h2", {}, "Capture"));
+		var dl = el("dl");
+		var nthreads = D.threads.length / 4;
+		[["command", meta.cmdline], ["mode", meta.mode], ["event", meta.event],
+		 ["frequency", meta.freq ? meta.freq + " Hz" : ""],
+		 ["duration", meta.secs > 0 ? meta.secs.toFixed(3) + " s" : ""],
+		 ["CPUs", meta.ncpus || ""], ["host", meta.host], ["kernel", meta.kernel],
+		 ["processes", String(meta.processes)], ["threads", String(nthreads)],
+		 [meta.mode === "trace" ? "calls" : meta.mode === "sample" ? "samples" : "events",
+		  fmtCount(nev)],
+		 ["total", fmtWeight(totalWeight)],
+		 ["lost", meta.losses || "nothing"], ["written by", "flamebpf " + meta.flamebpf]]
+			.forEach(function (kv) {
+				if (kv[1] === "" || kv[1] === undefined)
+					return;
+				dl.appendChild(el("dt", {}, kv[0]));
+				dl.appendChild(el("dd", { "data-key": kv[0] }, String(kv[1])));
+			});
+		sec.appendChild(dl);
+		root.appendChild(sec);
+	}
+
+	var totalWeight = 0;
+	for (i = 0; i < nstacks; i++)
+		totalWeight += stackWeight[i];
+
+	// ---- the heatmap ----
+
+	var heat = { rows: 50, cols: 1, cellW: 10, values: null, max: 0 };
+	var sel = null; /* [from, to) in ns since the first event, or null: the whole capture */
+	var drag = null;
+
+	function heatWhat() {
+		if (meta.mode === "trace")
+			return "calls started";
+		if (meta.mode === "off-cpu")
+			return "time off the CPU";
+		if (meta.mode === "wall")
+			return "wall time on and off the CPU";
+		return "samples";
+	}
+
+	// A call or a sample counts where it starts; time (off the CPU, or
+	// --wall's samples) is spread over the cells it lasted in.
+	function computeHeat() {
+		var rows = heat.rows, step = 1e9 / rows;
+		/* a sample at exactly N s is in column N; time ending there is not */
+		var cols = Math.max(1, spread ? Math.ceil(span / 1e9) : Math.floor(span / 1e9) + 1);
+		var v = new Float64Array(cols * rows);
+		for (var j = 0; j < nev; j++) {
+			var c = Math.min(Math.floor(evTs[j] / step), v.length - 1);
+			if (!spread) {
+				v[c] += meta.mode === "trace" ? 1 : evW[j];
+				continue;
+			}
+			var from = evTs[j], to = from + evDur[j];
+			while (from < to && c < v.length) {
+				var end = Math.min(to, (c + 1) * step);
+				v[c] += end - from;
+				from = end;
+				c++;
+			}
+		}
+		var max = 0;
+		for (j = 0; j < v.length; j++)
+			if (v[j] > max)
+				max = v[j];
+		heat.cols = cols;
+		heat.values = v;
+		heat.max = max;
+	}
+
+	// White to dark red through orange: darker is more.
+	var STOPS = [[255, 255, 255], [253, 208, 162], [241, 105, 19], [127, 39, 4]];
+
+	function heatColor(v) {
+		if (!(v > 0))
+			return "rgb(255,255,255)";
+		var x = Math.min(1, v / (heat.max || 1)) * (STOPS.length - 1);
+		var k = Math.min(STOPS.length - 2, Math.floor(x)), f = x - k, a = STOPS[k], b = STOPS[k + 1];
+		return "rgb(" + Math.round(a[0] + (b[0] - a[0]) * f) + "," +
+			Math.round(a[1] + (b[1] - a[1]) * f) + "," + Math.round(a[2] + (b[2] - a[2]) * f) + ")";
+	}
+
+	function fitCanvas(cv, w, h) {
+		var r = window.devicePixelRatio || 1;
+		cv.width = Math.round(w * r);
+		cv.height = Math.round(h * r);
+		cv.style.width = w + "px";
+		cv.style.height = h + "px";
+		var ctx = cv.getContext("2d");
+		ctx.setTransform(r, 0, 0, r, 0, 0);
+		return ctx;
+	}
+
+	function pageWidth() {
+		return Math.max(400, doc.documentElement.clientWidth - 40);
+	}
+
+	function drawHeat() {
+		var rows = heat.rows, cols = heat.cols;
+		heat.cellW = Math.max(3, Math.min(40, Math.floor((pageWidth() - HEAT_LEFT) / cols)));
+		heat.cellH = Math.max(2, Math.round(HEAT_CELL_H * 50 / rows));
+		var w = HEAT_LEFT + cols * heat.cellW + 4, h = HEAT_TOP + rows * heat.cellH + HEAT_BOTTOM;
+		var ctx = fitCanvas(ui.heat, w, h);
+		ctx.fillStyle = "rgb(250,250,248)";
+		ctx.fillRect(0, 0, w, h);
+		for (var c = 0; c < cols; c++)
+			for (var r = 0; r < rows; r++) {
+				ctx.fillStyle = heatColor(heat.values[c * rows + r]);
+				ctx.fillRect(HEAT_LEFT + c * heat.cellW, HEAT_TOP + r * heat.cellH,
+					     heat.cellW, heat.cellH);
+			}
+		drawAxes(ctx);
+		drawSelection(ctx);
+		ui.heat.dataset.rows = rows;
+		ui.heat.dataset.cols = cols;
+		ui.heat.dataset.cellW = heat.cellW;
+		ui.heat.dataset.cellH = heat.cellH;
+		ui.heat.dataset.left = HEAT_LEFT;
+		ui.heat.dataset.top = HEAT_TOP;
+		drawScale();
+	}
+
+	function drawAxes(ctx) {
+		ctx.fillStyle = "rgb(60,60,60)";
+		ctx.font = "10px Verdana, sans-serif";
+		ctx.textAlign = "right";
+		for (var q = 0; q <= 4; q++) {
+			var y = HEAT_TOP + q / 4 * heat.rows * heat.cellH;
+			ctx.fillText((q / 4).toFixed(2) + " s", HEAT_LEFT - 4, Math.min(y + 4, HEAT_TOP + heat.rows * heat.cellH));
+		}
+		ctx.textAlign = "center";
+		var every = Math.max(1, Math.ceil(30 / heat.cellW));
+		for (var c = 0; c < heat.cols; c += every)
+			ctx.fillText(String(c), HEAT_LEFT + (c + 0.5) * heat.cellW,
+				     HEAT_TOP + heat.rows * heat.cellH + 13);
+	}
+
+	function cellOf(a) {
+		return [Math.floor(a / heat.rows), a % heat.rows];
+	}
+
+	// The selected cells, outlined: those whose time lies in the selection.
+	function drawSelection(ctx) {
+		var range = drag ? cellRange(drag.a, drag.b) : sel;
+		if (!range)
+			return;
+		var step = 1e9 / heat.rows;
+		var a = Math.floor(range[0] / step), b = Math.ceil(range[1] / step) - 1;
+		ctx.fillStyle = "rgba(40,90,200,0.35)";
+		for (var k = a; k <= b && k < heat.cols * heat.rows; k++) {
+			var cr = cellOf(k);
+			ctx.fillRect(HEAT_LEFT + cr[0] * heat.cellW, HEAT_TOP + cr[1] * heat.cellH,
+				     heat.cellW, heat.cellH);
+		}
+	}
+
+	function drawScale() {
+		var ctx = ui.scaleBar.getContext("2d");
+		for (var x = 0; x < 200; x++) {
+			ctx.fillStyle = heatColor(heat.max * (x + 0.5) / 200);
+			ctx.fillRect(x, 0, 1, 10);
+		}
+		ui.scaleMax.textContent = heatValue(heat.max) + " per cell";
+	}
+
+	function heatValue(v) {
+		return spread ? fmtNs(v) : fmtCount(v) + (meta.mode === "trace" ? " calls" : " samples");
+	}
+
+	function cellAt(ev) {
+		var b = ui.heat.getBoundingClientRect();
+		var c = Math.floor((ev.clientX - b.left - HEAT_LEFT) / heat.cellW);
+		var r = Math.floor((ev.clientY - b.top - HEAT_TOP) / heat.cellH);
+		if (c < 0 || r < 0 || c >= heat.cols || r >= heat.rows)
+			return -1;
+		return c * heat.rows + r;
+	}
+
+	function cellRange(a, b) {
+		var step = 1e9 / heat.rows;
+		return [Math.min(a, b) * step, (Math.max(a, b) + 1) * step];
+	}
+
+	function heatEvents() {
+		ui.heat.addEventListener("mousedown", function (ev) {
+			var k = cellAt(ev);
+			if (k < 0)
+				return;
+			drag = { a: k, b: k };
+			ev.preventDefault();
+			drawHeat();
+		});
+		ui.heat.addEventListener("mousemove", function (ev) {
+			var k = cellAt(ev);
+			showCell(k);
+			if (drag && k >= 0 && k !== drag.b) {
+				drag.b = k;
+				drawHeat();
+			}
+		});
+		ui.heat.addEventListener("mouseleave", function () {
+			showCell(-1);
+		});
+		window.addEventListener("mouseup", function () {
+			if (!drag)
+				return;
+			var range = cellRange(drag.a, drag.b);
+			drag = null;
+			select(range);
+		});
+		ui.all.addEventListener("click", function () {
+			select(null);
+		});
+		ui.rows.addEventListener("change", function () {
+			heat.rows = +ui.rows.value;
+			computeHeat();
+			drawHeat();
+		});
+	}
+
+	function showCell(k) {
+		if (k < 0) {
+			ui.cellInfo.textContent = "";
+			return;
+		}
+		var r = cellRange(k, k);
+		ui.cellInfo.textContent = (r[0] / 1e9).toFixed(3) + "-" + (r[1] / 1e9).toFixed(3) +
+			" s: " + heatValue(heat.values[k]);
+	}
+
+	function select(range) {
+		sel = range;
+		zoomed = N;
+		drawHeat();
+		update();
+	}
+
+	// ---- the weights of the selection ----
+
+	var selfW = new Float64Array(N + 1), totW = new Float64Array(N + 1);
+
+	// Samples and calls count when they start in the range; time is
+	// clipped to it.
+	function weigh() {
+		selfW.fill(0);
+		if (!sel) {
+			for (var s = 0; s < nstacks; s++)
+				selfW[stackNode[s]] += stackWeight[s];
+		} else {
+			var from = spread ? sel[0] - maxDur : sel[0];
+			for (var j = lowerBound(from); j < nev && evTs[j] < sel[1]; j++) {
+				var w = evW[j];
+				if (spread)
+					w = Math.max(0, Math.min(sel[1], evTs[j] + evDur[j]) - Math.max(sel[0], evTs[j]));
+				else if (evTs[j] < sel[0])
+					continue;
+				selfW[stackNode[evStack[j]]] += w;
+			}
+		}
+		totW.set(selfW);
+		for (var k = N - 1; k >= 0; k--)
+			totW[parent[k]] += totW[k];
+	}
+
+	function lowerBound(t) {
+		var lo = 0, hi = nev;
+		while (lo < hi) {
+			var mid = (lo + hi) >> 1;
+			if (evTs[mid] < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		return lo;
+	}
+
+	// ---- the flame graph ----
+
+	var zoomed = N, searchRe = null, hover = -1;
+	var drawn = []; /* {node, x, w, depth} of the frames drawn, in tree order */
+	var flameW = 0, flameH = 0;
+
+	function nameOf(n) {
+		return n === N ? "all" : fname[nfunc[n]];
+	}
+
+	function colorOf(n) {
+		return n === N ? "rgb(200,200,205)" : fcolor[nfunc[n]];
+	}
+
+	// The frames to draw: the zoomed one's ancestors at full width, then
+	// it and its callees, depth first, each sibling after the one before.
+	function layout() {
+		drawn = [];
+		var z = zoomed, total = totW[z] || 1, scale = flameW / total;
+		for (var a = z; a !== N; ) {
+			a = parent[a];
+			drawn.push({ node: a, x: 0, w: flameW, depth: depth[a], parent: true });
+		}
+		drawn.reverse();
+		var stack = [z], xs = [0];
+		while (stack.length) {
+			var n = stack.pop(), x = xs.pop(), w = totW[n] * scale;
+			if (w < MIN_PX)
+				continue;
+			drawn.push({ node: n, x: x, w: w, depth: depth[n], parent: false });
+			var kids = [], cx = x;
+			for (var c = childStart[n]; c < childStart[n + 1]; c++) {
+				var k = childList[c];
+				if (totW[k] > 0) {
+					kids.push(k, cx);
+					cx += totW[k] * scale;
+				}
+			}
+			for (var q = kids.length - 2; q >= 0; q -= 2) {
+				stack.push(kids[q]);
+				xs.push(kids[q + 1]);
+			}
+		}
+		var deepest = 0;
+		for (var d = 0; d < drawn.length; d++)
+			deepest = Math.max(deepest, drawn[d].depth);
+		return deepest;
+	}
+
+	function frameY(d) {
+		return ui.icicle.checked ? d * FRAME_H : flameH - (d + 1) * FRAME_H;
+	}
+
+	// Lays the frames out and paints them; the box they scroll in shows
+	// the roots (its bottom, unless roots are on top).
+	function drawFlame() {
+		flameW = pageWidth();
+		var deepest = layout();
+		flameH = (deepest + 1) * FRAME_H + 2;
+		fitCanvas(ui.flame, flameW, flameH);
+		repaint();
+		ui.flameBox.scrollTop = ui.icicle.checked ? 0 : ui.flameBox.scrollHeight;
+	}
+
+	// The same frames again (a hover, a search).
+	function repaint() {
+		var ctx = ui.flame.getContext("2d");
+		ctx.clearRect(0, 0, flameW, flameH);
+		ctx.font = FONT;
+		ctx.textBaseline = "middle";
+		for (var k = 0; k < drawn.length; k++)
+			paintFrame(ctx, drawn[k]);
+	}
+
+	function matches(n) {
+		return searchRe !== null && n !== N && searchRe.test(nameOf(n));
+	}
+
+	function fillOf(f) {
+		return matches(f.node) ? HIGHLIGHT : colorOf(f.node);
+	}
+
+	function paintFrame(ctx, f) {
+		var y = frameY(f.depth);
+		ctx.globalAlpha = f.parent ? 0.5 : 1;
+		ctx.fillStyle = fillOf(f);
+		ctx.fillRect(f.x, y, Math.max(f.w - 0.5, 0.3), FRAME_H - 1);
+		if (f.node === hover) {
+			ctx.strokeStyle = "black";
+			ctx.lineWidth = 0.7;
+			ctx.strokeRect(f.x + 0.35, y + 0.35, Math.max(f.w - 1.2, 0.3), FRAME_H - 1.7);
+		}
+		var fit = Math.floor((f.w - 6) / CHAR_W);
+		if (fit >= 3) {
+			var s = nameOf(f.node);
+			if (s.length > fit)
+				s = s.slice(0, fit - 2) + "..";
+			ctx.fillStyle = "black";
+			ctx.fillText(s, f.x + 3, y + FRAME_H / 2);
+		}
+		ctx.globalAlpha = 1;
+	}
+
+	function frameAt(ev) {
+		var b = ui.flame.getBoundingClientRect(), x = ev.clientX - b.left, y = ev.clientY - b.top;
+		for (var k = drawn.length - 1; k >= 0; k--) {
+			var f = drawn[k], fy = frameY(f.depth);
+			if (y >= fy && y < fy + FRAME_H && x >= f.x && x < f.x + f.w)
+				return f;
+		}
+		return null;
+	}
+
+	function describe(n) {
+		var all = totW[N], s = nameOf(n);
+		if (n !== N && fmodule[nfunc[n]] && fkind[nfunc[n]] === KIND_USER)
+			s += " [" + fmodule[nfunc[n]] + "]";
+		s += " (" + fmtWeight(totW[n]) + ", " + pct(totW[n], all);
+		if (n !== N && fkind[nfunc[n]] !== KIND_ROOT && selfW[n] > 0)
+			s += "; self " + fmtWeight(selfW[n]);
+		return s + ")";
+	}
+
+	function flameEvents() {
+		ui.flame.addEventListener("mousemove", function (ev) {
+			var f = frameAt(ev), n = f ? f.node : -1;
+			if (n === hover)
+				return;
+			hover = n;
+			ui.details.textContent = f ? describe(n) : "\u00a0";
+			repaint();
+		});
+		ui.flame.addEventListener("mouseleave", function () {
+			hover = -1;
+			ui.details.textContent = "\u00a0";
+			repaint();
+		});
+		ui.flame.addEventListener("click", function (ev) {
+			var f = frameAt(ev);
+			if (f)
+				zoom(f.node);
+		});
+		ui.unzoom.addEventListener("click", function () {
+			zoom(N);
+		});
+		ui.icicle.addEventListener("change", drawFlame);
+		ui.search.addEventListener("keydown", function (ev) {
+			if (ev.key === "Enter")
+				search(ui.search.value);
+			else if (ev.key === "Escape")
+				search("");
+		});
+		ui.unsearch.addEventListener("click", function () {
+			search("");
+		});
+		doc.addEventListener("keydown", function (ev) {
+			if ((ev.ctrlKey || ev.metaKey) && ev.key === "f") {
+				ev.preventDefault();
+				ui.search.focus();
+				ui.search.select();
+			} else if (ev.key === "Escape" && doc.activeElement !== ui.search) {
+				search("");
+			}
+		});
+		window.addEventListener("resize", function () {
+			drawHeat();
+			drawFlame();
+		});
+	}
+
+	function zoom(n) {
+		zoomed = n;
+		if (n === N)
+			ui.unzoom.setAttribute("disabled", "");
+		else
+			ui.unzoom.removeAttribute("disabled");
+		drawFlame();
+		showMatched();
+	}
+
+	function search(term) {
+		ui.search.value = term;
+		ui.search.classList.remove("bad");
+		searchRe = null;
+		if (term) {
+			try {
+				searchRe = new RegExp(term);
+			} catch (e) {
+				ui.search.classList.add("bad");
+			}
+		}
+		repaint();
+		showMatched();
+	}
+
+	// The weight under matching frames, a match inside another counted
+	// once: over the whole selection, and within the zoomed frame.
+	function matchedWeight(top) {
+		var sum = 0, stack = [top];
+		while (stack.length) {
+			var n = stack.pop();
+			if (matches(n)) {
+				sum += totW[n];
+				continue;
+			}
+			for (var c = childStart[n]; c < childStart[n + 1]; c++)
+				stack.push(childList[c]);
+		}
+		return sum;
+	}
+
+	function ancestorMatches(n) {
+		for (var a = n; a !== N; a = parent[a])
+			if (matches(a))
+				return true;
+		return false;
+	}
+
+	function showMatched() {
+		if (!searchRe) {
+			ui.matched.textContent = "";
+			return;
+		}
+		var s = "Matched: " + (100 * matchedWeight(N) / (totW[N] || 1)).toFixed(1) + "%";
+		if (zoomed !== N) {
+			var inZoom = ancestorMatches(zoomed) ? totW[zoomed] : matchedWeight(zoomed);
+			s += " (" + (100 * inZoom / (totW[zoomed] || 1)).toFixed(1) + "% of the zoomed frame)";
+		}
+		ui.matched.textContent = s;
+	}
+
+	// ---- the table of functions ----
+
+	var sortKey = "self", sortUp = false, rowsData = [];
+
+	// Self: the weight of the stacks that end in the function; total: of
+	// those that hold it, counted once however deep the recursion.
+	function tabulate() {
+		var self = new Float64Array(nfuncs), total = new Float64Array(nfuncs);
+		var onPath = new Int32Array(nfuncs), stack = [N], leaving = [false];
+		while (stack.length) {
+			var n = stack.pop(), out = leaving.pop();
+			var f = n === N ? -1 : nfunc[n];
+			if (out) {
+				onPath[f]--;
+				continue;
+			}
+			if (totW[n] <= 0)
+				continue;
+			if (f >= 0) {
+				self[f] += selfW[n];
+				if (!onPath[f])
+					total[f] += totW[n];
+				onPath[f]++;
+				stack.push(n);
+				leaving.push(true);
+			}
+			for (var c = childStart[n]; c < childStart[n + 1]; c++) {
+				stack.push(childList[c]);
+				leaving.push(false);
+			}
+		}
+		rowsData = [];
+		for (var k = 0; k < nfuncs; k++)
+			if (fkind[k] !== KIND_ROOT && total[k] > 0)
+				rowsData.push({ f: k, self: self[k], total: total[k] });
+	}
+
+	function sortRows() {
+		var key = sortKey, dir = sortUp ? 1 : -1;
+		rowsData.sort(function (a, b) {
+			if (key === "name") {
+				var x = fname[a.f], y = fname[b.f];
+				return (x < y ? -1 : x > y ? 1 : 0) * dir;
+			}
+			return (a[key] - b[key]) * dir || (fname[a.f] < fname[b.f] ? -1 : 1);
+		});
+	}
+
+	function drawTable() {
+		sortRows();
+		var all = totW[N], frag = doc.createDocumentFragment();
+		var shown = Math.min(rowsData.length, TABLE_ROWS);
+		for (var k = 0; k < shown; k++) {
+			var r = rowsData[k], tr = el("tr", { "data-func": r.f });
+			var name = el("td", { "class": "name", title: fname[r.f] });
+			var sw = el("span", { "class": "swatch" });
+			sw.style.background = fcolor[r.f];
+			name.appendChild(sw);
+			name.appendChild(doc.createTextNode(fname[r.f]));
+			tr.appendChild(name);
+			tr.appendChild(el("td", { "data-value": r.self }, fmtWeight(r.self) + "  " + pct(r.self, all)));
+			tr.appendChild(el("td", { "data-value": r.total }, fmtWeight(r.total) + "  " + pct(r.total, all)));
+			frag.appendChild(tr);
+		}
+		ui.tbody.textContent = "";
+		ui.tbody.appendChild(frag);
+		ui.tableNote.textContent = rowsData.length > shown ?
+			"the first " + shown + " of " + rowsData.length + " functions" : rowsData.length + " functions";
+		var ths = ui.table.querySelectorAll("th");
+		for (k = 0; k < ths.length; k++) {
+			var on = ths[k].getAttribute("data-key") === sortKey;
+			ths[k].classList.toggle("sorted", on);
+			ths[k].classList.toggle("up", on && sortUp);
+		}
+	}
+
+	function tableEvents() {
+		ui.table.querySelector("thead").addEventListener("click", function (ev) {
+			var key = ev.target.getAttribute("data-key");
+			if (!key)
+				return;
+			if (key === sortKey)
+				sortUp = !sortUp;
+			else {
+				sortKey = key;
+				sortUp = key === "name";
+			}
+			drawTable();
+		});
+		ui.tbody.addEventListener("click", function (ev) {
+			var tr = ev.target.closest("tr");
+			if (tr)
+				search("^" + fname[+tr.getAttribute("data-func")].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+		});
+	}
+
+	// ---- everything below the heatmap follows the selection ----
+
+	function update() {
+		weigh();
+		var total = totW[N];
+		if (sel)
+			ui.selection.textContent = "selected: " + (sel[0] / 1e9).toFixed(3) + "-" +
+				(sel[1] / 1e9).toFixed(3) + " s, " + fmtWeight(total);
+		else
+			ui.selection.textContent = "whole capture, " + fmtWeight(total) +
+				" (click or drag to select a range)";
+		doc.getElementById("flame-title").textContent = "Flame graph of the " +
+			(sel ? "selection" : "whole capture");
+		ui.details.textContent = total > 0 ? "\u00a0" : "nothing in the selected range";
+		zoom(zoomed);
+		tabulate();
+		drawTable();
+	}
+
+	// For scripts and tests: what is drawn, and the data behind it.
+	window.flamebpfReport = {
+		frames: function () {
+			return drawn.map(function (f) {
+				return { name: nameOf(f.node), x: f.x, y: frameY(f.depth), w: f.w, depth: f.depth,
+					 fill: fillOf(f), parent: f.parent };
+			});
+		},
+		heat: function () {
+			return { rows: heat.rows, cols: heat.cols, max: heat.max,
+				 values: Array.prototype.slice.call(heat.values) };
+		},
+		selection: function () {
+			return sel ? sel.slice() : null;
+		},
+		total: function () {
+			return totW[N];
+		},
+		select: select,
+		search: search,
+		zoomTo: function (name) {
+			for (var k = 0; k < drawn.length; k++)
+				if (nameOf(drawn[k].node) === name)
+					return zoom(drawn[k].node);
+		}
+	};
+
+	build();
+	computeHeat();
+	heatEvents();
+	flameEvents();
+	tableEvents();
+	drawHeat();
+	update();
+	window.flamebpfReport.readyMs = performance.now();
+	doc.body.setAttribute("data-ready", "1");
+})();

@@ -1,0 +1,34 @@
+/* The HTML report's data: the profile in the compact tables the page's
+ * script reads (src/formats/html/report.js), written as one JSON object.
+ *
+ *   strings  every name once
+ *   funcs    [name, module, kind, 0xRRGGBB] per drawn name (kind 0 user,
+ *            1 kernel, 2 root); frames of any address merge by name, as
+ *            the SVG merges them
+ *   nodes    [parent, func] per call path (parent -1 for a root): the
+ *            merged call tree, a parent before its children
+ *   threads  [pid, tid, comm, tcomm] (pid -1 when the input had none)
+ *   stacks   [node, thread, weight, count] per stack of the profile
+ *   events   by time: t0 (ns, a string), stack[], dt[] (ns since the one
+ *            before); in ns units dur[] too, and for traced calls self[]
+ *            (the call's time less its children's)
+ *
+ * Numbers are indexes into the tables above them. */
+#ifndef FLAMEBPF_HTML_DATA_H
+#define FLAMEBPF_HTML_DATA_H
+
+#include <stdio.h>
+
+#include "profile/profile.h"
+#include "sink.h"
+
+#define HTML_DATA_VERSION 1
+
+/* Writes the JSON object; strings escaped for an HTML <script> element.
+ * Returns 0, -ENOMEM, or -EIO when writing failed. */
+int html_data__write(const struct profile *p, const struct write_opts *o, FILE *f);
+
+/* "sample", "trace" (uprobe calls), "off-cpu" or "wall". */
+const char *html_data__mode(const struct profile *p);
+
+#endif

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The events of the HTML report: sorted by time (ties in the order they
+ * were added) and written column by column, the times as deltas, which
+ * keeps them short; traced calls get their self time, which the page
+ * weighs a range by. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "html_data.h"
+#include "html_events.h"
+
+static int cmp_ts(const void *a, const void *b, void *arg)
+{
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	uint64_t x = profile__event(arg, i)->ts, y = profile__event(arg, j)->ts;
+
+	if (x != y)
+		return x < y ? -1 : 1;
+	return (i > j) - (i < j);
+}
+
+static bool same_thread(const struct profile *p, size_t a, size_t b)
+{
+	const struct stack_owner *x = &profile__stack(p, profile__event(p, a)->stack)->who;
+	const struct stack_owner *y = &profile__stack(p, profile__event(p, b)->stack)->who;
+
+	return x->pid == y->pid && x->tid == y->tid;
+}
+
+static uint64_t end_of(const struct profile *p, size_t i)
+{
+	return profile__event(p, i)->ts + profile__event(p, i)->dur;
+}
+
+/* Takes call i's time, up to its parent's end, from its parent's self time. */
+static void charge_parent(const struct profile *p, uint64_t *self, size_t parent, size_t i)
+{
+	uint64_t to = end_of(p, i) < end_of(p, parent) ? end_of(p, i) : end_of(p, parent);
+	uint64_t d = to - profile__event(p, i)->ts;
+
+	self[parent] -= d < self[parent] ? d : self[parent];
+}
+
+/* Each call's time less its children's, the calls of a thread being in
+ * timeline order (a parent before its children); a child that outlasts its
+ * parent (no end was seen) counts up to the parent's end. */
+static int self_times(const struct profile *p, uint64_t *self)
+{
+	size_t n = profile__nr_events(p), *order = NULL, *open, depth = 0;
+	int err = profile__events_in_order(p, &order);
+
+	open = err ? NULL : malloc((n ? n : 1) * sizeof(*open));
+	if (!open) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t i = order[k];
+
+		if (k && !same_thread(p, order[k - 1], i))
+			depth = 0;
+		while (depth && end_of(p, open[depth - 1]) <= profile__event(p, i)->ts)
+			depth--;
+		self[i] = profile__event(p, i)->dur;
+		if (depth)
+			charge_parent(p, self, open[depth - 1], i);
+		open[depth++] = i;
+	}
+	free(open);
+	free(order);
+	return 0;
+}
+
+/* One column of the events: what(i) for each, in time order. */
+static void put_column(FILE *f, const char *key, const size_t *order, size_t n,
+		       uint64_t (*what)(const struct profile *, const uint64_t *, size_t, size_t),
+		       const struct profile *p, const uint64_t *self)
+{
+	fprintf(f, ",\n\"%s\":[", key);
+	for (size_t k = 0; k < n; k++)
+		fprintf(f, "%s%" PRIu64, k ? (k % 32 ? "," : ",\n") : "",
+			what(p, self, order[k], k ? order[k - 1] : order[k]));
+	fputc(']', f);
+}
+
+static uint64_t col_stack(const struct profile *p, const uint64_t *self, size_t i, size_t prev)
+{
+	(void)self;
+	(void)prev;
+	return profile__event(p, i)->stack;
+}
+
+static uint64_t col_dt(const struct profile *p, const uint64_t *self, size_t i, size_t prev)
+{
+	(void)self;
+	return profile__event(p, i)->ts - profile__event(p, prev)->ts;
+}
+
+static uint64_t col_dur(const struct profile *p, const uint64_t *self, size_t i, size_t prev)
+{
+	(void)self;
+	(void)prev;
+	return profile__event(p, i)->dur;
+}
+
+static uint64_t col_self(const struct profile *p, const uint64_t *self, size_t i, size_t prev)
+{
+	(void)p;
+	(void)prev;
+	return self[i];
+}
+
+int html_events__write(const struct profile *p, FILE *f)
+{
+	size_t n = profile__nr_events(p), *order = malloc((n ? n : 1) * sizeof(*order));
+	bool calls = !strcmp(html_data__mode(p), "trace");
+	uint64_t *self = calls ? calloc(n ? n : 1, sizeof(*self)) : NULL;
+	int err = !order || (calls && !self) ? -ENOMEM : 0;
+
+	if (!err && calls)
+		err = self_times(p, self);
+	for (size_t i = 0; i < n && !err; i++)
+		order[i] = i;
+	if (!err)
+		qsort_r(order, n, sizeof(*order), cmp_ts, (void *)p);
+	if (!err) {
+		fprintf(f, ",\n\"events\":{\"n\":%zu,\"t0\":\"%" PRIu64 "\"", n,
+			n ? profile__event(p, order[0])->ts : 0);
+		put_column(f, "stack", order, n, col_stack, p, self);
+		put_column(f, "dt", order, n, col_dt, p, self);
+		if (profile__unit(p) == UNIT_NANOSECONDS)
+			put_column(f, "dur", order, n, col_dur, p, self);
+		if (calls)
+			put_column(f, "self", order, n, col_self, p, self);
+		fputc('}', f);
+	}
+	free(self);
+	free(order);
+	return err;
+}
