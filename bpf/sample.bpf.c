@@ -61,11 +61,11 @@ static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __
 
 /* The current task's stacks, counted weight times more (a sample: once;
  * a tracepoint's hit: once, or by a value of it). */
-static __always_inline int count_stack(void *ctx, __u64 weight)
+static __always_inline int count_stack(void *ctx, __u64 weight, __u32 probe)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
+	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id, .probe = probe };
 	__u64 *val;
 	long err;
 
@@ -76,7 +76,8 @@ static __always_inline int count_stack(void *ctx, __u64 weight)
 	if (want_user && key.pid)
 		key.ustack = user_stack(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
-	if (want_kernel)
+	/* a probe's hit in user code: its kernel stack is the trap's */
+	if (want_kernel && !probe)
 		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
@@ -105,7 +106,15 @@ int on_sample(struct bpf_perf_event_data *ctx)
 {
 	/* a counted event at a frequency: the kernel changes the period as it
 	 * goes, each sample stands for its own */
-	return count_stack(ctx, weigh_period ? ctx->sample_period : 1);
+	return count_stack(ctx, weigh_period ? ctx->sample_period : 1, 0);
+}
+
+/* -f usdt:...: a USDT probe's hit, its number in the uprobe_multi link's
+ * cookie (from 1). */
+SEC("kprobe")
+int on_usdt(struct pt_regs *ctx)
+{
+	return count_stack(ctx, 1, (__u32)bpf_get_attach_cookie(ctx));
 }
 
 /* -e tracepoint:...: a raw tracepoint, attached by name (no tracefs); the
@@ -151,7 +160,7 @@ int on_tracepoint(struct bpf_raw_tracepoint_args *ctx)
 	} else if (tp_weight >= 0) {
 		weight = syscall_arg(regs, tp_weight);
 	}
-	return weight ? count_stack(ctx, weight) : 0;
+	return weight ? count_stack(ctx, weight, 0) : 0;
 }
 
 /* PF_KTHREAD (include/linux/sched.h): a kernel thread. A user thread that

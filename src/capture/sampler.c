@@ -22,6 +22,7 @@
 #include "sampler.h"
 #include "stack_table.h"
 #include "unwinder.h"
+#include "uprobe_multi.h"
 
 struct sampler {
 	struct sampler_opts opts;
@@ -33,6 +34,7 @@ struct sampler {
 	struct bpf_link *switch_link; /* --off-cpu */
 	struct bpf_link *wakeup_link; /* --wakers */
 	struct bpf_link *tp_link;     /* -e tracepoint:... */
+	int *usdt_fds;		      /* -f usdt:...: a uprobe_multi link per binary */
 	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
 	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
 	uint64_t still_kthread[2];    /* ... of kernel threads, as CNT_OFF_KTHREAD.. */
@@ -131,6 +133,8 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
 	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
 	bpf_program__set_autoload(skel->progs.on_tracepoint, s->opts.tp != NULL);
+	bpf_program__set_autoload(skel->progs.on_usdt, s->opts.usdt != NULL);
+	bpf_program__set_expected_attach_type(skel->progs.on_usdt, UPROBE_MULTI_ATTACH_TYPE);
 	if (s->opts.tp) {
 		skel->rodata->tp_nr = s->opts.tp->nr;
 		skel->rodata->tp_exit = s->opts.tp->exit;
@@ -223,6 +227,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->ncpus = libbpf_num_possible_cpus();
 	s->event = o->wall     ? PROFILE_EVENT_WALL
 		   : o->offcpu ? PROFILE_EVENT_OFFCPU
+		   : o->usdt   ? (o->usdt->nnames == 1 ? o->usdt->names[0] : "USDT probes")
 		   : o->tp     ? o->tp->spec
 		   : o->event  ? o->event->name
 			       : "cpu-clock";
@@ -395,6 +400,45 @@ static bool traced(pid_t pid, void *arg)
 	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pids), &key, &v);
 }
 
+/* A uprobe_multi link per binary, its semaphores raised by the kernel
+ * while attached; system-wide on the file: the pid filter keeps the
+ * targets (a COMMAND's children too). */
+static int attach_usdt(struct sampler *s)
+{
+	const struct usdt_plan *pl = s->opts.usdt;
+	int prog = bpf_program__fd(s->skel->progs.on_usdt), err = 0;
+
+	s->usdt_fds = malloc(pl->nbins * sizeof(*s->usdt_fds));
+	if (!s->usdt_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < pl->nbins; i++)
+		s->usdt_fds[i] = -1;
+	for (size_t i = 0; i < pl->nbins && !err; i++) {
+		uint64_t *block, *offsets, *refs, *cookies;
+
+		err = usdt_plan__arrays(&pl->bins[i], &block, &offsets, &refs, &cookies);
+		if (err)
+			break;
+		s->usdt_fds[i] =
+			uprobe_multi__attach_counted(prog, pl->bins[i].path, offsets, refs, cookies,
+						     pl->bins[i].n, UPROBE_MULTI_ENTRY, 0);
+		free(block);
+		if (s->usdt_fds[i] < 0)
+			err = s->usdt_fds[i];
+	}
+	s->nattached = libbpf_num_possible_cpus();
+	return err;
+}
+
+static void detach_usdt(struct sampler *s)
+{
+	for (size_t i = 0; s->usdt_fds && i < s->opts.usdt->nbins; i++)
+		if (s->usdt_fds[i] >= 0)
+			close(s->usdt_fds[i]);
+	free(s->usdt_fds);
+	s->usdt_fds = NULL;
+}
+
 int sampler__start(struct sampler *s)
 {
 	int err = attach_tracking(s);
@@ -405,6 +449,8 @@ int sampler__start(struct sampler *s)
 	if (s->opts.user &&
 	    mmap_events__open(&s->mmaps, s->procs, s->opts.filter_pids ? traced : NULL, s))
 		s->mmaps = NULL;
+	if (s->opts.usdt)
+		return attach_usdt(s);
 	if (s->opts.tp) {
 		s->tp_link = bpf_program__attach_raw_tracepoint(s->skel->progs.on_tracepoint,
 								s->opts.tp->raw);
@@ -564,6 +610,7 @@ void sampler__stop(struct sampler *s)
 	}
 	bpf_link__destroy(s->tp_link);
 	s->tp_link = NULL;
+	detach_usdt(s);
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
@@ -588,6 +635,17 @@ static int push_frame(struct collect_ctx *c, const char *name, enum frame_kind k
 {
 	return profile__findnew_frame(c->p, name, kind == FRAME_KERNEL ? "[kernel]" : "", kind,
 				      &c->frames[c->n++]);
+}
+
+/* -f usdt:...: the probe hit, as the leaf: "[libstdcxx:throw]". */
+static int push_probe(struct collect_ctx *c, __u32 probe)
+{
+	const struct usdt_plan *pl = c->s->opts.usdt;
+	char name[256];
+
+	snprintf(name, sizeof(name), "[%s]",
+		 pl && probe <= pl->nnames ? pl->names[probe - 1] : "usdt:?");
+	return push_frame(c, name, FRAME_USER);
 }
 
 /* Appends the stack root-first. */
@@ -716,6 +774,8 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL, key.state || c->s->opts.tp);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
+	if (!err && key.probe)
+		err = push_probe(c, key.probe);
 	if (!err && (key.wtid || key.wcomm[0])) /* the idle task has tid 0 */
 		err = push_waker(c, &key);
 	if (!err && c->s->opts.wall && !key.state)
@@ -867,6 +927,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->thread_ns = &s->thread_ns;
 	st->event = s->event;
 	st->tracepoint = s->opts.tp != NULL;
+	st->usdt_probes = s->opts.usdt ? s->opts.usdt->nnames : 0;
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
 	st->collisions = s->stacks.collisions;

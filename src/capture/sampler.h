@@ -13,6 +13,7 @@
 #include "mmap_events.h"
 #include "perf_events.h"
 #include "tracepoint_spec.h"
+#include "usdt_plan.h"
 #include "sample.h"
 #include "unwind.h"
 #include "unwinder.h"
@@ -21,6 +22,7 @@ struct sampler_opts {
 	unsigned int freq;		     /* clocks: samples a second */
 	const struct perf_event_desc *event; /* NULL: cpu-clock */
 	uint64_t period;		     /* counted events: events a sample (clocks: 0) */
+	const struct usdt_plan *usdt;	     /* -f usdt:...: probes counted; or NULL */
 	const struct tracepoint_spec *tp;    /* -e tracepoint:...: hits counted; or NULL */
 	int weight;			     /* ... weighed so (enum tp_weight) */
 	const char *weight_name;	     /* ... as the command line said it */
@@ -45,6 +47,7 @@ struct sampler_stats {
 	unsigned int ncpus;  /* CPUs with a perf event */
 	const char *event;   /* "cpu-clock" or "cycles" */
 	bool tracepoint;     /* counts are a tracepoint's hits (or values: event says which) */
+	size_t usdt_probes;  /* -f usdt:...: the probes whose hits are counted */
 	uint64_t ticks;	     /* timeline: samples whose time was kept */
 	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
 	uint64_t stacks;     /* unique raw stacks received */

@@ -34,6 +34,8 @@ struct source_opts {
 	bool cpu_split;	    /* --cpu-split: traced calls' time on and off the CPU */
 	const char **funcs; /* -f arguments (uprobe mode) */
 	size_t nfuncs;
+	const char **usdt_specs; /* -f usdt:... arguments: probe hits counted */
+	size_t nusdt;
 	const char *list; /* -l argument */
 	double duration;  /* seconds; 0 = until signal or targets exit */
 	pid_t *pids;

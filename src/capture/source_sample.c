@@ -11,10 +11,12 @@
 #include "sampler.h"
 #include "source.h"
 #include "summary.h"
+#include "usdt_plan.h"
 
 struct sample_source {
 	struct sampler *s;
 	const struct source_opts *o;
+	struct usdt_plan usdt; /* -f usdt:...: the probes counted */
 	int verbosity;
 };
 
@@ -49,7 +51,11 @@ static int start(void *impl)
 
 	const struct perf_event_desc *ev = ss->o->event;
 
-	if (err && ss->o->tracepoint && err == -ENOENT)
+	if (err && ss->o->nusdt)
+		p_err("cannot attach to the USDT probes: %s%s", strerror(-err),
+		      err == -EOPNOTSUPP ? " (they need uprobe_multi links, Linux 6.6+)"
+					 : source__bpf_hint(err, ss->verbosity));
+	else if (err && ss->o->tracepoint && err == -ENOENT)
 		p_err("this kernel has no tracepoint '%s' (%s); tracefs lists them: "
 		      "/sys/kernel/tracing/available_events",
 		      ss->o->tp.spec, ss->o->tp.raw);
@@ -104,7 +110,7 @@ static void summary(void *impl, const struct profile *p, double secs)
  * event's samples weigh its period, 1 at a frequency (each its own). */
 static bool counted(const struct source_opts *o)
 {
-	return o->tracepoint || (o->event && !o->event->clock);
+	return o->tracepoint || o->nusdt || (o->event && !o->event->clock);
 }
 
 static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
@@ -127,6 +133,7 @@ static void source_free(void *impl)
 	if (!ss)
 		return;
 	sampler__free(ss->s);
+	usdt_plan__free(&ss->usdt);
 	free(ss);
 }
 
@@ -181,10 +188,16 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		free(ss);
 		return -EPERM;
 	}
+	if (o->nusdt && (err = usdt_plan__make(o, &ss->usdt))) {
+		free(ss);
+		return err;
+	}
+	so.usdt = o->nusdt ? &ss->usdt : NULL;
 	err = sampler__open(&ss->s, &so);
 	if (err) {
 		p_err("cannot load the BPF sampler: %s%s", strerror(-err),
 		      source__bpf_hint(err, verbosity));
+		usdt_plan__free(&ss->usdt);
 		free(ss);
 		return err;
 	}

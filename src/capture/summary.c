@@ -79,7 +79,11 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 {
 	uint64_t period = profile__meta(p)->period;
 
-	if (st->tracepoint)
+	if (st->usdt_probes)
+		p_err("%" PRIu64 " hits of %zu USDT probe%s, %zu processes, %zu stacks in %.2f s",
+		      profile__total_weight(p), st->usdt_probes, st->usdt_probes == 1 ? "" : "s",
+		      profile__nr_processes(p), profile__nr_stacks(p), secs);
+	else if (st->tracepoint)
 		p_err("%" PRIu64 " %s in %" PRIu64
 		      " hits of the tracepoint, %zu processes, %zu stacks "
 		      "in %.2f s",

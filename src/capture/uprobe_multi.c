@@ -53,10 +53,18 @@ void uprobe_multi__features(bool *multi, bool *sessions)
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, size_t n, enum uprobe_multi_kind kind, pid_t pid)
 {
+	return uprobe_multi__attach_counted(prog_fd, path, offsets, NULL, cookies, n, kind, pid);
+}
+
+int uprobe_multi__attach_counted(int prog_fd, const char *path, const uint64_t *offsets,
+				 const uint64_t *ref_ctr_offsets, const uint64_t *cookies, size_t n,
+				 enum uprobe_multi_kind kind, pid_t pid)
+{
 	struct link_create_uprobe_multi attr;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
+	attr.ref_ctr_offsets = (uintptr_t)ref_ctr_offsets;
 	attr.prog_fd = prog_fd;
 	attr.attach_type = kind == UPROBE_MULTI_SESSION ? UPROBE_SESSION_ATTACH_TYPE
 							: UPROBE_MULTI_ATTACH_TYPE;

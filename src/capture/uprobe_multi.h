@@ -30,6 +30,13 @@ void uprobe_multi__features(bool *multi, bool *sessions);
 int uprobe_multi__attach(int prog_fd, const char *path, const uint64_t *offsets,
 			 const uint64_t *cookies, size_t n, enum uprobe_multi_kind kind, pid_t pid);
 
+/* The same with a reference counter for each probe (a USDT probe's
+ * semaphore: the kernel raises it while the probe is attached), at its
+ * offset in the file; 0 for none. */
+int uprobe_multi__attach_counted(int prog_fd, const char *path, const uint64_t *offsets,
+				 const uint64_t *ref_ctr_offsets, const uint64_t *cookies, size_t n,
+				 enum uprobe_multi_kind kind, pid_t pid);
+
 /* Like uprobe_multi__attach, but first finds the offsets the kernel refuses
  * (by bisection) and leaves them out: bad[i] is set for each. Returns the
  * link fd, or -errno when nothing could be attached. */

@@ -15,10 +15,8 @@ bool usdt_list__is(const char *spec)
 	return !strncmp(spec, "usdt:", 5);
 }
 
-/* The binaries of "usdt:BINARY[:REGEX]" (the target's when BINARY is
- * empty) into bins, its regex (NULL for all) into *regex. */
-static int binaries_of(const struct source_opts *o, const char *spec, struct binaries *bins,
-		       char **regex)
+int usdt_list__binaries(const struct source_opts *o, const char *spec, struct binaries *bins,
+			char **regex)
 {
 	const char *rest = spec + 5, *colon = strchr(rest, ':');
 	struct binaries target = {};
@@ -69,7 +67,7 @@ int usdt_list__print(const struct source_opts *o, const char *spec)
 	size_t printed = 0;
 	char *regex;
 	regex_t re;
-	int err = binaries_of(o, spec, &bins, &regex);
+	int err = usdt_list__binaries(o, spec, &bins, &regex);
 
 	if (!err && regex && regcomp(&re, regex, REG_EXTENDED | REG_NOSUB)) {
 		p_err("invalid regular expression '%s'", regex);

@@ -121,7 +121,8 @@ static int check_usage(const struct options *o)
 static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	int err = o->capture.freq || o->capture.event || o->capture.tracepoint || o->capture.offcpu
+	int err = o->capture.freq || o->capture.event || o->capture.tracepoint ||
+				  o->capture.nusdt || o->capture.offcpu
 			  ? source_sample__open(&r->src, &o->capture, verbosity)
 			  : source_trace__open(&r->src, &o->capture, r->have_cmd ? r->cmd.pid : 0,
 					       verbosity);

@@ -150,7 +150,8 @@ void options__usage(FILE *f)
 	      "  -l, --list [BINARY:]REGEX\n"
 	      "                           print the functions -f would trace and exit;\n"
 	      "                           usdt:[BINARY][:REGEX] the USDT probes (sys/sdt.h)\n"
-	      "                           of BINARY, or of the target's binaries\n"
+	      "                           of BINARY, or of the target's binaries, which\n"
+	      "                           -f usdt:... counts by stack at each hit\n"
 	      "\n"
 	      "Output:\n"
 	      "  -o, --output FILE        write to FILE (default: standard output);\n"
@@ -546,6 +547,26 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 	return 0;
 }
 
+/* -f usdt:...: probes counted as a tracepoint's hits are, by the sampler,
+ * not functions timed: set apart from the functions. */
+static int split_usdt(struct source_opts *c, char *err)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nfuncs; i++)
+		n += !strncmp(c->funcs[i], "usdt:", 5);
+	if (!n)
+		return 0;
+	if (n < c->nfuncs)
+		return usage_err("-f usdt:... counts probe hits and -f FUNCTION times calls: not "
+				 "both in one capture yet");
+	c->usdt_specs = c->funcs;
+	c->nusdt = c->nfuncs;
+	c->funcs = NULL;
+	c->nfuncs = 0;
+	return 0;
+}
+
 /* -e: a clock is sampled at a frequency (99 Hz unless -F says), anything
  * else counted, a sample every -c N events (1 unless said). */
 static int check_event(struct options *o, char *err)
@@ -568,6 +589,13 @@ static int check_event(struct options *o, char *err)
 		return usage_err("invalid --weight '%s' for '%s' (a system call's argument at "
 				 "sys_enter_*: its name or arg0 to arg5; ret at sys_exit_*)",
 				 o->weight_arg, c->tp.spec);
+	if (c->nusdt && (c->offcpu || c->freq || c->period || c->event || c->tracepoint))
+		return usage_err("-f %s counts every hit of the probes: not with %s",
+				 c->usdt_specs[0],
+				 c->offcpu   ? "--off-cpu or --wall"
+				 : c->freq   ? "-F"
+				 : c->period ? "-c"
+					     : "-e");
 	if (c->tracepoint && (c->offcpu || c->nfuncs || c->freq || c->period))
 		return usage_err("-e %s counts every hit of the tracepoint: not with %s",
 				 c->tp.spec,
@@ -604,18 +632,14 @@ static int check(struct options *o, bool format_set, char *err)
 		return c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu
 			       ? usage_err("-l lists functions: it takes no mode")
 			       : 0;
-	if (check_event(o, err))
+	if (split_usdt(&o->capture, err) || check_event(o, err))
 		return -EINVAL;
-	for (size_t i = 0; i < c->nfuncs; i++)
-		if (!strncmp(c->funcs[i], "usdt:", 5))
-			return usage_err("-f '%s': counting USDT probes is not built yet; -l "
-					 "'usdt:BINARY:' lists them",
-					 c->funcs[i]);
-	if (!c->freq && !c->event && !c->tracepoint && !c->nfuncs && !c->offcpu && c->command)
+	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu &&
+	    c->command)
 		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
 				 "REGEX before the COMMAND '%s' (see --help)",
 				 c->command[0]);
-	if (!c->freq && !c->event && !c->tracepoint && !c->nfuncs && !c->offcpu)
+	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu)
 		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
 				 "REGEX (see --help)");
 	if (o->wall && !c->freq)
@@ -691,6 +715,8 @@ void options__free(struct options *o)
 {
 	free(o->capture.funcs);
 	o->capture.funcs = NULL;
+	free(o->capture.usdt_specs);
+	o->capture.usdt_specs = NULL;
 	free(o->capture.pids);
 	o->capture.pids = NULL;
 	o->capture.npids = 0;

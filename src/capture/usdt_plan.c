@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/usdt.h"
+#include "util/array.h"
+#include "util/msg.h"
+#include "targets.h"
+#include "usdt_list.h"
+#include "usdt_plan.h"
+
+static int add_site(struct usdt_site_set *set, const struct usdt_probe *p, uint64_t cookie)
+{
+	struct usdt_site s = { p->offset, p->sema_offset, cookie };
+
+	return array__push((void **)&set->v, &set->n, &set->cap, &s, sizeof(s));
+}
+
+int usdt_plan__arrays(const struct usdt_site_set *set, uint64_t **block, uint64_t **offsets,
+		      uint64_t **ref_ctrs, uint64_t **cookies)
+{
+	uint64_t *b = calloc(3 * (set->n ? set->n : 1), sizeof(*b));
+
+	if (!b)
+		return -ENOMEM;
+	*offsets = b;
+	*ref_ctrs = b + set->n;
+	*cookies = b + 2 * set->n;
+	for (size_t i = 0; i < set->n; i++) {
+		(*offsets)[i] = set->v[i].offset;
+		(*ref_ctrs)[i] = set->v[i].ref_ctr;
+		(*cookies)[i] = set->v[i].cookie;
+	}
+	*block = b;
+	return 0;
+}
+
+static int add_name(struct usdt_plan *plan, const struct usdt_probe *p)
+{
+	size_t len = strlen(p->provider) + strlen(p->name) + 2, cap = plan->nnames;
+	char *name = malloc(len);
+
+	if (!name)
+		return -ENOMEM;
+	snprintf(name, len, "%s:%s", p->provider, p->name);
+	if (array__push((void **)&plan->names, &plan->nnames, &cap, &name, sizeof(name))) {
+		free(name);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* The probes of one binary that re matches, into a new set of plan. */
+static int add_binary(struct usdt_plan *plan, const struct target_binary *b, const regex_t *re)
+{
+	struct usdt_probes ps = {};
+	struct usdt_site_set set = {};
+	size_t cap = plan->nbins;
+	int err = usdt__read(b->open_path, &ps);
+
+	for (size_t i = 0; i < ps.n && !err; i++) {
+		char name[512];
+
+		snprintf(name, sizeof(name), "%s:%s", ps.v[i].provider, ps.v[i].name);
+		if (re && regexec(re, name, 0, NULL, 0))
+			continue;
+		err = add_name(plan, &ps.v[i]);
+		if (!err)
+			err = add_site(&set, &ps.v[i], plan->nnames);
+	}
+	usdt__free(&ps);
+	if (!err && set.n && !(set.path = strdup(b->open_path)))
+		err = -ENOMEM;
+	if (!err && set.n)
+		err = array__push((void **)&plan->bins, &plan->nbins, &cap, &set, sizeof(set));
+	if (err || !set.n) {
+		free(set.path);
+		free(set.v);
+	}
+	return err == -ENOEXEC || err == -ENOENT ? 0 : err;
+}
+
+static int add_spec(struct usdt_plan *plan, const struct source_opts *o, const char *spec)
+{
+	struct binaries bins = {};
+	char *regex = NULL;
+	regex_t re;
+	int err = usdt_list__binaries(o, spec, &bins, &regex);
+
+	if (!err && regex && regcomp(&re, regex, REG_EXTENDED | REG_NOSUB)) {
+		p_err("invalid regular expression '%s'", regex);
+		free(regex);
+		regex = NULL;
+		err = -EINVAL;
+	}
+	for (size_t i = 0; i < bins.n && !err; i++)
+		err = add_binary(plan, &bins.v[i], regex ? &re : NULL);
+	if (regex) {
+		regfree(&re);
+		free(regex);
+	}
+	binaries__free(&bins);
+	return err;
+}
+
+int usdt_plan__make(const struct source_opts *o, struct usdt_plan *plan)
+{
+	int err = 0;
+
+	*plan = (struct usdt_plan){ 0 };
+	for (size_t i = 0; i < o->nusdt && !err; i++)
+		err = add_spec(plan, o, o->usdt_specs[i]);
+	if (!err && !plan->nnames) {
+		p_err("no USDT probe matches %s%s", o->usdt_specs[0], o->nusdt > 1 ? ", ..." : "");
+		err = -EINVAL;
+	}
+	if (err)
+		usdt_plan__free(plan);
+	return err;
+}
+
+void usdt_plan__free(struct usdt_plan *plan)
+{
+	for (size_t i = 0; i < plan->nbins; i++) {
+		free(plan->bins[i].path);
+		free(plan->bins[i].v);
+	}
+	for (size_t i = 0; i < plan->nnames; i++)
+		free(plan->names[i]);
+	free(plan->bins);
+	free(plan->names);
+	*plan = (struct usdt_plan){ 0 };
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * USDT probes. -l 'usdt:BINARY:REGEX': the probes a binary declares, as
+ * "BINARY:PROVIDER:NAME ARGS" lines: tests/fixtures/sdtfix.c's four,
+ * Debian's libstdc++'s and python3.11's, a running process's (no BPF: ELF
+ * notes). -f 'usdt:...': every hit counted by its stack, under a
+ * [PROVIDER:NAME] leaf: usdt_work's known counts, its semaphore raised only
+ * while its probe is traced, libstdc++'s throw and catch in throw_count.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static void list(struct h_result *r, const char *spec)
+{
+	assert_int_equal(h_run(r, 30, H_ARGV(h_flamebpf(), "-l", spec)), 0);
+}
+
+static void test_fixture(void **state)
+{
+	char path[1024], spec[1200], want[5000];
+	struct h_result r;
+
+	(void)state;
+	if (!realpath("build/tests/fixtures/sdtfix_pie", path))
+		fail_msg("no fixture build/tests/fixtures/sdtfix_pie");
+	snprintf(spec, sizeof(spec), "usdt:%s:", path);
+	list(&r, spec);
+	h_assert_status(&r, 0);
+	snprintf(want, sizeof(want),
+		 "%s:fix:noargs\n%s:fix:one -4@%%edi\n%s:fix:three -8@%%rdi -1@%%sil 8@%%rdx\n"
+		 "%s:fix:guarded\n",
+		 path, path, path, path);
+	assert_string_equal(r.out, want);
+	h_result_free(&r);
+	snprintf(spec, sizeof(spec), "usdt:%s:^fix:t", path);
+	list(&r, spec);
+	h_assert_status(&r, 0);
+	assert_int_equal(h_count_lines(r.out), 1);
+	assert_non_null(strstr(r.out, ":fix:three "));
+	h_result_free(&r);
+}
+
+static void test_libstdcxx(void **state)
+{
+	struct h_result r;
+
+	(void)state;
+	list(&r, "usdt:libstdc++:");
+	h_assert_status(&r, 0);
+	print_message("%s", r.out);
+	assert_non_null(strstr(r.out, "libstdc++.so.6"));
+	assert_non_null(strstr(r.out, ":libstdcxx:throw "));
+	assert_non_null(strstr(r.out, ":libstdcxx:catch "));
+	assert_non_null(strstr(r.out, ":libstdcxx:rethrow "));
+	h_result_free(&r);
+}
+
+/* python3.11 as Debian builds it has its probes; -p lists those of every
+ * binary the process maps. */
+static void test_python_process(void **state)
+{
+	char pid[16];
+	struct h_result r;
+	struct h_proc p;
+
+	(void)state;
+	if (access("/usr/bin/python3.11", X_OK))
+		skip();
+	h_start_workload(&p, H_ARGV("/usr/bin/python3.11", "-c", "import time; time.sleep(30)"));
+	h_sleep(0.3);
+	snprintf(pid, sizeof(pid), "%d", p.pid);
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "-l", "usdt::gc__", "-p", pid)), 0);
+	h_stop(&p);
+	h_assert_status(&r, 0);
+	print_message("%s", r.out);
+	assert_non_null(strstr(r.out, "/usr/bin/python3.11:python:gc__start "));
+	assert_non_null(strstr(r.out, "/usr/bin/python3.11:python:gc__done "));
+	assert_int_equal(h_count_lines(r.out), 2);
+	h_result_free(&r);
+}
+
+static bool hit_under(const char *stack, const void *arg)
+{
+	const char *const *w = arg;
+	const char *leaf = strrchr(stack, ';');
+
+	return h_has_frame(stack, w[0]) && leaf && !strcmp(leaf + 1, w[1]);
+}
+
+/* usdt_work 1000: work:tick 1000 times in tick_a and 2000 in tick_b, and
+ * work:guarded 1000 times, for its semaphore is raised while traced. */
+static void test_count(void **state)
+{
+	static const char *const a[] = { "tick_a", "[work:tick]" },
+				 *b[] = { "tick_b", "[work:tick]" },
+				 *g[] = { "guarded", "[work:guarded]" };
+	const char *out = h_path("usdt.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "usdt::^work:", "-o", out, "--",
+			    h_workload("usdt_work"), "1000"));
+	print_message("tick_a %llu, tick_b %llu, guarded %llu; %s", h_sum(&f, hit_under, a),
+		      h_sum(&f, hit_under, b), h_sum(&f, hit_under, g), r.out);
+	assert_int_equal(h_sum(&f, hit_under, a), 1000);
+	assert_int_equal(h_sum(&f, hit_under, b), 2000);
+	assert_int_equal(h_sum(&f, hit_under, g), 1000);
+	assert_int_equal(f.total, 4000);
+	assert_non_null(strstr(r.out, "guarded 1000"));
+	assert_non_null(strstr(r.err, "4000 hits of 3 USDT probes"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* Only work:tick traced: guarded's semaphore stays down, it never fires. */
+static void test_semaphore(void **state)
+{
+	const char *out = h_path("tick.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "usdt::work:tick", "-o", out, "--",
+			    h_workload("usdt_work"), "1000"));
+	assert_int_equal(f.total, 3000);
+	assert_non_null(strstr(r.out, "guarded 0"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* throw_count 200: libstdc++'s throw probe 200 times under thrower, its
+ * catch probe 200 times under catcher. */
+static void test_libstdcxx_throw(void **state)
+{
+	static const char *const t[] = { "thrower(int)", "[libstdcxx:throw]" },
+				 *c[] = { "catcher(int)", "[libstdcxx:catch]" };
+	const char *out = h_path("throw.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "usdt:libstdc++:throw|catch", "-o", out, "--",
+			    h_workload("throw_count"), "200"));
+	print_message("throw %llu under thrower, catch %llu under catcher (%llu in all)\n",
+		      h_sum(&f, hit_under, t), h_sum(&f, hit_under, c), f.total);
+	assert_int_equal(h_sum(&f, hit_under, t), 200);
+	assert_int_equal(h_sum(&f, hit_under, c), 200);
+	assert_int_equal(f.total, 400);
+	assert_non_null(strstr(r.out, "caught 200"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+static void test_refused(void **state)
+{
+	static const struct {
+		const char *args[5], *said;
+	} cases[] = {
+		{ { "-l", "usdt:/bin/true:" }, "no USDT probe in /usr/bin/true" },
+		{ { "-l", "usdt:libstdc++:nope" }, "no USDT probe matches nope" },
+		{ { "-l", "usdt:" }, "give the binary" },
+		{ { "-l", "usdt:libstdc++:(" }, "invalid regular expression '('" },
+		{ { "-l", "usdt:nosuchlib:" }, "no binary 'nosuchlib'" },
+		{ { "-f", "usdt:libstdc++:nope", "--", "true" }, "no USDT probe matches" },
+		{ { "-f", "usdt:libstdc++:throw", "-f", "main" }, "not both in one capture" },
+		{ { "-f", "usdt:libstdc++:throw", "-F", "99" }, "counts every hit of the probes" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[8] = { h_flamebpf() };
+		struct h_result r;
+		size_t n = 1;
+
+		for (size_t k = 0; k < 5 && cases[i].args[k]; k++)
+			argv[n++] = cases[i].args[k];
+		assert_int_equal(h_run(&r, 30, argv), 0);
+		h_assert_status(&r, 2);
+		if (!strstr(r.err, cases[i].said))
+			fail_msg("case %zu: '%s' not said: %s", i, cases[i].said, r.err);
+		h_result_free(&r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_fixture, h_test_teardown),
+		cmocka_unit_test_teardown(test_libstdcxx, h_test_teardown),
+		cmocka_unit_test_teardown(test_python_process, h_test_teardown),
+		cmocka_unit_test_teardown(test_count, h_test_teardown),
+		cmocka_unit_test_teardown(test_semaphore, h_test_teardown),
+		cmocka_unit_test_teardown(test_libstdcxx_throw, h_test_teardown),
+		cmocka_unit_test_teardown(test_refused, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("usdt", tests, h_group_setup, h_group_teardown);
+}
