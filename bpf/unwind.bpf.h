@@ -94,8 +94,7 @@ struct unwind_walk {
 	bool done;     /* the outermost frame was reached */
 	bool unmapped; /* a pc outside every mapping: the maps changed */
 	/* another task's stack, read from a sleepable program; NULL: the
-	 * current task's. A constant NULL in the other programs lets the
-	 * verifier drop the sleepable read from them. */
+	 * current task's */
 	struct task_struct *task;
 	struct unwind_window *win; /* the stack from win_lo, win_len bytes; or NULL */
 	__u64 win_lo;
@@ -179,7 +178,12 @@ static __always_inline struct unwind_row *unwind_find_row(const struct unwind_ma
 	return bpf_map_lookup_elem(&unwind_rows, &idx);
 }
 
-static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v, __u64 addr)
+/* cross: the walk reads another task's stack (w->task), from a sleepable
+ * program. Always a constant, so that the compiler leaves the sleepable
+ * helper out of every other program's code (a verifier could refuse it
+ * there even on a path never taken). */
+static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v, __u64 addr,
+					  const bool cross)
 {
 	__u64 off = addr - w->win_lo;
 
@@ -188,7 +192,7 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 		__builtin_memcpy(v, &w->win->b[off], sizeof(*v));
 		return true;
 	}
-	if (w->task)
+	if (cross)
 		return !bpf_copy_from_user_task(v, sizeof(*v), (const void *)addr, w->task, 0);
 	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
@@ -231,17 +235,17 @@ static __always_inline bool unwind_rule(struct unwind_walk *w, __u64 pc)
 
 /* One step by the row's rules. Returns false when the stack cannot be read. */
 static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct unwind_row *r,
-					  __u64 *ra)
+					  __u64 *ra, const bool cross)
 {
 	__u64 cfa;
 
 	if (r->kind == UNWIND_CFA_RBP && !w->bp_known)
 		return false;
 	cfa = (r->kind == UNWIND_CFA_RSP ? w->sp : w->bp) + (__s64)r->cfa_off;
-	if (cfa <= w->sp || !read_user_u64(w, ra, cfa - 8))
+	if (cfa <= w->sp || !read_user_u64(w, ra, cfa - 8, cross))
 		return false;
 	if (r->rbp == UNWIND_RBP_CFA) {
-		if (!read_user_u64(w, &w->bp, cfa + (__s64)r->rbp_off))
+		if (!read_user_u64(w, &w->bp, cfa + (__s64)r->rbp_off, cross))
 			return false;
 		w->bp_known = true;
 	} else if (r->rbp == UNWIND_RBP_OTHER) {
@@ -253,23 +257,22 @@ static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct un
 
 /* One step through the frame pointer chain: the caller's rbp at [rbp], the
  * return address above it. */
-static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra)
+static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const bool cross)
 {
 	__u64 bp = w->bp;
 
 	if (!w->bp_known || bp < w->sp || (bp & 7))
 		return false;
-	if (!read_user_u64(w, ra, bp + 8) || !read_user_u64(w, &w->bp, bp))
+	if (!read_user_u64(w, ra, bp + 8, cross) || !read_user_u64(w, &w->bp, bp, cross))
 		return false;
 	w->sp = bp + 16;
 	w->fp_steps = true;
 	return true;
 }
 
-/* bpf_loop callback: records w->pc and steps to its caller. 1 stops. */
-static long unwind_step(__u32 i, void *data)
+/* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */
+static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const bool cross)
 {
-	struct unwind_walk *w = data;
 	struct unwind_row *r = NULL;
 	__u64 ra = 0, pc;
 
@@ -291,13 +294,13 @@ static long unwind_step(__u32 i, void *data)
 		return 1;
 	}
 	if (r && (r->kind == UNWIND_CFA_RSP || r->kind == UNWIND_CFA_RBP)) {
-		if (!unwind_by_row(w, r, &ra))
+		if (!unwind_by_row(w, r, &ra, cross))
 			return 1;
 	} else if (i && w->bp_known && !w->bp && unwind_mode != UNWIND_MODE_DWARF) {
 		/* a frame-pointer chain ends with 0: _start's, a goroutine's */
 		w->done = true;
 		return 1;
-	} else if (unwind_mode == UNWIND_MODE_DWARF || !unwind_by_fp(w, &ra)) {
+	} else if (unwind_mode == UNWIND_MODE_DWARF || !unwind_by_fp(w, &ra, cross)) {
 		return 1;
 	}
 	if (!ra) {
@@ -306,6 +309,17 @@ static long unwind_step(__u32 i, void *data)
 	}
 	w->pc = ra;
 	return 0;
+}
+
+/* The bpf_loop callbacks: the current task's stack, another task's. */
+static long unwind_step(__u32 i, void *data)
+{
+	return unwind_step_by(i, data, false);
+}
+
+static long unwind_step_task(__u32 i, void *data)
+{
+	return unwind_step_by(i, data, true);
 }
 
 /* Unwinds the user stack of the current task from its registers into st.
@@ -332,7 +346,8 @@ static __always_inline void read_window(struct unwind_walk *w)
 	w->win_len = len;
 }
 
-static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct pt_regs *regs)
+static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct pt_regs *regs,
+						   const bool cross)
 {
 	w->pc = BPF_CORE_READ(regs, ip);
 	w->sp = BPF_CORE_READ(regs, sp);
@@ -340,7 +355,10 @@ static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct
 	read_window(w);
 	w->bp_known = true;
 	w->nr = 0;
-	bpf_loop(SAMPLE_MAX_DEPTH, unwind_step, w, 0);
+	if (cross)
+		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step_task, w, 0);
+	else
+		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step, w, 0);
 	w->st->nr = w->nr;
 	if (!w->done)
 		return UNW_TRUNCATED;
@@ -395,7 +413,7 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 	w.st = stack_scratch();
 	if (!w.st)
 		return STACK_ID_LOST;
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task));
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false);
 	count(base + end);
 	if (w.unmapped)
 		ask_for_maps(w.proc, pid, base, lost_counter);
@@ -420,7 +438,7 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 		return STACK_ID_NONE;
 	if (unwind_mode != UNWIND_MODE_FP)
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task));
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true);
 	count(base + (w.proc ? end : USTACK_FP));
 	if (!w.nr)
 		return STACK_ID_NONE;
