@@ -30,6 +30,10 @@ void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b)
 	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
 	add_loss(b, c[CNT_OFF_DROPPED], "blocks off the CPU (map full)");
+	add_loss(b, c[CNT_ALLOC_DROPPED], "allocations (counts map full)");
+	add_loss(b, c[CNT_ALLOC_LIVE_FULL], "allocations not kept as live (live map full)");
+	add_loss(b, c[CNT_ALLOC_NO_CALL], "allocation calls (no task storage)");
+	add_loss(b, st->live_unnamed, "live allocations of stacks whose counts were lost");
 	add_loss(b, st->mmaps.lost,
 		 "mapping records (perf ring full: names of processes that exited)");
 }
@@ -103,6 +107,30 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      " samples of other processes skipped",
 		      st->stacks, st->map_bytes / 1048576.0, st->counter[CNT_SAMPLES_SPILLED],
 		      st->counter[CNT_FILTERED]);
+}
+
+void summary__alloc(const struct profile *p, const struct sampler_stats *st, double secs,
+		    bool attached, bool verbose)
+{
+	const uint64_t *c = st->counter;
+
+	p_err("%" PRIu64 " bytes in %" PRIu64 " allocations, %" PRIu64 " frees (%" PRIu64
+	      " of addresses not allocated in the capture: ignored), %" PRIu64
+	      " bytes live at the end in %" PRIu64 " allocations, %zu processes, %zu stacks in "
+	      "%.2f s",
+	      c[CNT_ALLOC_BYTES], c[CNT_ALLOCS], c[CNT_FREES], c[CNT_FREE_UNKNOWN], st->live_bytes,
+	      st->live, profile__nr_processes(p), profile__nr_stacks(p), secs);
+	if (attached)
+		p_err("attached to running processes: only what they allocated during the capture "
+		      "counts, and what they held before it is not seen (nor leaked)");
+	if (c[CNT_ALLOC_FAILED])
+		p_err("%" PRIu64 " allocation calls returned no memory", c[CNT_ALLOC_FAILED]);
+	report_losses(st);
+	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
+	if (verbose)
+		p_err("%" PRIu64 " unique raw stacks; BPF maps %.1f MiB (the live map grows as "
+		      "used)",
+		      st->stacks, st->map_bytes / 1048576.0);
 }
 
 void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)
