@@ -120,10 +120,13 @@ static int check_usage(const struct options *o)
 static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	int err = o->capture.freq || o->capture.event || o->capture.tracepoint || o->capture.offcpu
-			  ? source_sample__open(&r->src, &o->capture, verbosity)
-			  : source_trace__open(&r->src, &o->capture, r->have_cmd ? r->cmd.pid : 0,
-					       verbosity);
+	int err =
+		o->capture.alloc ? source_alloc__open(&r->src, &o->capture,
+						      r->have_cmd ? r->cmd.pid : 0, verbosity)
+		: o->capture.freq || o->capture.event || o->capture.tracepoint || o->capture.offcpu
+			? source_sample__open(&r->src, &o->capture, verbosity)
+			: source_trace__open(&r->src, &o->capture, r->have_cmd ? r->cmd.pid : 0,
+					     verbosity);
 
 	for (size_t i = 0; i < o->capture.npids && !err; i++)
 		err = r->src.ops->add_pid(r->src.impl, o->capture.pids[i]);
@@ -238,7 +241,12 @@ static void explain_empty(const struct run *r)
 			  : r->o->capture.npids ? "the target processes"
 						: "any process";
 
-	if (r->o->capture.offcpu)
+	if (r->o->capture.alloc)
+		p_err("no %s: %s made no allocation the probes saw during the capture",
+		      r->o->capture.alloc == PROFILE_ALLOC_LIVE ? "memory live at the end"
+								: "allocations",
+		      who);
+	else if (r->o->capture.offcpu)
 		p_err("no time off the CPU: %s never blocked and ran again during the capture "
 		      "(threads off the CPU all the time are left out: --idle-threads keeps them)",
 		      who);
