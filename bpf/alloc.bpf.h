@@ -116,14 +116,16 @@ int on_alloc_enter(struct pt_regs *ctx)
 	if (kind == ALLOC_FREE || kind == ALLOC_DELETE) {
 		__u64 ptr = PT_REGS_PARM1(ctx);
 
-		/* operator delete's own free of what it was given (it has no
-		 * return probe to say when it ends) */
-		if (kind == ALLOC_FREE && ptr && ptr == c->deleted)
-			c->deleted = 0;
-		else
-			alloc_free(pid, ptr);
-		if (kind == ALLOC_DELETE)
-			c->deleted = ptr;
+		/* what operator delete calls with the pointer it was given (the
+		 * sized one the plain one, that one free) is the same free: it
+		 * has no return probe to say when it ends */
+		if (ptr && ptr == c->deleted) {
+			if (kind == ALLOC_FREE)
+				c->deleted = 0;
+			return 0;
+		}
+		alloc_free(pid, ptr);
+		c->deleted = kind == ALLOC_DELETE ? ptr : 0;
 		return 0;
 	}
 	c->deleted = 0;

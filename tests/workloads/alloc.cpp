@@ -4,7 +4,9 @@
  *
  *   alloc_a      1000 x malloc(4096), each freed
  *   alloc_b      100 x malloc(65536), kept to the end (6400 KiB live)
- *   new_objects  5000 x new Obj (48 bytes), each deleted
+ *   new_objects  5000 x new Obj (48 bytes), each deleted, every other one by
+ *                the sized operator delete (which calls the plain one, which
+ *                calls free: one free)
  *   grow         realloc of one buffer from NULL to 1 KiB, 2 KiB, ... 10 KiB
  *                (56320 bytes in 10 calls), then freed
  *   zeroed       10 x calloc(100, 40), each freed
@@ -19,6 +21,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#include <new>
+
+/* declared by <new> only with -fsized-deallocation (g++'s default, not
+ * clang 14's), defined by libstdc++ either way */
+void operator delete(void *, std::size_t) noexcept;
 
 #define NOINLINE __attribute__((noinline, disable_tail_calls))
 
@@ -61,7 +68,10 @@ NOINLINE static void new_objects()
 		Obj *o = new Obj();
 
 		sink = o;
-		delete o;
+		if (i % 2)
+			::operator delete(o, sizeof(*o));
+		else
+			delete o;
 	}
 }
 
