@@ -11,6 +11,12 @@
 
 #include "alloc.h"
 
+/* --alloc-sample N: an allocation of size s < N is recorded with
+ * probability s/N and then stands for N bytes and N/s allocations; larger
+ * ones always, for themselves. Unbiased, and the calls not recorded pay
+ * for no stack walk. 0: every allocation. */
+const volatile __u64 alloc_sample = 0;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct sample_key);
@@ -45,35 +51,62 @@ static __always_inline void alloc_free(__u32 pid, __u64 ptr)
 		count(CNT_FREE_UNKNOWN);
 }
 
+/* Adds to a map of alloc_total. Returns 0 or the update's error. */
+static __always_inline long alloc_count(const struct sample_key *key, __u64 bytes, __u64 n)
+{
+	struct alloc_total one = { .bytes = bytes, .count = n }, *t;
+	long err;
+
+	t = bpf_map_lookup_elem(&alloc_counts, key);
+	if (!t) {
+		err = bpf_map_update_elem(&alloc_counts, key, &one, BPF_NOEXIST);
+		if (err != -EEXIST)
+			return err;
+		t = bpf_map_lookup_elem(&alloc_counts, key);
+		if (!t)
+			return -EEXIST;
+	}
+	__sync_fetch_and_add(&t->bytes, bytes);
+	__sync_fetch_and_add(&t->count, n);
+	return 0;
+}
+
+/* What a recorded allocation stands for: bytes and count (fixed-point). */
+static __always_inline void alloc_weight(__u64 size, __u64 *bytes, __u64 *n)
+{
+	*bytes = size;
+	*n = ALLOC_COUNT_ONE;
+	if (!alloc_sample || size >= alloc_sample)
+		return;
+	*bytes = alloc_sample;
+	*n = size ? alloc_sample * ALLOC_COUNT_ONE / size : ALLOC_COUNT_ONE;
+}
+
 static __always_inline void alloc_add(__u64 id, const struct alloc_call *c, __u64 ptr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id, .ustack = c->ustack };
 	struct alloc_addr a = { .pid = id >> 32, .addr = ptr };
-	struct alloc_live l = { .size = c->size, .ustack = c->ustack, .tid = (__u32)id };
-	struct alloc_total one = { .bytes = c->size, .count = 1 }, *t;
-	long err;
+	struct alloc_live l = { .ustack = c->ustack, .tid = (__u32)id };
 
+	alloc_weight(c->size, &l.size, &l.count);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
-	t = bpf_map_lookup_elem(&alloc_counts, &key);
-	if (t) {
-		__sync_fetch_and_add(&t->bytes, c->size);
-		__sync_fetch_and_add(&t->count, 1);
-	} else {
-		err = bpf_map_update_elem(&alloc_counts, &key, &one, BPF_NOEXIST);
-		if (err == -EEXIST && (t = bpf_map_lookup_elem(&alloc_counts, &key))) {
-			__sync_fetch_and_add(&t->bytes, c->size);
-			__sync_fetch_and_add(&t->count, 1);
-		} else if (err) {
-			count(CNT_ALLOC_DROPPED);
-			return;
-		}
+	if (alloc_count(&key, l.size, l.count)) {
+		count(CNT_ALLOC_DROPPED);
+		return;
 	}
-	count(CNT_ALLOCS);
-	count_by(CNT_ALLOC_BYTES, c->size);
+	count(CNT_ALLOC_SAMPLED);
 	if (bpf_map_update_elem(&alloc_live, &a, &l, BPF_ANY))
 		count(CNT_ALLOC_LIVE_FULL);
+}
+
+/* Whether to record an allocation of size bytes (--alloc-sample). */
+static __always_inline bool alloc_sampled(__u64 size)
+{
+	if (!alloc_sample || size >= alloc_sample)
+		return true;
+	return ((__u64)bpf_get_prandom_u32() * alloc_sample >> 32) < size;
 }
 
 /* The size a call asks for, from its arguments. */
@@ -133,6 +166,10 @@ int on_alloc_enter(struct pt_regs *ctx)
 	c->kind = kind;
 	c->size = alloc_size(ctx, kind);
 	c->arg = kind == ALLOC_REALLOC || kind == ALLOC_POSIX_MEMALIGN ? PT_REGS_PARM1(ctx) : 0;
+	c->sampled = alloc_sampled(c->size);
+	c->ustack = 0;
+	if (!c->sampled)
+		return 0;
 	note_process(pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	c->ustack = user_stack(ctx, pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 			       CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
@@ -163,7 +200,10 @@ int on_alloc_exit(struct pt_regs *ctx)
 			count(CNT_ALLOC_FAILED);
 		return 0;
 	}
-	alloc_add(id, c, ptr);
+	count(CNT_ALLOCS);
+	count_by(CNT_ALLOC_BYTES, c->size);
+	if (c->sampled)
+		alloc_add(id, c, ptr);
 	return 0;
 }
 

@@ -22,14 +22,20 @@ struct alloc_addr {
 	__u64 addr;
 };
 
+/* Counts are fixed-point, in 1/ALLOC_COUNT_ONE of an allocation: under
+ * --alloc-sample a sampled allocation stands for N/size of them. */
+#define ALLOC_COUNT_ONE 1024
+
 struct alloc_live {
-	__u64 size;
+	__u64 size;   /* bytes it stands for: its size, or N when sampled below N */
 	__u64 ustack; /* the allocating call's user stack id */
+	__u64 count;  /* allocations it stands for, in ALLOC_COUNT_ONE units */
 	__u32 tid;
 	__u32 pad;
 };
 
-/* Per (process, thread, stack) in alloc_counts: bytes and calls. */
+/* Per (process, thread, stack) in alloc_counts: bytes and calls (as in
+ * struct alloc_live). */
 struct alloc_total {
 	__u64 bytes;
 	__u64 count;
@@ -44,7 +50,7 @@ struct alloc_call {
 	__u64 ustack;
 	__u64 deleted; /* what operator delete was last given, till its own free of it */
 	__u32 kind;
-	__u32 pad;
+	__u32 sampled; /* --alloc-sample: recorded (else counted in the totals only) */
 };
 
 #endif

@@ -39,8 +39,9 @@ enum sample_counter {
 	CNT_OFF_DROPPED,     /* blocks lost: the counts or the starts map was full */
 	CNT_OFF_KTHREAD,     /* blocks of kernel threads, left out (--kernel-threads keeps them) */
 	CNT_OFF_KTHREAD_NS,  /* ... their time */
-	CNT_ALLOCS,	     /* --alloc: allocations counted */
+	CNT_ALLOCS,	     /* --alloc: allocations made */
 	CNT_ALLOC_BYTES,     /* ... their bytes */
+	CNT_ALLOC_SAMPLED,   /* ... recorded (all but with --alloc-sample) */
 	CNT_ALLOC_FAILED,    /* ... calls that returned no memory */
 	CNT_FREES,	     /* frees (and deletes, reallocs' old pointers) of non-NULL pointers */
 	CNT_FREE_UNKNOWN,    /* ... of addresses not allocated in the capture: ignored */

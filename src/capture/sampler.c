@@ -149,6 +149,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
 	set_alloc_progs(skel, s->opts.alloc);
+	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
 	if (err) {
@@ -801,7 +802,7 @@ static int add_live(struct sampler *s, struct live_sums *ls, const struct alloc_
 	uint64_t key = owner_key(a->pid, l->tid, l->ustack), i;
 	struct alloc_total zero = {};
 
-	s->live[0]++;
+	s->live[0] += l->count;
 	s->live[1] += l->size;
 	if (!hashmap__get(&ls->idx, key, &i)) {
 		i = ls->n;
@@ -810,7 +811,7 @@ static int add_live(struct sampler *s, struct live_sums *ls, const struct alloc_
 			return -ENOMEM;
 	}
 	ls->v[i].bytes += l->size;
-	ls->v[i].count++;
+	ls->v[i].count += l->count;
 	return 0;
 }
 
@@ -843,12 +844,16 @@ static int add_alloc(struct collect_ctx *c, const struct sample_key *k,
 	const struct alloc_total *w = lv ? live : all, *o = lv ? all : live;
 	int err;
 
+	/* counts are fixed-point: sampled allocations stand for several */
+#define ALLOCS(t) (((t)->count + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE)
+
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	c->n = 0;
 	err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
 	return err ? err
-		   : profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, w->count,
-					      o->bytes, o->count);
+		   : profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, ALLOCS(w),
+					      o->bytes, ALLOCS(o));
+#undef ALLOCS
 }
 
 /* Every stack that allocated, with what of it is still live. */
@@ -985,9 +990,9 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 		unwinder__stats(s->unwinder, &st->tables);
 	if (s->mmaps)
 		mmap_events__stats(s->mmaps, &st->mmaps);
-	st->live = s->live[0];
+	st->live = (s->live[0] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
 	st->live_bytes = s->live[1];
-	st->live_unnamed = s->live[2];
+	st->live_unnamed = (s->live[2] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
 			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +

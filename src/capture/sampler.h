@@ -42,6 +42,7 @@ struct sampler_opts {
 	 * PROFILE_ALLOC_TOTAL or PROFILE_ALLOC_LIVE */
 	enum profile_alloc alloc;
 	uint32_t alloc_live_max; /* live allocations kept at most */
+	uint64_t alloc_sample;	 /* --alloc-sample: one in every N bytes recorded; 0: all */
 };
 
 struct sampler_stats {

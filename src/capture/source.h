@@ -31,6 +31,7 @@ struct source_opts {
 	bool idle_threads;	  /* --idle-threads: threads off the CPU the whole capture too */
 	bool cpu_split;		  /* --cpu-split: traced calls' time on and off the CPU */
 	enum profile_alloc alloc; /* --alloc[=live]: memory, the view asked for */
+	uint64_t alloc_sample;	  /* --alloc-sample: one in every N bytes recorded; 0: all */
 	const char **funcs;	  /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char *list; /* -l argument */

@@ -130,7 +130,7 @@ static void summary(void *impl, const struct profile *p, double secs)
 	struct sampler_stats st;
 
 	sampler__stats(as->s, &st);
-	summary__alloc(p, &st, secs, as->o->npids > 0, as->verbosity > 0);
+	summary__alloc(p, &st, secs, as->o->npids > 0, as->o->alloc_sample, as->verbosity > 0);
 }
 
 static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
@@ -181,6 +181,7 @@ int source_alloc__open(struct source *src, const struct source_opts *o, pid_t cm
 		.unwind = o->unwind,
 		.alloc = o->alloc,
 		.alloc_live_max = ALLOC_LIVE_MAX,
+		.alloc_sample = o->alloc_sample,
 	};
 	struct alloc_source *as = calloc(1, sizeof(*as));
 	char missing[64];

@@ -109,17 +109,46 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      st->counter[CNT_FILTERED]);
 }
 
+/* The bytes and allocations of the run (--alloc's view), whichever view
+ * the weights are. */
+static void allocated(const struct profile *p, uint64_t *bytes, uint64_t *n)
+{
+	bool live = profile__meta(p)->alloc == PROFILE_ALLOC_LIVE;
+
+	*bytes = *n = 0;
+	for (size_t i = 0; i < profile__nr_stacks(p); i++) {
+		const struct profile_stack *s = profile__stack(p, i);
+
+		*bytes += live ? s->other : s->weight;
+		*n += live ? s->other_count : s->count;
+	}
+}
+
 void summary__alloc(const struct profile *p, const struct sampler_stats *st, double secs,
-		    bool attached, bool verbose)
+		    bool attached, uint64_t sample, bool verbose)
 {
 	const uint64_t *c = st->counter;
+	uint64_t bytes, n;
 
-	p_err("%" PRIu64 " bytes in %" PRIu64 " allocations, %" PRIu64 " frees (%" PRIu64
-	      " of addresses not allocated in the capture: ignored), %" PRIu64
-	      " bytes live at the end in %" PRIu64 " allocations, %zu processes, %zu stacks in "
-	      "%.2f s",
-	      c[CNT_ALLOC_BYTES], c[CNT_ALLOCS], c[CNT_FREES], c[CNT_FREE_UNKNOWN], st->live_bytes,
-	      st->live, profile__nr_processes(p), profile__nr_stacks(p), secs);
+	allocated(p, &bytes, &n);
+	if (sample)
+		p_err("%" PRIu64 " bytes in %" PRIu64 " allocations, %" PRIu64
+		      " of them recorded (--alloc-sample %" PRIu64 ": weighed %" PRIu64
+		      " bytes in %" PRIu64 " allocations), %" PRIu64 " frees (%" PRIu64
+		      " of addresses not recorded: ignored), %" PRIu64
+		      " bytes live at the end in %" PRIu64
+		      " allocations (estimated), %zu processes, %zu stacks in %.2f s",
+		      c[CNT_ALLOC_BYTES], c[CNT_ALLOCS], c[CNT_ALLOC_SAMPLED], sample, bytes, n,
+		      c[CNT_FREES], c[CNT_FREE_UNKNOWN], st->live_bytes, st->live,
+		      profile__nr_processes(p), profile__nr_stacks(p), secs);
+	else
+		p_err("%" PRIu64 " bytes in %" PRIu64 " allocations, %" PRIu64 " frees (%" PRIu64
+		      " of addresses not allocated in the capture: ignored), %" PRIu64
+		      " bytes live at the end in %" PRIu64
+		      " allocations, %zu processes, %zu stacks in %.2f s",
+		      c[CNT_ALLOC_BYTES], c[CNT_ALLOCS], c[CNT_FREES], c[CNT_FREE_UNKNOWN],
+		      st->live_bytes, st->live, profile__nr_processes(p), profile__nr_stacks(p),
+		      secs);
 	if (attached)
 		p_err("attached to running processes: only what they allocated during the capture "
 		      "counts, and what they held before it is not seen (nor leaked)");

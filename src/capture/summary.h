@@ -23,9 +23,10 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 
 /* The same for --alloc: bytes and allocations, frees (of addresses
  * allocated before the capture too), what was live at the end; attached:
- * -p (only what was allocated in the capture counts). */
+ * -p (only what was allocated in the capture counts); sample: the
+ * --alloc-sample period (0: none). */
 void summary__alloc(const struct profile *p, const struct sampler_stats *st, double secs,
-		    bool attached, bool verbose);
+		    bool attached, uint64_t sample, bool verbose);
 
 /* What a capture lost, in words ("" for nothing), appended to b. */
 void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b);

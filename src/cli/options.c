@@ -39,6 +39,7 @@ enum {
 	OPT_CPU_SPLIT,
 	OPT_WEIGHT,
 	OPT_ALLOC,
+	OPT_ALLOC_SAMPLE,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +53,7 @@ static const struct option long_opts[] = {
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
 	{ "alloc", optional_argument, NULL, OPT_ALLOC },
+	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "state-root", no_argument, NULL, OPT_STATE_ROOT },
@@ -80,6 +82,41 @@ static const struct option long_opts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{},
 };
+
+int options__parse_bytes(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = { { "", 1 },
+		      { "k", 1024 },
+		      { "K", 1024 },
+		      { "KiB", 1024 },
+		      { "m", 1024 * 1024 },
+		      { "M", 1024 * 1024 },
+		      { "MiB", 1024 * 1024 },
+		      { "g", 1024 * 1024 * 1024 },
+		      { "G", 1024 * 1024 * 1024 },
+		      { "GiB", 1024 * 1024 * 1024 } };
+	unsigned long long n;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || !n)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (n > OPTIONS_MAX_ALLOC_SAMPLE / units[i].mult)
+			return -EINVAL;
+		*bytes = n * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
 
 void options__usage(FILE *f)
 {
@@ -130,6 +167,9 @@ void options__usage(FILE *f)
 	      "                           memalign, valloc, pvalloc, operator new), or with\n"
 	      "                           =live the bytes still live at the end by the stack\n"
 	      "                           that allocated them; needs -p or a COMMAND\n"
+	      "      --alloc-sample BYTES (--alloc) record one allocation in about every\n"
+	      "                           BYTES bytes (512k, 1m), weighed so that totals\n"
+	      "                           stay right: fewer calls pay for the stack walk\n"
 	      "      --off-cpu            time threads spent off the CPU (ns), by the stack\n"
 	      "                           where they blocked; the leaf says why: [sleeping],\n"
 	      "                           [disk], [preempted] or [stopped]\n"
@@ -477,6 +517,12 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 					 "500us, 1ms, 2s)",
 					 arg, c == OPT_MIN_BLOCK ? "min" : "max");
 		return 0;
+	case OPT_ALLOC_SAMPLE:
+		if (options__parse_bytes(arg, &o->capture.alloc_sample))
+			return usage_err("invalid --alloc-sample '%s' (bytes: 524288, 512k, 1m; 1 "
+					 "byte to 1 GiB)",
+					 arg);
+		return 0;
 	case 'g':
 		return 0;
 	case 'U':
@@ -596,6 +642,9 @@ static int check_alloc(const struct options *o, char *err)
 {
 	const struct source_opts *c = &o->capture;
 
+	if (c->alloc_sample && !c->alloc)
+		return usage_err("--alloc-sample samples the allocations of --alloc");
+
 	if (c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu || c->period ||
 	    o->weight_arg)
 		return usage_err("--alloc is a mode of its own: not with %s",
@@ -633,7 +682,7 @@ static int check(struct options *o, bool format_set, char *err)
 		return c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu || c->alloc
 			       ? usage_err("-l lists functions: it takes no mode")
 			       : 0;
-	if (c->alloc)
+	if (c->alloc || c->alloc_sample)
 		return check_alloc(o, err);
 	if (check_event(o, err))
 		return -EINVAL;

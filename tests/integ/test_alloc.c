@@ -239,6 +239,35 @@ static void test_attached(void **state)
 	h_folded_free(&f);
 }
 
+/* --alloc-sample 8k: one allocation in about every 8 KiB recorded, each
+ * smaller one then weighing 8 KiB; the estimate is within 5% of the bytes
+ * made (about 1.2% is one standard deviation here), alloc_b's 64 KiB blocks
+ * (above 8 KiB: always recorded) exact. */
+static void test_sampled(void **state)
+{
+	const char *out = h_path("sampled.folded");
+	unsigned long long made, weighed;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--alloc", "--alloc-sample", "8k", "-o", out, "--",
+			    h_workload("alloc")));
+	made = said(r.err, " bytes in ");
+	assert_non_null(strstr(r.err, "weighed "));
+	weighed = said(strstr(r.err, "weighed "), " bytes");
+	print_message("%llu bytes made, %llu estimated (%.2f%%)\n", made, weighed,
+		      100.0 * ((double)weighed - made) / made);
+	assert_int_equal(weighed, f.total);
+	if (weighed < made * 0.95 || weighed > made * 1.05)
+		fail_msg("estimated %llu bytes of %llu made: not within 5%%", weighed, made);
+	assert_int_equal(h_sum(&f, under, "alloc_b()"), 100 * 64 * KIB);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* Usage errors before anything runs: exit 2, one line naming it. */
 static void test_usage(void **state)
 {
@@ -252,6 +281,8 @@ static void test_usage(void **state)
 		{ { "--alloc", "-e", "page-faults" }, "not with -e" },
 		{ { "--alloc=leaks" }, "unknown --alloc view" },
 		{ { "--alloc", "-o", "x.json" }, "no timeline" },
+		{ { "--alloc", "--alloc-sample", "0" }, "invalid --alloc-sample" },
+		{ { "-F", "99", "--alloc-sample", "1m" }, "--alloc-sample samples" },
 	};
 
 	(void)state;
@@ -279,6 +310,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_alloc_live, h_test_teardown),
 		cmocka_unit_test_teardown(test_pprof, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
+		cmocka_unit_test_teardown(test_sampled, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};
 
