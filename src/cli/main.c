@@ -241,10 +241,12 @@ static void explain_empty(const struct run *r)
 			  : r->o->capture.npids ? "the target processes"
 						: "any process";
 
-	if (r->o->capture.alloc)
-		p_err("no %s: %s made no allocation the probes saw during the capture",
-		      r->o->capture.alloc == PROFILE_ALLOC_LIVE ? "memory live at the end"
-								: "allocations",
+	if (r->o->capture.alloc == PROFILE_ALLOC_LIVE)
+		p_err("no memory live at the end: %s freed every allocation the probes saw during "
+		      "the capture (or made none; --alloc shows what was allocated)",
+		      who);
+	else if (r->o->capture.alloc)
+		p_err("no allocations: %s made no allocation the probes saw during the capture",
 		      who);
 	else if (r->o->capture.offcpu)
 		p_err("no time off the CPU: %s never blocked and ran again during the capture "
