@@ -367,7 +367,7 @@ static void summarize(struct run *r)
 		report__command_status(r->cmd.status, command_stopped(r));
 	r->src.ops->summary(r->src.impl, r->p, r->secs);
 	if (r->top)
-		report__top_share(&r->top_st, r->o->root == ROOT_TID, profile__unit(r->p));
+		report__top_share(&r->top_st, r->o->root == ROOT_TID, r->p);
 	if (verbosity)
 		p_err("stopped: %s", r->why_stopped);
 }
