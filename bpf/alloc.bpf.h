@@ -128,11 +128,14 @@ static __always_inline __u64 alloc_size(struct pt_regs *ctx, __u32 kind)
 /* A call made inside a traced one (operator new's malloc, realloc's
  * malloc and free) belongs to the outer call: its stack is deeper than
  * the outer entry's, or as deep for a tail call (realloc(NULL, n) jumps to
- * malloc). */
+ * malloc). An outer call whose return never came (an exception thrown
+ * out of operator new) is forgotten after ALLOC_CALL_MAX_NS. */
+#define ALLOC_CALL_MAX_NS 1000000000ULL
+
 SEC("kprobe")
 int on_alloc_enter(struct pt_regs *ctx)
 {
-	__u64 id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
+	__u64 id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx), now;
 	__u32 pid = id >> 32, kind = bpf_get_attach_cookie(ctx);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct alloc_call *c;
@@ -144,7 +147,8 @@ int on_alloc_enter(struct pt_regs *ctx)
 		count(CNT_ALLOC_NO_CALL);
 		return 0;
 	}
-	if (c->sp && c->sp >= sp)
+	now = bpf_ktime_get_ns();
+	if (c->sp && c->sp >= sp && now - c->ts < ALLOC_CALL_MAX_NS)
 		return 0;
 	if (kind == ALLOC_FREE || kind == ALLOC_DELETE) {
 		__u64 ptr = PT_REGS_PARM1(ctx);
@@ -163,6 +167,7 @@ int on_alloc_enter(struct pt_regs *ctx)
 	}
 	c->deleted = 0;
 	c->sp = sp;
+	c->ts = now;
 	c->kind = kind;
 	c->size = alloc_size(ctx, kind);
 	c->arg = kind == ALLOC_REALLOC || kind == ALLOC_POSIX_MEMALIGN ? PT_REGS_PARM1(ctx) : 0;

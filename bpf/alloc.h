@@ -45,6 +45,7 @@ struct alloc_total {
  * return needs. sp 0: none. */
 struct alloc_call {
 	__u64 sp;   /* the stack pointer at the entry, to match its return */
+	__u64 ts;   /* when it was entered (CLOCK_MONOTONIC ns) */
 	__u64 size; /* bytes asked for */
 	__u64 arg;  /* realloc: the old pointer; posix_memalign: where the new one goes */
 	__u64 ustack;

@@ -98,8 +98,20 @@ static void note_bin(struct alloc_probes *ap, const char *path, size_t n)
 	snprintf(ap->first + len, sizeof(ap->first) - len, "%s%s (%zu)", len ? ", " : "", base, n);
 }
 
-/* The functions of binary b of list: entries all, returns those that
- * allocate. */
+static void set_push(struct bin_set *s, uint64_t off, enum alloc_kind k)
+{
+	s->off[s->n] = off;
+	s->cookie[s->n++] = k;
+}
+
+static bool frees(enum alloc_kind k)
+{
+	return k == ALLOC_FREE || k == ALLOC_DELETE;
+}
+
+/* The functions of binary b of list: returns of those that allocate, then
+ * entries of those and of the frees; an entry whose return the kernel
+ * refused is left out (its call would stay open). */
 static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t b, pid_t pid,
 		      int enter_fd, int exit_fd)
 {
@@ -111,23 +123,24 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 	all.cookie = calloc(n, sizeof(uint64_t));
 	ret.off = calloc(n, sizeof(uint64_t));
 	ret.cookie = calloc(n, sizeof(uint64_t));
-	all.bad = ret.bad = calloc(n, sizeof(bool));
-	if (!all.off || !all.cookie || !ret.off || !ret.cookie || !all.bad)
+	all.bad = calloc(n, sizeof(bool));
+	ret.bad = calloc(n, sizeof(bool));
+	if (!all.off || !all.cookie || !ret.off || !ret.cookie || !all.bad || !ret.bad)
 		goto out;
 	for (size_t i = 0; i < list->n; i++) {
 		enum alloc_kind k = list->v[i].bin == b ? kind_of(&list->v[i]) : 0;
 
-		if (!k)
-			continue;
-		all.off[all.n] = list->v[i].offset;
-		all.cookie[all.n++] = k;
-		if (k == ALLOC_FREE || k == ALLOC_DELETE)
-			continue;
-		ret.off[ret.n] = list->v[i].offset;
-		ret.cookie[ret.n++] = k;
+		if (k && !frees(k))
+			set_push(&ret, list->v[i].offset, k);
 	}
-	/* returns first: an entry without its return would leave the call open */
 	err = attach_set(ap, exit_fd, list->bins.v[b].open_path, &ret, UPROBE_MULTI_RETURN, pid);
+	for (size_t i = 0, r = 0; !err && i < list->n; i++) {
+		enum alloc_kind k = list->v[i].bin == b ? kind_of(&list->v[i]) : 0;
+
+		if (k && (frees(k) || !ret.bad[r]))
+			set_push(&all, list->v[i].offset, k);
+		r += k && !frees(k);
+	}
 	if (!err)
 		err = attach_set(ap, enter_fd, list->bins.v[b].open_path, &all, UPROBE_MULTI_ENTRY,
 				 pid);
@@ -142,6 +155,7 @@ out:
 	free(ret.off);
 	free(ret.cookie);
 	free(all.bad);
+	free(ret.bad);
 	return err;
 }
 
