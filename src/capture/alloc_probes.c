@@ -104,6 +104,37 @@ static void set_push(struct bin_set *s, uint64_t off, enum alloc_kind k)
 	s->cookie[s->n++] = k;
 }
 
+static bool is_cxx(const struct func *f)
+{
+	const char *sym = f->sym ? f->sym : f->name;
+
+	return !strncmp(sym, "_Z", 2);
+}
+
+/* Whether binary b defines malloc itself (an allocator library, a static
+ * program). Elsewhere (libstdc++) operator new and delete are left alone:
+ * they call malloc and free, which are probed, and their frames are in
+ * those stacks; and a return probe on an operator new that throws
+ * bad_alloc would leave a return address no unwinder knows on the stack,
+ * and the exception would end the program (std::terminate). */
+static bool defines_malloc(const struct funcs *list, size_t b)
+{
+	for (size_t i = 0; i < list->n; i++)
+		if (list->v[i].bin == b && !is_cxx(&list->v[i]) &&
+		    kind_of(&list->v[i]) == ALLOC_MALLOC)
+			return true;
+	return false;
+}
+
+/* The kind of list->v[i] probed in binary b (own_malloc: b defines
+ * malloc), or 0. */
+static enum alloc_kind probed_kind(const struct funcs *list, size_t i, size_t b, bool own_malloc)
+{
+	if (list->v[i].bin != b || (is_cxx(&list->v[i]) && !own_malloc))
+		return 0;
+	return kind_of(&list->v[i]);
+}
+
 static bool frees(enum alloc_kind k)
 {
 	return k == ALLOC_FREE || k == ALLOC_DELETE;
@@ -117,6 +148,7 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 {
 	struct bin_set all = {}, ret = {};
 	size_t n = list->n + 1;
+	bool own_malloc = defines_malloc(list, b);
 	int err = -ENOMEM;
 
 	all.off = calloc(n, sizeof(uint64_t));
@@ -128,14 +160,14 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 	if (!all.off || !all.cookie || !ret.off || !ret.cookie || !all.bad || !ret.bad)
 		goto out;
 	for (size_t i = 0; i < list->n; i++) {
-		enum alloc_kind k = list->v[i].bin == b ? kind_of(&list->v[i]) : 0;
+		enum alloc_kind k = probed_kind(list, i, b, own_malloc);
 
 		if (k && !frees(k))
 			set_push(&ret, list->v[i].offset, k);
 	}
 	err = attach_set(ap, exit_fd, list->bins.v[b].open_path, &ret, UPROBE_MULTI_RETURN, pid);
 	for (size_t i = 0, r = 0; !err && i < list->n; i++) {
-		enum alloc_kind k = list->v[i].bin == b ? kind_of(&list->v[i]) : 0;
+		enum alloc_kind k = probed_kind(list, i, b, own_malloc);
 
 		if (k && (frees(k) || !ret.bad[r]))
 			set_push(&all, list->v[i].offset, k);

@@ -87,6 +87,9 @@ static void test_alloc_total(void **state)
 	assert_int_equal(said(r.err, " of addresses not allocated in the capture"), 0);
 	assert_true(said(r.err, " bytes live at the end") >= 100 * 64 * KIB);
 	assert_non_null(strstr(r.err, "lost: nothing"));
+	/* new's bad_alloc went through the probes to its catch */
+	assert_non_null(strstr(r.out, "caught 3"));
+	assert_int_equal(said(r.err, " allocation calls returned no memory"), 3);
 	h_result_free(&r);
 	h_folded_free(&f);
 }

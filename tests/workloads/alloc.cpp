@@ -12,11 +12,14 @@
  *   zeroed       10 x calloc(100, 40), each freed
  *   aligned      10 x aligned_alloc(64, 1024) and 10 x posix_memalign(.., 64,
  *                2048), each freed
+ *   throwing     3 x new of 2^62 bytes, which fails: bad_alloc caught (the
+ *                probes must leave C++ exceptions alone)
  *
  * usage: alloc [DELAY_MS]: first early() allocates 10 x 1000 bytes, then it
  * sleeps DELAY_MS (default 100: a capture of a COMMAND has its unwind tables
  * by then; a -p capture attaches meanwhile), then does the above, frees
- * early()'s blocks (allocated before a -p capture began), and prints "done".
+ * early()'s blocks (allocated before a -p capture began), and prints "caught 3"
+ * and "done".
  */
 #include <cstdio>
 #include <cstdlib>
@@ -106,6 +109,22 @@ NOINLINE static void aligned()
 	}
 }
 
+static volatile size_t huge = 1UL << 62;
+
+NOINLINE static int throwing()
+{
+	int caught = 0;
+
+	for (int i = 0; i < 3; i++) {
+		try {
+			sink = new char[huge];
+		} catch (const std::bad_alloc &) {
+			caught++;
+		}
+	}
+	return caught;
+}
+
 int main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 100;
@@ -119,6 +138,7 @@ int main(int argc, char **argv)
 	grow();
 	zeroed();
 	aligned();
+	printf("caught %d\n", throwing());
 	for (int i = 0; i < 10; i++)
 		free(early_blocks[i]);
 	printf("done\n");
