@@ -16,7 +16,7 @@
 /* The names as -l prints them; each is then told by its symbol. */
 #define ALLOC_REGEX                                                                                \
 	"^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|valloc|pvalloc|"       \
-	"operator new|operator delete)"
+	"operator new|operator delete|std::get_new_handler)"
 
 static const struct {
 	const char *name;
@@ -111,26 +111,35 @@ static bool is_cxx(const struct func *f)
 	return !strncmp(sym, "_Z", 2);
 }
 
-/* Whether binary b defines malloc itself (an allocator library, a static
- * program). Elsewhere (libstdc++) operator new and delete are left alone:
- * they call malloc and free, which are probed, and their frames are in
- * those stacks; and a return probe on an operator new that throws
- * bad_alloc would leave a return address no unwinder knows on the stack,
- * and the exception would end the program (std::terminate). */
-static bool defines_malloc(const struct funcs *list, size_t b)
+/* Whether binary b has operator new and delete of its own to probe: it
+ * defines malloc itself (an allocator library) and is not libstdc++ (whose
+ * std::get_new_handler a static program carries). libstdc++'s operator new
+ * and delete call malloc and free, which are probed, and their frames are
+ * in those stacks; and a return probe on an operator new that throws
+ * bad_alloc would leave a return address no unwinder knows on the stack:
+ * the exception would end the program (std::terminate). */
+static bool own_new(const struct funcs *list, size_t b)
 {
-	for (size_t i = 0; i < list->n; i++)
-		if (list->v[i].bin == b && !is_cxx(&list->v[i]) &&
-		    kind_of(&list->v[i]) == ALLOC_MALLOC)
-			return true;
-	return false;
+	bool malloc_here = false;
+
+	for (size_t i = 0; i < list->n; i++) {
+		const struct func *f = &list->v[i];
+		const char *sym = f->sym ? f->sym : f->name;
+
+		if (f->bin != b)
+			continue;
+		if (!strcmp(sym, "_ZSt15get_new_handlerv"))
+			return false;
+		malloc_here |= !is_cxx(f) && kind_of(f) == ALLOC_MALLOC;
+	}
+	return malloc_here;
 }
 
-/* The kind of list->v[i] probed in binary b (own_malloc: b defines
- * malloc), or 0. */
-static enum alloc_kind probed_kind(const struct funcs *list, size_t i, size_t b, bool own_malloc)
+/* The kind of list->v[i] probed in binary b (cxx: its operator new and
+ * delete too, own_new()), or 0. */
+static enum alloc_kind probed_kind(const struct funcs *list, size_t i, size_t b, bool cxx)
 {
-	if (list->v[i].bin != b || (is_cxx(&list->v[i]) && !own_malloc))
+	if (list->v[i].bin != b || (is_cxx(&list->v[i]) && !cxx))
 		return 0;
 	return kind_of(&list->v[i]);
 }
@@ -148,7 +157,7 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 {
 	struct bin_set all = {}, ret = {};
 	size_t n = list->n + 1;
-	bool own_malloc = defines_malloc(list, b);
+	bool cxx = own_new(list, b);
 	int err = -ENOMEM;
 
 	all.off = calloc(n, sizeof(uint64_t));
@@ -160,14 +169,14 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 	if (!all.off || !all.cookie || !ret.off || !ret.cookie || !all.bad || !ret.bad)
 		goto out;
 	for (size_t i = 0; i < list->n; i++) {
-		enum alloc_kind k = probed_kind(list, i, b, own_malloc);
+		enum alloc_kind k = probed_kind(list, i, b, cxx);
 
 		if (k && !frees(k))
 			set_push(&ret, list->v[i].offset, k);
 	}
 	err = attach_set(ap, exit_fd, list->bins.v[b].open_path, &ret, UPROBE_MULTI_RETURN, pid);
 	for (size_t i = 0, r = 0; !err && i < list->n; i++) {
-		enum alloc_kind k = probed_kind(list, i, b, own_malloc);
+		enum alloc_kind k = probed_kind(list, i, b, cxx);
 
 		if (k && (frees(k) || !ret.bad[r]))
 			set_push(&all, list->v[i].offset, k);
