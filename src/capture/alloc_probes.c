@@ -135,13 +135,26 @@ static bool own_new(const struct funcs *list, size_t b)
 	return malloc_here;
 }
 
+/* An operator new that may throw bad_alloc (not a nothrow one): a return
+ * probe on it would turn the exception into std::terminate. */
+static bool may_throw(const struct func *f, enum alloc_kind k)
+{
+	const char *sym = f->sym ? f->sym : f->name;
+
+	return is_cxx(f) && k == ALLOC_MALLOC && !strstr(sym, "nothrow_t");
+}
+
 /* The kind of list->v[i] probed in binary b (cxx: its operator new and
- * delete too, own_new()), or 0. */
+ * delete too, own_new(), but for the new that may throw), or 0. */
 static enum alloc_kind probed_kind(const struct funcs *list, size_t i, size_t b, bool cxx)
 {
-	if (list->v[i].bin != b || (is_cxx(&list->v[i]) && !cxx))
+	const struct func *f = &list->v[i];
+	enum alloc_kind k;
+
+	if (f->bin != b || (is_cxx(f) && !cxx))
 		return 0;
-	return kind_of(&list->v[i]);
+	k = kind_of(f);
+	return may_throw(f, k) ? 0 : k;
 }
 
 static bool frees(enum alloc_kind k)
