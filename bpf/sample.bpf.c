@@ -439,4 +439,6 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	return 0;
 }
 
+#include "alloc.bpf.h"
+
 char LICENSE[] SEC("license") = "GPL";

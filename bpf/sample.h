@@ -39,6 +39,15 @@ enum sample_counter {
 	CNT_OFF_DROPPED,     /* blocks lost: the counts or the starts map was full */
 	CNT_OFF_KTHREAD,     /* blocks of kernel threads, left out (--kernel-threads keeps them) */
 	CNT_OFF_KTHREAD_NS,  /* ... their time */
+	CNT_ALLOCS,	     /* --alloc: allocations made */
+	CNT_ALLOC_BYTES,     /* ... their bytes */
+	CNT_ALLOC_SAMPLED,   /* ... recorded (all but with --alloc-sample) */
+	CNT_ALLOC_FAILED,    /* ... calls that returned no memory */
+	CNT_FREES,	     /* frees (and deletes, reallocs' old pointers) of non-NULL pointers */
+	CNT_FREE_UNKNOWN,    /* ... of addresses not allocated in the capture: ignored */
+	CNT_ALLOC_LIVE_FULL, /* the live map was full: an allocation not kept as live */
+	CNT_ALLOC_DROPPED,   /* the counts map was full: an allocation lost */
+	CNT_ALLOC_NO_CALL,   /* no task storage for a call: its allocation lost */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,
 };

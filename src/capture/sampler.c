@@ -23,6 +23,7 @@
 #include "stack_table.h"
 #include "unwinder.h"
 #include "uprobe_multi.h"
+#include "alloc.h"
 
 struct sampler {
 	struct sampler_opts opts;
@@ -63,6 +64,7 @@ struct sampler {
 	uint64_t rng;		  /* xorshift state for the jitter */
 	struct timespec jittered; /* when the periods last changed */
 	int event_err;		  /* the first error handling ring buffer records */
+	uint64_t live[3];	  /* --alloc: live allocations at the stop, bytes, unnamed */
 };
 
 /* -e page-faults -F FREQ: each sample weighs its own period, in events. */
@@ -107,6 +109,19 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
+	bpf_map__set_max_entries(skel->maps.alloc_counts, o->alloc ? 65536 : 1);
+	bpf_map__set_max_entries(skel->maps.alloc_live, o->alloc ? o->alloc_live_max : 1);
+}
+
+/* --alloc: uprobe_multi programs (libbpf 1.1 knows no such section). */
+static void set_alloc_progs(struct sample_bpf *skel, bool alloc)
+{
+	bpf_program__set_autoload(skel->progs.on_alloc_enter, alloc);
+	bpf_program__set_autoload(skel->progs.on_alloc_exit, alloc);
+	if (!alloc)
+		return;
+	bpf_program__set_expected_attach_type(skel->progs.on_alloc_enter, UPROBE_MULTI_ATTACH_TYPE);
+	bpf_program__set_expected_attach_type(skel->progs.on_alloc_exit, UPROBE_MULTI_ATTACH_TYPE);
 }
 
 /* with_iter: offcpu_at_start too, which needs a sleepable task iterator
@@ -143,6 +158,8 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.offcpu_at_stop, s->opts.offcpu);
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
+	set_alloc_progs(skel, s->opts.alloc);
+	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
 	if (err) {
@@ -225,12 +242,14 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		return -ENOMEM;
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
-	s->event = o->wall     ? PROFILE_EVENT_WALL
-		   : o->offcpu ? PROFILE_EVENT_OFFCPU
-		   : o->usdt   ? (o->usdt->nnames == 1 ? o->usdt->names[0] : "USDT probes")
-		   : o->tp     ? o->tp->spec
-		   : o->event  ? o->event->name
-			       : "cpu-clock";
+	s->event = o->alloc == PROFILE_ALLOC_LIVE ? "bytes live"
+		   : o->alloc			  ? "bytes allocated"
+		   : o->wall			  ? PROFILE_EVENT_WALL
+		   : o->offcpu			  ? PROFILE_EVENT_OFFCPU
+		   : o->usdt  ? (o->usdt->nnames == 1 ? o->usdt->names[0] : "USDT probes")
+		   : o->tp    ? o->tp->spec
+		   : o->event ? o->event->name
+			      : "cpu-clock";
 	if (weighed(s)) {
 		snprintf(s->weighed_event, sizeof(s->weighed_event), "%s:%s", o->tp->spec,
 			 o->weight_name);
@@ -451,6 +470,8 @@ int sampler__start(struct sampler *s)
 		s->mmaps = NULL;
 	if (s->opts.usdt)
 		return attach_usdt(s);
+	if (s->opts.alloc) /* the caller attaches the allocators' probes */
+		return 0;
 	if (s->opts.tp) {
 		s->tp_link = bpf_program__attach_raw_tracepoint(s->skel->progs.on_tracepoint,
 								s->opts.tp->raw);
@@ -582,7 +603,7 @@ uint64_t sampler__samples(struct sampler *s)
 {
 	uint64_t c[CNT_NR];
 
-	return read_counters(s, c) ? 0 : c[CNT_SAMPLES] + c[CNT_OFF_BLOCKS];
+	return read_counters(s, c) ? 0 : c[CNT_SAMPLES] + c[CNT_OFF_BLOCKS] + c[CNT_ALLOCS];
 }
 
 /* The blocks open at the stop are read now: their starts live with their
@@ -831,6 +852,111 @@ static int read_counts(struct collect_ctx *c)
 	return 0;
 }
 
+/* --alloc: the live allocations at the stop, summed by (process, thread,
+ * stack) into sums (bytes, count), whose index idx keeps by owner_key(). */
+static uint64_t owner_key(__u32 pid, __u32 tid, __u64 ustack)
+{
+	uint64_t k[2] = { (uint64_t)pid << 32 | tid, ustack };
+
+	return hash_bytes(k, sizeof(k), 0);
+}
+
+struct live_sums {
+	struct hashmap idx;
+	struct alloc_total *v;
+	size_t n, cap;
+};
+
+static int add_live(struct sampler *s, struct live_sums *ls, const struct alloc_addr *a,
+		    const struct alloc_live *l)
+{
+	uint64_t key = owner_key(a->pid, l->tid, l->ustack), i;
+	struct alloc_total zero = {};
+
+	s->live[0] += l->count;
+	s->live[1] += l->size;
+	if (!hashmap__get(&ls->idx, key, &i)) {
+		i = ls->n;
+		if (array__push((void **)&ls->v, &ls->n, &ls->cap, &zero, sizeof(zero)) ||
+		    hashmap__set(&ls->idx, key, i))
+			return -ENOMEM;
+	}
+	ls->v[i].bytes += l->size;
+	ls->v[i].count += l->count;
+	return 0;
+}
+
+static int read_live(struct sampler *s, struct live_sums *ls)
+{
+	int fd = bpf_map__fd(s->skel->maps.alloc_live), err;
+	struct alloc_addr key, next, *prev = NULL;
+	struct alloc_live l;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &l))
+			continue;
+		err = add_live(s, ls, &key, &l);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* A stack of allocations: its user stack alone, bytes and counts of both
+ * views (the one asked for as the weight). */
+static int add_alloc(struct collect_ctx *c, const struct sample_key *k,
+		     const struct alloc_total *all, const struct alloc_total *live)
+{
+	struct sample_key key = *k;
+	struct stack_owner who = { key.pid, key.tid, key.comm, key.tcomm };
+	bool lv = c->s->opts.alloc == PROFILE_ALLOC_LIVE;
+	const struct alloc_total *w = lv ? live : all, *o = lv ? all : live;
+	int err;
+
+	/* counts are fixed-point: sampled allocations stand for several */
+#define ALLOCS(t) (((t)->count + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE)
+
+	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
+	c->n = 0;
+	err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
+	return err ? err
+		   : profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, ALLOCS(w),
+					      o->bytes, ALLOCS(o));
+#undef ALLOCS
+}
+
+/* Every stack that allocated, with what of it is still live. */
+static int read_allocs(struct collect_ctx *c)
+{
+	int fd = bpf_map__fd(c->s->skel->maps.alloc_counts), err;
+	struct sample_key key, next, *prev = NULL;
+	struct live_sums ls = {};
+	struct alloc_total all, live, none = {};
+	uint64_t i, named = 0;
+
+	err = read_live(c->s, &ls);
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &all))
+			continue;
+		live = none;
+		/* once: a thread renamed has its stack under two keys */
+		if (hashmap__get(&ls.idx, owner_key(key.pid, key.tid, key.ustack), &i)) {
+			live = ls.v[i];
+			ls.v[i] = none;
+		}
+		named += live.count;
+		err = add_alloc(c, &key, &all, &live);
+	}
+	c->s->live[2] = c->s->live[0] - named;
+	hashmap__free(&ls.idx);
+	free(ls.v);
+	return err;
+}
+
 /* Whether a block open at the stop is within --min-block and --max-block;
  * else it is counted as left out, as the kernel counts the others. */
 static bool kept_block(struct sampler *s, uint64_t ns)
@@ -892,7 +1018,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	c->s = s;
 	c->p = p;
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
-	err = c->sym ? read_counts(c) : -ENOMEM;
+	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)
 		err = add_still_off_all(c);
 	for (size_t i = 0; i < s->nspilled && !err; i++)
@@ -936,9 +1062,20 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 		unwinder__stats(s->unwinder, &st->tables);
 	if (s->mmaps)
 		mmap_events__stats(s->mmaps, &st->mmaps);
-	st->map_bytes = map_bytes(s->skel->maps.counts) + map_bytes(s->skel->maps.sent) +
-			map_bytes(s->skel->maps.seen) + map_bytes(s->skel->maps.unwind_rows) +
+	st->live = (s->live[0] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
+	st->live_bytes = s->live[1];
+	st->live_unnamed = (s->live[2] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
+	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
+			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
+			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +
+			map_bytes(s->skel->maps.unwind_rows) +
 			bpf_map__max_entries(s->skel->maps.events);
+}
+
+void sampler__alloc_progs(struct sampler *s, int *enter_fd, int *exit_fd)
+{
+	*enter_fd = bpf_program__fd(s->skel->progs.on_alloc_enter);
+	*exit_fd = bpf_program__fd(s->skel->progs.on_alloc_exit);
 }
 
 void sampler__free(struct sampler *s)

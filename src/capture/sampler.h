@@ -40,6 +40,12 @@ struct sampler_opts {
 	bool idle;	 /* --idle-threads: threads off the CPU the whole capture too */
 	enum unwind_mode unwind;
 	bool verbose;
+	/* --alloc: allocations by user stack, from the uprobes the caller
+	 * attaches (sampler__alloc_progs); the profile in bytes, the view
+	 * PROFILE_ALLOC_TOTAL or PROFILE_ALLOC_LIVE */
+	enum profile_alloc alloc;
+	uint32_t alloc_live_max; /* live allocations kept at most */
+	uint64_t alloc_sample;	 /* --alloc-sample: one in every N bytes recorded; 0: all */
 };
 
 struct sampler_stats {
@@ -59,6 +65,8 @@ struct sampler_stats {
 	uint64_t idle_threads, idle_ns;	 /* --off-cpu: off the CPU the whole capture, left out */
 	bool blocked_at_start_unseen;	 /* ... and those blocked at the start: not seen */
 	bool still_unread;		 /* ... the blocks open at the stop could not be read */
+	uint64_t live, live_bytes;	 /* --alloc: allocations live at the stop, their bytes */
+	uint64_t live_unnamed;		 /* ... of stacks whose counts were lost: left out */
 };
 
 struct sampler;
@@ -86,6 +94,10 @@ void sampler__stop(struct sampler *s);
 int sampler__collect(struct sampler *s, struct profile *p);
 
 void sampler__stats(struct sampler *s, struct sampler_stats *st);
+
+/* --alloc: the programs for the allocators' entries (cookie: enum
+ * alloc_kind) and returns, to attach as uprobe_multi links. */
+void sampler__alloc_progs(struct sampler *s, int *enter_fd, int *exit_fd);
 
 void sampler__free(struct sampler *s);
 

@@ -30,9 +30,11 @@ struct source_opts {
 	bool state_root;		     /* --state-root: the state frame under the root */
 	bool wakers;			     /* --wakers: the waker's stack after a "--" frame */
 	bool kthreads;			     /* --kernel-threads: their time off the CPU too */
-	bool idle_threads;  /* --idle-threads: threads off the CPU the whole capture too */
-	bool cpu_split;	    /* --cpu-split: traced calls' time on and off the CPU */
-	const char **funcs; /* -f arguments (uprobe mode) */
+	bool idle_threads;	  /* --idle-threads: threads off the CPU the whole capture too */
+	bool cpu_split;		  /* --cpu-split: traced calls' time on and off the CPU */
+	enum profile_alloc alloc; /* --alloc[=live]: memory, the view asked for */
+	uint64_t alloc_sample;	  /* --alloc-sample: one in every N bytes recorded; 0: all */
+	const char **funcs;	  /* -f arguments (uprobe mode) */
 	size_t nfuncs;
 	const char **usdt_specs; /* -f usdt:... arguments: probe hits counted */
 	size_t nusdt;
@@ -78,6 +80,9 @@ struct source {
  * return 0 or -errno. */
 int source_sample__open(struct source *src, const struct source_opts *o, int verbosity);
 int source_trace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
+		       int verbosity);
+
+int source_alloc__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
 		       int verbosity);
 
 /* -l: prints the functions the -l argument names, for the target. */

@@ -30,6 +30,10 @@ void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b)
 	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
 	add_loss(b, c[CNT_OFF_DROPPED], "blocks off the CPU (map full)");
+	add_loss(b, c[CNT_ALLOC_DROPPED], "allocations (counts map full)");
+	add_loss(b, c[CNT_ALLOC_LIVE_FULL], "allocations not kept as live (live map full)");
+	add_loss(b, c[CNT_ALLOC_NO_CALL], "allocation calls (no task storage)");
+	add_loss(b, st->live_unnamed, "live allocations of stacks whose counts were lost");
 	add_loss(b, st->mmaps.lost,
 		 "mapping records (perf ring full: names of processes that exited)");
 }
@@ -112,6 +116,59 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      " samples of other processes skipped",
 		      st->stacks, st->map_bytes / 1048576.0, st->counter[CNT_SAMPLES_SPILLED],
 		      st->counter[CNT_FILTERED]);
+}
+
+/* The bytes and allocations of the run (--alloc's view), whichever view
+ * the weights are. */
+static void allocated(const struct profile *p, uint64_t *bytes, uint64_t *n)
+{
+	bool live = profile__meta(p)->alloc == PROFILE_ALLOC_LIVE;
+
+	*bytes = *n = 0;
+	for (size_t i = 0; i < profile__nr_stacks(p); i++) {
+		const struct profile_stack *s = profile__stack(p, i);
+
+		*bytes += live ? s->other : s->weight;
+		*n += live ? s->other_count : s->count;
+	}
+}
+
+void summary__alloc(const struct profile *p, const struct sampler_stats *st, double secs,
+		    bool attached, uint64_t sample, bool verbose)
+{
+	const uint64_t *c = st->counter;
+	uint64_t bytes, n;
+
+	allocated(p, &bytes, &n);
+	if (sample)
+		p_err("%" PRIu64 " bytes in %" PRIu64 " allocations, %" PRIu64
+		      " of them recorded (--alloc-sample %" PRIu64 ": weighed %" PRIu64
+		      " bytes in %" PRIu64 " allocations), %" PRIu64 " frees (%" PRIu64
+		      " of addresses not recorded: ignored), %" PRIu64
+		      " bytes live at the end in %" PRIu64
+		      " allocations (estimated), %zu processes, %zu stacks in %.2f s",
+		      c[CNT_ALLOC_BYTES], c[CNT_ALLOCS], c[CNT_ALLOC_SAMPLED], sample, bytes, n,
+		      c[CNT_FREES], c[CNT_FREE_UNKNOWN], st->live_bytes, st->live,
+		      profile__nr_processes(p), profile__nr_stacks(p), secs);
+	else
+		p_err("%" PRIu64 " bytes in %" PRIu64 " allocations, %" PRIu64 " frees (%" PRIu64
+		      " of addresses not allocated in the capture: ignored), %" PRIu64
+		      " bytes live at the end in %" PRIu64
+		      " allocations, %zu processes, %zu stacks in %.2f s",
+		      c[CNT_ALLOC_BYTES], c[CNT_ALLOCS], c[CNT_FREES], c[CNT_FREE_UNKNOWN],
+		      st->live_bytes, st->live, profile__nr_processes(p), profile__nr_stacks(p),
+		      secs);
+	if (attached)
+		p_err("attached to running processes: only what they allocated during the capture "
+		      "counts, and what they held before it is not seen (nor leaked)");
+	if (c[CNT_ALLOC_FAILED])
+		p_err("%" PRIu64 " allocation calls returned no memory", c[CNT_ALLOC_FAILED]);
+	report_losses(st);
+	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
+	if (verbose)
+		p_err("%" PRIu64 " unique raw stacks; BPF maps %.1f MiB (the live map grows as "
+		      "used)",
+		      st->stacks, st->map_bytes / 1048576.0);
 }
 
 void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)

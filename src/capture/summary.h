@@ -21,6 +21,13 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose);
 
+/* The same for --alloc: bytes and allocations, frees (of addresses
+ * allocated before the capture too), what was live at the end; attached:
+ * -p (only what was allocated in the capture counts); sample: the
+ * --alloc-sample period (0: none). */
+void summary__alloc(const struct profile *p, const struct sampler_stats *st, double secs,
+		    bool attached, uint64_t sample, bool verbose);
+
 /* What a capture lost, in words ("" for nothing), appended to b. */
 void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b);
 void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b);

@@ -121,7 +121,9 @@ static int check_usage(const struct options *o)
 static int open_source(struct run *r)
 {
 	const struct options *o = r->o;
-	int err = o->capture.freq || o->capture.event || o->capture.tracepoint ||
+	int err = o->capture.alloc ? source_alloc__open(&r->src, &o->capture,
+							r->have_cmd ? r->cmd.pid : 0, verbosity)
+		  : o->capture.freq || o->capture.event || o->capture.tracepoint ||
 				  o->capture.nusdt || o->capture.offcpu
 			  ? source_sample__open(&r->src, &o->capture, verbosity)
 			  : source_trace__open(&r->src, &o->capture, r->have_cmd ? r->cmd.pid : 0,
@@ -240,7 +242,14 @@ static void explain_empty(const struct run *r)
 			  : r->o->capture.npids ? "the target processes"
 						: "any process";
 
-	if (r->o->capture.offcpu)
+	if (r->o->capture.alloc == PROFILE_ALLOC_LIVE)
+		p_err("no memory live at the end: %s freed every allocation the probes saw during "
+		      "the capture (or made none; --alloc shows what was allocated)",
+		      who);
+	else if (r->o->capture.alloc)
+		p_err("no allocations: %s made no allocation the probes saw during the capture",
+		      who);
+	else if (r->o->capture.offcpu)
 		p_err("no time off the CPU: %s never blocked and ran again during the capture "
 		      "(threads off the CPU all the time are left out: --idle-threads keeps them)",
 		      who);
@@ -362,7 +371,7 @@ static void summarize(struct run *r)
 		report__command_status(r->cmd.status, command_stopped(r));
 	r->src.ops->summary(r->src.impl, r->p, r->secs);
 	if (r->top)
-		report__top_share(&r->top_st, r->o->root == ROOT_TID, profile__unit(r->p));
+		report__top_share(&r->top_st, r->o->root == ROOT_TID, r->p);
 	if (verbosity)
 		p_err("stopped: %s", r->why_stopped);
 }

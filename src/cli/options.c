@@ -38,6 +38,8 @@ enum {
 	OPT_HEATMAP_ROWS,
 	OPT_CPU_SPLIT,
 	OPT_WEIGHT,
+	OPT_ALLOC,
+	OPT_ALLOC_SAMPLE,
 };
 
 static const struct option long_opts[] = {
@@ -50,6 +52,8 @@ static const struct option long_opts[] = {
 	{ "count", required_argument, NULL, 'c' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+	{ "alloc", optional_argument, NULL, OPT_ALLOC },
+	{ "alloc-sample", required_argument, NULL, OPT_ALLOC_SAMPLE },
 	{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
 	{ "wall", no_argument, NULL, OPT_WALL },
 	{ "state-root", no_argument, NULL, OPT_STATE_ROOT },
@@ -79,11 +83,47 @@ static const struct option long_opts[] = {
 	{},
 };
 
+int options__parse_bytes(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *suffix;
+		uint64_t mult;
+	} units[] = { { "", 1 },
+		      { "k", 1024 },
+		      { "K", 1024 },
+		      { "KiB", 1024 },
+		      { "m", 1024 * 1024 },
+		      { "M", 1024 * 1024 },
+		      { "MiB", 1024 * 1024 },
+		      { "g", 1024 * 1024 * 1024 },
+		      { "G", 1024 * 1024 * 1024 },
+		      { "GiB", 1024 * 1024 * 1024 } };
+	unsigned long long n;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	n = strtoull(s, &end, 10);
+	if (errno || !n)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (strcmp(end, units[i].suffix))
+			continue;
+		if (n > OPTIONS_MAX_ALLOC_SAMPLE / units[i].mult)
+			return -EINVAL;
+		*bytes = n * units[i].mult;
+		return 0;
+	}
+	return -EINVAL;
+}
+
 void options__usage(FILE *f)
 {
 	fputs("usage: flamebpf --sample FREQ [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "\n"
 	      "       flamebpf --off-cpu [OPTIONS] [-- COMMAND [ARG...]]\n"
+	      "       flamebpf --alloc[=live] [OPTIONS] {-p PID | -- COMMAND [ARG...]}\n"
 	      "       flamebpf -f [BINARY:]REGEX [OPTIONS] [-- COMMAND [ARG...]]\n"
 	      "       flamebpf -l [BINARY:]REGEX [-p PID | -- COMMAND]\n"
 	      "       flamebpf render [OPTIONS] INPUT   (see flamebpf render --help)\n"
@@ -125,6 +165,14 @@ void options__usage(FILE *f)
 	      "                           and libraries, or in BINARY (a path, or a library\n"
 	      "                           name: libc, libc.so.6); repeatable. Folded counts\n"
 	      "                           are self wall time in ns. System-wide needs BINARY\n"
+	      "      --alloc[=live]       memory: bytes allocated by user stack (malloc,\n"
+	      "                           calloc, realloc, aligned_alloc, posix_memalign,\n"
+	      "                           memalign, valloc, pvalloc, operator new), or with\n"
+	      "                           =live the bytes still live at the end by the stack\n"
+	      "                           that allocated them; needs -p or a COMMAND\n"
+	      "      --alloc-sample BYTES (--alloc) record one allocation in about every\n"
+	      "                           BYTES bytes (512k, 1m), weighed so that totals\n"
+	      "                           stay right: fewer calls pay for the stack walk\n"
 	      "      --off-cpu            time threads spent off the CPU (ns), by the stack\n"
 	      "                           where they blocked; the leaf says why: [sleeping],\n"
 	      "                           [disk], [preempted] or [stopped]\n"
@@ -447,6 +495,16 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_OFF_CPU:
 		o->capture.offcpu = true;
 		return 0;
+	case OPT_ALLOC:
+		if (!arg || !strcmp(arg, "total"))
+			o->capture.alloc = PROFILE_ALLOC_TOTAL;
+		else if (!strcmp(arg, "live"))
+			o->capture.alloc = PROFILE_ALLOC_LIVE;
+		else
+			return usage_err("unknown --alloc view '%s' (--alloc: bytes allocated, "
+					 "--alloc=live: bytes still live at the end)",
+					 arg);
+		return 0;
 	case OPT_WALL:
 		o->capture.offcpu = o->wall = true;
 		return 0;
@@ -472,6 +530,12 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 			return usage_err("invalid time '%s' for --%s-block (a number and its unit: "
 					 "500us, 1ms, 2s)",
 					 arg, c == OPT_MIN_BLOCK ? "min" : "max");
+		return 0;
+	case OPT_ALLOC_SAMPLE:
+		if (options__parse_bytes(arg, &o->capture.alloc_sample))
+			return usage_err("invalid --alloc-sample '%s' (bytes: 524288, 512k, 1m; 1 "
+					 "byte to 1 GiB)",
+					 arg);
 		return 0;
 	case 'g':
 		return 0;
@@ -620,6 +684,39 @@ static int check_event(struct options *o, char *err)
 	return 0;
 }
 
+/* --alloc: a mode of its own, for targets, aggregated. */
+static int check_alloc(const struct options *o, char *err)
+{
+	const struct source_opts *c = &o->capture;
+
+	if (c->alloc_sample && !c->alloc)
+		return usage_err("--alloc-sample samples the allocations of --alloc");
+
+	if (c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu || c->period ||
+	    o->weight_arg)
+		return usage_err("--alloc is a mode of its own: not with %s",
+				 c->nfuncs		     ? "-f"
+				 : c->offcpu		     ? "--off-cpu or --wall"
+				 : c->event || c->tracepoint ? "-e"
+				 : c->period		     ? "-c"
+				 : o->weight_arg	     ? "--weight"
+							     : "-F");
+	if (!c->npids && !c->command)
+		return usage_err("--alloc needs a target: -p PID or a COMMAND (probing every "
+				 "process's malloc would slow the whole system)");
+	if (c->all)
+		return usage_err("--alloc needs a target: not -a");
+	if (c->kernel_only)
+		return usage_err("--alloc takes user stacks: not -K");
+	if (c->full_stack || c->max_calls || c->cpu_split)
+		return usage_err("--full-stack, --max-calls and --cpu-split are for uprobe mode "
+				 "(-f)");
+	if (c->timeline || o->heatmap_rows)
+		return usage_err("--alloc gives no timeline yet: folded, svg and pprof outputs "
+				 "(not chrome, perf, --flamechart or --heatmap)");
+	return 0;
+}
+
 static int check(struct options *o, bool format_set, char *err)
 {
 	const struct source_opts *c = &o->capture;
@@ -629,19 +726,25 @@ static int check(struct options *o, bool format_set, char *err)
 	if (check_outputs(o, format_set, err))
 		return -EINVAL;
 	if (c->list)
-		return c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu
+		return c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu || c->alloc
 			       ? usage_err("-l lists functions: it takes no mode")
 			       : 0;
-	if (split_usdt(&o->capture, err) || check_event(o, err))
+	if (split_usdt(&o->capture, err))
+		return -EINVAL;
+	if (c->alloc || c->alloc_sample)
+		return check_alloc(o, err);
+	if (check_event(o, err))
 		return -EINVAL;
 	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu &&
 	    c->command)
-		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
-				 "REGEX before the COMMAND '%s' (see --help)",
-				 c->command[0]);
+		return usage_err(
+			"no mode given: use --sample FREQ, -e EVENT, --off-cpu, --alloc or "
+			"-f REGEX before the COMMAND '%s' (see --help)",
+			c->command[0]);
 	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu)
-		return usage_err("no mode given: use --sample FREQ, -e EVENT, --off-cpu or -f "
-				 "REGEX (see --help)");
+		return usage_err(
+			"no mode given: use --sample FREQ, -e EVENT, --off-cpu, --alloc or "
+			"-f REGEX (see --help)");
 	if (o->wall && !c->freq)
 		return usage_err("--wall weighs the samples of -F FREQ with the time off the CPU: "
 				 "give -F");

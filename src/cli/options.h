@@ -69,6 +69,11 @@ int options__parse_count(const char *s, size_t max, size_t *n);
 int options__heatmap(const char *arg, unsigned int *rows, char *err);
 int options__top(const char *arg, size_t *top, char *err);
 
+/* Parses a size in bytes, "524288", "512k", "512KiB", "1m", "1G" (powers
+ * of 1024), 1 to OPTIONS_MAX_ALLOC_SAMPLE. Returns 0 or -EINVAL. */
+#define OPTIONS_MAX_ALLOC_SAMPLE (1ULL << 30)
+int options__parse_bytes(const char *s, uint64_t *bytes);
+
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
 int options__parse_pids(const char *s, pid_t **pids, size_t *n);
 

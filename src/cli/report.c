@@ -33,14 +33,16 @@ void report__command_status(int status, bool stopped_by_us)
 		      strsignal(WTERMSIG(status)), how);
 }
 
-void report__top_share(const struct top_stats *st, bool by_thread, enum profile_unit unit)
+void report__top_share(const struct top_stats *st, bool by_thread, const struct profile *p)
 {
 	const char *what = by_thread ? (st->kept == 1 ? "thread" : "threads")
 				     : (st->kept == 1 ? "process" : "processes");
 
 	p_err("top %zu %s of %zu: %.1f%% of the %s", st->kept, what, st->of,
 	      st->total ? 100.0 * st->weight / st->total : 0,
-	      unit == UNIT_SAMPLES ? "samples" : "time");
+	      profile__meta(p)->alloc		 ? "bytes"
+	      : profile__unit(p) == UNIT_SAMPLES ? "samples"
+						 : "time");
 }
 
 int report__top(struct profile **p, size_t n, bool by_thread)
@@ -54,7 +56,7 @@ int report__top(struct profile **p, size_t n, bool by_thread)
 		p_err("cannot keep the top %zu %s: %s", n, what, strerror(-err));
 		return err;
 	}
-	report__top_share(&st, by_thread, profile__unit(*p));
+	report__top_share(&st, by_thread, *p);
 	profile__free(*p);
 	*p = top;
 	return 0;

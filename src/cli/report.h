@@ -14,7 +14,7 @@ void report__progress_clear(void);
 #include "profile/top.h"
 
 /* --top N: what share of the capture the processes kept hold. */
-void report__top_share(const struct top_stats *st, bool by_thread, enum profile_unit unit);
+void report__top_share(const struct top_stats *st, bool by_thread, const struct profile *p);
 
 /* --top N: replaces *p by its N processes (threads) with the most weight
  * and says what share of it they hold. Returns 0 or -ENOMEM (said). */

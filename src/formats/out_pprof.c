@@ -18,7 +18,7 @@
 #include "out_pprof.h"
 
 #define NSEC_PER_SEC  1000000000ULL
-#define MAX_VALUES    2
+#define MAX_VALUES    4 /* --alloc's four */
 #define MAX_LABELS    4
 #define MAX_COMMENTS  4
 #define KERNEL_BINARY "[kernel.kallsyms]"
@@ -294,6 +294,19 @@ static bool has_count(const struct pprof *b)
 	return profile__unit(b->p) == UNIT_SAMPLES || profile__total_count(b->p);
 }
 
+/* --alloc: [alloc_objects, alloc_space, inuse_objects, inuse_space], from
+ * the view the weight is and the other one. */
+static size_t alloc_values(const struct pprof *b, const struct profile_stack *s, int64_t *v)
+{
+	bool live = profile__meta(b->p)->alloc == PROFILE_ALLOC_LIVE;
+
+	v[0] = (int64_t)(live ? s->other_count : s->count);
+	v[1] = (int64_t)(live ? s->other : s->weight);
+	v[2] = (int64_t)(live ? s->count : s->other_count);
+	v[3] = (int64_t)(live ? s->weight : s->other);
+	return 4;
+}
+
 /* A stack's values, in the order of add_sample_types(); returns how many. */
 static size_t stack_values(const struct pprof *b, size_t i, int64_t *v)
 {
@@ -301,6 +314,8 @@ static size_t stack_values(const struct pprof *b, size_t i, int64_t *v)
 	unsigned int freq = profile__meta(b->p)->freq;
 	size_t n = 0;
 
+	if (profile__meta(b->p)->alloc)
+		return alloc_values(b, s, v);
 	if (profile__unit(b->p) == UNIT_NANOSECONDS) {
 		if (has_count(b))
 			v[n++] = (int64_t)s->count;
@@ -428,6 +443,22 @@ static int add_event_types(struct pprof *b)
 	return value_type(b, &b->period_type, m->event, "count");
 }
 
+/* --alloc: Go's heap profile types, so that -sample_index=inuse_space and
+ * the rest work; the view asked for is the default. Every allocation is
+ * recorded: a period of 1 byte. */
+static int add_alloc_types(struct pprof *b)
+{
+	bool live = profile__meta(b->p)->alloc == PROFILE_ALLOC_LIVE;
+
+	if (push_type(b, "alloc_objects", "count") || push_type(b, "alloc_space", "bytes") ||
+	    push_type(b, "inuse_objects", "count") || push_type(b, "inuse_space", "bytes"))
+		return -ENOMEM;
+	b->msg.default_sample_type = b->types[live ? 3 : 1].type;
+	b->msg.period_type = &b->period_type;
+	b->msg.period = 1;
+	return value_type(b, &b->period_type, "space", "bytes");
+}
+
 /* What a count counts: samples; in ns, calls, or off the CPU blocks (and
  * with --wall samples beside them: events). */
 static const char *count_name(const struct pprof *b)
@@ -451,6 +482,8 @@ static int add_sample_types(struct pprof *b)
 	unsigned int freq = profile__meta(b->p)->freq;
 
 	b->msg.sample_type = b->type_ptrs;
+	if (profile__meta(b->p)->alloc)
+		return add_alloc_types(b);
 	if (profile__meta(b->p)->period)
 		return add_event_types(b);
 	if (has_count(b) && push_type(b, count, "count"))

@@ -109,6 +109,8 @@ struct svg_draw {
 /* A counted event's name (-e page-faults), for its counts. */
 static const char *counted_of(const struct profile *p)
 {
+	if (profile__meta(p)->alloc)
+		return "bytes";
 	return profile__meta(p)->period ? profile__meta(p)->event : NULL;
 }
 

@@ -270,6 +270,21 @@ int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
 	return 0;
 }
 
+int profile__add_stack_alloc(struct profile *p, const struct stack_owner *who,
+			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
+			     uint64_t count, uint64_t other, uint64_t other_count)
+{
+	struct profile_stack *s;
+	int err = profile__add_stack_count(p, who, frames, nframes, weight, count);
+
+	if (err)
+		return err;
+	s = &((struct profile_stack *)p->stacks.v)[p->last_stack];
+	s->other += other;
+	s->other_count += other_count;
+	return 0;
+}
+
 int profile__add_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 		       uint32_t nframes, uint64_t weight)
 {
@@ -312,8 +327,8 @@ int profile__merge_if(struct profile *dst, const struct profile *src,
 		}
 		for (uint32_t k = 0; k < s->nframes; k++)
 			frames[k] = map[s->frames[k]];
-		err = profile__add_stack_count(dst, &s->who, frames, s->nframes, s->weight,
-					       s->count);
+		err = profile__add_stack_alloc(dst, &s->who, frames, s->nframes, s->weight,
+					       s->count, s->other, s->other_count);
 		if (!err && stack_map)
 			stack_map[i] = profile__last_stack(dst);
 	}

@@ -78,6 +78,11 @@ struct profile_stack {
 	const uint32_t *frames; /* root-first frame ids */
 	uint64_t weight;
 	uint64_t count; /* the samples or calls weight sums; 0 when not known */
+	/* --alloc: the other view of the same memory (profile_meta.alloc says
+	 * which view weight and count are): bytes and allocations still live
+	 * at the end under PROFILE_ALLOC_TOTAL, allocated over the run under
+	 * PROFILE_ALLOC_LIVE; 0 in other profiles */
+	uint64_t other, other_count;
 };
 
 #define PROFILE_NARGS		 3
@@ -101,6 +106,15 @@ enum profile_unit {
 	UNIT_NANOSECONDS,
 };
 
+/* Memory profiles (--alloc): UNIT_SAMPLES weighed in bytes (a counted
+ * event of period 1), counts are allocations, and each stack also carries
+ * the other view (profile_stack.other). */
+enum profile_alloc {
+	PROFILE_ALLOC_NONE,
+	PROFILE_ALLOC_TOTAL, /* weight: bytes allocated over the run */
+	PROFILE_ALLOC_LIVE,  /* weight: bytes still live at the end */
+};
+
 /* What a writer may say about how the profile was made (titles, chrome's
  * otherData). Strings are "" when unknown, numbers 0. */
 struct profile_meta {
@@ -114,7 +128,8 @@ struct profile_meta {
 	double secs; /* length of the capture */
 	/* a counted event's (-e page-faults) events a sample; 0: samples are time */
 	uint64_t period;
-	uint64_t start_ns; /* CLOCK_MONOTONIC at its start, as event times; 0: unknown */
+	uint64_t start_ns;	  /* CLOCK_MONOTONIC at its start, as event times; 0: unknown */
+	enum profile_alloc alloc; /* a memory profile's view; PROFILE_ALLOC_NONE for others */
 };
 
 struct profile;
@@ -139,6 +154,12 @@ int profile__findnew_frame(struct profile *p, const char *name, const char *modu
 int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
 			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
 			     uint64_t count);
+
+/* profile__add_stack_count(), and other and other_count to the stack's
+ * other view (--alloc: see struct profile_stack). */
+int profile__add_stack_alloc(struct profile *p, const struct stack_owner *who,
+			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
+			     uint64_t count, uint64_t other, uint64_t other_count);
 
 /* The same where each sample weighs 1 (UNIT_SAMPLES: count = weight) or
  * the count is not known (UNIT_NANOSECONDS: count 0). */

@@ -658,6 +658,64 @@ static void test_parse_no_demangle(void **state)
 
 /* options__parse() resets getopt itself: a second parse of an argv array
  * whose memory was reused for new arguments sees only the new arguments. */
+/* --alloc: a mode of its own, for a target, aggregated outputs only. */
+static void test_parse_alloc(void **state)
+{
+	struct options o;
+	struct args a;
+
+	(void)state;
+	parse_ok(&a, ARGS("--alloc", "-p", "1", "-o", "x.svg"), &o);
+	assert_int_equal(o.capture.alloc, PROFILE_ALLOC_TOTAL);
+	options__free(&o);
+	parse_ok(&a, ARGS("--alloc=live", "-o", "x.pb.gz", "--", "prog"), &o);
+	assert_int_equal(o.capture.alloc, PROFILE_ALLOC_LIVE);
+	options__free(&o);
+	parse_ok(&a, ARGS("--alloc=total", "-p", "1"), &o);
+	assert_int_equal(o.capture.alloc, PROFILE_ALLOC_TOTAL);
+	options__free(&o);
+	expect_usage_error(ARGS("--alloc=leaks", "-p", "1"), "'leaks'", "--alloc=live");
+	expect_usage_error(ARGS("--alloc", "-F", "99", "-p", "1"), "--alloc", "-F");
+	expect_usage_error(ARGS("--alloc", "-f", "main", "-p", "1"), "--alloc", "-f");
+	expect_usage_error(ARGS("--alloc", "--off-cpu", "-p", "1"), "--alloc", "--off-cpu");
+	expect_usage_error(ARGS("--alloc", "-e", "page-faults", "-p", "1"), "--alloc", "-e");
+	expect_usage_error(ARGS("--alloc", "-c", "10", "-p", "1"), "--alloc", "-c");
+	expect_usage_error(ARGS("--alloc"), "--alloc", "-p PID or a COMMAND");
+	expect_usage_error(ARGS("--alloc", "-a", "--", "prog"), "--alloc", "-a");
+	expect_usage_error(ARGS("--alloc", "-K", "-p", "1"), "--alloc", "-K");
+	expect_usage_error(ARGS("--alloc", "-p", "1", "-o", "x.json"), "--alloc", "timeline");
+	expect_usage_error(ARGS("--alloc", "-p", "1", "--flamechart"), "--alloc", "timeline");
+	expect_usage_error(ARGS("--alloc", "-p", "1", "--full-stack"), "--full-stack", "-f");
+	parse_ok(&a, ARGS("--alloc", "--alloc-sample", "512k", "-p", "1"), &o);
+	assert_int_equal(o.capture.alloc_sample, 512 * 1024);
+	options__free(&o);
+	expect_usage_error(ARGS("--alloc-sample", "1m", "-p", "1"), "--alloc-sample", "--alloc");
+	expect_usage_error(ARGS("--alloc", "--alloc-sample", "2g", "-p", "1"), "'2g'", NULL);
+}
+
+static void test_parse_bytes(void **state)
+{
+	uint64_t b;
+
+	(void)state;
+	assert_int_equal(options__parse_bytes("524288", &b), 0);
+	assert_int_equal(b, 524288);
+	assert_int_equal(options__parse_bytes("512k", &b), 0);
+	assert_int_equal(b, 524288);
+	assert_int_equal(options__parse_bytes("512KiB", &b), 0);
+	assert_int_equal(b, 524288);
+	assert_int_equal(options__parse_bytes("1M", &b), 0);
+	assert_int_equal(b, 1048576);
+	assert_int_equal(options__parse_bytes("1g", &b), 0);
+	assert_int_equal(b, 1ULL << 30);
+	assert_int_equal(options__parse_bytes("0", &b), -EINVAL);
+	assert_int_equal(options__parse_bytes("-1", &b), -EINVAL);
+	assert_int_equal(options__parse_bytes("1x", &b), -EINVAL);
+	assert_int_equal(options__parse_bytes("2G", &b), -EINVAL);
+	assert_int_equal(options__parse_bytes("", &b), -EINVAL);
+	assert_int_equal(options__parse_bytes("99999999999999999999k", &b), -EINVAL);
+}
+
 static void test_parse_twice_reused_argv(void **state)
 {
 	char err[OPTIONS_ERR_LEN];
@@ -718,6 +776,8 @@ int main(void)
 		cmocka_unit_test(test_parse_help_version),
 		cmocka_unit_test(test_parse_uprobe_mode),
 		cmocka_unit_test(test_parse_no_demangle),
+		cmocka_unit_test(test_parse_alloc),
+		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_parse_twice_reused_argv),
 		cmocka_unit_test(test_parse_twice_after_error),
 	};

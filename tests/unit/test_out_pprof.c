@@ -404,6 +404,59 @@ static void test_uprobe_wall(void **state)
 	profile__free(p);
 }
 
+/* A memory profile of either view: Go's four heap types, the view asked
+ * for by default, each stack's bytes and allocations in both. */
+static void check_alloc(enum profile_alloc view)
+{
+	static const char *const want[] = { "alloc_objects/count", "alloc_space/bytes",
+					    "inuse_objects/count", "inuse_space/bytes" };
+	struct profile_meta m = { .cmdline = "flamebpf --alloc",
+				  .event = "bytes allocated",
+				  .period = 1,
+				  .alloc = view };
+	struct profile *p = profile__new(UNIT_SAMPLES);
+	uint32_t a = 0, b = 0;
+	struct stack_owner who = { 5, 5, "app", "app" };
+	bool live = view == PROFILE_ALLOC_LIVE;
+	const pb_sample *s;
+	pb_profile *pb;
+
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	a = ufr(p, "alloc_a", 0x1100);
+	b = ufr(p, "alloc_b", 0x1200);
+	/* alloc_a: 4096000 bytes in 1000, none live; alloc_b: 6553600 in 100, all live */
+	assert_int_equal(profile__add_stack_alloc(p, &who, &a, 1, live ? 0 : 4096000,
+						  live ? 0 : 1000, live ? 4096000 : 0,
+						  live ? 1000 : 0),
+			 0);
+	assert_int_equal(profile__add_stack_alloc(p, &who, &b, 1, 6553600, 100, 6553600, 100), 0);
+	pb = roundtrip(p);
+	expect_types(pb, want, 4, live ? "inuse_space" : "alloc_space");
+	assert_string_equal(str(pb, pb->period_type->type), "space");
+	assert_string_equal(str(pb, pb->period_type->unit), "bytes");
+	s = sample(pb, "alloc_a");
+	assert_int_equal(s->n_value, 4);
+	assert_int_equal(s->value[0], 1000);
+	assert_int_equal(s->value[1], 4096000);
+	assert_int_equal(s->value[2], 0);
+	assert_int_equal(s->value[3], 0);
+	s = sample(pb, "alloc_b");
+	assert_int_equal(s->value[0], 100);
+	assert_int_equal(s->value[1], 6553600);
+	assert_int_equal(s->value[2], 100);
+	assert_int_equal(s->value[3], 6553600);
+	pb_free(pb);
+	profile__free(p);
+}
+
+static void test_alloc_views(void **state)
+{
+	(void)state;
+	check_alloc(PROFILE_ALLOC_TOTAL);
+	check_alloc(PROFILE_ALLOC_LIVE);
+}
+
 /* The calls column holds the calls each path's time is made of. */
 static void test_uprobe_calls(void **state)
 {
@@ -569,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_mappings),
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_uprobe_wall),
+		cmocka_unit_test(test_alloc_views),
 		cmocka_unit_test(test_uprobe_calls),
 		cmocka_unit_test(test_functions_by_binary),
 		cmocka_unit_test(test_frames_without_binary),

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/* --alloc: the sampler's BPF object with its allocation programs, fed by
+ * uprobes on the allocators of the target's binaries. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "symbols/binaries.h"
+#include "util/msg.h"
+#include "alloc_probes.h"
+#include "privileges.h"
+#include "sampler.h"
+#include "source.h"
+#include "summary.h"
+
+/* Live allocations kept at most (about 100 bytes each, allocated as they
+ * come): past it an allocation is counted, but not as live, and said. */
+#define ALLOC_LIVE_MAX (1U << 20)
+
+struct alloc_source {
+	struct sampler *s;
+	const struct source_opts *o;
+	pid_t cmd_pid;
+	int verbosity;
+	struct alloc_probes probes;
+};
+
+static int add_pid(void *impl, pid_t pid)
+{
+	struct alloc_source *as = impl;
+	int err = sampler__add_pid(as->s, pid);
+
+	if (err)
+		p_err("cannot set the process filter: %s", strerror(-err));
+	return err;
+}
+
+/* The target's executable and libraries: a COMMAND's as ld.so will load
+ * them, a process's as it maps them now. */
+static int target_binaries(const struct alloc_source *as, struct binaries *out)
+{
+	const struct source_opts *o = as->o;
+	int err = 0;
+
+	for (size_t i = 0; i < o->npids && !err; i++) {
+		struct binaries one = {};
+
+		err = binaries__of_pid(o->pids[i], &one);
+		for (size_t j = 0; !err && j < one.n; j++)
+			err = binaries__add(out, &one.v[j]);
+		binaries__free(&one);
+		if (err)
+			p_err("cannot read the mappings of process %d: %s", o->pids[i],
+			      strerror(-err));
+	}
+	if (!err && o->command && (err = binaries__of_command(o->command[0], out)))
+		p_err("cannot find the binaries of '%s': %s", o->command[0], strerror(-err));
+	return err;
+}
+
+/* One process: probes in it alone. A COMMAND: its libraries in it, its
+ * program in every process (its children run it; the BPF filter keeps
+ * them). Several processes: everywhere, the BPF filter keeps them. */
+static int attach_probes(struct alloc_source *as)
+{
+	struct alloc_target t = { .pid = as->o->npids == 1 ? as->o->pids[0] : as->cmd_pid,
+				  .exe_everywhere = as->o->command != NULL };
+	struct binaries bins = {};
+	int enter_fd, exit_fd, err = target_binaries(as, &bins);
+
+	if (err)
+		goto out;
+	sampler__alloc_progs(as->s, &enter_fd, &exit_fd);
+	err = alloc_probes__attach(&as->probes, &bins, &t, enter_fd, exit_fd);
+	if (err == -ENOENT)
+		p_err("no allocator to probe: the target's binaries define no malloc, free, "
+		      "operator new, ... (%zu binaries)",
+		      bins.n);
+	else if (err)
+		p_err("cannot attach the allocation probes: %s%s", strerror(-err),
+		      source__bpf_hint(err, as->verbosity));
+	else if (as->verbosity)
+		p_err("allocation probes: %zu functions in %s", as->probes.nfuncs,
+		      as->probes.first);
+out:
+	binaries__free(&bins);
+	return err;
+}
+
+static int start(void *impl)
+{
+	struct alloc_source *as = impl;
+	int err = sampler__start(as->s);
+
+	if (err) {
+		p_err("cannot attach to the process events: %s%s", strerror(-err),
+		      source__bpf_hint(err, as->verbosity));
+		return err;
+	}
+	return attach_probes(as);
+}
+
+static int poll_events(void *impl, int timeout_ms)
+{
+	return sampler__poll(((struct alloc_source *)impl)->s, timeout_ms);
+}
+
+static uint64_t progress(void *impl)
+{
+	return sampler__samples(((struct alloc_source *)impl)->s);
+}
+
+/* The probes go first: nothing is counted while the rest is read. */
+static void stop(void *impl)
+{
+	struct alloc_source *as = impl;
+
+	alloc_probes__detach(&as->probes);
+	sampler__stop(as->s);
+}
+
+static int collect(void *impl, struct profile *p)
+{
+	return sampler__collect(((struct alloc_source *)impl)->s, p);
+}
+
+static void summary(void *impl, const struct profile *p, double secs)
+{
+	struct alloc_source *as = impl;
+	struct sampler_stats st;
+
+	sampler__stats(as->s, &st);
+	summary__alloc(p, &st, secs, as->o->npids > 0, as->o->alloc_sample, as->verbosity > 0);
+}
+
+static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
+{
+	struct alloc_source *as = impl;
+	struct sampler_stats st;
+
+	sampler__stats(as->s, &st);
+	summary__sample_losses(&st, b);
+	m->event = st.event;
+	m->period = 1; /* counted, every byte */
+	m->alloc = as->o->alloc;
+	m->losses = b->len ? b->s : "";
+}
+
+static void source_free(void *impl)
+{
+	struct alloc_source *as = impl;
+
+	if (!as)
+		return;
+	alloc_probes__detach(&as->probes);
+	sampler__free(as->s);
+	free(as);
+}
+
+static const struct source_ops alloc_ops = {
+	.what = "allocations",
+	.add_pid = add_pid,
+	.start = start,
+	.poll = poll_events,
+	.progress = progress,
+	.stop = stop,
+	.collect = collect,
+	.summary = summary,
+	.describe = describe,
+	.free = source_free,
+};
+
+int source_alloc__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
+		       int verbosity)
+{
+	struct sampler_opts so = {
+		.duration = o->duration,
+		.filter_pids = true,
+		.follow_children = o->command != NULL,
+		.user = true,
+		.unwind = o->unwind,
+		.alloc = o->alloc,
+		.alloc_live_max = ALLOC_LIVE_MAX,
+		.alloc_sample = o->alloc_sample,
+	};
+	struct alloc_source *as = calloc(1, sizeof(*as));
+	char missing[64];
+	int err;
+
+	if (!as)
+		return -ENOMEM;
+	as->o = o;
+	as->cmd_pid = cmd_pid;
+	as->verbosity = verbosity;
+	source__set_symbolizer(o);
+	if (privileges__missing(missing, sizeof(missing))) {
+		p_err("--alloc needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
+		free(as);
+		return -EPERM;
+	}
+	err = sampler__open(&as->s, &so);
+	if (err) {
+		p_err("cannot load the BPF programs: %s%s", strerror(-err),
+		      source__bpf_hint(err, verbosity));
+		free(as);
+		return err;
+	}
+	*src = (struct source){ &alloc_ops, as, UNIT_SAMPLES };
+	return 0;
+}

@@ -1,0 +1,322 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --alloc: memory flame graphs against tests/workloads/alloc, which
+ * allocates known sizes from known functions (see its header): bytes per
+ * stack exact in --alloc and --alloc=live, allocation counts exact through
+ * pprof's alloc_objects, `go tool pprof -sample_index=inuse_space` showing
+ * what alloc_b kept, -p counting only what is allocated after the start.
+ */
+#include "harness.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KIB 1024ULL
+
+static bool under(const char *stack, const void *arg)
+{
+	return h_has_frame(stack, arg);
+}
+
+/* The bytes under each of the workload's functions, as it allocates them. */
+static const struct {
+	const char *func;
+	unsigned long long bytes, live, count;
+} expected[] = {
+	{ "alloc_a()", 1000 * 4 * KIB, 0, 1000 },
+	{ "alloc_b()", 100 * 64 * KIB, 100 * 64 * KIB, 100 },
+	{ "new_objects()", 5000 * 48, 0, 5000 },
+	{ "grow()", 55 * KIB, 0, 10 }, /* 1 + 2 + ... + 10 KiB */
+	{ "zeroed()", 10 * 100 * 40, 0, 10 },
+	{ "aligned()", 10 * KIB + 10 * 2 * KIB, 0, 20 },
+};
+
+#define NEXPECTED (sizeof(expected) / sizeof(expected[0]))
+
+/* A number after "WHAT" in the summary ("6050 frees" for " frees"), or
+ * fails. */
+static unsigned long long said(const char *err, const char *what)
+{
+	const char *at = strstr(err, what);
+
+	if (!at)
+		fail_msg("'%s' not in the summary:\n%s", what, err);
+	while (at > err && at[-1] == ' ')
+		at--;
+	while (at > err && at[-1] >= '0' && at[-1] <= '9')
+		at--;
+	return strtoull(at, NULL, 10);
+}
+
+static void expect_bytes(const struct h_folded *f, bool live)
+{
+	for (size_t i = 0; i < NEXPECTED; i++) {
+		unsigned long long got = h_sum(f, under, expected[i].func),
+				   want = live ? expected[i].live : expected[i].bytes;
+
+		print_message("%s: %llu bytes%s\n", expected[i].func, got, live ? " live" : "");
+		if (got != want) {
+			h_folded_dump(f, 30);
+			fail_msg("%s: %llu bytes%s, %llu made", expected[i].func, got,
+				 live ? " live" : "", want);
+		}
+	}
+}
+
+/* Every byte of the run: per function exact, the allocator at the leaf. */
+static void test_alloc_total(void **state)
+{
+	const char *out = h_path("alloc.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc")));
+	expect_bytes(&f, false);
+	assert_true(h_sum(&f, under, "malloc") >= 1000 * 4 * KIB + 100 * 64 * KIB);
+	assert_int_equal(h_sum(&f, under, "operator new(unsigned long)"), 5000 * 48);
+	assert_int_equal(h_sum(&f, under, "realloc"), 55 * KIB);
+	assert_int_equal(h_sum(&f, under, "posix_memalign"), 10 * 2 * KIB);
+	/* 6040 frees of the functions, 10 of early()'s blocks; each of them known */
+	assert_true(said(r.err, " frees (") >= 6050);
+	assert_int_equal(said(r.err, " of addresses not allocated in the capture"), 0);
+	assert_true(said(r.err, " bytes live at the end") >= 100 * 64 * KIB);
+	assert_non_null(strstr(r.err, "lost: nothing"));
+	/* new's bad_alloc went through the probes to its catch */
+	assert_non_null(strstr(r.out, "caught 3"));
+	assert_int_equal(said(r.err, " allocation calls returned no memory"), 3);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* What is live at the end: alloc_b's 6400 KiB, nothing of the others. */
+static void test_alloc_live(void **state)
+{
+	const char *out = h_path("live.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--alloc=live", "-o", out, "--", h_workload("alloc")));
+	expect_bytes(&f, true);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* Skips the test unless a `go` is on PATH. */
+static void require_go(void)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX];
+
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (snprintf(dir, sizeof(dir), "%.*s/go", (int)n, p) < (int)sizeof(dir) &&
+		    !access(dir, X_OK))
+			return;
+		p += n + (p[n] == ':');
+	}
+	print_message("SKIP: no 'go' on PATH (golang-go): go tool pprof cannot read the file\n");
+	skip();
+}
+
+/* `go tool pprof -sample_index=INDEX -top FILE` (every node, bytes in B):
+ * its report, which the caller frees. */
+static char *pprof_top(const char *file, const char *index)
+{
+	char home[4096], cache[4096], gopath[4096], si[64];
+	struct h_result r;
+	char *text;
+
+	snprintf(home, sizeof(home), "HOME=%s", h_tmpdir());
+	snprintf(cache, sizeof(cache), "GOCACHE=%s", h_path("gocache"));
+	snprintf(gopath, sizeof(gopath), "GOPATH=%s", h_path("gopath"));
+	snprintf(si, sizeof(si), "-sample_index=%s", index);
+	assert_int_equal(
+		h_run(&r, 120,
+		      H_ARGV("env", home, cache, gopath, "GOTOOLCHAIN=local", "GOPROXY=off",
+			     "GOFLAGS=", "go", "tool", "pprof", si, "-unit=B", "-nodefraction=0",
+			     "-nodecount=1000", "-top", file)),
+		0);
+	h_assert_status(&r, 0);
+	text = r.out;
+	r.out = NULL;
+	h_result_free(&r);
+	return text;
+}
+
+/* The cumulative value of the row of function name ("flat flat% sum% cum
+ * cum% NAME", values with or without their unit), or fails. */
+static unsigned long long cum_of(const char *text, const char *name)
+{
+	for (const char *line = text; line && *line; line = strchr(line, '\n')) {
+		const char *p, *tok[5];
+		size_t len;
+
+		line += *line == '\n';
+		p = line;
+		for (int i = 0; i < 5; i++) {
+			p += strspn(p, " ");
+			tok[i] = p;
+			p += strcspn(p, " \n");
+		}
+		p += strspn(p, " ");
+		len = strcspn(p, "\n");
+		if (len == strlen(name) && !strncmp(p, name, len) && *tok[3] >= '0' &&
+		    *tok[3] <= '9')
+			return strtoull(tok[3], NULL, 10);
+	}
+	fail_msg("no row '%s' in the report:\n%s", name, text);
+	return 0;
+}
+
+/* pprof's four sample types: counts exact per function, inuse_space
+ * alloc_b's, the default the view asked for. */
+static void test_pprof(void **state)
+{
+	const char *out = h_path("alloc.pb.gz");
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	require_go();
+	assert_int_equal(
+		h_run(&r, 60,
+		      H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc"))),
+		0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	text = pprof_top(out, "alloc_objects");
+	for (size_t i = 0; i < NEXPECTED; i++) {
+		print_message("%s: %llu allocations\n", expected[i].func,
+			      cum_of(text, expected[i].func));
+		assert_int_equal(cum_of(text, expected[i].func), expected[i].count);
+	}
+	free(text);
+	text = pprof_top(out, "alloc_space");
+	assert_int_equal(cum_of(text, "alloc_a()"), 1000 * 4 * KIB);
+	free(text);
+	text = pprof_top(out, "inuse_space");
+	assert_non_null(strstr(text, "Type: inuse_space"));
+	assert_int_equal(cum_of(text, "alloc_b()"), 100 * 64 * KIB);
+	assert_null(strstr(text, "alloc_a()"));
+	free(text);
+	text = pprof_top(out, "inuse_objects");
+	assert_int_equal(cum_of(text, "alloc_b()"), 100);
+	free(text);
+}
+
+/* -p: early()'s blocks, allocated before the capture, are freed in it:
+ * ignored and counted, never live; the rest exact. */
+static void test_attached(void **state)
+{
+	const char *out = h_path("attached.folded");
+	struct h_proc w, fb;
+	struct h_folded f;
+	struct h_result r;
+	char pid[16];
+
+	(void)state;
+	require_bpf();
+	h_start_workload(&w, H_ARGV(h_workload("alloc"), "3000"));
+	snprintf(pid, sizeof(pid), "%d", w.pid);
+	assert_int_equal(h_start(&fb, H_ARGV(h_flamebpf(), "--alloc=live", "-p", pid, "-o", out)),
+			 0);
+	h_finish_folded(&fb, 60, &r, out, &f);
+	h_stop(&w);
+	expect_bytes(&f, true);
+	assert_true(said(r.err, " of addresses not allocated in the capture") >= 10);
+	assert_null(strstr(r.err, "early"));
+	assert_int_equal(h_sum(&f, under, "early()"), 0);
+	assert_non_null(strstr(r.err, "only what they allocated during the capture counts"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* --alloc-sample 8k: one allocation in about every 8 KiB recorded, each
+ * smaller one then weighing 8 KiB; the estimate is within 5% of the bytes
+ * made (about 1.2% is one standard deviation here), alloc_b's 64 KiB blocks
+ * (above 8 KiB: always recorded) exact. */
+static void test_sampled(void **state)
+{
+	const char *out = h_path("sampled.folded");
+	unsigned long long made, weighed;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--alloc", "--alloc-sample", "8k", "-o", out, "--",
+			    h_workload("alloc")));
+	made = said(r.err, " bytes in ");
+	assert_non_null(strstr(r.err, "weighed "));
+	weighed = said(strstr(r.err, "weighed "), " bytes");
+	print_message("%llu bytes made, %llu estimated (%.2f%%)\n", made, weighed,
+		      100.0 * ((double)weighed - made) / made);
+	assert_int_equal(weighed, f.total);
+	if (weighed < made * 0.95 || weighed > made * 1.05)
+		fail_msg("estimated %llu bytes of %llu made: not within 5%%", weighed, made);
+	assert_int_equal(h_sum(&f, under, "alloc_b()"), 100 * 64 * KIB);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* Usage errors before anything runs: exit 2, one line naming it. */
+static void test_usage(void **state)
+{
+	static const struct {
+		const char *args[4];
+		const char *said;
+	} cases[] = {
+		{ { "--alloc", "-F", "99" }, "not with -F" },
+		{ { "--alloc", "-f", "main" }, "not with -f" },
+		{ { "--alloc", "--off-cpu" }, "not with --off-cpu" },
+		{ { "--alloc", "-e", "page-faults" }, "not with -e" },
+		{ { "--alloc=leaks" }, "unknown --alloc view" },
+		{ { "--alloc", "-o", "x.json" }, "no timeline" },
+		{ { "--alloc", "--alloc-sample", "0" }, "invalid --alloc-sample" },
+		{ { "-F", "99", "--alloc-sample", "1m" }, "--alloc-sample samples" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = { h_flamebpf() };
+		struct h_result r;
+		size_t n = 1;
+
+		for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
+			argv[n++] = cases[i].args[k];
+		argv[n++] = "--";
+		argv[n++] = "true";
+		assert_int_equal(h_run(&r, 30, argv), 0);
+		h_assert_status(&r, 2);
+		if (!strstr(r.err, cases[i].said))
+			fail_msg("case %zu: '%s' not said: %s", i, cases[i].said, r.err);
+		h_result_free(&r);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_alloc_total, h_test_teardown),
+		cmocka_unit_test_teardown(test_alloc_live, h_test_teardown),
+		cmocka_unit_test_teardown(test_pprof, h_test_teardown),
+		cmocka_unit_test_teardown(test_attached, h_test_teardown),
+		cmocka_unit_test_teardown(test_sampled, h_test_teardown),
+		cmocka_unit_test_teardown(test_usage, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("alloc", tests, h_group_setup, h_group_teardown);
+}
