@@ -454,6 +454,7 @@ bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 	$(Q)tools/bench_trace.sh
 	$(Q)tools/bench_offcpu.sh
 	$(Q)tools/bench_events.sh
+	$(Q)tools/bench_alloc.sh
 	$(Q)tools/bench_render.sh
 	$(Q)tools/bench_unwind.sh
 

@@ -11,7 +11,7 @@ BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-d
 # libclang-rt-14-dev: libFuzzer (tests/fuzz/), which clang only recommends.
 # rustc, golang-go, qpdf: programs that unwind, for the uprobe tests.
 TEST_PKGS="libcmocka-dev systemtap-sdt-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go rustc qpdf libxml2-utils chromium libclang-rt-14-dev valgrind"
-BENCH_PKGS="linux-perf time bpfcc-tools"
+BENCH_PKGS="linux-perf time bpfcc-tools heaptrack"
 
 # The viewer tests' node modules, pinned by tests/viewers/package-lock.json,
 # into build/viewers, once per version of the lock file. Without npm or the
