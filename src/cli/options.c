@@ -658,7 +658,7 @@ static int check_event(struct options *o, char *err)
 				 c->usdt_specs[0],
 				 c->offcpu   ? "--off-cpu or --wall"
 				 : c->freq   ? "-F"
-				 : c->period ? "-c"
+				 : c->period ? "-c N"
 					     : "-e");
 	if (c->tracepoint && (c->offcpu || c->nfuncs || c->freq || c->period))
 		return usage_err("-e %s counts every hit of the tracepoint: not with %s",
@@ -666,7 +666,7 @@ static int check_event(struct options *o, char *err)
 				 c->nfuncs   ? "-f"
 				 : c->offcpu ? "--off-cpu or --wall"
 				 : c->freq   ? "-F"
-					     : "-c");
+					     : "-c N");
 	if (c->period && c->freq)
 		return usage_err("-c N and -F FREQ both say how often to sample: give one");
 	if (c->period && (!c->event || c->event->clock))
@@ -698,7 +698,7 @@ static int check_alloc(const struct options *o, char *err)
 				 c->nfuncs		     ? "-f"
 				 : c->offcpu		     ? "--off-cpu or --wall"
 				 : c->event || c->tracepoint ? "-e"
-				 : c->period		     ? "-c"
+				 : c->period		     ? "-c N"
 				 : o->weight_arg	     ? "--weight"
 							     : "-F");
 	if (!c->npids && !c->command)
