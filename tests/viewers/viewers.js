@@ -12,8 +12,8 @@
 //     spikes the darkest cells of their columns), a range selected by
 //     dragging (the first 2 s hold phase_a and no phase_b), hover, click
 //     zoom and reset, search with the matched share, the table's sorting,
-//     time off the CPU (build/workloads/offcpu) spread over the cells, and
-//     not one request beyond the page itself.
+//     time off the CPU (build/workloads/offcpu) spread over the cells, the
+//     view kept in the URL's hash, and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -508,7 +508,7 @@ async function checkSvgUrl(browser, port, set) {
 // Opens NAME.html as served; every request the page makes beyond its own
 // document is noted, and htmlDone() fails the test if there was one.
 // Dialogs (alert) are noted too, and dismissed.
-async function openHtml(browser, port, set) {
+async function openHtml(browser, port, set, hash = "") {
 	const page = await newPage(browser);
 	const url = `http://127.0.0.1:${port}/data/${set.name}.html`;
 	page.requests = [];
@@ -522,7 +522,7 @@ async function openHtml(browser, port, set) {
 			page.requests.push(r.url());
 	});
 	await page.setViewportSize({ width: 1300, height: 1000 });
-	await page.goto(url);
+	await page.goto(url + hash);
 	await page.waitForSelector("body[data-ready]");
 	return page;
 }
@@ -759,6 +759,56 @@ async function checkHtmlTable(browser, port, set) {
 	await htmlDone(page);
 }
 
+// What a user sees of the view: selection, frames, the search's share, the
+// controls.
+function htmlView(page) {
+	return page.evaluate(() => ({
+		selection: window.flamebpfReport.selection(),
+		frames: window.flamebpfReport.frames(),
+		matched: document.getElementById("matched").textContent,
+		search: document.getElementById("search").value,
+		rows: document.getElementById("rows").value,
+		icicle: document.getElementById("icicle").checked,
+	}));
+}
+
+// A selection, a zoom, a search, the rows and icicle land in the URL's
+// hash; the same URL in another tab, or a reload, shows the same view; a
+// hash that makes no sense opens the default view without an error;
+// "Whole capture" and the resets leave no hash.
+async function checkHtmlUrl(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const plain = await htmlView(page);
+	await page.selectOption("#rows", "25");
+	await dragCells(page, [0, 0], [0, 12]);
+	const t = htmlZoomTarget(await htmlFrames(page));
+	await page.mouse.click(...await frameCentre(page, t));
+	await page.fill("#search", searchTerm(set));
+	await page.press("#search", "Enter");
+	await page.check("#icicle");
+	const view = await htmlView(page), url = page.url();
+	assert.deepStrictEqual(view.selection, [0, 0.52e9]);
+	assert.match(new URL(url).hash, /^#sel=0-0\.52&rows=25&zoom=[^&]+&search=[^&]+&icicle=1$/);
+	assert.ok(view.frames.some((f) => f.parent), "not zoomed");
+	const other = await openHtml(browser, port, set, new URL(url).hash);
+	assert.deepStrictEqual(await htmlView(other), view, `opened at ${url}`);
+	await htmlDone(other);
+	await page.reload();
+	await page.waitForSelector("body[data-ready]");
+	assert.deepStrictEqual(await htmlView(page), view, "after a reload");
+	await page.click("#unzoom");
+	await page.click("#whole");
+	await page.click("#unsearch");
+	await page.selectOption("#rows", "50");
+	await page.uncheck("#icicle");
+	assert.strictEqual(new URL(page.url()).hash, "");
+	assert.deepStrictEqual(await htmlView(page), plain, "back to the default view");
+	await htmlDone(page);
+	const bad = await openHtml(browser, port, set, "#sel=2-1&rows=7&zoom=no;such&search=%E0%A4%A&icicle");
+	assert.deepStrictEqual(await htmlView(bad), plain, "a hash that makes no sense");
+	await htmlDone(bad);
+}
+
 // Time off the CPU is spread over the cells it lasted in: the cells add up
 // to the time of the events, which is the capture's (the stacks') unless a
 // record was lost; a selected range's flame graph weighs what its cells
@@ -895,6 +945,8 @@ function tests(sets, chromium) {
 				t.push([`html_${what}_${s.name}`, need(fn)]);
 		if (s.name === "data")
 			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);
+		if (s.name === "data" || s.name === "phases")
+			t.push([`html_url_${s.name}`, need(checkHtmlUrl)]);
 		if (s.name === "offcpu")
 			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
 		if (s.name === "phases") {

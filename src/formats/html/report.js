@@ -11,7 +11,9 @@
 //     regex search with the matched share, reset; colours and names are the
 //     SVG's (the writer sends each name's colour);
 //   - the functions of the selection by self and total, sortable;
-//   - the capture's metadata.
+//   - the capture's metadata;
+//   - the view (selection, rows, zoom, search, icicle) in the URL's hash,
+//     so that a link or a reload opens the same view.
 // window.flamebpfReport gives what is drawn to scripts (the tests).
 "use strict";
 (function () {
@@ -491,10 +493,16 @@
 			select(null);
 		});
 		ui.rows.addEventListener("change", function () {
-			heat.rows = +ui.rows.value;
-			computeHeat();
-			drawHeat();
+			setRows(+ui.rows.value);
+			saveView();
 		});
+	}
+
+	function setRows(rows) {
+		heat.rows = rows;
+		ui.rows.value = String(rows);
+		computeHeat();
+		drawHeat();
 	}
 
 	function showCell(k) {
@@ -512,6 +520,7 @@
 		zoomed = N;
 		drawHeat();
 		update();
+		saveView();
 	}
 
 	// ---- the weights of the selection ----
@@ -698,7 +707,10 @@
 		ui.unzoom.addEventListener("click", function () {
 			zoom(N);
 		});
-		ui.icicle.addEventListener("change", drawFlame);
+		ui.icicle.addEventListener("change", function () {
+			drawFlame();
+			saveView();
+		});
 		ui.search.addEventListener("keydown", function (ev) {
 			if (ev.key === "Enter")
 				search(ui.search.value);
@@ -731,6 +743,7 @@
 			ui.unzoom.removeAttribute("disabled");
 		drawFlame();
 		showMatched();
+		saveView();
 	}
 
 	function search(term) {
@@ -746,6 +759,7 @@
 		}
 		repaint();
 		showMatched();
+		saveView();
 	}
 
 	// The weight under matching frames, a match inside another counted
@@ -899,6 +913,87 @@
 		drawTable();
 	}
 
+	// ---- the view in the URL ----
+
+	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1": the selection
+	// in seconds since the first event, the zoomed frame by its path of
+	// names. replaceState: a view is no new history entry, and no request.
+	var viewReady = false;
+
+	function nodePath(n) {
+		var names = [];
+		for (; n !== N; n = parent[n])
+			names.push(nameOf(n));
+		return names.reverse().join(";");
+	}
+
+	function nodeAt(path) {
+		var n = N, names = path.split(";");
+		for (var k = 0; k < names.length && n >= 0; k++) {
+			var next = -1;
+			for (var c = childStart[n]; c < childStart[n + 1] && next < 0; c++)
+				if (nameOf(childList[c]) === names[k])
+					next = childList[c];
+			n = next;
+		}
+		return n < 0 ? N : n;
+	}
+
+	function saveView() {
+		if (!viewReady)
+			return;
+		var q = [];
+		if (sel)
+			q.push("sel=" + sel[0] / 1e9 + "-" + sel[1] / 1e9);
+		if (heat.rows !== 50)
+			q.push("rows=" + heat.rows);
+		if (zoomed !== N)
+			q.push("zoom=" + encodeURIComponent(nodePath(zoomed)));
+		if (ui.search.value)
+			q.push("search=" + encodeURIComponent(ui.search.value));
+		if (ui.icicle.checked)
+			q.push("icicle=1");
+		var hash = q.length ? "#" + q.join("&") : "";
+		if (hash !== location.hash)
+			history.replaceState(null, "", hash || location.pathname + location.search);
+	}
+
+	function readView() {
+		var v = {};
+		location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+			var eq = kv.indexOf("=");
+			if (eq > 0) {
+				try {
+					v[kv.slice(0, eq)] = decodeURIComponent(kv.slice(eq + 1));
+				} catch (e) {
+					/* a mangled value: that part of the view is not restored */
+				}
+			}
+		});
+		return v;
+	}
+
+	function parseSel(s) {
+		var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(s || "");
+		if (!m || +m[2] <= +m[1])
+			return null;
+		return [Math.round(m[1] * 1e9), Math.round(m[2] * 1e9)];
+	}
+
+	// Applies the hash's view; what it lacks or gets wrong is the default.
+	function loadView() {
+		var v = readView(), rows = +v.rows;
+		viewReady = false;
+		setRows(ROW_CHOICES.indexOf(rows) >= 0 ? rows : 50);
+		ui.icicle.checked = v.icicle === "1";
+		sel = parseSel(v.sel);
+		zoomed = v.zoom ? nodeAt(v.zoom) : N;
+		drawHeat();
+		update();
+		search(v.search || "");
+		viewReady = true;
+	}
+
 	// For scripts and tests: what is drawn, and the data behind it.
 	window.flamebpfReport = {
 		frames: function () {
@@ -927,12 +1022,11 @@
 	};
 
 	build();
-	computeHeat();
 	heatEvents();
 	flameEvents();
 	tableEvents();
-	drawHeat();
-	update();
+	loadView();
+	window.addEventListener("hashchange", loadView);
 	window.flamebpfReport.readyMs = performance.now();
 	doc.body.setAttribute("data-ready", "1");
 })();
