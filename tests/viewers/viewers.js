@@ -13,7 +13,8 @@
 //     dragging (the first 2 s hold phase_a and no phase_b), hover, click
 //     zoom and reset, search with the matched share, the table's sorting,
 //     time off the CPU (build/workloads/offcpu) spread over the cells, the
-//     view kept in the URL's hash, and not one request beyond the page itself.
+//     view kept in the URL's hash, the sandwich of a function (cpu_tree's
+//     burn: its callers tree_a and tree_c), and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -809,6 +810,79 @@ async function checkHtmlUrl(browser, port, set) {
 	await htmlDone(bad);
 }
 
+// The sandwich a function should have, from the folded output: the
+// callers' paths (the function, its caller, ... the root) and the callees'
+// (the function, a callee, ...), each weighing the stacks through it; a
+// recursive function counts at its outermost call.
+function sandwichWant(set, name) {
+	const callers = new Map(), callees = new Map();
+	const add = (m, k, n) => m.set(k, (m.get(k) || 0) + n);
+	for (const [stack, n] of set.folded) {
+		const s = stack.split(";"), i = s.indexOf(name, 1);
+		if (i < 0)
+			continue;
+		for (let k = i; k >= 0; k--)
+			add(callers, s.slice(k, i + 1).reverse().join(";"), n);
+		for (let k = i; k < s.length; k++)
+			add(callees, s.slice(i, k + 1).join(";"), n);
+	}
+	return { callers, callees };
+}
+
+function sandwichGot(list) {
+	return new Map(list.map((t) => [t.path, t.w]));
+}
+
+async function treeFrameCentre(page, canvas, f) {
+	await page.evaluate(([c, y]) => {
+		const top = document.querySelector(c).getBoundingClientRect().top + window.scrollY;
+		window.scrollTo(0, top + y - window.innerHeight / 2);
+	}, [canvas, f.y]);
+	const b = await page.locator(canvas).boundingBox();
+	return [b.x + f.x + f.w / 2, b.y + f.y + 8];
+}
+
+// A click on a function in the table shows its sandwich: callers and
+// callees merged as the folded output has them (cpu_tree's burn: called by
+// tree_a, and by tree_c under tree_b); a click on a caller shows that
+// one's; a shift-click in the flame graph a frame's, without zooming; the
+// function is in the URL; Close hides it.
+async function checkHtmlSandwich(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	assert.ok(await page.isHidden("#sandwich"), "a sandwich before any was asked for");
+	const name = { uprobe: "burn", sampling: "burn", phases: "spike" }[set.name] ||
+	      (await tableNames(page))[0];
+	await page.locator("#functions tbody tr", { has: page.locator(`td.name[title="${name}"]`) })
+		.first().click();
+	assert.ok(await page.isVisible("#sandwich"));
+	assert.ok((await page.textContent("#sandwich-title")).startsWith(`Sandwich: ${name} (`));
+	const got = await page.evaluate(() => window.flamebpfReport.sandwich()), want = sandwichWant(set, name);
+	assert.strictEqual(got.name, name);
+	assert.deepStrictEqual(sandwichGot(got.callers), want.callers, "callers");
+	assert.deepStrictEqual(sandwichGot(got.callees), want.callees, "callees");
+	if (name === "burn") {
+		const callers = [...want.callers.keys()].filter((k) => k.split(";").length === 2);
+		assert.deepStrictEqual(callers.sort(), ["burn;tree_a", "burn;tree_c"]);
+		assert.ok(want.callers.has("burn;tree_c;tree_b"));
+	}
+	assert.match(new URL(page.url()).hash, new RegExp("fn=" + encodeURIComponent(name).replace(/[.*+?^$()[\]\\]/g, "\\$&") + "$"));
+	const caller = got.drawn.callers.find((f) => f.depth === 1);
+	assert.ok(caller, "no caller drawn");
+	assert.strictEqual(got.drawn.callees[0].name, name);
+	await page.mouse.click(...await treeFrameCentre(page, "#callers", caller));
+	assert.strictEqual((await page.evaluate(() => window.flamebpfReport.sandwich())).name, caller.name);
+	const t = htmlZoomTarget(await htmlFrames(page));
+	await page.keyboard.down("Shift");
+	await page.mouse.click(...await frameCentre(page, t));
+	await page.keyboard.up("Shift");
+	assert.strictEqual((await page.evaluate(() => window.flamebpfReport.sandwich())).name, t.name);
+	assert.ok(!(await htmlFrames(page)).some((f) => f.parent), "a shift-click zoomed");
+	await page.click("#unsandwich");
+	assert.ok(await page.isHidden("#sandwich"));
+	assert.ok(!/fn=/.test(page.url()));
+	await htmlDone(page);
+}
+
 // Time off the CPU is spread over the cells it lasted in: the cells add up
 // to the time of the events, which is the capture's (the stacks') unless a
 // record was lost; a selected range's flame graph weighs what its cells
@@ -941,7 +1015,8 @@ function tests(sets, chromium) {
 			t.push([`svg_url_state_${s.name}`, need(checkSvgUrl)]);
 		if (s.name !== "sampling")
 			for (const [what, fn] of [["hover", checkHtmlHover], ["zoom", checkHtmlZoom],
-						  ["search", checkHtmlSearch], ["table", checkHtmlTable]])
+						  ["search", checkHtmlSearch], ["table", checkHtmlTable],
+						  ["sandwich", checkHtmlSandwich]])
 				t.push([`html_${what}_${s.name}`, need(fn)]);
 		if (s.name === "data")
 			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);

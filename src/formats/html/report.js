@@ -11,8 +11,11 @@
 //     regex search with the matched share, reset; colours and names are the
 //     SVG's (the writer sends each name's colour);
 //   - the functions of the selection by self and total, sortable;
+//   - the sandwich of a function (a click in the table, a shift-click in
+//     the graph): its callers merged above it, its callees below;
 //   - the capture's metadata;
-//   - the view (selection, rows, zoom, search, icicle) in the URL's hash,
+//   - the view (selection, rows, zoom, search, icicle, sandwich)
+//     in the URL's hash,
 //     so that a link or a reload opens the same view.
 // window.flamebpfReport gives what is drawn to scripts (the tests).
 "use strict";
@@ -175,6 +178,7 @@
 		buildHeat(root);
 		buildFlame(root);
 		buildTable(root);
+		buildSandwich(root);
 		buildMeta(root);
 	}
 
@@ -273,6 +277,26 @@
 		root.appendChild(box);
 		ui.tableNote = el("p", { "class": "note", id: "table-note" });
 		root.appendChild(ui.tableNote);
+	}
+
+	function buildSandwich(root) {
+		ui.sandwich = el("section", { id: "sandwich", hidden: "" });
+		ui.sandwichTitle = el("h2", { id: "sandwich-title" });
+		ui.sandwich.appendChild(ui.sandwichTitle);
+		var bar = el("div", { "class": "bar" });
+		ui.unsandwich = el("button", { id: "unsandwich", type: "button" }, "Close");
+		bar.appendChild(ui.unsandwich);
+		bar.appendChild(el("span", { "class": "info" },
+				   "callers above (the function at the bottom), callees below; " +
+				   "a click on a frame shows its function's"));
+		ui.sandwich.appendChild(bar);
+		ui.sandwichDetails = el("div", { id: "sandwich-details", "class": "details" }, "\u00a0");
+		ui.sandwich.appendChild(ui.sandwichDetails);
+		ui.callers = el("canvas", { id: "callers" });
+		ui.callees = el("canvas", { id: "callees" });
+		ui.sandwich.appendChild(ui.callers);
+		ui.sandwich.appendChild(ui.callees);
+		root.appendChild(ui.sandwich);
 	}
 
 	function buildMeta(root) {
@@ -701,7 +725,9 @@
 		});
 		ui.flame.addEventListener("click", function (ev) {
 			var f = frameAt(ev);
-			if (f)
+			if (f && ev.shiftKey && f.node !== N)
+				showSandwich(nfunc[f.node]);
+			else if (f)
 				zoom(f.node);
 		});
 		ui.unzoom.addEventListener("click", function () {
@@ -732,6 +758,7 @@
 		window.addEventListener("resize", function () {
 			drawHeat();
 			drawFlame();
+			drawSandwich();
 		});
 	}
 
@@ -759,6 +786,7 @@
 		}
 		repaint();
 		showMatched();
+		drawSandwich();
 		saveView();
 	}
 
@@ -889,8 +917,173 @@
 		});
 		ui.tbody.addEventListener("click", function (ev) {
 			var tr = ev.target.closest("tr");
-			if (tr)
-				search("^" + fname[+tr.getAttribute("data-func")].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+			if (!tr)
+				return;
+			var f = +tr.getAttribute("data-func");
+			search("^" + fname[f].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+			showSandwich(f);
+			ui.sandwich.scrollIntoView({ block: "nearest" });
+		});
+	}
+
+	// ---- the sandwich of a function ----
+
+	// Two trees rooted at the function: its callers (the paths to its
+	// calls, merged from the function up to the roots) and its callees
+	// (what it called, merged). A recursive function counts at its
+	// outermost call only, as the table's total does. Tree nodes are
+	// { f, w, kids: { func: node } }.
+	var sandwichFunc = -1, sandwichDrawn = { callers: [], callees: [] };
+
+	function treeKid(t, f) {
+		var k = t.kids[f];
+		if (!k)
+			k = t.kids[f] = { f: f, w: 0, kids: {} };
+		return k;
+	}
+
+	function mergeCallees(into, n) {
+		var stack = [into, n];
+		while (stack.length) {
+			var m = stack.pop(), t = stack.pop();
+			for (var c = childStart[m]; c < childStart[m + 1]; c++) {
+				var k = childList[c];
+				if (totW[k] <= 0)
+					continue;
+				var tk = treeKid(t, nfunc[k]);
+				tk.w += totW[k];
+				stack.push(tk, k);
+			}
+		}
+	}
+
+	function sandwichTrees(f) {
+		var callers = { f: f, w: 0, kids: {} }, callees = { f: f, w: 0, kids: {} };
+		var inside = new Uint8Array(N + 1); /* the node or a caller of it is f */
+		for (var n = 0; n < N; n++) {
+			inside[n] = inside[parent[n]] || nfunc[n] === f;
+			if (nfunc[n] !== f || inside[parent[n]] || totW[n] <= 0)
+				continue;
+			callers.w += totW[n];
+			callees.w += totW[n];
+			for (var a = parent[n], t = callers; a !== N; a = parent[a]) {
+				t = treeKid(t, nfunc[a]);
+				t.w += totW[n];
+			}
+			mergeCallees(callees, n);
+		}
+		return { callers: callers, callees: callees };
+	}
+
+	function kidsByName(t) {
+		return Object.keys(t.kids).map(function (k) {
+			return t.kids[k];
+		}).sort(function (a, b) {
+			return fname[a.f] < fname[b.f] ? -1 : fname[a.f] > fname[b.f] ? 1 : fkind[a.f] - fkind[b.f];
+		});
+	}
+
+	// Frames of a tree as the flame graph lays them out: {t, x, w, depth}.
+	function layoutTree(root, width) {
+		var out = [], stack = [root, 0, 0], scale = width / (root.w || 1);
+		while (stack.length) {
+			var d = stack.pop(), x = stack.pop(), t = stack.pop(), w = t.w * scale;
+			if (w < MIN_PX)
+				continue;
+			out.push({ t: t, x: x, w: w, depth: d });
+			var kids = kidsByName(t), cx = x, put = [];
+			kids.forEach(function (k) {
+				put.push([k, cx, d + 1]);
+				cx += k.w * scale;
+			});
+			for (var q = put.length - 1; q >= 0; q--)
+				stack.push(put[q][0], put[q][1], put[q][2]);
+		}
+		return out;
+	}
+
+	// Callers grow up from the function at the bottom; callees down.
+	function drawTree(cv, root, up) {
+		var frames = layoutTree(root, flameW), deepest = 0;
+		frames.forEach(function (f) {
+			deepest = Math.max(deepest, f.depth);
+		});
+		var h = (deepest + 1) * FRAME_H + 2, ctx = fitCanvas(cv, flameW, h);
+		ctx.font = FONT;
+		ctx.textBaseline = "middle";
+		frames.forEach(function (f) {
+			f.y = up ? h - 2 - (f.depth + 1) * FRAME_H : f.depth * FRAME_H;
+			paintTreeFrame(ctx, f);
+		});
+		return frames;
+	}
+
+	function paintTreeFrame(ctx, f) {
+		ctx.fillStyle = matchesFunc(f.t.f) ? HIGHLIGHT : fcolor[f.t.f];
+		ctx.fillRect(f.x, f.y, Math.max(f.w - 0.5, 0.3), FRAME_H - 1);
+		var fit = Math.floor((f.w - 6) / CHAR_W);
+		if (fit >= 3) {
+			var s = fname[f.t.f];
+			if (s.length > fit)
+				s = s.slice(0, fit - 2) + "..";
+			ctx.fillStyle = "black";
+			ctx.fillText(s, f.x + 3, f.y + FRAME_H / 2);
+		}
+	}
+
+	function matchesFunc(f) {
+		return searchRe !== null && searchRe.test(fname[f]);
+	}
+
+	function showSandwich(f) {
+		sandwichFunc = f;
+		drawSandwich();
+		saveView();
+	}
+
+	function drawSandwich() {
+		if (sandwichFunc < 0) {
+			ui.sandwich.setAttribute("hidden", "");
+			return;
+		}
+		ui.sandwich.removeAttribute("hidden");
+		var trees = sandwichTrees(sandwichFunc), w = trees.callers.w;
+		ui.sandwichTitle.textContent = "Sandwich: " + fname[sandwichFunc] + " (" + fmtWeight(w) +
+			", " + pct(w, totW[N]) + " of the " + (sel ? "selection" : "whole capture") + ")";
+		sandwichDrawn.callers = drawTree(ui.callers, trees.callers, true);
+		sandwichDrawn.callees = drawTree(ui.callees, trees.callees, false);
+		sandwichDrawn.trees = trees;
+	}
+
+	function treeFrameAt(cv, frames, ev) {
+		var b = cv.getBoundingClientRect(), x = ev.clientX - b.left, y = ev.clientY - b.top;
+		for (var k = 0; k < frames.length; k++) {
+			var f = frames[k];
+			if (y >= f.y && y < f.y + FRAME_H && x >= f.x && x < f.x + f.w)
+				return f;
+		}
+		return null;
+	}
+
+	function describeTree(f) {
+		return fname[f.t.f] + " (" + fmtWeight(f.t.w) + ", " + pct(f.t.w, totW[N]) + ")";
+	}
+
+	function sandwichEvents() {
+		[["callers", ui.callers], ["callees", ui.callees]].forEach(function (pair) {
+			var cv = pair[1];
+			cv.addEventListener("mousemove", function (ev) {
+				var f = treeFrameAt(cv, sandwichDrawn[pair[0]], ev);
+				ui.sandwichDetails.textContent = f ? describeTree(f) : "\u00a0";
+			});
+			cv.addEventListener("click", function (ev) {
+				var f = treeFrameAt(cv, sandwichDrawn[pair[0]], ev);
+				if (f && f.t.f !== sandwichFunc)
+					showSandwich(f.t.f);
+			});
+		});
+		ui.unsandwich.addEventListener("click", function () {
+			showSandwich(-1);
 		});
 	}
 
@@ -911,13 +1104,15 @@
 		zoom(zoomed);
 		tabulate();
 		drawTable();
+		drawSandwich();
 	}
 
 	// ---- the view in the URL ----
 
-	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1": the selection
-	// in seconds since the first event, the zoomed frame by its path of
-	// names. replaceState: a view is no new history entry, and no request.
+	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1&fn=F": the
+	// selection in seconds since the first event, the zoomed frame by its
+	// path of names, the sandwich's function. replaceState: a view is no new history
+	// entry, and no request.
 	var viewReady = false;
 
 	function nodePath(n) {
@@ -953,6 +1148,8 @@
 			q.push("search=" + encodeURIComponent(ui.search.value));
 		if (ui.icicle.checked)
 			q.push("icicle=1");
+		if (sandwichFunc >= 0)
+			q.push("fn=" + encodeURIComponent(fname[sandwichFunc]));
 		var hash = q.length ? "#" + q.join("&") : "";
 		if (hash !== location.hash)
 			history.replaceState(null, "", hash || location.pathname + location.search);
@@ -973,6 +1170,15 @@
 		return v;
 	}
 
+	// A function of that name, -1 if none; a root only where no function is.
+	function funcNamed(name) {
+		var found = -1;
+		for (var f = 0; f < nfuncs; f++)
+			if (fname[f] === name && (found < 0 || fkind[found] === KIND_ROOT))
+				found = f;
+		return found;
+	}
+
 	function parseSel(s) {
 		var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(s || "");
 		if (!m || +m[2] <= +m[1])
@@ -988,10 +1194,27 @@
 		ui.icicle.checked = v.icicle === "1";
 		sel = parseSel(v.sel);
 		zoomed = v.zoom ? nodeAt(v.zoom) : N;
+		sandwichFunc = v.fn ? funcNamed(v.fn) : -1;
 		drawHeat();
 		update();
 		search(v.search || "");
 		viewReady = true;
+	}
+
+	function treeFrame(f) {
+		return { name: fname[f.t.f], x: f.x, y: f.y, w: f.w, depth: f.depth };
+	}
+
+	function treeList(root) {
+		var out = [], stack = [root, fname[root.f]];
+		while (stack.length) {
+			var p = stack.pop(), t = stack.pop();
+			out.push({ path: p, w: t.w });
+			kidsByName(t).forEach(function (k) {
+				stack.push(k, p + ";" + fname[k.f]);
+			});
+		}
+		return out;
 	}
 
 	// For scripts and tests: what is drawn, and the data behind it.
@@ -1014,6 +1237,20 @@
 		},
 		select: select,
 		search: search,
+		// The sandwich shown ({name, callers, callees}: each tree's nodes as
+		// {path: names from the function, w}, drawn or not), or null; with
+		// a name, shows that function's first.
+		sandwich: function (name) {
+			if (name !== undefined)
+				showSandwich(funcNamed(name));
+			if (sandwichFunc < 0)
+				return null;
+			var trees = sandwichTrees(sandwichFunc);
+			return { name: fname[sandwichFunc], callers: treeList(trees.callers),
+				 callees: treeList(trees.callees),
+				 drawn: { callers: sandwichDrawn.callers.map(treeFrame),
+					  callees: sandwichDrawn.callees.map(treeFrame) } };
+		},
 		zoomTo: function (name) {
 			for (var k = 0; k < drawn.length; k++)
 				if (nameOf(drawn[k].node) === name)
@@ -1025,6 +1262,7 @@
 	heatEvents();
 	flameEvents();
 	tableEvents();
+	sandwichEvents();
 	loadView();
 	window.addEventListener("hashchange", loadView);
 	window.flamebpfReport.readyMs = performance.now();
