@@ -14,7 +14,8 @@
 //     zoom and reset, search with the matched share, the table's sorting,
 //     time off the CPU (build/workloads/offcpu) spread over the cells, the
 //     view kept in the URL's hash, the sandwich of a function (cpu_tree's
-//     burn: its callers tree_a and tree_c), and not one request beyond the page itself.
+//     burn: its callers tree_a and tree_c), the process picker (a
+//     system-wide capture while cpu_tree runs), and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -132,6 +133,12 @@ function fromPhases(base) {
 function fromOffcpu(base) {
 	flamebpf(["--off-cpu", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
 		  "--", OFFCPU, "12"]);
+}
+
+// Every process while cpu_tree runs (-a): a capture with several.
+function fromSystem(base) {
+	flamebpf(["-F", "999", "-a", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
+		  "--", WORKLOAD, "0.5"]);
 }
 
 function fromUprobes(base) {
@@ -883,6 +890,52 @@ async function checkHtmlSandwich(browser, port, set) {
 	await htmlDone(page);
 }
 
+// The processes of a set, from its --tids folded output: key (the pid, or
+// the name where the input had none) -> weight.
+function processWeights(set) {
+	const w = new Map();
+	for (const [root, stacks] of set.threads) {
+		const id = rootIds(root), key = id.pid === "?" ? id.comm : id.pid;
+		for (const n of stacks.values())
+			w.set(key, (w.get(key) || 0) + n);
+	}
+	return w;
+}
+
+// The picker lists every process, the heaviest first, with the folded
+// output's weight; choosing one gives a heatmap, graph and table of it
+// alone (its roots only, its weight, its cells adding up to it), kept in
+// the URL; "all" gives everything again.
+async function checkHtmlProcesses(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const want = processWeights(set), all = await page.evaluate(() => window.flamebpfReport.total());
+	const options = await page.$$eval("#process option", (os) => os.map((o) => o.value));
+	assert.strictEqual(options[0], "");
+	assert.deepStrictEqual(new Set(options.slice(1)), new Set(want.keys()));
+	const listed = await page.evaluate(() => window.flamebpfReport.processes());
+	const weights = options.slice(1).map((k) => listed.find((p) => p.key === k).weight);
+	assert.ok(weights.every((w, i) => !i || weights[i - 1] >= w), `not heaviest first: ${weights}`);
+	for (const key of options.slice(1, 3)) {
+		await page.selectOption("#process", key);
+		const total = await page.evaluate(() => window.flamebpfReport.total());
+		assert.strictEqual(total, want.get(key), `the weight of process ${key}`);
+		const name = listed.find((p) => p.key === key).name.replace(/ \(\d+\)$/, "");
+		const roots = new Set((await htmlFrames(page)).filter((f) => f.depth === 1).map((f) => f.name));
+		assert.deepStrictEqual([...roots], [name], `the roots of process ${key}`);
+		const heat = await page.evaluate(() => window.flamebpfReport.heat());
+		assert.strictEqual(heat.values.reduce((x, y) => x + y, 0), total, "its cells");
+		assert.match(new URL(page.url()).hash, new RegExp(`proc=${encodeURIComponent(key)}$`));
+	}
+	await page.reload();
+	await page.waitForSelector("body[data-ready]");
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.process()), options[2]);
+	assert.strictEqual(await page.inputValue("#process"), options[2]);
+	await page.selectOption("#process", "");
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.total()), all);
+	assert.strictEqual(new URL(page.url()).hash, "");
+	await htmlDone(page);
+}
+
 // Time off the CPU is spread over the cells it lasted in: the cells add up
 // to the time of the events, which is the capture's (the stacks') unless a
 // record was lost; a selected range's flame graph weighs what its cells
@@ -999,6 +1052,10 @@ function tests(sets, chromium) {
 	const t = [];
 	for (const s of sets) {
 		const need = (f) => (b, p) => (s.skip ? Promise.reject(new Skip(s.skip)) : f(b, p, s));
+		if (s.name === "system") {
+			t.push([`html_processes_${s.name}`, need(checkHtmlProcesses)]);
+			continue;
+		}
 		if (s.name !== "phases" && s.name !== "offcpu") {
 			t.push([`speedscope_folded_${s.name}`, need(checkFolded)]);
 			if (s.name !== "uprobe")
@@ -1022,6 +1079,8 @@ function tests(sets, chromium) {
 			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);
 		if (s.name === "data" || s.name === "phases")
 			t.push([`html_url_${s.name}`, need(checkHtmlUrl)]);
+		if (s.name === "data")
+			t.push([`html_processes_${s.name}`, need(checkHtmlProcesses)]);
 		if (s.name === "offcpu")
 			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
 		if (s.name === "phases") {
@@ -1108,7 +1167,8 @@ async function main() {
 		      tryCapture("sampling", fromSampling, ".perf"),
 		      tryCapture("uprobe", fromUprobes, ".json"),
 		      tryCapture("phases", fromPhases, ".perf"),
-		      tryCapture("offcpu", fromOffcpu, ".perf")];
+		      tryCapture("offcpu", fromOffcpu, ".perf"),
+		      tryCapture("system", fromSystem, ".perf")];
 	const only = process.argv.slice(2);
 	const list = tests(sets, chromium).filter(([n]) => !only.length || only.includes(n));
 	const server = await serve();

@@ -14,7 +14,9 @@
 //   - the sandwich of a function (a click in the table, a shift-click in
 //     the graph): its callers merged above it, its callees below;
 //   - the capture's metadata;
-//   - the view (selection, rows, zoom, search, icicle, sandwich)
+//   - a process picker where the capture has several: the heatmap, graph
+//     and table of one process, or of all;
+//   - the view (selection, rows, zoom, search, icicle, sandwich, process)
 //     in the URL's hash,
 //     so that a link or a reload opens the same view.
 // window.flamebpfReport gives what is drawn to scripts (the tests).
@@ -93,6 +95,35 @@
 		stackWeight[i] = D.stacks[4 * i + 2];
 		/* 1, but a mean period where samples weigh theirs (render --period) */
 		sampleWeight[i] = D.stacks[4 * i + 3] > 0 ? stackWeight[i] / D.stacks[4 * i + 3] : 1;
+	}
+
+	// Processes: a stack belongs to its thread's (by pid; by name where the
+	// input had no pids). stackOn[s] says whether the chosen process (or
+	// all, procChosen -1) holds stack s.
+	var nthreads = D.threads.length / 4, procKeys = [], procOf = new Int32Array(nthreads);
+	var procName = [], procW = [];
+	(function () {
+		var index = {};
+		for (var t = 0; t < nthreads; t++) {
+			var pid = D.threads[4 * t], comm = strings[D.threads[4 * t + 2]];
+			var key = pid >= 0 ? "pid " + pid : "comm " + comm;
+			if (!(key in index)) {
+				index[key] = procKeys.length;
+				procKeys.push(pid >= 0 ? String(pid) : comm);
+				procName.push(pid >= 0 ? comm + " (" + pid + ")" : comm);
+				procW.push(0);
+			}
+			procOf[t] = index[key];
+		}
+		for (var j = 0; j < nstacks; j++)
+			procW[procOf[D.stacks[4 * j + 1]]] += stackWeight[j];
+	})();
+	var procChosen = -1, stackOn = new Uint8Array(nstacks).fill(1);
+
+	function chooseProcess(k) {
+		procChosen = k;
+		for (var j = 0; j < nstacks; j++)
+			stackOn[j] = k < 0 || procOf[D.stacks[4 * j + 1]] === k ? 1 : 0;
 	}
 
 	// Events, by time: each one's start in ns since the first, and its
@@ -213,6 +244,8 @@
 			ui.rows.appendChild(o);
 		});
 		bar.appendChild(ui.rows);
+		if (procKeys.length > 1)
+			buildPicker(bar);
 		ui.all = el("button", { id: "whole", type: "button" }, "Whole capture");
 		bar.appendChild(ui.all);
 		ui.selection = el("span", { id: "selection", "class": "info" });
@@ -233,6 +266,24 @@
 		ui.cellInfo = el("span", { id: "cell", "class": "info" });
 		scale.appendChild(ui.cellInfo);
 		root.appendChild(scale);
+	}
+
+	// The processes by weight, the heaviest first, after "all".
+	function buildPicker(bar) {
+		bar.appendChild(el("label", { "for": "process" }, "process"));
+		ui.process = el("select", { id: "process" });
+		ui.process.appendChild(el("option", { value: "" }, "all " + procKeys.length +
+					  " processes, " + fmtWeight(totalWeight)));
+		var order = procKeys.map(function (_, k) {
+			return k;
+		}).sort(function (a, b) {
+			return procW[b] - procW[a] || (procName[a] < procName[b] ? -1 : 1);
+		});
+		order.forEach(function (k) {
+			ui.process.appendChild(el("option", { value: procKeys[k] }, procName[k] + ": " +
+						  fmtWeight(procW[k]) + ", " + pct(procW[k], totalWeight)));
+		});
+		bar.appendChild(ui.process);
 	}
 
 	function buildFlame(root) {
@@ -303,7 +354,6 @@
 		var sec = el("section", { id: "meta" });
 		sec.appendChild(el("h2", {}, "Capture"));
 		var dl = el("dl");
-		var nthreads = D.threads.length / 4;
 		[["command", meta.cmdline], ["mode", meta.mode], ["event", meta.event],
 		 ["frequency", meta.freq ? meta.freq + " Hz" : ""],
 		 ["duration", meta.secs > 0 ? meta.secs.toFixed(3) + " s" : ""],
@@ -352,6 +402,8 @@
 		var v = new Float64Array(cols * rows);
 		for (var j = 0; j < nev; j++) {
 			var c = Math.min(Math.floor(evTs[j] / step), v.length - 1);
+			if (!stackOn[evStack[j]])
+				continue;
 			if (!spread) {
 				v[c] += meta.mode === "trace" ? 1 : evW[j];
 				continue;
@@ -516,10 +568,28 @@
 		ui.all.addEventListener("click", function () {
 			select(null);
 		});
+		if (ui.process)
+			ui.process.addEventListener("change", function () {
+				setProcess(ui.process.value);
+				saveView();
+			});
 		ui.rows.addEventListener("change", function () {
 			setRows(+ui.rows.value);
 			saveView();
 		});
+	}
+
+	// The process of that key ("" or an unknown one: all of them); the
+	// zoomed frame may be another's, so the zoom is reset.
+	function setProcess(key) {
+		var k = procKeys.indexOf(key);
+		chooseProcess(k);
+		if (ui.process)
+			ui.process.value = k < 0 ? "" : key;
+		zoomed = N;
+		computeHeat();
+		drawHeat();
+		update();
 	}
 
 	function setRows(rows) {
@@ -557,7 +627,8 @@
 		selfW.fill(0);
 		if (!sel) {
 			for (var s = 0; s < nstacks; s++)
-				selfW[stackNode[s]] += stackWeight[s];
+				if (stackOn[s])
+					selfW[stackNode[s]] += stackWeight[s];
 		} else {
 			var from = spread ? sel[0] - maxDur : sel[0];
 			for (var j = lowerBound(from); j < nev && evTs[j] < sel[1]; j++) {
@@ -566,7 +637,8 @@
 					w = Math.max(0, Math.min(sel[1], evTs[j] + evDur[j]) - Math.max(sel[0], evTs[j]));
 				else if (evTs[j] < sel[0])
 					continue;
-				selfW[stackNode[evStack[j]]] += w;
+				if (stackOn[evStack[j]])
+					selfW[stackNode[evStack[j]]] += w;
 			}
 		}
 		totW.set(selfW);
@@ -1109,9 +1181,10 @@
 
 	// ---- the view in the URL ----
 
-	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1&fn=F": the
+	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1&fn=F&proc=PID": the
 	// selection in seconds since the first event, the zoomed frame by its
-	// path of names, the sandwich's function. replaceState: a view is no new history
+	// path of names, the sandwich's function, the process by its pid (by
+	// name where there were none). replaceState: a view is no new history
 	// entry, and no request.
 	var viewReady = false;
 
@@ -1150,6 +1223,8 @@
 			q.push("icicle=1");
 		if (sandwichFunc >= 0)
 			q.push("fn=" + encodeURIComponent(fname[sandwichFunc]));
+		if (procChosen >= 0)
+			q.push("proc=" + encodeURIComponent(procKeys[procChosen]));
 		var hash = q.length ? "#" + q.join("&") : "";
 		if (hash !== location.hash)
 			history.replaceState(null, "", hash || location.pathname + location.search);
@@ -1190,6 +1265,10 @@
 	function loadView() {
 		var v = readView(), rows = +v.rows;
 		viewReady = false;
+		var k = procKeys.indexOf(v.proc || "");
+		chooseProcess(k);
+		if (ui.process)
+			ui.process.value = k < 0 ? "" : v.proc;
 		setRows(ROW_CHOICES.indexOf(rows) >= 0 ? rows : 50);
 		ui.icicle.checked = v.icicle === "1";
 		sel = parseSel(v.sel);
@@ -1237,6 +1316,15 @@
 		},
 		select: select,
 		search: search,
+		// [{key, name, weight}] of the picker, and the chosen one's key or null.
+		processes: function () {
+			return procKeys.map(function (key, k) {
+				return { key: key, name: procName[k], weight: procW[k] };
+			});
+		},
+		process: function () {
+			return procChosen < 0 ? null : procKeys[procChosen];
+		},
 		// The sandwich shown ({name, callers, callees}: each tree's nodes as
 		// {path: names from the function, w}, drawn or not), or null; with
 		// a name, shows that function's first.
