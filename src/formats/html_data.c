@@ -53,7 +53,7 @@ struct html_data {
 	struct hashmap node_idx; /* parent << 32 | func -> node */
 	struct html_thread *threads;
 	size_t nthreads, threads_cap;
-	struct hashmap thread_idx; /* pid << 32 | tid -> thread */
+	struct hashmap thread_idx; /* hash of pid, tid, comm, tcomm -> thread */
 	uint32_t *stack_node, *stack_thread;
 	struct strbuf scratch;
 };
@@ -153,17 +153,25 @@ static int node_findnew(struct html_data *d, uint32_t parent, uint32_t func, uin
 	return 0;
 }
 
+/* A thread by pid, tid and names: one that exec'd during the capture is a
+ * row per name, so that reading the page back gives each stack its own. */
 static int thread_findnew(struct html_data *d, const struct stack_owner *who, uint32_t *idx)
 {
-	uint64_t key = (uint64_t)who->pid << 32 | who->tid, i;
 	struct html_thread t = { who->pid, who->tid, 0, 0 };
+	uint64_t key, i;
 
-	if (hashmap__get(&d->thread_idx, key, &i)) {
-		*idx = i;
-		return 0;
+	if (string_findnew(d, who->comm, &t.comm) || string_findnew(d, who->tcomm, &t.tcomm))
+		return -ENOMEM;
+	key = hash_mix(((uint64_t)t.pid << 32 | t.tid) ^
+		       hash_mix((uint64_t)t.comm << 32 | t.tcomm));
+	while (hashmap__get(&d->thread_idx, key, &i)) {
+		if (!memcmp(&d->threads[i], &t, sizeof(t))) {
+			*idx = i;
+			return 0;
+		}
+		key = hash_mix(key + 0x9e3779b97f4a7c15ULL); /* a collision: probe on */
 	}
-	if (string_findnew(d, who->comm, &t.comm) || string_findnew(d, who->tcomm, &t.tcomm) ||
-	    array__push((void **)&d->threads, &d->nthreads, &d->threads_cap, &t, sizeof(t)) ||
+	if (array__push((void **)&d->threads, &d->nthreads, &d->threads_cap, &t, sizeof(t)) ||
 	    hashmap__set(&d->thread_idx, key, d->nthreads - 1))
 		return -ENOMEM;
 	*idx = d->nthreads - 1;

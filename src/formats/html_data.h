@@ -7,7 +7,8 @@
  *            the SVG merges them
  *   nodes    [parent, func] per call path (parent -1 for a root): the
  *            merged call tree, a parent before its children
- *   threads  [pid, tid, comm, tcomm] (pid -1 when the input had none)
+ *   threads  [pid, tid, comm, tcomm] (pid -1 when the input had none); a
+ *            thread that changed its name (exec) has a row per name
  *   stacks   [node, thread, weight, count] per stack of the profile
  *   events   by time: t0 (ns, a string), stack[], dt[] (ns since the one
  *            before); in ns units dur[] too, and for traced calls self[]
