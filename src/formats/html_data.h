@@ -29,6 +29,14 @@
  * Returns 0, -ENOMEM, or -EIO when writing failed. */
 int html_data__write(const struct profile *p, const struct write_opts *o, FILE *f);
 
+struct html_diff;
+
+/* The same for a differential report: the new profile's tables, and the
+ * "diff" member (html_diff.h). Also -ENODATA when either profile weighs
+ * nothing. */
+int html_data__write_diff(const struct profile *new, const struct html_diff *diff,
+			  const struct write_opts *o, FILE *f);
+
 /* "sample", "trace" (uprobe calls), "off-cpu" or "wall". */
 const char *html_data__mode(const struct profile *p);
 

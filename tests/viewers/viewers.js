@@ -15,7 +15,7 @@
 //     time off the CPU (build/workloads/offcpu) spread over the cells, the
 //     view kept in the URL's hash, the sandwich of a function (cpu_tree's
 //     burn: its callers tree_a and tree_c), the process picker (a
-//     system-wide capture while cpu_tree runs), and not one request beyond the page itself.
+//     system-wide capture while cpu_tree runs), the diff page, and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -936,6 +936,36 @@ async function checkHtmlProcesses(browser, port, set) {
 	await htmlDone(page);
 }
 
+// flamebpf diff -o diff.html of the data set against itself with one stack
+// grown tenfold: the page shows diff's table (that leaf first, grown), the
+// leaf's frame red and an unchanged root's grey, hover gives the base's
+// share and the change, no heatmap.
+async function checkHtmlDiff(browser, port, set) {
+	const lines = fs.readFileSync(set.base + ".folded", "utf8").trim().split("\n");
+	const grown = lines.map((l, i) => (i ? l : l.replace(/ (\d+)$/, (m, n) => " " + n * 10)));
+	const leaf = lines[0].replace(/ \d+$/, "").split(";").pop();
+	fs.writeFileSync(path.join(OUT, "grown.folded"), grown.join("\n") + "\n");
+	try {
+		flamebpf(["diff", "--threshold", "1000", set.base + ".folded", path.join(OUT, "grown.folded"),
+			  "-o", path.join(OUT, "diff.html")]);
+	} catch (e) {
+		assert.ok(e.status === 0 || e.status === 1, `diff exited ${e.status}: ${e.stderr}`);
+	}
+	const page = await openHtml(browser, port, { name: "diff" });
+	const rows = await page.evaluate(() => window.flamebpfReport.diff());
+	assert.strictEqual(rows[0][5], leaf, `first row ${rows[0]}`);
+	assert.match(rows[0][0], /^\+\d+\.\d pt$/);
+	assert.ok(await page.isHidden("#heat-section"), "a heatmap in a diff");
+	assert.match(await page.textContent("#title"), /^Differential flame graph/);
+	const frames = await htmlFrames(page);
+	const rgb = (f) => f.fill.match(/\d+/g).map(Number);
+	const red = frames.find((f) => f.name === leaf && rgb(f)[0] > rgb(f)[2] + 50);
+	assert.ok(red, `no red ${leaf}: ${JSON.stringify(frames.filter((f) => f.name === leaf))}`);
+	await page.mouse.move(...await frameCentre(page, red));
+	assert.match(await page.textContent("#details"), / base \d[\d,]* samples? \d+\.\d\d%, \+\d+\.\d\d points$/);
+	await htmlDone(page);
+}
+
 // Time off the CPU is spread over the cells it lasted in: the cells add up
 // to the time of the events, which is the capture's (the stacks') unless a
 // record was lost; a selected range's flame graph weighs what its cells
@@ -1079,8 +1109,10 @@ function tests(sets, chromium) {
 			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);
 		if (s.name === "data" || s.name === "phases")
 			t.push([`html_url_${s.name}`, need(checkHtmlUrl)]);
-		if (s.name === "data")
+		if (s.name === "data") {
 			t.push([`html_processes_${s.name}`, need(checkHtmlProcesses)]);
+			t.push([`html_diff_${s.name}`, need(checkHtmlDiff)]);
+		}
 		if (s.name === "offcpu")
 			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
 		if (s.name === "phases") {

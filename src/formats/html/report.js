@@ -16,6 +16,9 @@
 //   - the capture's metadata;
 //   - a process picker where the capture has several: the heatmap, graph
 //     and table of one process, or of all;
+//   - written by flamebpf diff (D.diff): the new profile's graph coloured
+//     by the change against the base, as the differential SVG colours it
+//     (red grew, blue shrank), and diff's table, regressions first;
 //   - the view (selection, rows, zoom, search, icicle, sandwich, process)
 //     in the URL's hash,
 //     so that a link or a reload opens the same view.
@@ -32,7 +35,7 @@
 
 	var doc = document;
 	var D = JSON.parse(doc.getElementById("flamebpf-data").textContent);
-	var meta = D.meta, strings = D.strings;
+	var meta = D.meta, strings = D.strings, diff = D.diff || null;
 	var isNs = meta.unit === "ns";
 
 	// ---- the tables ----
@@ -203,14 +206,75 @@
 	function build() {
 		var root = doc.getElementById("report");
 		root.textContent = "";
-		doc.title = meta.title || "flamebpf: " + (meta.cmdline || what());
-		root.appendChild(el("h1", { id: "title" }, meta.title || "Flame graph: " + what()));
-		root.appendChild(el("div", { id: "subtitle" }, subtitle()));
-		buildHeat(root);
+		doc.title = meta.title || "flamebpf: " + (diff ? "diff " + diff.base + " " + diff.new :
+							   meta.cmdline || what());
+		root.appendChild(el("h1", { id: "title" }, meta.title ||
+				    (diff ? "Differential flame graph: " : "Flame graph: ") + what()));
+		root.appendChild(el("div", { id: "subtitle" }, diff ? diffSubtitle() : subtitle()));
+		/* a diff has no time axis: its graph is of the whole profiles */
+		var heatBox = el("div", { id: "heat-section" });
+		if (diff)
+			heatBox.setAttribute("hidden", "");
+		root.appendChild(heatBox);
+		buildHeat(heatBox);
 		buildFlame(root);
+		if (diff)
+			buildDiffTable(root);
 		buildTable(root);
 		buildSandwich(root);
 		buildMeta(root);
+	}
+
+	function diffSubtitle() {
+		return "base " + diff.base + " (" + fmtWeight(diff.totals[0]) + "), new " + diff.new +
+			" (" + fmtWeight(diff.totals[1]) + "): the new profile; red: a larger share " +
+			"than in the base, blue: a smaller one; frames only in the base are not drawn";
+	}
+
+	// diff's table, as it ordered it: regressions first.
+	function buildDiffTable(root) {
+		root.appendChild(el("h2", { id: "diff-title" }, "Changes, regressions first (" +
+				    diff.test + "; a regression grew by more than " + diff.threshold +
+				    (diff.absolute ? "%" : " points") + ")"));
+		var t = el("table", { id: "diff" }), head = el("tr");
+		["change", "incl% base", "incl% new", "p-value", "verdict", "function"].forEach(function (h) {
+			head.appendChild(el("th", { "class": h === "function" ? "name" : "" }, h));
+		});
+		var thead = el("thead");
+		thead.appendChild(head);
+		t.appendChild(thead);
+		ui.diffBody = el("tbody");
+		diff.funcs.forEach(function (row) {
+			ui.diffBody.appendChild(diffRow(row));
+		});
+		t.appendChild(ui.diffBody);
+		var box = el("div", { "class": "table-box" });
+		box.appendChild(t);
+		root.appendChild(box);
+		ui.diffBody.addEventListener("click", function (ev) {
+			var tr = ev.target.closest("tr"), f = tr ? funcNamed(tr.getAttribute("data-name")) : -1;
+			if (f < 0)
+				return;
+			search("^" + fname[f].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+			showSandwich(f);
+		});
+	}
+
+	function fmtChange(c) {
+		if (c === null)
+			return "new";
+		return (c >= 0 ? "+" : "") + c.toFixed(1) + (diff.absolute ? "%" : " pt");
+	}
+
+	function diffRow(row) {
+		var tr = el("tr", { "data-name": row[0], "class": row[5] === "REGRESSION" ? "regression" : "" });
+		tr.appendChild(el("td", {}, fmtChange(row[3])));
+		tr.appendChild(el("td", {}, row[1].toFixed(1) + "%"));
+		tr.appendChild(el("td", {}, row[2].toFixed(1) + "%"));
+		tr.appendChild(el("td", {}, row[4] >= 1 ? "-" : row[4] < 1e-16 ? "<1e-16" : row[4].toPrecision(2)));
+		tr.appendChild(el("td", {}, row[5]));
+		tr.appendChild(el("td", { "class": "name", title: row[0] }, row[0]));
+		return tr;
 	}
 
 	function subtitle() {
@@ -244,7 +308,7 @@
 			ui.rows.appendChild(o);
 		});
 		bar.appendChild(ui.rows);
-		if (procKeys.length > 1)
+		if (procKeys.length > 1 && !diff)
 			buildPicker(bar);
 		ui.all = el("button", { id: "whole", type: "button" }, "Whole capture");
 		bar.appendChild(ui.all);
@@ -360,7 +424,7 @@
 		 ["CPUs", meta.ncpus || ""], ["host", meta.host], ["kernel", meta.kernel],
 		 ["processes", String(meta.processes)], ["threads", String(nthreads)],
 		 [meta.mode === "trace" ? "calls" : meta.mode === "sample" ? "samples" : "events",
-		  fmtCount(nev)],
+		  nev || !diff ? fmtCount(nev) : ""],
 		 ["total", fmtWeight(totalWeight)],
 		 ["lost", meta.losses || "nothing"], ["written by", "flamebpf " + meta.flamebpf]]
 			.forEach(function (kv) {
@@ -669,7 +733,9 @@
 	}
 
 	function colorOf(n) {
-		return n === N ? "rgb(200,200,205)" : fcolor[nfunc[n]];
+		if (n === N)
+			return "rgb(200,200,205)";
+		return diff ? rgbString(diff.rgb[n]) : fcolor[nfunc[n]];
 	}
 
 	// The frames to draw: the zoomed one's ancestors at full width, then
@@ -778,7 +844,17 @@
 		s += " (" + fmtWeight(totW[n]) + ", " + pct(totW[n], all);
 		if (n !== N && fkind[nfunc[n]] !== KIND_ROOT && selfW[n] > 0)
 			s += "; self " + fmtWeight(selfW[n]);
-		return s + ")";
+		return s + ")" + (diff ? diffOf(n) : "");
+	}
+
+	// " base 1,234 samples 12.30%, +7.80 points", as the diff SVG says it.
+	function diffOf(n) {
+		var bw = n === N ? diff.totals[0] : diff.basew[n], now = totW[n] / (totW[N] || 1);
+		if (bw < 0)
+			return " base: none";
+		var then = bw / (diff.totals[0] || 1), c = 100 * (now - then);
+		return " base " + fmtWeight(bw) + " " + (100 * then).toFixed(2) + "%, " +
+			(c >= 0 ? "+" : "") + c.toFixed(2) + " points";
 	}
 
 	function flameEvents() {
@@ -1170,8 +1246,9 @@
 		else
 			ui.selection.textContent = "whole capture, " + fmtWeight(total) +
 				" (click or drag to select a range)";
-		doc.getElementById("flame-title").textContent = "Flame graph of the " +
-			(sel ? "selection" : "whole capture");
+		doc.getElementById("flame-title").textContent = diff ?
+			"Flame graph of the new profile, coloured by the change" :
+			"Flame graph of the " + (sel ? "selection" : "whole capture");
 		ui.details.textContent = total > 0 ? "\u00a0" : "nothing in the selected range";
 		zoom(zoomed);
 		tabulate();
@@ -1316,6 +1393,14 @@
 		},
 		select: select,
 		search: search,
+		// diff's rows as the page shows them, or null for no diff.
+		diff: function () {
+			return diff && Array.prototype.map.call(ui.diffBody.rows, function (tr) {
+				return Array.prototype.map.call(tr.cells, function (td) {
+					return td.textContent;
+				});
+			});
+		},
 		// [{key, name, weight}] of the picker, and the chosen one's key or null.
 		processes: function () {
 			return procKeys.map(function (key, k) {
