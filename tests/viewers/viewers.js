@@ -15,7 +15,8 @@
 //     time off the CPU (build/workloads/offcpu) spread over the cells, the
 //     view kept in the URL's hash, the sandwich of a function (cpu_tree's
 //     burn: its callers tree_a and tree_c), the process picker (a
-//     system-wide capture while cpu_tree runs), the diff page, and not one request beyond the page itself.
+//     system-wide capture while cpu_tree runs), the diff page, the timeline
+//     of a thread (calls nested as they ran, samples merged into runs), and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -966,6 +967,51 @@ async function checkHtmlDiff(browser, port, set) {
 	await htmlDone(page);
 }
 
+// The timeline of the heaviest thread. Traced calls (cpu_tree): a rect per
+// call, as many as the Chrome JSON has calls of the thread, burn nested in
+// tree_a or tree_c. Samples (phases): phase_a's runs in the first two
+// seconds, phase_b's after. The wheel zooms in around the mouse; Reset
+// zoom shows everything again.
+async function checkHtmlTimeline(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const tl = () => page.evaluate(() => window.flamebpfReport.timeline());
+	const all = await tl();
+	assert.ok(all.drawn.length > 0, "nothing drawn");
+	if (set.name === "uprobe") {
+		const trace = JSON.parse(fs.readFileSync(set.base + ".json", "utf8")).traceEvents;
+		const tid = await page.evaluate((t) => document.querySelector("#thread").selectedOptions[0]
+						.textContent.match(/\/(\d+):/)[1], all.thread);
+		const calls = trace.filter((e) => e.ph === "X" && String(e.tid) === tid &&
+					   e.name === "tree_a").length;
+		const rects = await page.evaluate(() => window.flamebpfReport.timeline());
+		assert.ok(calls > 0, `no tree_a calls of thread ${tid}`);
+		const narrow = rects.drawn.filter((r) => r.name === "tree_a").length;
+		assert.ok(narrow <= calls && narrow > 0, `${narrow} tree_a rects for ${calls} calls`);
+		for (const b of rects.drawn.filter((r) => r.name === "burn"))
+			assert.ok(rects.drawn.some((p) => (p.name === "tree_a" || p.name === "tree_c") &&
+						   p.depth === b.depth - 1 && p.from <= b.from && p.to >= b.to),
+				  `burn at ${b.from} not inside its caller`);
+	} else {
+		const a = all.drawn.filter((r) => r.name === "phase_a"), b = all.drawn.filter((r) => r.name === "phase_b");
+		assert.ok(a.length && b.length, `phase_a ${a.length}, phase_b ${b.length} runs`);
+		assert.ok(a.every((r) => r.from < 2.05e9), "phase_a after 2 s");
+		assert.ok(b.every((r) => r.from > 1.95e9), "phase_b before 2 s");
+		/* five samples' time at least (runs are short on a loaded machine) */
+		assert.ok(a.some((r) => r.to - r.from >= 5e6), "phase_a's samples not merged into runs");
+	}
+	const box = await page.locator("#timeline").boundingBox();
+	await page.locator("#timeline").scrollIntoViewIfNeeded();
+	const b2 = await page.locator("#timeline").boundingBox();
+	await page.mouse.move(b2.x + box.width / 2, b2.y + 4);
+	await page.mouse.wheel(0, -300);
+	const zoomed = await tl();
+	assert.ok(zoomed.to - zoomed.from < 0.9 * (all.to - all.from), `not zoomed: ${zoomed.from}-${zoomed.to}`);
+	await page.click("#timeline-reset");
+	const back = await tl();
+	assert.deepStrictEqual([back.from, back.to], [all.from, all.to]);
+	await htmlDone(page);
+}
+
 // Time off the CPU is spread over the cells it lasted in: the cells add up
 // to the time of the events, which is the capture's (the stacks') unless a
 // record was lost; a selected range's flame graph weighs what its cells
@@ -1115,6 +1161,8 @@ function tests(sets, chromium) {
 		}
 		if (s.name === "offcpu")
 			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
+		if (s.name === "phases" || s.name === "uprobe")
+			t.push([`html_timeline_${s.name}`, need(checkHtmlTimeline)]);
 		if (s.name === "phases") {
 			t.push([`html_heatmap_${s.name}`, need(checkHtmlHeatmap)]);
 			t.push([`html_select_${s.name}`, need(checkHtmlSelect)]);

@@ -10,6 +10,9 @@
 //     stacks' weights, when nothing is selected): hover, click to zoom,
 //     regex search with the matched share, reset; colours and names are the
 //     SVG's (the writer sends each name's colour);
+//   - the timeline of a thread (a flame chart): its traced calls as they
+//     ran, or its samples (blocks off the CPU) merged into runs, over the
+//     selection; the wheel zooms, a drag pans;
 //   - the functions of the selection by self and total, sortable;
 //   - the sandwich of a function (a click in the table, a shift-click in
 //     the graph): its callers merged above it, its callees below;
@@ -218,6 +221,8 @@
 		root.appendChild(heatBox);
 		buildHeat(heatBox);
 		buildFlame(root);
+		if (!diff && nev)
+			buildTimeline(root);
 		if (diff)
 			buildDiffTable(root);
 		buildTable(root);
@@ -935,6 +940,7 @@
 		repaint();
 		showMatched();
 		drawSandwich();
+		drawTimeline();
 		saveView();
 	}
 
@@ -1254,6 +1260,8 @@
 		tabulate();
 		drawTable();
 		drawSandwich();
+		if (ui.timeline)
+			resetTimeline();
 	}
 
 	// ---- the view in the URL ----
@@ -1373,6 +1381,223 @@
 		return out;
 	}
 
+	// ---- the timeline of a thread (flame chart) ----
+
+	// Rectangles {node, from, to, depth}, by start: a traced call from its
+	// start to its end at its depth; samples (and blocks off the CPU) of
+	// the same call path at a depth, one after the other, merged into one,
+	// a sample lasting until the thread's next one, at most a period.
+	var TL_H = 16, tl = { thread: -1, rects: [], from: 0, to: 1, drawn: [] };
+	var samplePeriod = meta.freq > 0 ? 1e9 / meta.freq : 0;
+
+	function threadWeights() {
+		var w = new Float64Array(nthreads);
+		for (var j = 0; j < nstacks; j++)
+			w[D.stacks[4 * j + 1]] += stackWeight[j];
+		return w;
+	}
+
+	function buildTimeline(root) {
+		root.appendChild(el("h2", { id: "timeline-title" }, "Timeline of a thread"));
+		var bar = el("div", { "class": "bar" });
+		bar.appendChild(el("label", { "for": "thread" }, "thread"));
+		ui.thread = el("select", { id: "thread" });
+		var w = threadWeights(), order = [];
+		for (var t = 0; t < nthreads; t++)
+			if (w[t] > 0)
+				order.push(t);
+		order.sort(function (a, b) {
+			return w[b] - w[a] || a - b;
+		});
+		order.forEach(function (t) {
+			ui.thread.appendChild(el("option", { value: t }, threadName(t) + ": " + fmtWeight(w[t])));
+		});
+		bar.appendChild(ui.thread);
+		ui.tlReset = el("button", { id: "timeline-reset", type: "button" }, "Reset zoom");
+		bar.appendChild(ui.tlReset);
+		bar.appendChild(el("span", { "class": "info" }, "the wheel zooms, a drag pans"));
+		root.appendChild(bar);
+		ui.tlDetails = el("div", { id: "timeline-details", "class": "details" }, "\u00a0");
+		root.appendChild(ui.tlDetails);
+		ui.tlBox = el("div", { id: "timeline-box" });
+		ui.timeline = el("canvas", { id: "timeline" });
+		ui.tlBox.appendChild(ui.timeline);
+		root.appendChild(ui.tlBox);
+	}
+
+	function threadName(t) {
+		var pid = D.threads[4 * t], comm = strings[D.threads[4 * t + 2]];
+		var tcomm = strings[D.threads[4 * t + 3]];
+		return (tcomm && tcomm !== comm ? comm + "/" + tcomm : comm) + " " +
+			(pid >= 0 ? pid + "/" : "") + D.threads[4 * t + 1];
+	}
+
+	function threadEvents(t) {
+		var out = [];
+		for (var j = 0; j < nev; j++)
+			if (D.stacks[4 * evStack[j] + 1] === t)
+				out.push(j);
+		return out;
+	}
+
+	function callRects(evs) {
+		return evs.map(function (j) {
+			var n = stackNode[evStack[j]];
+			return { node: n, from: evTs[j], to: evTs[j] + evDur[j], depth: depth[n] - 2 };
+		});
+	}
+
+	// The path of node n below its root: [depth 0 node, depth 1 node, ...].
+	function pathOf(n) {
+		var p = [];
+		for (; parent[n] !== N; n = parent[n])
+			p.push(n);
+		return p.reverse();
+	}
+
+	// A sample's period: the capture's, else the thread's median gap.
+	function periodOf(evs) {
+		if (samplePeriod > 0 || evs.length < 2)
+			return samplePeriod || 1e6;
+		var gaps = [];
+		for (var k = 1; k < evs.length && gaps.length < 10000; k++)
+			gaps.push(evTs[evs[k]] - evTs[evs[k - 1]]);
+		gaps.sort(function (x, y) {
+			return x - y;
+		});
+		return gaps[gaps.length >> 1] || 1e6;
+	}
+
+	// As the Chrome JSON output draws samples: each lasts its period (never
+	// past the next one), and a frame goes on through up to two idle
+	// periods; a block off the CPU lasts its time, and only a block right
+	// after it goes on with its frames.
+	function sampleRects(evs) {
+		var rects = [], open = [], period = periodOf(evs);
+		var gap = meta.mode === "off-cpu" ? 1 : 2 * period;
+		evs.forEach(function (j, k) {
+			var end = evTs[j] + (spread ? evDur[j] : period), path = pathOf(stackNode[evStack[j]]);
+			if (k + 1 < evs.length && evTs[evs[k + 1]] < end)
+				end = evTs[evs[k + 1]];
+			end = Math.max(end, evTs[j] + 1);
+			for (var d = 0; d < Math.max(path.length, open.length); d++) {
+				var o = open[d];
+				if (o && d < path.length && o.node === path[d] && evTs[j] <= o.to + gap) {
+					o.to = Math.max(o.to, end);
+					continue;
+				}
+				for (var e = d; e < open.length; e++)
+					rects.push(open[e]);
+				open.length = d;
+				for (; d < path.length; d++)
+					open.push({ node: path[d], from: evTs[j], to: end, depth: d });
+				break;
+			}
+		});
+		return rects.concat(open).sort(function (a, b) {
+			return a.from - b.from || a.depth - b.depth;
+		});
+	}
+
+	function setThread(t) {
+		tl.thread = t;
+		var evs = threadEvents(t);
+		tl.rects = meta.mode === "trace" ? callRects(evs) : sampleRects(evs);
+		resetTimeline();
+	}
+
+	// The selection's time, or all of it.
+	function resetTimeline() {
+		tl.from = sel ? sel[0] : 0;
+		tl.to = sel ? sel[1] : Math.max(span, 1);
+		drawTimeline();
+	}
+
+	function drawTimeline() {
+		if (!ui.timeline)
+			return;
+		var w = pageWidth(), scale = w / (tl.to - tl.from), deepest = 0;
+		tl.drawn = [];
+		tl.rects.forEach(function (r) {
+			if (r.to < tl.from || r.from > tl.to || r.depth < 0)
+				return;
+			var x0 = Math.max(0, (r.from - tl.from) * scale), x1 = Math.min(w, (r.to - tl.from) * scale);
+			if (x1 - x0 < MIN_PX)
+				return;
+			tl.drawn.push({ r: r, x: x0, w: x1 - x0, y: r.depth * TL_H });
+			deepest = Math.max(deepest, r.depth);
+		});
+		var ctx = fitCanvas(ui.timeline, w, (deepest + 1) * TL_H + 2);
+		ctx.font = FONT;
+		ctx.textBaseline = "middle";
+		tl.drawn.forEach(function (f) {
+			ctx.fillStyle = matches(f.r.node) ? HIGHLIGHT : colorOf(f.r.node);
+			ctx.fillRect(f.x, f.y, Math.max(f.w - 0.5, 0.3), TL_H - 1);
+			var fit = Math.floor((f.w - 6) / CHAR_W), s = nameOf(f.r.node);
+			if (fit >= 3) {
+				ctx.fillStyle = "black";
+				ctx.fillText(s.length > fit ? s.slice(0, fit - 2) + ".." : s, f.x + 3, f.y + TL_H / 2);
+			}
+		});
+		ui.timeline.dataset.from = tl.from;
+		ui.timeline.dataset.to = tl.to;
+	}
+
+	function timelineAt(ev) {
+		var b = ui.timeline.getBoundingClientRect(), x = ev.clientX - b.left, y = ev.clientY - b.top;
+		for (var k = tl.drawn.length - 1; k >= 0; k--) {
+			var f = tl.drawn[k];
+			if (x >= f.x && x < f.x + f.w && y >= f.y && y < f.y + TL_H)
+				return f.r;
+		}
+		return null;
+	}
+
+	// Zooms by factor around time t (ns), within the capture.
+	function zoomTimeline(t, factor) {
+		var len = Math.max((tl.to - tl.from) * factor, 1000);
+		var from = t - (t - tl.from) * len / (tl.to - tl.from);
+		tl.from = Math.max(0, from);
+		tl.to = tl.from + len;
+		drawTimeline();
+	}
+
+	function timelineEvents() {
+		if (!ui.timeline)
+			return;
+		var pan = null;
+		ui.thread.addEventListener("change", function () {
+			setThread(+ui.thread.value);
+		});
+		ui.tlReset.addEventListener("click", resetTimeline);
+		ui.timeline.addEventListener("wheel", function (ev) {
+			var b = ui.timeline.getBoundingClientRect();
+			ev.preventDefault();
+			zoomTimeline(tl.from + (ev.clientX - b.left) / b.width * (tl.to - tl.from),
+				     ev.deltaY < 0 ? 0.8 : 1.25);
+		}, { passive: false });
+		ui.timeline.addEventListener("mousedown", function (ev) {
+			pan = { x: ev.clientX, from: tl.from, to: tl.to };
+		});
+		window.addEventListener("mouseup", function () {
+			pan = null;
+		});
+		ui.timeline.addEventListener("mousemove", function (ev) {
+			if (pan) {
+				var dt = (pan.x - ev.clientX) / ui.timeline.getBoundingClientRect().width *
+					(pan.to - pan.from);
+				dt = Math.max(dt, -pan.from);
+				tl.from = pan.from + dt;
+				tl.to = pan.to + dt;
+				drawTimeline();
+				return;
+			}
+			var r = timelineAt(ev);
+			ui.tlDetails.textContent = r ? nameOf(r.node) + " (from " + (r.from / 1e9).toFixed(6) +
+				" s, " + fmtNs(r.to - r.from) + ")" : "\u00a0";
+		});
+	}
+
 	// For scripts and tests: what is drawn, and the data behind it.
 	window.flamebpfReport = {
 		frames: function () {
@@ -1393,6 +1618,16 @@
 		},
 		select: select,
 		search: search,
+		// The timeline: its thread, window (ns) and the rectangles drawn
+		// ({name, from, to, depth}); with a thread index, shows that one's.
+		timeline: function (t) {
+			if (t !== undefined)
+				setThread(t);
+			return { thread: tl.thread, from: tl.from, to: tl.to, drawn: tl.drawn.map(function (f) {
+				return { name: nameOf(f.r.node), from: f.r.from, to: f.r.to, depth: f.r.depth,
+					 x: f.x, y: f.y, w: f.w };
+			}) };
+		},
 		// diff's rows as the page shows them, or null for no diff.
 		diff: function () {
 			return diff && Array.prototype.map.call(ui.diffBody.rows, function (tr) {
@@ -1436,6 +1671,9 @@
 	flameEvents();
 	tableEvents();
 	sandwichEvents();
+	timelineEvents();
+	if (ui.thread && ui.thread.options.length)
+		setThread(+ui.thread.value);
 	loadView();
 	window.addEventListener("hashchange", loadView);
 	window.flamebpfReport.readyMs = performance.now();
