@@ -969,8 +969,8 @@ async function checkHtmlDiff(browser, port, set) {
 
 // The timeline of the heaviest thread. Traced calls (cpu_tree): a rect per
 // call, as many as the Chrome JSON has calls of the thread, burn nested in
-// tree_a or tree_c. Samples (phases): phase_a's runs in the first two
-// seconds, phase_b's after. The wheel zooms in around the mouse; Reset
+// tree_a or tree_c. Samples (phases): phase_a's runs, then from about 2 s
+// phase_b's. The wheel zooms in around the mouse; Reset
 // zoom shows everything again.
 async function checkHtmlTimeline(browser, port, set) {
 	const page = await openHtml(browser, port, set);
@@ -994,8 +994,10 @@ async function checkHtmlTimeline(browser, port, set) {
 	} else {
 		const a = all.drawn.filter((r) => r.name === "phase_a"), b = all.drawn.filter((r) => r.name === "phase_b");
 		assert.ok(a.length && b.length, `phase_a ${a.length}, phase_b ${b.length} runs`);
-		assert.ok(a.every((r) => r.from < 2.05e9), "phase_a after 2 s");
-		assert.ok(b.every((r) => r.from > 1.95e9), "phase_b before 2 s");
+		/* in time order (where time 0 falls depends on the start's speed) */
+		const lastA = Math.max(...a.map((r) => r.from)), firstB = Math.min(...b.map((r) => r.from));
+		assert.ok(lastA < firstB, `phase_a runs until ${lastA} ns, phase_b from ${firstB} ns`);
+		assert.ok(firstB > 1.5e9 && firstB < 2.5e9, `phase_b from ${firstB} ns`);
 		/* five samples' time at least (runs are short on a loaded machine) */
 		assert.ok(a.some((r) => r.to - r.from >= 5e6), "phase_a's samples not merged into runs");
 	}
