@@ -970,7 +970,7 @@ async function checkHtmlDiff(browser, port, set) {
 // The timeline of the heaviest thread. Traced calls (cpu_tree): a rect per
 // call, as many as the Chrome JSON has calls of the thread, burn nested in
 // tree_a or tree_c. Samples (phases): phase_a's runs, then from about 2 s
-// phase_b's. The wheel zooms in around the mouse; Reset
+// phase_b's. The thread and window are kept in the URL. The wheel zooms in around the mouse; Reset
 // zoom shows everything again.
 async function checkHtmlTimeline(browser, port, set) {
 	const page = await openHtml(browser, port, set);
@@ -1001,6 +1001,9 @@ async function checkHtmlTimeline(browser, port, set) {
 		/* five samples' time at least (runs are short on a loaded machine) */
 		assert.ok(a.some((r) => r.to - r.from >= 5e6), "phase_a's samples not merged into runs");
 	}
+	const threads = await page.$$eval("#thread option", (os) => os.map((o) => o.value));
+	if (threads.length > 1)
+		await page.selectOption("#thread", threads[1]);
 	const box = await page.locator("#timeline").boundingBox();
 	await page.locator("#timeline").scrollIntoViewIfNeeded();
 	const b2 = await page.locator("#timeline").boundingBox();
@@ -1008,9 +1011,19 @@ async function checkHtmlTimeline(browser, port, set) {
 	await page.mouse.wheel(0, -300);
 	const zoomed = await tl();
 	assert.ok(zoomed.to - zoomed.from < 0.9 * (all.to - all.from), `not zoomed: ${zoomed.from}-${zoomed.to}`);
+	/* the window, and another thread, in the URL: a reload shows them */
+	await page.waitForFunction(() => /tl=/.test(location.hash));
+	const before = await tl();
+	await page.reload();
+	await page.waitForSelector("body[data-ready]");
+	const after = await tl();
+	assert.strictEqual(after.thread, before.thread, "the thread after a reload");
+	assert.ok(Math.abs(after.from - before.from) <= 1 && Math.abs(after.to - before.to) <= 1,
+		  `window ${before.from}-${before.to}, after a reload ${after.from}-${after.to}`);
 	await page.click("#timeline-reset");
 	const back = await tl();
 	assert.deepStrictEqual([back.from, back.to], [all.from, all.to]);
+	assert.ok(!/tl=/.test(page.url()), "the window still in the URL after Reset zoom");
 	await htmlDone(page);
 }
 

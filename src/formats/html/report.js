@@ -1266,11 +1266,12 @@
 
 	// ---- the view in the URL ----
 
-	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1&fn=F&proc=PID": the
+	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1&fn=F&proc=PID
+	// &thread=TID&tl=FROM-TO": the
 	// selection in seconds since the first event, the zoomed frame by its
 	// path of names, the sandwich's function, the process by its pid (by
-	// name where there were none). replaceState: a view is no new history
-	// entry, and no request.
+	// name where there were none), the timeline's thread by its tid and its
+	// window. replaceState: a view is no new history entry, and no request.
 	var viewReady = false;
 
 	function nodePath(n) {
@@ -1310,6 +1311,10 @@
 			q.push("fn=" + encodeURIComponent(fname[sandwichFunc]));
 		if (procChosen >= 0)
 			q.push("proc=" + encodeURIComponent(procKeys[procChosen]));
+		if (ui.thread && ui.thread.selectedIndex > 0)
+			q.push("thread=" + D.threads[4 * tl.thread + 1]);
+		if (ui.timeline && tl.zoomed)
+			q.push("tl=" + tl.from / 1e9 + "-" + tl.to / 1e9);
 		var hash = q.length ? "#" + q.join("&") : "";
 		if (hash !== location.hash)
 			history.replaceState(null, "", hash || location.pathname + location.search);
@@ -1346,6 +1351,24 @@
 		return [Math.round(m[1] * 1e9), Math.round(m[2] * 1e9)];
 	}
 
+	// The thread by its tid, the window in seconds, as saveView writes them.
+	function loadTimeline(v) {
+		if (!ui.timeline)
+			return;
+		var opts = ui.thread.options, win = parseSel(v.tl);
+		for (var k = 0; k < opts.length; k++)
+			if (String(D.threads[4 * +opts[k].value + 1]) === v.thread && +opts[k].value !== tl.thread) {
+				ui.thread.selectedIndex = k;
+				setThread(+opts[k].value);
+			}
+		if (win) {
+			tl.from = win[0];
+			tl.to = win[1];
+			tl.zoomed = true;
+			drawTimeline();
+		}
+	}
+
 	// Applies the hash's view; what it lacks or gets wrong is the default.
 	function loadView() {
 		var v = readView(), rows = +v.rows;
@@ -1362,6 +1385,7 @@
 		drawHeat();
 		update();
 		search(v.search || "");
+		loadTimeline(v);
 		viewReady = true;
 	}
 
@@ -1510,7 +1534,18 @@
 	function resetTimeline() {
 		tl.from = sel ? sel[0] : 0;
 		tl.to = sel ? sel[1] : Math.max(span, 1);
+		tl.zoomed = false;
 		drawTimeline();
+	}
+
+	// The window in the URL once the wheel or a drag rests: browsers
+	// refuse a flood of history updates.
+	var tlSave = 0;
+
+	function saveTimeline() {
+		tl.zoomed = true;
+		clearTimeout(tlSave);
+		tlSave = setTimeout(saveView, 300);
 	}
 
 	function drawTimeline() {
@@ -1560,6 +1595,7 @@
 		tl.from = Math.max(0, from);
 		tl.to = tl.from + len;
 		drawTimeline();
+		saveTimeline();
 	}
 
 	function timelineEvents() {
@@ -1568,8 +1604,12 @@
 		var pan = null;
 		ui.thread.addEventListener("change", function () {
 			setThread(+ui.thread.value);
+			saveView();
 		});
-		ui.tlReset.addEventListener("click", resetTimeline);
+		ui.tlReset.addEventListener("click", function () {
+			resetTimeline();
+			saveView();
+		});
 		ui.timeline.addEventListener("wheel", function (ev) {
 			var b = ui.timeline.getBoundingClientRect();
 			ev.preventDefault();
@@ -1590,6 +1630,7 @@
 				tl.from = pan.from + dt;
 				tl.to = pan.to + dt;
 				drawTimeline();
+				saveTimeline();
 				return;
 			}
 			var r = timelineAt(ev);
