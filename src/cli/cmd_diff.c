@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "formats/out_diff.h"
+#include "formats/html_diff.h"
+#include "formats/out_html.h"
 #include "formats/out_svg.h"
 #include "formats/reader.h"
 #include "profile/diff.h"
@@ -71,13 +73,16 @@ void diff__usage(FILE *f)
 {
 	fputs("usage: flamebpf diff [OPTIONS] BASE NEW\n"
 	      "\n"
-	      "Compares two profiles (folded stacks, perf script text or chrome traces, in\n"
-	      "any mix) function by function: the inclusive share of each in BASE and NEW,\n"
+	      "Compares two profiles (folded stacks, perf script text, chrome traces or\n"
+	      "flamebpf html reports, in any mix) function by function: the inclusive share of "
+	      "each in BASE and NEW,\n"
 	      "the change in percentage points, the self shares, and whether the change is\n"
 	      "more than sampling noise. Regressions first.\n"
 	      "\n"
-	      "  -o, --output FILE      also write a differential flame graph (SVG): NEW's\n"
-	      "                         shape, red where the share grew, blue where it shrank\n"
+	      "  -o, --output FILE      also write a differential flame graph: NEW's shape,\n"
+	      "                         red where the share grew, blue where it shrank; FILE\n"
+	      "                         .svg, or .html (.htm): a page with the graph (hover,\n"
+	      "                         zoom, search) and this table\n"
 	      "      --format FORMAT    the table: text (default), json or markdown\n"
 	      "      --threshold PCT    a regression grew by more than PCT points (default 5)\n"
 	      "      --absolute         compare totals, not shares (same workload and duration\n"
@@ -207,11 +212,16 @@ static int parse_one(int c, const char *arg, struct diff_cmd *d, char *err)
 	return usage_err("unknown option (see flamebpf diff --help)");
 }
 
-static bool svg_name(const char *path)
+static bool ends_in(const char *path, const char *ext)
 {
-	size_t n = strlen(path);
+	size_t n = strlen(path), e = strlen(ext);
 
-	return n > 4 && !strcmp(path + n - 4, ".svg");
+	return n > e && !strcmp(path + n - e, ext);
+}
+
+static bool html_name(const char *path)
+{
+	return ends_in(path, ".html") || ends_in(path, ".htm");
 }
 
 static int check_args(int argc, char **argv, struct diff_cmd *d, char *err)
@@ -224,9 +234,10 @@ static int check_args(int argc, char **argv, struct diff_cmd *d, char *err)
 				 argc - optind);
 	d->base = argv[optind];
 	d->new = argv[optind + 1];
-	if (d->svg && !svg_name(d->svg))
-		return usage_err("-o writes the differential flame graph, an SVG: '%s' does not "
-				 "end in .svg (the table goes to standard output)",
+	if (d->svg && !ends_in(d->svg, ".svg") && !html_name(d->svg))
+		return usage_err("-o writes the differential flame graph, an SVG or an HTML page: "
+				 "'%s' ends in neither .svg nor .html (the table goes to standard "
+				 "output)",
 				 d->svg);
 	return 0;
 }
@@ -369,10 +380,14 @@ static int write_table(const struct diff_cmd *d, const struct diff_result *r)
 	return err;
 }
 
-static int write_svg(const struct diff_cmd *d, struct profile *const p[2], struct output *out)
+/* The graph, an SVG or (.html) the page that also holds the table. */
+static int write_graph(const struct diff_cmd *d, struct profile *const p[2],
+		       const struct diff_result *r, struct output *out)
 {
 	struct write_opts wo = { .root = ROOT_COMM };
-	int err = svg__write_diff(p[0], p[1], &wo, out->f);
+	struct html_diff hd = { p[0], r, &d->o, d->base, d->new };
+	int err = html_name(d->svg) ? html__write_diff(p[1], &hd, &wo, out->f)
+				    : svg__write_diff(p[0], p[1], &wo, out->f);
 
 	if (err == -EIO && output__error(out))
 		err = output__error(out);
@@ -394,7 +409,7 @@ static int compare(const struct diff_cmd *d, struct profile *const p[2], struct 
 	}
 	err = write_table(d, &r);
 	if (!err && d->svg)
-		err = write_svg(d, p, out);
+		err = write_graph(d, p, &r, out);
 	if (!err)
 		say_verdict(d, &r);
 	ret = err ? EXIT_NO_VERDICT : r.nregressions ? EXIT_REGRESSION : EXIT_SUCCESS;

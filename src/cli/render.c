@@ -68,8 +68,9 @@ void render__usage(FILE *f)
 	fputs("usage: flamebpf render [OPTIONS] INPUT\n"
 	      "\n"
 	      "Reads a profile and writes it in another format. INPUT ('-' for standard\n"
-	      "input) is folded stacks, `perf script` text or a chrome trace (JSON): the\n"
-	      "format is told from the content. Folded counts are taken as samples; a perf\n"
+	      "input) is folded stacks, `perf script` text, a chrome trace (JSON) or an\n"
+	      "html report of flamebpf's: the format is told from the content. Folded counts are "
+	      "taken as samples; a perf\n"
 	      "record counts 1, a sample, unless --period is given.\n"
 	      "\n"
 	      "  -o, --output FILE    write to FILE (default: standard output); repeat it\n"
@@ -90,7 +91,8 @@ void render__usage(FILE *f)
 	      "                       those of the first event in it\n"
 	      "  -h, --help           this help\n"
 	      "\n"
-	      "chrome, perf, html and --flamechart need times: perf script or chrome input.\n"
+	      "chrome, perf, html and --flamechart need times: perf script, chrome or html\n"
+	      "input.\n"
 	      "Exit status: 0 success, 1 unreadable input or unwritable output, 2 bad usage.\n",
 	      f);
 }
@@ -207,7 +209,7 @@ static int check_input(const struct render_opts *o, const struct reader *r, cons
 		if (!sink__needs_events(o->formats[i], &o->wo))
 			continue;
 		p_err("'%s' is folded stacks, which have no times: the %s output needs perf "
-		      "script or chrome input",
+		      "script, chrome or html input",
 		      err_name,
 		      o->wo.flamechart		    ? "--flamechart"
 		      : o->formats[i] == FORMAT_SVG ? "--heatmap"

@@ -14,6 +14,7 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 #include "html_data.h"
+#include "html_diff.h"
 #include "html_events.h"
 #include "out_folded.h"
 #include "palette.h"
@@ -53,7 +54,7 @@ struct html_data {
 	struct hashmap node_idx; /* parent << 32 | func -> node */
 	struct html_thread *threads;
 	size_t nthreads, threads_cap;
-	struct hashmap thread_idx; /* pid << 32 | tid -> thread */
+	struct hashmap thread_idx; /* hash of pid, tid, comm, tcomm -> thread */
 	uint32_t *stack_node, *stack_thread;
 	struct strbuf scratch;
 };
@@ -153,17 +154,25 @@ static int node_findnew(struct html_data *d, uint32_t parent, uint32_t func, uin
 	return 0;
 }
 
+/* A thread by pid, tid and names: one that exec'd during the capture is a
+ * row per name, so that reading the page back gives each stack its own. */
 static int thread_findnew(struct html_data *d, const struct stack_owner *who, uint32_t *idx)
 {
-	uint64_t key = (uint64_t)who->pid << 32 | who->tid, i;
 	struct html_thread t = { who->pid, who->tid, 0, 0 };
+	uint64_t key, i;
 
-	if (hashmap__get(&d->thread_idx, key, &i)) {
-		*idx = i;
-		return 0;
+	if (string_findnew(d, who->comm, &t.comm) || string_findnew(d, who->tcomm, &t.tcomm))
+		return -ENOMEM;
+	key = hash_mix(((uint64_t)t.pid << 32 | t.tid) ^
+		       hash_mix((uint64_t)t.comm << 32 | t.tcomm));
+	while (hashmap__get(&d->thread_idx, key, &i)) {
+		if (!memcmp(&d->threads[i], &t, sizeof(t))) {
+			*idx = i;
+			return 0;
+		}
+		key = hash_mix(key + 0x9e3779b97f4a7c15ULL); /* a collision: probe on */
 	}
-	if (string_findnew(d, who->comm, &t.comm) || string_findnew(d, who->tcomm, &t.tcomm) ||
-	    array__push((void **)&d->threads, &d->nthreads, &d->threads_cap, &t, sizeof(t)) ||
+	if (array__push((void **)&d->threads, &d->nthreads, &d->threads_cap, &t, sizeof(t)) ||
 	    hashmap__set(&d->thread_idx, key, d->nthreads - 1))
 		return -ENOMEM;
 	*idx = d->nthreads - 1;
@@ -306,7 +315,85 @@ static void put_stacks(const struct html_data *d, FILE *f)
 	fputs("]", f);
 }
 
-int html_data__write(const struct profile *p, const struct write_opts *o, FILE *f)
+/* ---- a differential report ---- */
+
+/* Each node's path by content (names and kinds from the root), so that
+ * the nodes of two trees, whose strings are numbered apart, compare. */
+static uint64_t *node_hashes(const struct html_data *d)
+{
+	uint64_t *h = malloc((d->nnodes + 1) * sizeof(*h));
+
+	for (size_t i = 0; h && i < d->nnodes; i++) {
+		const struct html_func *fn = &d->funcs[d->nodes[i].func];
+		const char *name = d->strings[fn->name];
+		uint64_t up = d->nodes[i].parent == NO_PARENT ? 0 : h[d->nodes[i].parent];
+
+		h[i] = hash_mix(up ^ hash_bytes(name, strlen(name), fn->kind));
+	}
+	return h;
+}
+
+/* Each node's inclusive weight (a parent comes before its children). */
+static uint64_t *node_weights(const struct html_data *d, uint64_t *total)
+{
+	uint64_t *w = calloc(d->nnodes + 1, sizeof(*w));
+
+	*total = 0;
+	for (size_t s = 0; w && s < profile__nr_stacks(d->p); s++) {
+		w[d->stack_node[s]] += profile__stack(d->p, s)->weight;
+		*total += profile__stack(d->p, s)->weight;
+	}
+	for (size_t i = d->nnodes; w && i-- > 0;)
+		if (d->nodes[i].parent != NO_PARENT)
+			w[d->nodes[i].parent] += w[i];
+	return w;
+}
+
+/* out->base_w: for each node of d, the same path's weight in b. */
+static int match_base(const struct html_data *d, const struct html_data *b,
+		      struct html_diff_nodes *out, uint64_t *base_w)
+{
+	uint64_t *nh = node_hashes(d), *bh = node_hashes(b),
+		 *bw = node_weights(b, &out->base_total);
+	struct hashmap base = {};
+	int err = nh && bh && bw ? 0 : -ENOMEM;
+	uint64_t at;
+
+	for (size_t i = 0; i < b->nnodes && !err; i++)
+		err = hashmap__set(&base, bh[i], i);
+	for (size_t i = 0; i < d->nnodes && !err; i++)
+		base_w[i] = hashmap__get(&base, nh[i], &at) ? bw[at] : HTML_DIFF_ABSENT;
+	hashmap__free(&base);
+	free(nh);
+	free(bh);
+	free(bw);
+	return err;
+}
+
+static int put_diff(const struct html_data *d, const struct html_diff *diff, FILE *f)
+{
+	struct html_data b = { .p = diff->base, .o = d->o };
+	struct html_diff_nodes t = { .n = d->nnodes };
+	uint64_t *new_w = node_weights(d, &t.new_total);
+	uint64_t *base_w = malloc((d->nnodes + 1) * sizeof(*base_w));
+	int err = new_w && base_w ? build(&b) : -ENOMEM;
+
+	if (!err)
+		err = match_base(d, &b, &t, base_w);
+	t.new_w = new_w;
+	t.base_w = base_w;
+	if (!err && (!t.new_total || !t.base_total))
+		err = -ENODATA;
+	if (!err)
+		err = html_diff__write(diff, &t, f);
+	data_free(&b);
+	free(new_w);
+	free(base_w);
+	return err;
+}
+
+static int write_data(const struct profile *p, const struct html_diff *diff,
+		      const struct write_opts *o, FILE *f)
 {
 	struct html_data d = { .p = p, .o = o };
 	int err = build(&d);
@@ -317,10 +404,23 @@ int html_data__write(const struct profile *p, const struct write_opts *o, FILE *
 		put_tables(&d, f);
 		put_stacks(&d, f);
 		err = html_events__write(p, f);
+		if (!err && diff)
+			err = put_diff(&d, diff, f);
 		fputs("}", f);
 	}
 	if (!err && ferror(f))
 		err = -EIO;
 	data_free(&d);
 	return err;
+}
+
+int html_data__write(const struct profile *p, const struct write_opts *o, FILE *f)
+{
+	return write_data(p, NULL, o, f);
+}
+
+int html_data__write_diff(const struct profile *new, const struct html_diff *diff,
+			  const struct write_opts *o, FILE *f)
+{
+	return write_data(new, diff, o, f);
 }

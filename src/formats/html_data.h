@@ -7,7 +7,8 @@
  *            the SVG merges them
  *   nodes    [parent, func] per call path (parent -1 for a root): the
  *            merged call tree, a parent before its children
- *   threads  [pid, tid, comm, tcomm] (pid -1 when the input had none)
+ *   threads  [pid, tid, comm, tcomm] (pid -1 when the input had none); a
+ *            thread that changed its name (exec) has a row per name
  *   stacks   [node, thread, weight, count] per stack of the profile
  *   events   by time: t0 (ns, a string), stack[], dt[] (ns since the one
  *            before); in ns units dur[] too, and for traced calls self[]
@@ -27,6 +28,14 @@
 /* Writes the JSON object; strings escaped for an HTML <script> element.
  * Returns 0, -ENOMEM, or -EIO when writing failed. */
 int html_data__write(const struct profile *p, const struct write_opts *o, FILE *f);
+
+struct html_diff;
+
+/* The same for a differential report: the new profile's tables, and the
+ * "diff" member (html_diff.h). Also -ENODATA when either profile weighs
+ * nothing. */
+int html_data__write_diff(const struct profile *new, const struct html_diff *diff,
+			  const struct write_opts *o, FILE *f);
 
 /* "sample", "trace" (uprobe calls), "off-cpu" or "wall". */
 const char *html_data__mode(const struct profile *p);

@@ -84,6 +84,7 @@ int in_json__split(struct in_ctx *c, const struct json_split *js);
 int in_folded__read(struct in_ctx *c);
 int in_perf__read(struct in_ctx *c);
 int in_chrome__read(struct in_ctx *c);
+int in_html__read(struct in_ctx *c);
 
 /* Whether line (NUL-terminated, no '\n') is a `perf script` record header
  * with a timestamp; for telling the format. */

@@ -31,17 +31,29 @@ static void put_head(FILE *f)
 	      f);
 }
 
-int html__write(const struct profile *p, const struct write_opts *o, FILE *f)
+static int write_page(const struct profile *p, const struct html_diff *diff,
+		      const struct write_opts *o, FILE *f)
 {
 	int err;
 
 	put_head(f);
 	fputs("<script type=\"application/json\" id=\"flamebpf-data\">\n", f);
-	err = html_data__write(p, o, f);
+	err = diff ? html_data__write_diff(p, diff, o, f) : html_data__write(p, o, f);
 	if (err)
 		return err;
 	fputs("\n</script>\n<script>\n", f);
 	fwrite(html_js, 1, sizeof(html_js) - 1, f);
 	fputs("</script>\n</body>\n</html>\n", f);
 	return fflush(f) || ferror(f) ? -EIO : 0;
+}
+
+int html__write(const struct profile *p, const struct write_opts *o, FILE *f)
+{
+	return write_page(p, NULL, o, f);
+}
+
+int html__write_diff(const struct profile *new, const struct html_diff *diff,
+		     const struct write_opts *o, FILE *f)
+{
+	return write_page(new, diff, o, f);
 }

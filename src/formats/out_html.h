@@ -14,4 +14,12 @@
  * failed (sink__write() gives -ENODATA for a profile without events). */
 int html__write(const struct profile *p, const struct write_opts *o, FILE *f);
 
+struct html_diff;
+
+/* The differential page of flamebpf diff: the new profile coloured by its
+ * change against the base, and diff's table (html_diff.h). Returns 0,
+ * -ENOMEM, -ENODATA (a profile that weighs nothing) or -EIO. */
+int html__write_diff(const struct profile *new, const struct html_diff *diff,
+		     const struct write_opts *o, FILE *f);
+
 #endif

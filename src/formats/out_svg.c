@@ -797,10 +797,8 @@ int svg__write(const struct profile *p, const struct write_opts *o, FILE *f)
 
 /* ---- a differential flame graph: new's shape, coloured by the change ---- */
 
-#define ABSENT	      UINT64_MAX /* a path the base does not have */
-#define FULL_FLOOR    0.01	 /* changes in share below 1 point never draw fully */
-#define NEUTRAL	      235	 /* grey of an unchanged frame */
-#define NEUTRAL_RANGE 200	 /* how far a full change moves its other channels */
+#define ABSENT	   UINT64_MAX /* a path the base does not have */
+#define FULL_FLOOR PALETTE_DIFF_FULL_FLOOR
 
 struct diff_paint {
 	uint64_t *base_w; /* per node of the new tree: the same path's weight in the base */
@@ -862,18 +860,14 @@ static double share_change(const struct diff_paint *dp, const struct svg_tree *t
 	return now - (double)dp->base_w[i] / dp->base_total;
 }
 
-/* Red grew, blue shrank, the saturation following the size of the change;
- * a path new to the profile full red. */
+/* Red grew, blue shrank (palette.c, which the HTML report shares). */
 static struct svg_rgb paint_by_change(const struct svg_tree *t, uint32_t node, void *arg)
 {
 	const struct diff_paint *dp = arg;
-	double c = share_change(dp, t, node);
-	double s = dp->base_w[node] == ABSENT ? 1 : fmin(1, fabs(c) / dp->full);
-	unsigned int fade = NEUTRAL - NEUTRAL_RANGE * s, full = NEUTRAL + (255 - NEUTRAL) * s;
+	struct palette_rgb c =
+		palette__by_change(share_change(dp, t, node), dp->full, dp->base_w[node] == ABSENT);
 
-	if (c >= 0)
-		return (struct svg_rgb){ full, fade, fade };
-	return (struct svg_rgb){ fade, fade, full };
+	return (struct svg_rgb){ c.r, c.g, c.b };
 }
 
 /* " (base 1,234 samples 12.30%, new 2,345 samples 20.10%, +7.80 points)" */

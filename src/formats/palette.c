@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <math.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -67,4 +68,17 @@ uint32_t palette__rgb24(const char *name, enum palette_role role)
 	struct palette_rgb c = palette__by_name(name, role);
 
 	return c.r << 16 | c.g << 8 | c.b;
+}
+
+#define NEUTRAL	      235 /* grey of an unchanged frame */
+#define NEUTRAL_RANGE 200 /* how far a full change moves its other channels */
+
+struct palette_rgb palette__by_change(double change, double full, bool absent)
+{
+	double s = absent ? 1 : fmin(1, fabs(change) / full);
+	unsigned int fade = NEUTRAL - NEUTRAL_RANGE * s, sat = NEUTRAL + (255 - NEUTRAL) * s;
+
+	if (change >= 0)
+		return (struct palette_rgb){ sat, fade, fade };
+	return (struct palette_rgb){ fade, fade, sat };
 }

@@ -5,6 +5,7 @@
 #ifndef FLAMEBPF_PALETTE_H
 #define FLAMEBPF_PALETTE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 enum palette_role {
@@ -23,5 +24,16 @@ struct palette_rgb palette__by_name(const char *name, enum palette_role role);
 
 /* The same as 0xRRGGBB. */
 uint32_t palette__rgb24(const char *name, enum palette_role role);
+
+/* Changes in share below this (1 point) never draw fully. */
+#define PALETTE_DIFF_FULL_FLOOR 0.01
+/* Frames narrower than this share (0.1 px of the SVG's 1180) do not set
+ * the scale of the colours. */
+#define PALETTE_DIFF_MIN_SHARE (0.1 / 1180)
+
+/* A differential flame graph's frame: red grew, blue shrank, by a change
+ * in share (a fraction) against full, the change drawn at full colour; a
+ * path new to the profile (absent from the base) full red. */
+struct palette_rgb palette__by_change(double change, double full, bool absent);
 
 #endif

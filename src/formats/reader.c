@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -34,11 +35,12 @@ static const char *const format_names[] = {
 	[IN_FOLDED] = "folded",
 	[IN_PERF] = "perf script",
 	[IN_CHROME] = "chrome JSON",
+	[IN_HTML] = "HTML report",
 };
 
 const char *reader__format_name(enum in_format f)
 {
-	return f <= IN_CHROME ? format_names[f] : "?";
+	return f <= IN_HTML ? format_names[f] : "?";
 }
 
 enum in_format reader__format(const struct reader *r)
@@ -70,6 +72,13 @@ static char *line_at(const char *s, const char *end)
 	if (n && s[n - 1] == '\r')
 		n--;
 	return strndup(s, n);
+}
+
+/* "<!DOCTYPE html" or "<html", in any case. */
+static bool is_html_start(const char *s, const char *end)
+{
+	return (end - s >= 14 && !strncasecmp(s, "<!doctype html", 14)) ||
+	       (end - s >= 5 && !strncasecmp(s, "<html", 5));
 }
 
 static bool is_json_start(const char *s, const char *end)
@@ -115,6 +124,10 @@ int reader__detect(const char *buf, size_t len, enum in_format *f)
 	s = skip_blank_lines(s, end);
 	if (s == end)
 		return -ENODATA;
+	if (is_html_start(s + strspn(s, " \t\r"), end)) {
+		*f = IN_HTML;
+		return 0;
+	}
 	if (is_json_start(s + strspn(s, " \t\r"), end)) {
 		*f = IN_CHROME;
 		return 0;
@@ -233,8 +246,8 @@ static int detect(struct reader *r, char *err)
 		snprintf(err, READER_ERR_LEN, "%s is empty: no stacks to render", r->name);
 	else if (ret == -EINVAL)
 		snprintf(err, READER_ERR_LEN,
-			 "%s line 1: not a profile (folded stacks, perf script text or a chrome "
-			 "trace)",
+			 "%s line 1: not a profile (folded stacks, perf script text, a chrome "
+			 "trace or a flamebpf HTML report)",
 			 r->name);
 	return ret;
 }
@@ -442,6 +455,7 @@ int reader__read(struct reader *r, const struct reader_opts *o, struct profile *
 		[IN_FOLDED] = in_folded__read,
 		[IN_PERF] = in_perf__read,
 		[IN_CHROME] = in_chrome__read,
+		[IN_HTML] = in_html__read,
 	};
 	struct in_ctx c;
 	int ret = new_ctx(&c, r, o, st, err);

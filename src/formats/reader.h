@@ -1,5 +1,5 @@
 /* The file sources: a profile read back from folded stacks, `perf script`
- * text or a chrome trace (JSON). The format is told from the content, not
+ * text, a chrome trace (JSON) or flamebpf's HTML report. The format is told from the content, not
  * from the file name. Readers stream: memory grows with the unique stacks,
  * and with the events only when asked to keep them. */
 #ifndef FLAMEBPF_READER_H
@@ -16,6 +16,7 @@ enum in_format {
 	IN_FOLDED,
 	IN_PERF,
 	IN_CHROME,
+	IN_HTML, /* flamebpf's HTML report: the data it embeds */
 };
 
 struct reader_opts {

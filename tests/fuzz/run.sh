@@ -25,7 +25,7 @@ elf_symtab | debuginfo | unwind_build | srcline | funcs) max_len=131072 dict=elf
 binaries) max_len=16384 dict=binaries ;;
 unwind_parse) max_len=4096 dict=eh_frame ;;
 in_perf | reader) max_len=16384 dict=perf ;;
-in_chrome) max_len=16384 dict=json ;;
+in_chrome | in_html) max_len=16384 dict=json ;;
 proc_maps | perfmap | kallsyms) max_len=8192 dict=maps ;;
 options) max_len=1024 dict=options ;;
 demangle) max_len=512 dict=demangle ;;

@@ -163,6 +163,109 @@ static void test_regression_sampled(void **state)
 	h_result_free(&r);
 }
 
+/* The data of an HTML report at path, parsed. */
+static struct json_object *page_data(const char *path)
+{
+	char *page = h_slurp(path), *from = strstr(page, "id=\"flamebpf-data\">"), *to;
+	struct json_object *d;
+
+	if (!from || !(to = strstr(from, "\n</script>")))
+		fail_msg("'%s' holds no report data", path);
+	*to = '\0';
+	d = json_tokener_parse(strchr(from, '>') + 1);
+	if (!d)
+		fail_msg("the data of '%s' is not JSON", path);
+	free(page);
+	return d;
+}
+
+/* Whether some node of the page's tree is named name and coloured rgb. */
+static bool page_has_frame(struct json_object *d, const char *name, unsigned int rgb)
+{
+	struct json_object *nodes = member(d, "nodes"), *funcs = member(d, "funcs");
+	struct json_object *strings = member(d, "strings"),
+			   *colours = member(member(d, "diff"), "rgb");
+
+	for (size_t i = 0; i < json_object_array_length(nodes) / 2; i++) {
+		int fn = json_object_get_int(json_object_array_get_idx(nodes, 2 * i + 1));
+		int s = json_object_get_int(json_object_array_get_idx(funcs, 4 * fn));
+
+		if (!strcmp(json_object_get_string(json_object_array_get_idx(strings, s)), name) &&
+		    (unsigned int)json_object_get_int(json_object_array_get_idx(colours, i)) == rgb)
+			return true;
+	}
+	return false;
+}
+
+/* Every frame of the differential SVG has its colour in the page too:
+ * "<title>NAME (base ...)</title><rect ... fill="rgb(R,G,B)"". */
+static void expect_svg_colours(const char *svg_path, struct json_object *d)
+{
+	char *svg = h_slurp(svg_path), *at = svg, name[256];
+	unsigned int r, g, b, frames = 0;
+
+	while ((at = strstr(at, "<title>"))) {
+		at += 7;
+		char *end = strstr(at, " (base"), *fill = strstr(at, "fill=\"rgb(");
+
+		if (!end || !fill || end - at >= (long)sizeof(name) || strchr(at, '<') < end)
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(end - at), at);
+		assert_int_equal(sscanf(fill, "fill=\"rgb(%u,%u,%u)", &r, &g, &b), 3);
+		if (!strcmp(name, "all"))
+			continue;
+		if (!page_has_frame(d, name, r << 16 | g << 8 | b))
+			fail_msg("the SVG's '%s' is rgb(%u,%u,%u); the page has no such frame",
+				 name, r, g, b);
+		frames++;
+	}
+	assert_true(frames > 3);
+	free(svg);
+}
+
+/* -o diff.html: the same verdict; the page's table is diff's, in its order
+ * (regressions first: checksum); its graph is coloured as the SVG's. */
+static void test_html_page(void **state)
+{
+	char base[4096], new[4096], svg[4096], html[4096];
+	struct json_object *d, *rows, *table, *json;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	snprintf(base, sizeof(base), "%s", h_path("pipeline-base.folded"));
+	snprintf(new, sizeof(new), "%s", h_path("pipeline-new.folded"));
+	snprintf(svg, sizeof(svg), "%s", h_path("pipeline-diff.svg"));
+	snprintf(html, sizeof(html), "%s", h_path("pipeline-diff.html"));
+	sample("pipeline", base);
+	sample("regressed/pipeline", new);
+	diff(&r, H_ARGV("-o", html, base, new));
+	expect_regression(&r, "sampled, -o html");
+	h_result_free(&r);
+	diff(&r, H_ARGV("-o", svg, "--top", "0", "--format", "json", base, new));
+	json = json_tokener_parse(r.out);
+	assert_non_null(json);
+	table = member(json, "functions");
+	h_result_free(&r);
+	d = page_data(html);
+	rows = member(member(d, "diff"), "funcs");
+	assert_int_equal(json_object_array_length(rows), json_object_array_length(table));
+	for (size_t i = 0; i < json_object_array_length(rows); i++)
+		assert_string_equal(json_object_get_string(json_object_array_get_idx(
+					    json_object_array_get_idx(rows, i), 0)),
+				    json_object_get_string(
+					    member(json_object_array_get_idx(table, i), "name")));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+				    json_object_array_get_idx(rows, 0), 0)),
+			    "checksum");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(
+				    json_object_array_get_idx(rows, 0), 5)),
+			    "REGRESSION");
+	expect_svg_colours(svg, d);
+	json_object_put(d);
+	json_object_put(json);
+}
+
 /* flamebpf -f ... -o OUT.json -- WORKLOAD SECONDS: every call, timed. */
 static void trace(const char *workload, const char *out)
 {
@@ -472,7 +575,7 @@ static void test_cli_bad_values(void **state)
 		{ "bad --fail-on regex '('", { "--fail-on", "(" } },
 		{ "bad --ignore regex '['", { "--ignore", "[" } },
 		{ "unknown format 'xml'", { "--format", "xml" } },
-		{ "'diff.txt' does not end in .svg", { "-o", "diff.txt" } },
+		{ "'diff.txt' ends in neither .svg nor .html", { "-o", "diff.txt" } },
 		{ "'--absolute=1'", { "--absolute=1" } },
 		{ "unknown option '--bogus'", { "--bogus" } },
 		{ "unknown option '-x'", { "-x" } },
@@ -802,6 +905,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_no_false_alarm, h_test_teardown),
 		cmocka_unit_test_teardown(test_regression_sampled, h_test_teardown),
+		cmocka_unit_test_teardown(test_html_page, h_test_teardown),
 		cmocka_unit_test_teardown(test_regression_traced, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_input, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_threshold, h_test_teardown),

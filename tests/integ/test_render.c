@@ -237,7 +237,7 @@ static void test_bad_inputs(void **state)
 
 	(void)state;
 	bad_text("garbage.folded", "this is not\na profile at all\n",
-		 "line 1: not a profile (folded stacks, perf script text or a chrome trace)");
+		 "line 1: not a profile (folded stacks, perf script text, a chrome trace or a flamebpf HTML report)");
 	bad_text("binary.perf",
 		 "\x7f"
 		 "ELF\x02\x01\x01\x00\x00\x00",

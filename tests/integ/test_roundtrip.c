@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * One capture written in several formats at once (-o repeated), then read
- * back with `flamebpf render`: the perf script and Chrome JSON of a capture
- * rendered to folded are its direct folded output, byte for byte, and
- * folded rendered to folded is itself.
+ * back with `flamebpf render`: the perf script, Chrome JSON and HTML report
+ * of a capture rendered to folded are its direct folded output, byte for
+ * byte, and folded rendered to folded is itself.
  */
 #include "harness.h"
 
@@ -23,28 +23,37 @@ static void expect_same_file(const char *a, const char *b)
 	free(y);
 }
 
-/* flamebpf render IN -o OUT, which must succeed. */
-static void render(const char *in, const char *out)
+/* flamebpf render IN -o OUT [OPTION], which must succeed. */
+static void render_with(const char *in, const char *out, const char *option)
 {
 	struct h_result r;
 
-	assert_int_equal(h_run(&r, 60, H_ARGV(h_flamebpf(), "render", in, "-o", out)), 0);
+	assert_int_equal(h_run(&r, 60,
+			       option ? H_ARGV(h_flamebpf(), "render", in, "-o", out, option)
+				      : H_ARGV(h_flamebpf(), "render", in, "-o", out)),
+			 0);
 	h_assert_status(&r, 0);
 	h_result_free(&r);
+}
+
+static void render(const char *in, const char *out)
+{
+	render_with(in, out, NULL);
 }
 
 /* Sampling: perf script and folded from one capture of cpu_tree. */
 static void test_sample_perf_to_folded(void **state)
 {
-	const char *folded = h_path("s.folded"), *perf = h_path("s.perf"),
-		   *back = h_path("s_back.folded"), *again = h_path("s_again.folded");
+	const char *folded = h_path("s.folded"), *perf = h_path("s.perf"), *html = h_path("s.html"),
+		   *back = h_path("s_back.folded"), *again = h_path("s_again.folded"),
+		   *from_html = h_path("s_html.folded");
 	struct h_result r;
 
 	(void)state;
 	require_bpf();
 	assert_int_equal(h_run(&r, 60,
-			       H_ARGV(h_flamebpf(), "-F", "999", "-o", folded, "-o", perf, "--",
-				      h_workload("cpu_tree"), "1")),
+			       H_ARGV(h_flamebpf(), "-F", "999", "-o", folded, "-o", perf, "-o",
+				      html, "--", h_workload("cpu_tree"), "1")),
 			 0);
 	h_assert_status(&r, 0);
 	if (!strstr(r.err, "lost: nothing"))
@@ -54,26 +63,56 @@ static void test_sample_perf_to_folded(void **state)
 	expect_same_file(folded, back);
 	render(folded, again);
 	expect_same_file(folded, again);
+	render(html, from_html);
+	expect_same_file(folded, from_html);
 }
 
 /* Uprobe mode: Chrome JSON (a call per event) and folded (self time per
  * path, summed in the kernel) from one capture of tracee. */
 static void test_trace_chrome_to_folded(void **state)
 {
-	const char *folded = h_path("t.folded"), *json = h_path("t.json"),
-		   *back = h_path("t_back.folded");
+	const char *folded = h_path("t.folded"), *json = h_path("t.json"), *html = h_path("t.html"),
+		   *back = h_path("t_back.folded"), *from_html = h_path("t_html.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(
+		h_run(&r, 60,
+		      H_ARGV(h_flamebpf(), "-f", "^(outer|inner)$", "-o", folded, "-o", json, "-o",
+			     html, "--", h_workload("tracee"), "nest", "2", "3", "5")),
+		0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	render(json, back);
+	expect_same_file(folded, back);
+	render(html, from_html);
+	expect_same_file(folded, from_html);
+}
+
+/* System-wide, roots COMM-PID: the HTML report of every process while
+ * cpu_tree runs, rendered with --pids, is the capture's folded output; and
+ * the page rendered to a page again still is. */
+static void test_system_html_to_folded(void **state)
+{
+	const char *folded = h_path("a.folded"), *html = h_path("a.html"),
+		   *back = h_path("a_back.folded"), *again = h_path("a_again.html"),
+		   *twice = h_path("a_twice.folded");
 	struct h_result r;
 
 	(void)state;
 	require_bpf();
 	assert_int_equal(h_run(&r, 60,
-			       H_ARGV(h_flamebpf(), "-f", "^(outer|inner)$", "-o", folded, "-o",
-				      json, "--", h_workload("tracee"), "nest", "2", "3", "5")),
+			       H_ARGV(h_flamebpf(), "-F", "999", "-a", "--pids", "-o", folded, "-o",
+				      html, "--", h_workload("cpu_tree"), "0.5")),
 			 0);
 	h_assert_status(&r, 0);
 	h_result_free(&r);
-	render(json, back);
+	render_with(html, back, "--pids");
 	expect_same_file(folded, back);
+	render(html, again);
+	render_with(again, twice, "--pids");
+	expect_same_file(folded, twice);
 }
 
 /* Several outputs: --format is for one, and stdout takes one. */
@@ -103,6 +142,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sample_perf_to_folded, h_test_teardown),
 		cmocka_unit_test_teardown(test_trace_chrome_to_folded, h_test_teardown),
+		cmocka_unit_test_teardown(test_system_html_to_folded, h_test_teardown),
 		cmocka_unit_test_teardown(test_outputs_usage, h_test_teardown),
 	};
 

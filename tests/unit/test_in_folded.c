@@ -96,7 +96,7 @@ static void test_not_a_profile(void **state)
 {
 	(void)state;
 	expect_error("hello world\nthis is text\n", NULL, -EINVAL,
-		     "line 1: not a profile (folded stacks, perf script text or a chrome trace)");
+		     "line 1: not a profile (folded stacks, perf script text, a chrome trace or a flamebpf HTML report)");
 	expect_error("\x7f"
 		     "ELF\x02\x01\x01",
 		     NULL, -EINVAL, "not a profile");

@@ -12,8 +12,11 @@
 //     spikes the darkest cells of their columns), a range selected by
 //     dragging (the first 2 s hold phase_a and no phase_b), hover, click
 //     zoom and reset, search with the matched share, the table's sorting,
-//     time off the CPU (build/workloads/offcpu) spread over the cells, and
-//     not one request beyond the page itself.
+//     time off the CPU (build/workloads/offcpu) spread over the cells, the
+//     view kept in the URL's hash, the sandwich of a function (cpu_tree's
+//     burn: its callers tree_a and tree_c), the process picker (a
+//     system-wide capture while cpu_tree runs), the diff page, the timeline
+//     of a thread (calls nested as they ran, samples merged into runs), and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -131,6 +134,12 @@ function fromPhases(base) {
 function fromOffcpu(base) {
 	flamebpf(["--off-cpu", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
 		  "--", OFFCPU, "12"]);
+}
+
+// Every process while cpu_tree runs (-a): a capture with several.
+function fromSystem(base) {
+	flamebpf(["-F", "999", "-a", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
+		  "--", WORKLOAD, "0.5"]);
 }
 
 function fromUprobes(base) {
@@ -508,7 +517,7 @@ async function checkSvgUrl(browser, port, set) {
 // Opens NAME.html as served; every request the page makes beyond its own
 // document is noted, and htmlDone() fails the test if there was one.
 // Dialogs (alert) are noted too, and dismissed.
-async function openHtml(browser, port, set) {
+async function openHtml(browser, port, set, hash = "") {
 	const page = await newPage(browser);
 	const url = `http://127.0.0.1:${port}/data/${set.name}.html`;
 	page.requests = [];
@@ -522,7 +531,7 @@ async function openHtml(browser, port, set) {
 			page.requests.push(r.url());
 	});
 	await page.setViewportSize({ width: 1300, height: 1000 });
-	await page.goto(url);
+	await page.goto(url + hash);
 	await page.waitForSelector("body[data-ready]");
 	return page;
 }
@@ -759,6 +768,265 @@ async function checkHtmlTable(browser, port, set) {
 	await htmlDone(page);
 }
 
+// What a user sees of the view: selection, frames, the search's share, the
+// controls.
+function htmlView(page) {
+	return page.evaluate(() => ({
+		selection: window.flamebpfReport.selection(),
+		frames: window.flamebpfReport.frames(),
+		matched: document.getElementById("matched").textContent,
+		search: document.getElementById("search").value,
+		rows: document.getElementById("rows").value,
+		icicle: document.getElementById("icicle").checked,
+	}));
+}
+
+// A selection, a zoom, a search, the rows and icicle land in the URL's
+// hash; the same URL in another tab, or a reload, shows the same view; a
+// hash that makes no sense opens the default view without an error;
+// "Whole capture" and the resets leave no hash.
+async function checkHtmlUrl(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const plain = await htmlView(page);
+	await page.selectOption("#rows", "25");
+	await dragCells(page, [0, 0], [0, 12]);
+	const t = htmlZoomTarget(await htmlFrames(page));
+	await page.mouse.click(...await frameCentre(page, t));
+	await page.fill("#search", searchTerm(set));
+	await page.press("#search", "Enter");
+	await page.check("#icicle");
+	const view = await htmlView(page), url = page.url();
+	assert.deepStrictEqual(view.selection, [0, 0.52e9]);
+	assert.match(new URL(url).hash, /^#sel=0-0\.52&rows=25&zoom=[^&]+&search=[^&]+&icicle=1$/);
+	assert.ok(view.frames.some((f) => f.parent), "not zoomed");
+	const other = await openHtml(browser, port, set, new URL(url).hash);
+	assert.deepStrictEqual(await htmlView(other), view, `opened at ${url}`);
+	await htmlDone(other);
+	await page.reload();
+	await page.waitForSelector("body[data-ready]");
+	assert.deepStrictEqual(await htmlView(page), view, "after a reload");
+	await page.click("#unzoom");
+	await page.click("#whole");
+	await page.click("#unsearch");
+	await page.selectOption("#rows", "50");
+	await page.uncheck("#icicle");
+	assert.strictEqual(new URL(page.url()).hash, "");
+	assert.deepStrictEqual(await htmlView(page), plain, "back to the default view");
+	await htmlDone(page);
+	const bad = await openHtml(browser, port, set, "#sel=2-1&rows=7&zoom=no;such&search=%E0%A4%A&icicle");
+	assert.deepStrictEqual(await htmlView(bad), plain, "a hash that makes no sense");
+	await htmlDone(bad);
+}
+
+// The sandwich a function should have, from the folded output: the
+// callers' paths (the function, its caller, ... the root) and the callees'
+// (the function, a callee, ...), each weighing the stacks through it; a
+// recursive function counts at its outermost call.
+function sandwichWant(set, name) {
+	const callers = new Map(), callees = new Map();
+	const add = (m, k, n) => m.set(k, (m.get(k) || 0) + n);
+	for (const [stack, n] of set.folded) {
+		const s = stack.split(";"), i = s.indexOf(name, 1);
+		if (i < 0)
+			continue;
+		for (let k = i; k >= 0; k--)
+			add(callers, s.slice(k, i + 1).reverse().join(";"), n);
+		for (let k = i; k < s.length; k++)
+			add(callees, s.slice(i, k + 1).join(";"), n);
+	}
+	return { callers, callees };
+}
+
+function sandwichGot(list) {
+	return new Map(list.map((t) => [t.path, t.w]));
+}
+
+async function treeFrameCentre(page, canvas, f) {
+	await page.evaluate(([c, y]) => {
+		const top = document.querySelector(c).getBoundingClientRect().top + window.scrollY;
+		window.scrollTo(0, top + y - window.innerHeight / 2);
+	}, [canvas, f.y]);
+	const b = await page.locator(canvas).boundingBox();
+	return [b.x + f.x + f.w / 2, b.y + f.y + 8];
+}
+
+// A click on a function in the table shows its sandwich: callers and
+// callees merged as the folded output has them (cpu_tree's burn: called by
+// tree_a, and by tree_c under tree_b); a click on a caller shows that
+// one's; a shift-click in the flame graph a frame's, without zooming; the
+// function is in the URL; Close hides it.
+async function checkHtmlSandwich(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	assert.ok(await page.isHidden("#sandwich"), "a sandwich before any was asked for");
+	const name = { uprobe: "burn", sampling: "burn", phases: "spike" }[set.name] ||
+	      (await tableNames(page))[0];
+	await page.locator("#functions tbody tr", { has: page.locator(`td.name[title="${name}"]`) })
+		.first().click();
+	assert.ok(await page.isVisible("#sandwich"));
+	assert.ok((await page.textContent("#sandwich-title")).startsWith(`Sandwich: ${name} (`));
+	const got = await page.evaluate(() => window.flamebpfReport.sandwich()), want = sandwichWant(set, name);
+	assert.strictEqual(got.name, name);
+	assert.deepStrictEqual(sandwichGot(got.callers), want.callers, "callers");
+	assert.deepStrictEqual(sandwichGot(got.callees), want.callees, "callees");
+	if (name === "burn") {
+		const callers = [...want.callers.keys()].filter((k) => k.split(";").length === 2);
+		assert.deepStrictEqual(callers.sort(), ["burn;tree_a", "burn;tree_c"]);
+		assert.ok(want.callers.has("burn;tree_c;tree_b"));
+	}
+	assert.match(new URL(page.url()).hash, new RegExp("fn=" + encodeURIComponent(name).replace(/[.*+?^$()[\]\\]/g, "\\$&") + "$"));
+	const caller = got.drawn.callers.find((f) => f.depth === 1);
+	assert.ok(caller, "no caller drawn");
+	assert.strictEqual(got.drawn.callees[0].name, name);
+	await page.mouse.click(...await treeFrameCentre(page, "#callers", caller));
+	assert.strictEqual((await page.evaluate(() => window.flamebpfReport.sandwich())).name, caller.name);
+	const t = htmlZoomTarget(await htmlFrames(page));
+	await page.keyboard.down("Shift");
+	await page.mouse.click(...await frameCentre(page, t));
+	await page.keyboard.up("Shift");
+	assert.strictEqual((await page.evaluate(() => window.flamebpfReport.sandwich())).name, t.name);
+	assert.ok(!(await htmlFrames(page)).some((f) => f.parent), "a shift-click zoomed");
+	await page.click("#unsandwich");
+	assert.ok(await page.isHidden("#sandwich"));
+	assert.ok(!/fn=/.test(page.url()));
+	await htmlDone(page);
+}
+
+// The processes of a set, from its --tids folded output: key (the pid, or
+// the name where the input had none) -> weight.
+function processWeights(set) {
+	const w = new Map();
+	for (const [root, stacks] of set.threads) {
+		const id = rootIds(root), key = id.pid === "?" ? id.comm : id.pid;
+		for (const n of stacks.values())
+			w.set(key, (w.get(key) || 0) + n);
+	}
+	return w;
+}
+
+// The picker lists every process, the heaviest first, with the folded
+// output's weight; choosing one gives a heatmap, graph and table of it
+// alone (its roots only, its weight, its cells adding up to it), kept in
+// the URL; "all" gives everything again.
+async function checkHtmlProcesses(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const want = processWeights(set), all = await page.evaluate(() => window.flamebpfReport.total());
+	const options = await page.$$eval("#process option", (os) => os.map((o) => o.value));
+	assert.strictEqual(options[0], "");
+	assert.deepStrictEqual(new Set(options.slice(1)), new Set(want.keys()));
+	const listed = await page.evaluate(() => window.flamebpfReport.processes());
+	const weights = options.slice(1).map((k) => listed.find((p) => p.key === k).weight);
+	assert.ok(weights.every((w, i) => !i || weights[i - 1] >= w), `not heaviest first: ${weights}`);
+	for (const key of options.slice(1, 3)) {
+		await page.selectOption("#process", key);
+		const total = await page.evaluate(() => window.flamebpfReport.total());
+		assert.strictEqual(total, want.get(key), `the weight of process ${key}`);
+		const name = listed.find((p) => p.key === key).name.replace(/ \(\d+\)$/, "");
+		const roots = new Set((await htmlFrames(page)).filter((f) => f.depth === 1).map((f) => f.name));
+		assert.deepStrictEqual([...roots], [name], `the roots of process ${key}`);
+		const heat = await page.evaluate(() => window.flamebpfReport.heat());
+		assert.strictEqual(heat.values.reduce((x, y) => x + y, 0), total, "its cells");
+		assert.match(new URL(page.url()).hash, new RegExp(`proc=${encodeURIComponent(key)}$`));
+	}
+	await page.reload();
+	await page.waitForSelector("body[data-ready]");
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.process()), options[2]);
+	assert.strictEqual(await page.inputValue("#process"), options[2]);
+	await page.selectOption("#process", "");
+	assert.strictEqual(await page.evaluate(() => window.flamebpfReport.total()), all);
+	assert.strictEqual(new URL(page.url()).hash, "");
+	await htmlDone(page);
+}
+
+// flamebpf diff -o diff.html of the data set against itself with one stack
+// grown tenfold: the page shows diff's table (that leaf first, grown), the
+// leaf's frame red and an unchanged root's grey, hover gives the base's
+// share and the change, no heatmap.
+async function checkHtmlDiff(browser, port, set) {
+	const lines = fs.readFileSync(set.base + ".folded", "utf8").trim().split("\n");
+	const grown = lines.map((l, i) => (i ? l : l.replace(/ (\d+)$/, (m, n) => " " + n * 10)));
+	const leaf = lines[0].replace(/ \d+$/, "").split(";").pop();
+	fs.writeFileSync(path.join(OUT, "grown.folded"), grown.join("\n") + "\n");
+	try {
+		flamebpf(["diff", "--threshold", "1000", set.base + ".folded", path.join(OUT, "grown.folded"),
+			  "-o", path.join(OUT, "diff.html")]);
+	} catch (e) {
+		assert.ok(e.status === 0 || e.status === 1, `diff exited ${e.status}: ${e.stderr}`);
+	}
+	const page = await openHtml(browser, port, { name: "diff" });
+	const rows = await page.evaluate(() => window.flamebpfReport.diff());
+	assert.strictEqual(rows[0][5], leaf, `first row ${rows[0]}`);
+	assert.match(rows[0][0], /^\+\d+\.\d pt$/);
+	assert.ok(await page.isHidden("#heat-section"), "a heatmap in a diff");
+	assert.match(await page.textContent("#title"), /^Differential flame graph/);
+	const frames = await htmlFrames(page);
+	const rgb = (f) => f.fill.match(/\d+/g).map(Number);
+	const red = frames.find((f) => f.name === leaf && rgb(f)[0] > rgb(f)[2] + 50);
+	assert.ok(red, `no red ${leaf}: ${JSON.stringify(frames.filter((f) => f.name === leaf))}`);
+	await page.mouse.move(...await frameCentre(page, red));
+	assert.match(await page.textContent("#details"), / base \d[\d,]* samples? \d+\.\d\d%, \+\d+\.\d\d points$/);
+	await htmlDone(page);
+}
+
+// The timeline of the heaviest thread. Traced calls (cpu_tree): a rect per
+// call, as many as the Chrome JSON has calls of the thread, burn nested in
+// tree_a or tree_c. Samples (phases): phase_a's runs, then from about 2 s
+// phase_b's. The thread and window are kept in the URL. The wheel zooms in around the mouse; Reset
+// zoom shows everything again.
+async function checkHtmlTimeline(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const tl = () => page.evaluate(() => window.flamebpfReport.timeline());
+	const all = await tl();
+	assert.ok(all.drawn.length > 0, "nothing drawn");
+	if (set.name === "uprobe") {
+		const trace = JSON.parse(fs.readFileSync(set.base + ".json", "utf8")).traceEvents;
+		const tid = await page.evaluate((t) => document.querySelector("#thread").selectedOptions[0]
+						.textContent.match(/\/(\d+):/)[1], all.thread);
+		const calls = trace.filter((e) => e.ph === "X" && String(e.tid) === tid &&
+					   e.name === "tree_a").length;
+		const rects = await page.evaluate(() => window.flamebpfReport.timeline());
+		assert.ok(calls > 0, `no tree_a calls of thread ${tid}`);
+		const narrow = rects.drawn.filter((r) => r.name === "tree_a").length;
+		assert.ok(narrow <= calls && narrow > 0, `${narrow} tree_a rects for ${calls} calls`);
+		for (const b of rects.drawn.filter((r) => r.name === "burn"))
+			assert.ok(rects.drawn.some((p) => (p.name === "tree_a" || p.name === "tree_c") &&
+						   p.depth === b.depth - 1 && p.from <= b.from && p.to >= b.to),
+				  `burn at ${b.from} not inside its caller`);
+	} else {
+		const a = all.drawn.filter((r) => r.name === "phase_a"), b = all.drawn.filter((r) => r.name === "phase_b");
+		assert.ok(a.length && b.length, `phase_a ${a.length}, phase_b ${b.length} runs`);
+		/* in time order (where time 0 falls depends on the start's speed) */
+		const lastA = Math.max(...a.map((r) => r.from)), firstB = Math.min(...b.map((r) => r.from));
+		assert.ok(lastA < firstB, `phase_a runs until ${lastA} ns, phase_b from ${firstB} ns`);
+		assert.ok(firstB > 1.5e9 && firstB < 2.5e9, `phase_b from ${firstB} ns`);
+		/* five samples' time at least (runs are short on a loaded machine) */
+		assert.ok(a.some((r) => r.to - r.from >= 5e6), "phase_a's samples not merged into runs");
+	}
+	const threads = await page.$$eval("#thread option", (os) => os.map((o) => o.value));
+	if (threads.length > 1)
+		await page.selectOption("#thread", threads[1]);
+	const box = await page.locator("#timeline").boundingBox();
+	await page.locator("#timeline").scrollIntoViewIfNeeded();
+	const b2 = await page.locator("#timeline").boundingBox();
+	await page.mouse.move(b2.x + box.width / 2, b2.y + 4);
+	await page.mouse.wheel(0, -300);
+	const zoomed = await tl();
+	assert.ok(zoomed.to - zoomed.from < 0.9 * (all.to - all.from), `not zoomed: ${zoomed.from}-${zoomed.to}`);
+	/* the window, and another thread, in the URL: a reload shows them */
+	await page.waitForFunction(() => /tl=/.test(location.hash));
+	const before = await tl();
+	await page.reload();
+	await page.waitForSelector("body[data-ready]");
+	const after = await tl();
+	assert.strictEqual(after.thread, before.thread, "the thread after a reload");
+	assert.ok(Math.abs(after.from - before.from) <= 1 && Math.abs(after.to - before.to) <= 1,
+		  `window ${before.from}-${before.to}, after a reload ${after.from}-${after.to}`);
+	await page.click("#timeline-reset");
+	const back = await tl();
+	assert.deepStrictEqual([back.from, back.to], [all.from, all.to]);
+	assert.ok(!/tl=/.test(page.url()), "the window still in the URL after Reset zoom");
+	await htmlDone(page);
+}
+
 // Time off the CPU is spread over the cells it lasted in: the cells add up
 // to the time of the events, which is the capture's (the stacks') unless a
 // record was lost; a selected range's flame graph weighs what its cells
@@ -875,6 +1143,10 @@ function tests(sets, chromium) {
 	const t = [];
 	for (const s of sets) {
 		const need = (f) => (b, p) => (s.skip ? Promise.reject(new Skip(s.skip)) : f(b, p, s));
+		if (s.name === "system") {
+			t.push([`html_processes_${s.name}`, need(checkHtmlProcesses)]);
+			continue;
+		}
 		if (s.name !== "phases" && s.name !== "offcpu") {
 			t.push([`speedscope_folded_${s.name}`, need(checkFolded)]);
 			if (s.name !== "uprobe")
@@ -891,12 +1163,21 @@ function tests(sets, chromium) {
 			t.push([`svg_url_state_${s.name}`, need(checkSvgUrl)]);
 		if (s.name !== "sampling")
 			for (const [what, fn] of [["hover", checkHtmlHover], ["zoom", checkHtmlZoom],
-						  ["search", checkHtmlSearch], ["table", checkHtmlTable]])
+						  ["search", checkHtmlSearch], ["table", checkHtmlTable],
+						  ["sandwich", checkHtmlSandwich]])
 				t.push([`html_${what}_${s.name}`, need(fn)]);
 		if (s.name === "data")
 			t.push([`html_offline_${s.name}`, need(checkHtmlOffline)]);
+		if (s.name === "data" || s.name === "phases")
+			t.push([`html_url_${s.name}`, need(checkHtmlUrl)]);
+		if (s.name === "data") {
+			t.push([`html_processes_${s.name}`, need(checkHtmlProcesses)]);
+			t.push([`html_diff_${s.name}`, need(checkHtmlDiff)]);
+		}
 		if (s.name === "offcpu")
 			t.push([`html_offcpu_${s.name}`, need(checkHtmlOffcpu)]);
+		if (s.name === "phases" || s.name === "uprobe")
+			t.push([`html_timeline_${s.name}`, need(checkHtmlTimeline)]);
 		if (s.name === "phases") {
 			t.push([`html_heatmap_${s.name}`, need(checkHtmlHeatmap)]);
 			t.push([`html_select_${s.name}`, need(checkHtmlSelect)]);
@@ -981,7 +1262,8 @@ async function main() {
 		      tryCapture("sampling", fromSampling, ".perf"),
 		      tryCapture("uprobe", fromUprobes, ".json"),
 		      tryCapture("phases", fromPhases, ".perf"),
-		      tryCapture("offcpu", fromOffcpu, ".perf")];
+		      tryCapture("offcpu", fromOffcpu, ".perf"),
+		      tryCapture("system", fromSystem, ".perf")];
 	const only = process.argv.slice(2);
 	const list = tests(sets, chromium).filter(([n]) => !only.length || only.includes(n));
 	const server = await serve();

@@ -10,8 +10,21 @@
 //     stacks' weights, when nothing is selected): hover, click to zoom,
 //     regex search with the matched share, reset; colours and names are the
 //     SVG's (the writer sends each name's colour);
+//   - the timeline of a thread (a flame chart): its traced calls as they
+//     ran, or its samples (blocks off the CPU) merged into runs, over the
+//     selection; the wheel zooms, a drag pans;
 //   - the functions of the selection by self and total, sortable;
-//   - the capture's metadata.
+//   - the sandwich of a function (a click in the table, a shift-click in
+//     the graph): its callers merged above it, its callees below;
+//   - the capture's metadata;
+//   - a process picker where the capture has several: the heatmap, graph
+//     and table of one process, or of all;
+//   - written by flamebpf diff (D.diff): the new profile's graph coloured
+//     by the change against the base, as the differential SVG colours it
+//     (red grew, blue shrank), and diff's table, regressions first;
+//   - the view (selection, rows, zoom, search, icicle, sandwich, process)
+//     in the URL's hash,
+//     so that a link or a reload opens the same view.
 // window.flamebpfReport gives what is drawn to scripts (the tests).
 "use strict";
 (function () {
@@ -25,7 +38,7 @@
 
 	var doc = document;
 	var D = JSON.parse(doc.getElementById("flamebpf-data").textContent);
-	var meta = D.meta, strings = D.strings;
+	var meta = D.meta, strings = D.strings, diff = D.diff || null;
 	var isNs = meta.unit === "ns";
 
 	// ---- the tables ----
@@ -88,6 +101,35 @@
 		stackWeight[i] = D.stacks[4 * i + 2];
 		/* 1, but a mean period where samples weigh theirs (render --period) */
 		sampleWeight[i] = D.stacks[4 * i + 3] > 0 ? stackWeight[i] / D.stacks[4 * i + 3] : 1;
+	}
+
+	// Processes: a stack belongs to its thread's (by pid; by name where the
+	// input had no pids). stackOn[s] says whether the chosen process (or
+	// all, procChosen -1) holds stack s.
+	var nthreads = D.threads.length / 4, procKeys = [], procOf = new Int32Array(nthreads);
+	var procName = [], procW = [];
+	(function () {
+		var index = {};
+		for (var t = 0; t < nthreads; t++) {
+			var pid = D.threads[4 * t], comm = strings[D.threads[4 * t + 2]];
+			var key = pid >= 0 ? "pid " + pid : "comm " + comm;
+			if (!(key in index)) {
+				index[key] = procKeys.length;
+				procKeys.push(pid >= 0 ? String(pid) : comm);
+				procName.push(pid >= 0 ? comm + " (" + pid + ")" : comm);
+				procW.push(0);
+			}
+			procOf[t] = index[key];
+		}
+		for (var j = 0; j < nstacks; j++)
+			procW[procOf[D.stacks[4 * j + 1]]] += stackWeight[j];
+	})();
+	var procChosen = -1, stackOn = new Uint8Array(nstacks).fill(1);
+
+	function chooseProcess(k) {
+		procChosen = k;
+		for (var j = 0; j < nstacks; j++)
+			stackOn[j] = k < 0 || procOf[D.stacks[4 * j + 1]] === k ? 1 : 0;
 	}
 
 	// Events, by time: each one's start in ns since the first, and its
@@ -167,13 +209,77 @@
 	function build() {
 		var root = doc.getElementById("report");
 		root.textContent = "";
-		doc.title = meta.title || "flamebpf: " + (meta.cmdline || what());
-		root.appendChild(el("h1", { id: "title" }, meta.title || "Flame graph: " + what()));
-		root.appendChild(el("div", { id: "subtitle" }, subtitle()));
-		buildHeat(root);
+		doc.title = meta.title || "flamebpf: " + (diff ? "diff " + diff.base + " " + diff.new :
+							   meta.cmdline || what());
+		root.appendChild(el("h1", { id: "title" }, meta.title ||
+				    (diff ? "Differential flame graph: " : "Flame graph: ") + what()));
+		root.appendChild(el("div", { id: "subtitle" }, diff ? diffSubtitle() : subtitle()));
+		/* a diff has no time axis: its graph is of the whole profiles */
+		var heatBox = el("div", { id: "heat-section" });
+		if (diff)
+			heatBox.setAttribute("hidden", "");
+		root.appendChild(heatBox);
+		buildHeat(heatBox);
 		buildFlame(root);
+		if (!diff && nev)
+			buildTimeline(root);
+		if (diff)
+			buildDiffTable(root);
 		buildTable(root);
+		buildSandwich(root);
 		buildMeta(root);
+	}
+
+	function diffSubtitle() {
+		return "base " + diff.base + " (" + fmtWeight(diff.totals[0]) + "), new " + diff.new +
+			" (" + fmtWeight(diff.totals[1]) + "): the new profile; red: a larger share " +
+			"than in the base, blue: a smaller one; frames only in the base are not drawn";
+	}
+
+	// diff's table, as it ordered it: regressions first.
+	function buildDiffTable(root) {
+		root.appendChild(el("h2", { id: "diff-title" }, "Changes, regressions first (" +
+				    diff.test + "; a regression grew by more than " + diff.threshold +
+				    (diff.absolute ? "%" : " points") + ")"));
+		var t = el("table", { id: "diff" }), head = el("tr");
+		["change", "incl% base", "incl% new", "p-value", "verdict", "function"].forEach(function (h) {
+			head.appendChild(el("th", { "class": h === "function" ? "name" : "" }, h));
+		});
+		var thead = el("thead");
+		thead.appendChild(head);
+		t.appendChild(thead);
+		ui.diffBody = el("tbody");
+		diff.funcs.forEach(function (row) {
+			ui.diffBody.appendChild(diffRow(row));
+		});
+		t.appendChild(ui.diffBody);
+		var box = el("div", { "class": "table-box" });
+		box.appendChild(t);
+		root.appendChild(box);
+		ui.diffBody.addEventListener("click", function (ev) {
+			var tr = ev.target.closest("tr"), f = tr ? funcNamed(tr.getAttribute("data-name")) : -1;
+			if (f < 0)
+				return;
+			search("^" + fname[f].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+			showSandwich(f);
+		});
+	}
+
+	function fmtChange(c) {
+		if (c === null)
+			return "new";
+		return (c >= 0 ? "+" : "") + c.toFixed(1) + (diff.absolute ? "%" : " pt");
+	}
+
+	function diffRow(row) {
+		var tr = el("tr", { "data-name": row[0], "class": row[5] === "REGRESSION" ? "regression" : "" });
+		tr.appendChild(el("td", {}, fmtChange(row[3])));
+		tr.appendChild(el("td", {}, row[1].toFixed(1) + "%"));
+		tr.appendChild(el("td", {}, row[2].toFixed(1) + "%"));
+		tr.appendChild(el("td", {}, row[4] >= 1 ? "-" : row[4] < 1e-16 ? "<1e-16" : row[4].toPrecision(2)));
+		tr.appendChild(el("td", {}, row[5]));
+		tr.appendChild(el("td", { "class": "name", title: row[0] }, row[0]));
+		return tr;
 	}
 
 	function subtitle() {
@@ -207,6 +313,8 @@
 			ui.rows.appendChild(o);
 		});
 		bar.appendChild(ui.rows);
+		if (procKeys.length > 1 && !diff)
+			buildPicker(bar);
 		ui.all = el("button", { id: "whole", type: "button" }, "Whole capture");
 		bar.appendChild(ui.all);
 		ui.selection = el("span", { id: "selection", "class": "info" });
@@ -227,6 +335,24 @@
 		ui.cellInfo = el("span", { id: "cell", "class": "info" });
 		scale.appendChild(ui.cellInfo);
 		root.appendChild(scale);
+	}
+
+	// The processes by weight, the heaviest first, after "all".
+	function buildPicker(bar) {
+		bar.appendChild(el("label", { "for": "process" }, "process"));
+		ui.process = el("select", { id: "process" });
+		ui.process.appendChild(el("option", { value: "" }, "all " + procKeys.length +
+					  " processes, " + fmtWeight(totalWeight)));
+		var order = procKeys.map(function (_, k) {
+			return k;
+		}).sort(function (a, b) {
+			return procW[b] - procW[a] || (procName[a] < procName[b] ? -1 : 1);
+		});
+		order.forEach(function (k) {
+			ui.process.appendChild(el("option", { value: procKeys[k] }, procName[k] + ": " +
+						  fmtWeight(procW[k]) + ", " + pct(procW[k], totalWeight)));
+		});
+		bar.appendChild(ui.process);
 	}
 
 	function buildFlame(root) {
@@ -273,18 +399,37 @@
 		root.appendChild(ui.tableNote);
 	}
 
+	function buildSandwich(root) {
+		ui.sandwich = el("section", { id: "sandwich", hidden: "" });
+		ui.sandwichTitle = el("h2", { id: "sandwich-title" });
+		ui.sandwich.appendChild(ui.sandwichTitle);
+		var bar = el("div", { "class": "bar" });
+		ui.unsandwich = el("button", { id: "unsandwich", type: "button" }, "Close");
+		bar.appendChild(ui.unsandwich);
+		bar.appendChild(el("span", { "class": "info" },
+				   "callers above (the function at the bottom), callees below; " +
+				   "a click on a frame shows its function's"));
+		ui.sandwich.appendChild(bar);
+		ui.sandwichDetails = el("div", { id: "sandwich-details", "class": "details" }, "\u00a0");
+		ui.sandwich.appendChild(ui.sandwichDetails);
+		ui.callers = el("canvas", { id: "callers" });
+		ui.callees = el("canvas", { id: "callees" });
+		ui.sandwich.appendChild(ui.callers);
+		ui.sandwich.appendChild(ui.callees);
+		root.appendChild(ui.sandwich);
+	}
+
 	function buildMeta(root) {
 		var sec = el("section", { id: "meta" });
 		sec.appendChild(el("h2", {}, "Capture"));
 		var dl = el("dl");
-		var nthreads = D.threads.length / 4;
 		[["command", meta.cmdline], ["mode", meta.mode], ["event", meta.event],
 		 ["frequency", meta.freq ? meta.freq + " Hz" : ""],
 		 ["duration", meta.secs > 0 ? meta.secs.toFixed(3) + " s" : ""],
 		 ["CPUs", meta.ncpus || ""], ["host", meta.host], ["kernel", meta.kernel],
 		 ["processes", String(meta.processes)], ["threads", String(nthreads)],
 		 [meta.mode === "trace" ? "calls" : meta.mode === "sample" ? "samples" : "events",
-		  fmtCount(nev)],
+		  nev || !diff ? fmtCount(nev) : ""],
 		 ["total", fmtWeight(totalWeight)],
 		 ["lost", meta.losses || "nothing"], ["written by", "flamebpf " + meta.flamebpf]]
 			.forEach(function (kv) {
@@ -326,6 +471,8 @@
 		var v = new Float64Array(cols * rows);
 		for (var j = 0; j < nev; j++) {
 			var c = Math.min(Math.floor(evTs[j] / step), v.length - 1);
+			if (!stackOn[evStack[j]])
+				continue;
 			if (!spread) {
 				v[c] += meta.mode === "trace" ? 1 : evW[j];
 				continue;
@@ -490,11 +637,35 @@
 		ui.all.addEventListener("click", function () {
 			select(null);
 		});
+		if (ui.process)
+			ui.process.addEventListener("change", function () {
+				setProcess(ui.process.value);
+				saveView();
+			});
 		ui.rows.addEventListener("change", function () {
-			heat.rows = +ui.rows.value;
-			computeHeat();
-			drawHeat();
+			setRows(+ui.rows.value);
+			saveView();
 		});
+	}
+
+	// The process of that key ("" or an unknown one: all of them); the
+	// zoomed frame may be another's, so the zoom is reset.
+	function setProcess(key) {
+		var k = procKeys.indexOf(key);
+		chooseProcess(k);
+		if (ui.process)
+			ui.process.value = k < 0 ? "" : key;
+		zoomed = N;
+		computeHeat();
+		drawHeat();
+		update();
+	}
+
+	function setRows(rows) {
+		heat.rows = rows;
+		ui.rows.value = String(rows);
+		computeHeat();
+		drawHeat();
 	}
 
 	function showCell(k) {
@@ -512,6 +683,7 @@
 		zoomed = N;
 		drawHeat();
 		update();
+		saveView();
 	}
 
 	// ---- the weights of the selection ----
@@ -524,7 +696,8 @@
 		selfW.fill(0);
 		if (!sel) {
 			for (var s = 0; s < nstacks; s++)
-				selfW[stackNode[s]] += stackWeight[s];
+				if (stackOn[s])
+					selfW[stackNode[s]] += stackWeight[s];
 		} else {
 			var from = spread ? sel[0] - maxDur : sel[0];
 			for (var j = lowerBound(from); j < nev && evTs[j] < sel[1]; j++) {
@@ -533,7 +706,8 @@
 					w = Math.max(0, Math.min(sel[1], evTs[j] + evDur[j]) - Math.max(sel[0], evTs[j]));
 				else if (evTs[j] < sel[0])
 					continue;
-				selfW[stackNode[evStack[j]]] += w;
+				if (stackOn[evStack[j]])
+					selfW[stackNode[evStack[j]]] += w;
 			}
 		}
 		totW.set(selfW);
@@ -564,7 +738,9 @@
 	}
 
 	function colorOf(n) {
-		return n === N ? "rgb(200,200,205)" : fcolor[nfunc[n]];
+		if (n === N)
+			return "rgb(200,200,205)";
+		return diff ? rgbString(diff.rgb[n]) : fcolor[nfunc[n]];
 	}
 
 	// The frames to draw: the zoomed one's ancestors at full width, then
@@ -673,7 +849,17 @@
 		s += " (" + fmtWeight(totW[n]) + ", " + pct(totW[n], all);
 		if (n !== N && fkind[nfunc[n]] !== KIND_ROOT && selfW[n] > 0)
 			s += "; self " + fmtWeight(selfW[n]);
-		return s + ")";
+		return s + ")" + (diff ? diffOf(n) : "");
+	}
+
+	// " base 1,234 samples 12.30%, +7.80 points", as the diff SVG says it.
+	function diffOf(n) {
+		var bw = n === N ? diff.totals[0] : diff.basew[n], now = totW[n] / (totW[N] || 1);
+		if (bw < 0)
+			return " base: none";
+		var then = bw / (diff.totals[0] || 1), c = 100 * (now - then);
+		return " base " + fmtWeight(bw) + " " + (100 * then).toFixed(2) + "%, " +
+			(c >= 0 ? "+" : "") + c.toFixed(2) + " points";
 	}
 
 	function flameEvents() {
@@ -692,13 +878,18 @@
 		});
 		ui.flame.addEventListener("click", function (ev) {
 			var f = frameAt(ev);
-			if (f)
+			if (f && ev.shiftKey && f.node !== N)
+				showSandwich(nfunc[f.node]);
+			else if (f)
 				zoom(f.node);
 		});
 		ui.unzoom.addEventListener("click", function () {
 			zoom(N);
 		});
-		ui.icicle.addEventListener("change", drawFlame);
+		ui.icicle.addEventListener("change", function () {
+			drawFlame();
+			saveView();
+		});
 		ui.search.addEventListener("keydown", function (ev) {
 			if (ev.key === "Enter")
 				search(ui.search.value);
@@ -720,6 +911,7 @@
 		window.addEventListener("resize", function () {
 			drawHeat();
 			drawFlame();
+			drawSandwich();
 		});
 	}
 
@@ -731,6 +923,7 @@
 			ui.unzoom.removeAttribute("disabled");
 		drawFlame();
 		showMatched();
+		saveView();
 	}
 
 	function search(term) {
@@ -746,6 +939,9 @@
 		}
 		repaint();
 		showMatched();
+		drawSandwich();
+		drawTimeline();
+		saveView();
 	}
 
 	// The weight under matching frames, a match inside another counted
@@ -875,8 +1071,173 @@
 		});
 		ui.tbody.addEventListener("click", function (ev) {
 			var tr = ev.target.closest("tr");
-			if (tr)
-				search("^" + fname[+tr.getAttribute("data-func")].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+			if (!tr)
+				return;
+			var f = +tr.getAttribute("data-func");
+			search("^" + fname[f].replace(/[.*+?^${}()|[\]\\]/g, "\\$&") + "$");
+			showSandwich(f);
+			ui.sandwich.scrollIntoView({ block: "nearest" });
+		});
+	}
+
+	// ---- the sandwich of a function ----
+
+	// Two trees rooted at the function: its callers (the paths to its
+	// calls, merged from the function up to the roots) and its callees
+	// (what it called, merged). A recursive function counts at its
+	// outermost call only, as the table's total does. Tree nodes are
+	// { f, w, kids: { func: node } }.
+	var sandwichFunc = -1, sandwichDrawn = { callers: [], callees: [] };
+
+	function treeKid(t, f) {
+		var k = t.kids[f];
+		if (!k)
+			k = t.kids[f] = { f: f, w: 0, kids: {} };
+		return k;
+	}
+
+	function mergeCallees(into, n) {
+		var stack = [into, n];
+		while (stack.length) {
+			var m = stack.pop(), t = stack.pop();
+			for (var c = childStart[m]; c < childStart[m + 1]; c++) {
+				var k = childList[c];
+				if (totW[k] <= 0)
+					continue;
+				var tk = treeKid(t, nfunc[k]);
+				tk.w += totW[k];
+				stack.push(tk, k);
+			}
+		}
+	}
+
+	function sandwichTrees(f) {
+		var callers = { f: f, w: 0, kids: {} }, callees = { f: f, w: 0, kids: {} };
+		var inside = new Uint8Array(N + 1); /* the node or a caller of it is f */
+		for (var n = 0; n < N; n++) {
+			inside[n] = inside[parent[n]] || nfunc[n] === f;
+			if (nfunc[n] !== f || inside[parent[n]] || totW[n] <= 0)
+				continue;
+			callers.w += totW[n];
+			callees.w += totW[n];
+			for (var a = parent[n], t = callers; a !== N; a = parent[a]) {
+				t = treeKid(t, nfunc[a]);
+				t.w += totW[n];
+			}
+			mergeCallees(callees, n);
+		}
+		return { callers: callers, callees: callees };
+	}
+
+	function kidsByName(t) {
+		return Object.keys(t.kids).map(function (k) {
+			return t.kids[k];
+		}).sort(function (a, b) {
+			return fname[a.f] < fname[b.f] ? -1 : fname[a.f] > fname[b.f] ? 1 : fkind[a.f] - fkind[b.f];
+		});
+	}
+
+	// Frames of a tree as the flame graph lays them out: {t, x, w, depth}.
+	function layoutTree(root, width) {
+		var out = [], stack = [root, 0, 0], scale = width / (root.w || 1);
+		while (stack.length) {
+			var d = stack.pop(), x = stack.pop(), t = stack.pop(), w = t.w * scale;
+			if (w < MIN_PX)
+				continue;
+			out.push({ t: t, x: x, w: w, depth: d });
+			var kids = kidsByName(t), cx = x, put = [];
+			kids.forEach(function (k) {
+				put.push([k, cx, d + 1]);
+				cx += k.w * scale;
+			});
+			for (var q = put.length - 1; q >= 0; q--)
+				stack.push(put[q][0], put[q][1], put[q][2]);
+		}
+		return out;
+	}
+
+	// Callers grow up from the function at the bottom; callees down.
+	function drawTree(cv, root, up) {
+		var frames = layoutTree(root, flameW), deepest = 0;
+		frames.forEach(function (f) {
+			deepest = Math.max(deepest, f.depth);
+		});
+		var h = (deepest + 1) * FRAME_H + 2, ctx = fitCanvas(cv, flameW, h);
+		ctx.font = FONT;
+		ctx.textBaseline = "middle";
+		frames.forEach(function (f) {
+			f.y = up ? h - 2 - (f.depth + 1) * FRAME_H : f.depth * FRAME_H;
+			paintTreeFrame(ctx, f);
+		});
+		return frames;
+	}
+
+	function paintTreeFrame(ctx, f) {
+		ctx.fillStyle = matchesFunc(f.t.f) ? HIGHLIGHT : fcolor[f.t.f];
+		ctx.fillRect(f.x, f.y, Math.max(f.w - 0.5, 0.3), FRAME_H - 1);
+		var fit = Math.floor((f.w - 6) / CHAR_W);
+		if (fit >= 3) {
+			var s = fname[f.t.f];
+			if (s.length > fit)
+				s = s.slice(0, fit - 2) + "..";
+			ctx.fillStyle = "black";
+			ctx.fillText(s, f.x + 3, f.y + FRAME_H / 2);
+		}
+	}
+
+	function matchesFunc(f) {
+		return searchRe !== null && searchRe.test(fname[f]);
+	}
+
+	function showSandwich(f) {
+		sandwichFunc = f;
+		drawSandwich();
+		saveView();
+	}
+
+	function drawSandwich() {
+		if (sandwichFunc < 0) {
+			ui.sandwich.setAttribute("hidden", "");
+			return;
+		}
+		ui.sandwich.removeAttribute("hidden");
+		var trees = sandwichTrees(sandwichFunc), w = trees.callers.w;
+		ui.sandwichTitle.textContent = "Sandwich: " + fname[sandwichFunc] + " (" + fmtWeight(w) +
+			", " + pct(w, totW[N]) + " of the " + (sel ? "selection" : "whole capture") + ")";
+		sandwichDrawn.callers = drawTree(ui.callers, trees.callers, true);
+		sandwichDrawn.callees = drawTree(ui.callees, trees.callees, false);
+		sandwichDrawn.trees = trees;
+	}
+
+	function treeFrameAt(cv, frames, ev) {
+		var b = cv.getBoundingClientRect(), x = ev.clientX - b.left, y = ev.clientY - b.top;
+		for (var k = 0; k < frames.length; k++) {
+			var f = frames[k];
+			if (y >= f.y && y < f.y + FRAME_H && x >= f.x && x < f.x + f.w)
+				return f;
+		}
+		return null;
+	}
+
+	function describeTree(f) {
+		return fname[f.t.f] + " (" + fmtWeight(f.t.w) + ", " + pct(f.t.w, totW[N]) + ")";
+	}
+
+	function sandwichEvents() {
+		[["callers", ui.callers], ["callees", ui.callees]].forEach(function (pair) {
+			var cv = pair[1];
+			cv.addEventListener("mousemove", function (ev) {
+				var f = treeFrameAt(cv, sandwichDrawn[pair[0]], ev);
+				ui.sandwichDetails.textContent = f ? describeTree(f) : "\u00a0";
+			});
+			cv.addEventListener("click", function (ev) {
+				var f = treeFrameAt(cv, sandwichDrawn[pair[0]], ev);
+				if (f && f.t.f !== sandwichFunc)
+					showSandwich(f.t.f);
+			});
+		});
+		ui.unsandwich.addEventListener("click", function () {
+			showSandwich(-1);
 		});
 	}
 
@@ -891,12 +1252,391 @@
 		else
 			ui.selection.textContent = "whole capture, " + fmtWeight(total) +
 				" (click or drag to select a range)";
-		doc.getElementById("flame-title").textContent = "Flame graph of the " +
-			(sel ? "selection" : "whole capture");
+		doc.getElementById("flame-title").textContent = diff ?
+			"Flame graph of the new profile, coloured by the change" :
+			"Flame graph of the " + (sel ? "selection" : "whole capture");
 		ui.details.textContent = total > 0 ? "\u00a0" : "nothing in the selected range";
 		zoom(zoomed);
 		tabulate();
 		drawTable();
+		drawSandwich();
+		if (ui.timeline)
+			resetTimeline();
+	}
+
+	// ---- the view in the URL ----
+
+	// "#sel=FROM-TO&rows=R&zoom=ROOT;F;G&search=RE&icicle=1&fn=F&proc=PID
+	// &thread=TID&tl=FROM-TO": the
+	// selection in seconds since the first event, the zoomed frame by its
+	// path of names, the sandwich's function, the process by its pid (by
+	// name where there were none), the timeline's thread by its tid and its
+	// window. replaceState: a view is no new history entry, and no request.
+	var viewReady = false;
+
+	function nodePath(n) {
+		var names = [];
+		for (; n !== N; n = parent[n])
+			names.push(nameOf(n));
+		return names.reverse().join(";");
+	}
+
+	function nodeAt(path) {
+		var n = N, names = path.split(";");
+		for (var k = 0; k < names.length && n >= 0; k++) {
+			var next = -1;
+			for (var c = childStart[n]; c < childStart[n + 1] && next < 0; c++)
+				if (nameOf(childList[c]) === names[k])
+					next = childList[c];
+			n = next;
+		}
+		return n < 0 ? N : n;
+	}
+
+	function saveView() {
+		if (!viewReady)
+			return;
+		var q = [];
+		if (sel)
+			q.push("sel=" + sel[0] / 1e9 + "-" + sel[1] / 1e9);
+		if (heat.rows !== 50)
+			q.push("rows=" + heat.rows);
+		if (zoomed !== N)
+			q.push("zoom=" + encodeURIComponent(nodePath(zoomed)));
+		if (ui.search.value)
+			q.push("search=" + encodeURIComponent(ui.search.value));
+		if (ui.icicle.checked)
+			q.push("icicle=1");
+		if (sandwichFunc >= 0)
+			q.push("fn=" + encodeURIComponent(fname[sandwichFunc]));
+		if (procChosen >= 0)
+			q.push("proc=" + encodeURIComponent(procKeys[procChosen]));
+		if (ui.thread && ui.thread.selectedIndex > 0)
+			q.push("thread=" + D.threads[4 * tl.thread + 1]);
+		if (ui.timeline && tl.zoomed)
+			q.push("tl=" + tl.from / 1e9 + "-" + tl.to / 1e9);
+		var hash = q.length ? "#" + q.join("&") : "";
+		if (hash !== location.hash)
+			history.replaceState(null, "", hash || location.pathname + location.search);
+	}
+
+	function readView() {
+		var v = {};
+		location.hash.replace(/^#/, "").split("&").forEach(function (kv) {
+			var eq = kv.indexOf("=");
+			if (eq > 0) {
+				try {
+					v[kv.slice(0, eq)] = decodeURIComponent(kv.slice(eq + 1));
+				} catch (e) {
+					/* a mangled value: that part of the view is not restored */
+				}
+			}
+		});
+		return v;
+	}
+
+	// A function of that name, -1 if none; a root only where no function is.
+	function funcNamed(name) {
+		var found = -1;
+		for (var f = 0; f < nfuncs; f++)
+			if (fname[f] === name && (found < 0 || fkind[found] === KIND_ROOT))
+				found = f;
+		return found;
+	}
+
+	function parseSel(s) {
+		var m = /^(\d+(?:\.\d+)?)-(\d+(?:\.\d+)?)$/.exec(s || "");
+		if (!m || +m[2] <= +m[1])
+			return null;
+		return [Math.round(m[1] * 1e9), Math.round(m[2] * 1e9)];
+	}
+
+	// The thread by its tid, the window in seconds, as saveView writes them.
+	function loadTimeline(v) {
+		if (!ui.timeline)
+			return;
+		var opts = ui.thread.options, win = parseSel(v.tl);
+		for (var k = 0; k < opts.length; k++)
+			if (String(D.threads[4 * +opts[k].value + 1]) === v.thread && +opts[k].value !== tl.thread) {
+				ui.thread.selectedIndex = k;
+				setThread(+opts[k].value);
+			}
+		if (win) {
+			tl.from = win[0];
+			tl.to = win[1];
+			tl.zoomed = true;
+			drawTimeline();
+		}
+	}
+
+	// Applies the hash's view; what it lacks or gets wrong is the default.
+	function loadView() {
+		var v = readView(), rows = +v.rows;
+		viewReady = false;
+		var k = procKeys.indexOf(v.proc || "");
+		chooseProcess(k);
+		if (ui.process)
+			ui.process.value = k < 0 ? "" : v.proc;
+		setRows(ROW_CHOICES.indexOf(rows) >= 0 ? rows : 50);
+		ui.icicle.checked = v.icicle === "1";
+		sel = parseSel(v.sel);
+		zoomed = v.zoom ? nodeAt(v.zoom) : N;
+		sandwichFunc = v.fn ? funcNamed(v.fn) : -1;
+		drawHeat();
+		update();
+		search(v.search || "");
+		loadTimeline(v);
+		viewReady = true;
+	}
+
+	function treeFrame(f) {
+		return { name: fname[f.t.f], x: f.x, y: f.y, w: f.w, depth: f.depth };
+	}
+
+	function treeList(root) {
+		var out = [], stack = [root, fname[root.f]];
+		while (stack.length) {
+			var p = stack.pop(), t = stack.pop();
+			out.push({ path: p, w: t.w });
+			kidsByName(t).forEach(function (k) {
+				stack.push(k, p + ";" + fname[k.f]);
+			});
+		}
+		return out;
+	}
+
+	// ---- the timeline of a thread (flame chart) ----
+
+	// Rectangles {node, from, to, depth}, by start: a traced call from its
+	// start to its end at its depth; samples (and blocks off the CPU) of
+	// the same call path at a depth, one after the other, merged into one,
+	// a sample lasting until the thread's next one, at most a period.
+	var TL_H = 16, tl = { thread: -1, rects: [], from: 0, to: 1, drawn: [] };
+	var samplePeriod = meta.freq > 0 ? 1e9 / meta.freq : 0;
+
+	function threadWeights() {
+		var w = new Float64Array(nthreads);
+		for (var j = 0; j < nstacks; j++)
+			w[D.stacks[4 * j + 1]] += stackWeight[j];
+		return w;
+	}
+
+	function buildTimeline(root) {
+		root.appendChild(el("h2", { id: "timeline-title" }, "Timeline of a thread"));
+		var bar = el("div", { "class": "bar" });
+		bar.appendChild(el("label", { "for": "thread" }, "thread"));
+		ui.thread = el("select", { id: "thread" });
+		var w = threadWeights(), order = [];
+		for (var t = 0; t < nthreads; t++)
+			if (w[t] > 0)
+				order.push(t);
+		order.sort(function (a, b) {
+			return w[b] - w[a] || a - b;
+		});
+		order.forEach(function (t) {
+			ui.thread.appendChild(el("option", { value: t }, threadName(t) + ": " + fmtWeight(w[t])));
+		});
+		bar.appendChild(ui.thread);
+		ui.tlReset = el("button", { id: "timeline-reset", type: "button" }, "Reset zoom");
+		bar.appendChild(ui.tlReset);
+		bar.appendChild(el("span", { "class": "info" }, "the wheel zooms, a drag pans"));
+		root.appendChild(bar);
+		ui.tlDetails = el("div", { id: "timeline-details", "class": "details" }, "\u00a0");
+		root.appendChild(ui.tlDetails);
+		ui.tlBox = el("div", { id: "timeline-box" });
+		ui.timeline = el("canvas", { id: "timeline" });
+		ui.tlBox.appendChild(ui.timeline);
+		root.appendChild(ui.tlBox);
+	}
+
+	function threadName(t) {
+		var pid = D.threads[4 * t], comm = strings[D.threads[4 * t + 2]];
+		var tcomm = strings[D.threads[4 * t + 3]];
+		return (tcomm && tcomm !== comm ? comm + "/" + tcomm : comm) + " " +
+			(pid >= 0 ? pid + "/" : "") + D.threads[4 * t + 1];
+	}
+
+	function threadEvents(t) {
+		var out = [];
+		for (var j = 0; j < nev; j++)
+			if (D.stacks[4 * evStack[j] + 1] === t)
+				out.push(j);
+		return out;
+	}
+
+	function callRects(evs) {
+		return evs.map(function (j) {
+			var n = stackNode[evStack[j]];
+			return { node: n, from: evTs[j], to: evTs[j] + evDur[j], depth: depth[n] - 2 };
+		});
+	}
+
+	// The path of node n below its root: [depth 0 node, depth 1 node, ...].
+	function pathOf(n) {
+		var p = [];
+		for (; parent[n] !== N; n = parent[n])
+			p.push(n);
+		return p.reverse();
+	}
+
+	// A sample's period: the capture's, else the thread's median gap.
+	function periodOf(evs) {
+		if (samplePeriod > 0 || evs.length < 2)
+			return samplePeriod || 1e6;
+		var gaps = [];
+		for (var k = 1; k < evs.length && gaps.length < 10000; k++)
+			gaps.push(evTs[evs[k]] - evTs[evs[k - 1]]);
+		gaps.sort(function (x, y) {
+			return x - y;
+		});
+		return gaps[gaps.length >> 1] || 1e6;
+	}
+
+	// As the Chrome JSON output draws samples: each lasts its period (never
+	// past the next one), and a frame goes on through up to two idle
+	// periods; a block off the CPU lasts its time, and only a block right
+	// after it goes on with its frames.
+	function sampleRects(evs) {
+		var rects = [], open = [], period = periodOf(evs);
+		var gap = meta.mode === "off-cpu" ? 1 : 2 * period;
+		evs.forEach(function (j, k) {
+			var end = evTs[j] + (spread ? evDur[j] : period), path = pathOf(stackNode[evStack[j]]);
+			if (k + 1 < evs.length && evTs[evs[k + 1]] < end)
+				end = evTs[evs[k + 1]];
+			end = Math.max(end, evTs[j] + 1);
+			for (var d = 0; d < Math.max(path.length, open.length); d++) {
+				var o = open[d];
+				if (o && d < path.length && o.node === path[d] && evTs[j] <= o.to + gap) {
+					o.to = Math.max(o.to, end);
+					continue;
+				}
+				for (var e = d; e < open.length; e++)
+					rects.push(open[e]);
+				open.length = d;
+				for (; d < path.length; d++)
+					open.push({ node: path[d], from: evTs[j], to: end, depth: d });
+				break;
+			}
+		});
+		return rects.concat(open).sort(function (a, b) {
+			return a.from - b.from || a.depth - b.depth;
+		});
+	}
+
+	function setThread(t) {
+		tl.thread = t;
+		var evs = threadEvents(t);
+		tl.rects = meta.mode === "trace" ? callRects(evs) : sampleRects(evs);
+		resetTimeline();
+	}
+
+	// The selection's time, or all of it.
+	function resetTimeline() {
+		tl.from = sel ? sel[0] : 0;
+		tl.to = sel ? sel[1] : Math.max(span, 1);
+		tl.zoomed = false;
+		drawTimeline();
+	}
+
+	// The window in the URL once the wheel or a drag rests: browsers
+	// refuse a flood of history updates.
+	var tlSave = 0;
+
+	function saveTimeline() {
+		tl.zoomed = true;
+		clearTimeout(tlSave);
+		tlSave = setTimeout(saveView, 300);
+	}
+
+	function drawTimeline() {
+		if (!ui.timeline)
+			return;
+		var w = pageWidth(), scale = w / (tl.to - tl.from), deepest = 0;
+		tl.drawn = [];
+		tl.rects.forEach(function (r) {
+			if (r.to < tl.from || r.from > tl.to || r.depth < 0)
+				return;
+			var x0 = Math.max(0, (r.from - tl.from) * scale), x1 = Math.min(w, (r.to - tl.from) * scale);
+			if (x1 - x0 < MIN_PX)
+				return;
+			tl.drawn.push({ r: r, x: x0, w: x1 - x0, y: r.depth * TL_H });
+			deepest = Math.max(deepest, r.depth);
+		});
+		var ctx = fitCanvas(ui.timeline, w, (deepest + 1) * TL_H + 2);
+		ctx.font = FONT;
+		ctx.textBaseline = "middle";
+		tl.drawn.forEach(function (f) {
+			ctx.fillStyle = matches(f.r.node) ? HIGHLIGHT : colorOf(f.r.node);
+			ctx.fillRect(f.x, f.y, Math.max(f.w - 0.5, 0.3), TL_H - 1);
+			var fit = Math.floor((f.w - 6) / CHAR_W), s = nameOf(f.r.node);
+			if (fit >= 3) {
+				ctx.fillStyle = "black";
+				ctx.fillText(s.length > fit ? s.slice(0, fit - 2) + ".." : s, f.x + 3, f.y + TL_H / 2);
+			}
+		});
+		ui.timeline.dataset.from = tl.from;
+		ui.timeline.dataset.to = tl.to;
+	}
+
+	function timelineAt(ev) {
+		var b = ui.timeline.getBoundingClientRect(), x = ev.clientX - b.left, y = ev.clientY - b.top;
+		for (var k = tl.drawn.length - 1; k >= 0; k--) {
+			var f = tl.drawn[k];
+			if (x >= f.x && x < f.x + f.w && y >= f.y && y < f.y + TL_H)
+				return f.r;
+		}
+		return null;
+	}
+
+	// Zooms by factor around time t (ns), within the capture.
+	function zoomTimeline(t, factor) {
+		var len = Math.max((tl.to - tl.from) * factor, 1000);
+		var from = t - (t - tl.from) * len / (tl.to - tl.from);
+		tl.from = Math.max(0, from);
+		tl.to = tl.from + len;
+		drawTimeline();
+		saveTimeline();
+	}
+
+	function timelineEvents() {
+		if (!ui.timeline)
+			return;
+		var pan = null;
+		ui.thread.addEventListener("change", function () {
+			setThread(+ui.thread.value);
+			saveView();
+		});
+		ui.tlReset.addEventListener("click", function () {
+			resetTimeline();
+			saveView();
+		});
+		ui.timeline.addEventListener("wheel", function (ev) {
+			var b = ui.timeline.getBoundingClientRect();
+			ev.preventDefault();
+			zoomTimeline(tl.from + (ev.clientX - b.left) / b.width * (tl.to - tl.from),
+				     ev.deltaY < 0 ? 0.8 : 1.25);
+		}, { passive: false });
+		ui.timeline.addEventListener("mousedown", function (ev) {
+			pan = { x: ev.clientX, from: tl.from, to: tl.to };
+		});
+		window.addEventListener("mouseup", function () {
+			pan = null;
+		});
+		ui.timeline.addEventListener("mousemove", function (ev) {
+			if (pan) {
+				var dt = (pan.x - ev.clientX) / ui.timeline.getBoundingClientRect().width *
+					(pan.to - pan.from);
+				dt = Math.max(dt, -pan.from);
+				tl.from = pan.from + dt;
+				tl.to = pan.to + dt;
+				drawTimeline();
+				saveTimeline();
+				return;
+			}
+			var r = timelineAt(ev);
+			ui.tlDetails.textContent = r ? nameOf(r.node) + " (from " + (r.from / 1e9).toFixed(6) +
+				" s, " + fmtNs(r.to - r.from) + ")" : "\u00a0";
+		});
 	}
 
 	// For scripts and tests: what is drawn, and the data behind it.
@@ -919,6 +1659,47 @@
 		},
 		select: select,
 		search: search,
+		// The timeline: its thread, window (ns) and the rectangles drawn
+		// ({name, from, to, depth}); with a thread index, shows that one's.
+		timeline: function (t) {
+			if (t !== undefined)
+				setThread(t);
+			return { thread: tl.thread, from: tl.from, to: tl.to, drawn: tl.drawn.map(function (f) {
+				return { name: nameOf(f.r.node), from: f.r.from, to: f.r.to, depth: f.r.depth,
+					 x: f.x, y: f.y, w: f.w };
+			}) };
+		},
+		// diff's rows as the page shows them, or null for no diff.
+		diff: function () {
+			return diff && Array.prototype.map.call(ui.diffBody.rows, function (tr) {
+				return Array.prototype.map.call(tr.cells, function (td) {
+					return td.textContent;
+				});
+			});
+		},
+		// [{key, name, weight}] of the picker, and the chosen one's key or null.
+		processes: function () {
+			return procKeys.map(function (key, k) {
+				return { key: key, name: procName[k], weight: procW[k] };
+			});
+		},
+		process: function () {
+			return procChosen < 0 ? null : procKeys[procChosen];
+		},
+		// The sandwich shown ({name, callers, callees}: each tree's nodes as
+		// {path: names from the function, w}, drawn or not), or null; with
+		// a name, shows that function's first.
+		sandwich: function (name) {
+			if (name !== undefined)
+				showSandwich(funcNamed(name));
+			if (sandwichFunc < 0)
+				return null;
+			var trees = sandwichTrees(sandwichFunc);
+			return { name: fname[sandwichFunc], callers: treeList(trees.callers),
+				 callees: treeList(trees.callees),
+				 drawn: { callers: sandwichDrawn.callers.map(treeFrame),
+					  callees: sandwichDrawn.callees.map(treeFrame) } };
+		},
 		zoomTo: function (name) {
 			for (var k = 0; k < drawn.length; k++)
 				if (nameOf(drawn[k].node) === name)
@@ -927,12 +1708,15 @@
 	};
 
 	build();
-	computeHeat();
 	heatEvents();
 	flameEvents();
 	tableEvents();
-	drawHeat();
-	update();
+	sandwichEvents();
+	timelineEvents();
+	if (ui.thread && ui.thread.options.length)
+		setThread(+ui.thread.value);
+	loadView();
+	window.addEventListener("hashchange", loadView);
 	window.flamebpfReport.readyMs = performance.now();
 	doc.body.setAttribute("data-ready", "1");
 })();
