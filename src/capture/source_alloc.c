@@ -11,6 +11,7 @@
 #include "privileges.h"
 #include "sampler.h"
 #include "source.h"
+#include "targets.h"
 #include "summary.h"
 
 /* Live allocations kept at most (about 100 bytes each, allocated as they
@@ -37,26 +38,6 @@ static int add_pid(void *impl, pid_t pid)
 
 /* The target's executable and libraries: a COMMAND's as ld.so will load
  * them, a process's as it maps them now. */
-static int target_binaries(const struct alloc_source *as, struct binaries *out)
-{
-	const struct source_opts *o = as->o;
-	int err = 0;
-
-	for (size_t i = 0; i < o->npids && !err; i++) {
-		struct binaries one = {};
-
-		err = binaries__of_pid(o->pids[i], &one);
-		for (size_t j = 0; !err && j < one.n; j++)
-			err = binaries__add(out, &one.v[j]);
-		binaries__free(&one);
-		if (err)
-			p_err("cannot read the mappings of process %d: %s", o->pids[i],
-			      strerror(-err));
-	}
-	if (!err && o->command && (err = binaries__of_command(o->command[0], out)))
-		p_err("cannot find the binaries of '%s': %s", o->command[0], strerror(-err));
-	return err;
-}
 
 /* One process: probes in it alone. A COMMAND: its libraries in it, its
  * program in every process (its children run it; the BPF filter keeps
@@ -66,7 +47,7 @@ static int attach_probes(struct alloc_source *as)
 	struct alloc_target t = { .pid = as->o->npids == 1 ? as->o->pids[0] : as->cmd_pid,
 				  .exe_everywhere = as->o->command != NULL };
 	struct binaries bins = {};
-	int enter_fd, exit_fd, err = target_binaries(as, &bins);
+	int enter_fd, exit_fd, err = targets__of(as->o, &bins);
 
 	if (err)
 		goto out;

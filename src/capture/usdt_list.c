@@ -15,8 +15,10 @@ bool usdt_list__is(const char *spec)
 	return !strncmp(spec, "usdt:", 5);
 }
 
-int usdt_list__binaries(const struct source_opts *o, const char *spec, struct binaries *bins,
-			char **regex)
+/* The binaries of spec into bins, its regex (NULL for all; malloc'd) into
+ * *regex. */
+static int binaries_of(const struct source_opts *o, const char *spec, struct binaries *bins,
+		       char **regex)
 {
 	const char *rest = spec + 5, *colon = strchr(rest, ':');
 	struct binaries target = {};
@@ -42,6 +44,30 @@ int usdt_list__binaries(const struct source_opts *o, const char *spec, struct bi
 	return err;
 }
 
+int usdt_list__select(const struct source_opts *o, const char *spec, struct usdt_select *sel)
+{
+	int err;
+
+	memset(sel, 0, sizeof(*sel));
+	err = binaries_of(o, spec, &sel->bins, &sel->regex);
+	if (!err && sel->regex && regcomp(&sel->re, sel->regex, REG_EXTENDED | REG_NOSUB)) {
+		p_err("invalid regular expression '%s'", sel->regex);
+		err = -EINVAL;
+	} else if (!err && sel->regex) {
+		sel->has_re = true;
+	}
+	return err;
+}
+
+void usdt_list__select_free(struct usdt_select *sel)
+{
+	if (sel->has_re)
+		regfree(&sel->re);
+	free(sel->regex);
+	binaries__free(&sel->bins);
+	memset(sel, 0, sizeof(*sel));
+}
+
 /* Returns how many it printed. */
 static size_t print_probes(const struct target_binary *b, const struct usdt_probes *ps,
 			   const regex_t *re)
@@ -63,41 +89,31 @@ static size_t print_probes(const struct target_binary *b, const struct usdt_prob
 
 int usdt_list__print(const struct source_opts *o, const char *spec)
 {
-	struct binaries bins = {};
+	struct usdt_select sel;
+	const struct binaries *bins = &sel.bins;
 	size_t printed = 0;
-	char *regex;
-	regex_t re;
-	int err = usdt_list__binaries(o, spec, &bins, &regex);
+	int err = usdt_list__select(o, spec, &sel);
 
-	if (!err && regex && regcomp(&re, regex, REG_EXTENDED | REG_NOSUB)) {
-		p_err("invalid regular expression '%s'", regex);
-		free(regex);
-		regex = NULL;
-		err = -EINVAL;
-	}
-	for (size_t i = 0; i < bins.n && !err; i++) {
+	for (size_t i = 0; i < bins->n && !err; i++) {
 		struct usdt_probes ps = {};
-		int rerr = usdt__read(bins.v[i].open_path, &ps);
+		int rerr = usdt__read(bins->v[i].open_path, &ps);
 
 		if (rerr == -ENOMEM)
 			err = rerr;
 		else if (rerr)
-			p_err("cannot read the probes of '%s': %s", bins.v[i].path,
+			p_err("cannot read the probes of '%s': %s", bins->v[i].path,
 			      rerr == -ENOEXEC ? "not ELF, or malformed notes" : strerror(-rerr));
 		else
-			printed += print_probes(&bins.v[i], &ps, regex ? &re : NULL);
+			printed += print_probes(&bins->v[i], &ps, sel.has_re ? &sel.re : NULL);
 		usdt__free(&ps);
 	}
 	if (!err && !printed) {
-		p_err("no USDT probe%s%s in %s%s", regex ? " matches " : "", regex ? regex : "",
-		      bins.n == 1 ? bins.v[0].path : "the target's binaries",
-		      bins.n == 1 ? "" : " (sys/sdt.h probes: python3.11, libstdc++, ...)");
+		p_err("no USDT probe%s%s in %s%s", sel.regex ? " matches " : "",
+		      sel.regex ? sel.regex : "",
+		      bins->n == 1 ? bins->v[0].path : "the target's binaries",
+		      bins->n == 1 ? "" : " (sys/sdt.h probes: python3.11, libstdc++, ...)");
 		err = -EINVAL;
 	}
-	if (regex) {
-		regfree(&re);
-		free(regex);
-	}
-	binaries__free(&bins);
+	usdt_list__select_free(&sel);
 	return err;
 }

@@ -3,6 +3,7 @@
 #ifndef FLAMEBPF_USDT_LIST_H
 #define FLAMEBPF_USDT_LIST_H
 
+#include <regex.h>
 #include <stdbool.h>
 
 #include "symbols/binary_list.h"
@@ -11,11 +12,18 @@
 /* Whether a -l or -f argument names USDT probes ("usdt:..."). */
 bool usdt_list__is(const char *spec);
 
-/* The binaries of "usdt:BINARY[:REGEX]" (the target's when BINARY is
- * empty) into bins, its regex (NULL for all; malloc'd) into *regex.
- * Returns 0, -EINVAL (said) or -ENOMEM. */
-int usdt_list__binaries(const struct source_opts *o, const char *spec, struct binaries *bins,
-			char **regex);
+/* What "usdt:BINARY[:REGEX]" selects: the binaries (the target's when
+ * BINARY is empty) and the compiled regex (none: every probe). */
+struct usdt_select {
+	struct binaries bins;
+	char *regex; /* as given; NULL: none */
+	regex_t re;
+	bool has_re;
+};
+
+/* Returns 0, -EINVAL (said) or -ENOMEM; sel is to be freed either way. */
+int usdt_list__select(const struct source_opts *o, const char *spec, struct usdt_select *sel);
+void usdt_list__select_free(struct usdt_select *sel);
 
 /* Prints "BINARY:PROVIDER:NAME ARGS" for each probe whose
  * "PROVIDER:NAME" matches REGEX (all without one). Returns 0, -EINVAL

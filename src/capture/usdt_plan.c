@@ -85,24 +85,12 @@ static int add_binary(struct usdt_plan *plan, const struct target_binary *b, con
 
 static int add_spec(struct usdt_plan *plan, const struct source_opts *o, const char *spec)
 {
-	struct binaries bins = {};
-	char *regex = NULL;
-	regex_t re;
-	int err = usdt_list__binaries(o, spec, &bins, &regex);
+	struct usdt_select sel;
+	int err = usdt_list__select(o, spec, &sel);
 
-	if (!err && regex && regcomp(&re, regex, REG_EXTENDED | REG_NOSUB)) {
-		p_err("invalid regular expression '%s'", regex);
-		free(regex);
-		regex = NULL;
-		err = -EINVAL;
-	}
-	for (size_t i = 0; i < bins.n && !err; i++)
-		err = add_binary(plan, &bins.v[i], regex ? &re : NULL);
-	if (regex) {
-		regfree(&re);
-		free(regex);
-	}
-	binaries__free(&bins);
+	for (size_t i = 0; i < sel.bins.n && !err; i++)
+		err = add_binary(plan, &sel.bins.v[i], sel.has_re ? &sel.re : NULL);
+	usdt_list__select_free(&sel);
 	return err;
 }
 
