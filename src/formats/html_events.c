@@ -127,8 +127,14 @@ int html_events__write(const struct profile *p, FILE *f)
 	if (!err)
 		qsort_r(order, n, sizeof(*order), cmp_ts, (void *)p);
 	if (!err) {
-		fprintf(f, ",\n\"events\":{\"n\":%zu,\"t0\":\"%" PRIu64 "\"", n,
-			n ? profile__event(p, order[0])->ts : 0);
+		uint64_t t0 = n ? profile__event(p, order[0])->ts : 0;
+		uint64_t start = profile__meta(p)->start_ns;
+
+		fprintf(f, ",\n\"events\":{\"n\":%zu,\"t0\":\"%" PRIu64 "\"", n, t0);
+		/* the capture began before its first event: the heatmap's first
+		 * column is the capture's first second, as the SVG's is */
+		if (start && start <= t0)
+			fprintf(f, ",\"lead\":%" PRIu64, t0 - start);
 		put_column(f, "stack", order, n, col_stack, p, self);
 		put_column(f, "dt", order, n, col_dt, p, self);
 		if (profile__unit(p) == UNIT_NANOSECONDS)

@@ -246,12 +246,35 @@ static void test_events_decode(void **state)
 	(void)state;
 	assert_int_equal(json_object_get_int(get(ev, "n", json_type_int)), 6);
 	assert_int_equal(json_object_array_length(st), 6);
-	assert_false(json_object_object_get_ex(ev, "dur", &unused)); /* samples: not needed */
+	assert_false(json_object_object_get_ex(ev, "dur", &unused));  /* samples: not needed */
+	assert_false(json_object_object_get_ex(ev, "lead", &unused)); /* no start known */
 	for (size_t i = 0; i < 6; i++) {
 		t += at(dt, i);
 		assert_int_equal(t, want[i].ts);
 		assert_int_equal(at(st, i), want[i].stack);
 	}
+	json_object_put(d);
+	free(page);
+	profile__free(p);
+}
+
+/* A capture that began 1.5 s before its first event: the page's times
+ * (the heatmap's columns) count from the start, as the SVG heatmap's do. */
+static void test_lead(void **state)
+{
+	struct profile *p = sample_profile();
+	struct profile_meta m = *profile__meta(p);
+	struct write_opts o = { 0 };
+	char *page;
+	json_object *d, *ev;
+
+	(void)state;
+	m.start_ns = 3500 * MS;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	page = render(p, &o);
+	d = data_of(page);
+	ev = get(d, "events", json_type_object);
+	assert_int_equal(json_object_get_int64(get(ev, "lead", json_type_int)), 1500 * MS);
 	json_object_put(d);
 	free(page);
 	profile__free(p);
@@ -445,11 +468,17 @@ static void test_write_error(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stacks_decode), cmocka_unit_test(test_roots),
-		cmocka_unit_test(test_events_decode), cmocka_unit_test(test_call_self_times),
-		cmocka_unit_test(test_hostile_names), cmocka_unit_test(test_colours),
-		cmocka_unit_test(test_offline),	      cmocka_unit_test(test_page_layout),
-		cmocka_unit_test(test_needs_events),  cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_stacks_decode),
+		cmocka_unit_test(test_roots),
+		cmocka_unit_test(test_lead),
+		cmocka_unit_test(test_events_decode),
+		cmocka_unit_test(test_call_self_times),
+		cmocka_unit_test(test_hostile_names),
+		cmocka_unit_test(test_colours),
+		cmocka_unit_test(test_offline),
+		cmocka_unit_test(test_page_layout),
+		cmocka_unit_test(test_needs_events),
+		cmocka_unit_test(test_write_error),
 	};
 
 	return cmocka_run_group_tests_name("out_html", tests, NULL, NULL);

@@ -142,7 +142,10 @@
 	var spread = meta.mode === "off-cpu" || meta.mode === "wall";
 	var maxDur = 0, span = 0;
 	(function () {
-		var t = 0;
+		// times from the capture's start when known (lead: its first
+		// event came that much later), so that the heatmap's columns are
+		// its seconds, as the SVG heatmap's are
+		var t = E.lead || 0;
 		for (var j = 0; j < nev; j++) {
 			t += E.dt[j];
 			evTs[j] = t;
