@@ -691,7 +691,8 @@ async function checkHtmlZoom(browser, port, set) {
 		  `zoomed into ${t.name}: ${JSON.stringify(z)}`);
 	for (const f of after) {
 		if (f.parent)
-			assert.ok(f.depth < t.depth && f.w === width, `caller ${f.name}`);
+			assert.ok(f.depth < t.depth && Math.abs(f.w - width) < 1e-6,
+				  `caller ${f.name}: ${f.w} of ${width}`);
 		else
 			assert.ok(f.depth >= t.depth, `${f.name} beside the zoomed frame`);
 	}
