@@ -253,6 +253,11 @@ static void explain_empty(const struct run *r)
 		p_err("no time off the CPU: %s never blocked and ran again during the capture "
 		      "(threads off the CPU all the time are left out: --idle-threads keeps them)",
 		      who);
+	else if (r->o->capture.nusdt || r->o->capture.tracepoint)
+		p_err("no hits: %s never reached the %s during the capture", who,
+		      r->o->capture.nusdt ? "USDT probes" : "tracepoint");
+	else if (r->o->capture.event && !r->o->capture.event->clock)
+		p_err("no %s: %s made none during the capture", r->o->capture.event->name, who);
 	else if (r->src.unit == UNIT_NANOSECONDS)
 		p_err("no calls: %s never returned from a traced function during the capture (not "
 		      "called, or still running: try a longer capture)",

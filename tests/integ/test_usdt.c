@@ -162,6 +162,25 @@ static void test_libstdcxx_throw(void **state)
 	h_folded_free(&f);
 }
 
+/* A command that never reaches the probes: one line that says so, exit 1,
+ * no file. */
+static void test_no_hits(void **state)
+{
+	const char *out = h_path("none.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(
+		h_run(&r, 60,
+		      H_ARGV(h_flamebpf(), "-f", "usdt:libstdc++:throw", "-o", out, "--", "true")),
+		0);
+	h_assert_status(&r, 1);
+	assert_non_null(strstr(r.err, "no hits: the command never reached the USDT probes"));
+	assert_false(h_exists(out));
+	h_result_free(&r);
+}
+
 static void test_refused(void **state)
 {
 	static const struct {
@@ -202,6 +221,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_count, h_test_teardown),
 		cmocka_unit_test_teardown(test_semaphore, h_test_teardown),
 		cmocka_unit_test_teardown(test_libstdcxx_throw, h_test_teardown),
+		cmocka_unit_test_teardown(test_no_hits, h_test_teardown),
 		cmocka_unit_test_teardown(test_refused, h_test_teardown),
 	};
 
