@@ -13,6 +13,12 @@ static enum heatmap_what what_of(const struct profile *p)
 	return profile__is_offcpu(p) ? HEAT_NS : HEAT_CALLS;
 }
 
+/* Saturates: a hostile file's ts + dur must not wrap to before its ts. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* The span of the events: [*t0, *end). */
 static void span_of(const struct profile *p, enum heatmap_what what, uint64_t *t0, uint64_t *end)
 {
@@ -20,7 +26,7 @@ static void span_of(const struct profile *p, enum heatmap_what what, uint64_t *t
 	*end = 0;
 	for (size_t i = 0; i < profile__nr_events(p); i++) {
 		const struct profile_event *e = profile__event(p, i);
-		uint64_t to = what == HEAT_NS ? e->ts + e->dur : e->ts + 1;
+		uint64_t to = sat_add(e->ts, what == HEAT_NS ? e->dur : 1);
 
 		if (e->ts < *t0)
 			*t0 = e->ts;
@@ -69,7 +75,7 @@ int heatmap__build(const struct profile *p, uint32_t rows, struct heatmap *h)
 	 * on the right of the map, as it ran */
 	if (profile__meta(p)->start_ns && profile__meta(p)->start_ns <= t0)
 		t0 = profile__meta(p)->start_ns;
-	cols = (end - t0 + NS_PER_SEC - 1) / NS_PER_SEC;
+	cols = (end - t0) / NS_PER_SEC + ((end - t0) % NS_PER_SEC != 0);
 	if (cols > HEATMAP_MAX_COLS)
 		return -E2BIG;
 	h->t0 = t0;
@@ -81,7 +87,7 @@ int heatmap__build(const struct profile *p, uint32_t rows, struct heatmap *h)
 		const struct profile_event *e = profile__event(p, i);
 
 		if (h->what == HEAT_NS)
-			spread(h, e->ts - t0, e->ts - t0 + e->dur);
+			spread(h, e->ts - t0, sat_add(e->ts, e->dur) - t0);
 		else
 			*cell_at(h, e->ts - t0) += 1;
 	}

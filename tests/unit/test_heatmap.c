@@ -137,12 +137,39 @@ static void test_bounds(void **state)
 	profile__free(none);
 }
 
+/* A hostile file's times at the end of the clock: its ts + dur (or ts + 1)
+ * must not wrap to a short span and let an event's cell fall past the map. */
+static void test_wrap(void **state)
+{
+	static const uint64_t ev[][2] = { { 0, 1 }, { UINT64_MAX - 10, 100 } };
+	static const uint64_t last[][2] = { { 0, MS }, { UINT64_MAX, MS } };
+	static const uint64_t alone[][2] = { { UINT64_MAX - 10, 100 } };
+	struct profile *off = with_events(UNIT_NANOSECONDS, PROFILE_EVENT_OFFCPU, 0, ev, 2);
+	struct profile *smp = with_events(UNIT_SAMPLES, "cpu-clock", 0, last, 2);
+	struct profile *one = with_events(UNIT_NANOSECONDS, PROFILE_EVENT_OFFCPU, 0, alone, 1);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(off, 50, &h), -E2BIG);
+	heatmap__free(&h);
+	assert_int_equal(heatmap__build(smp, 50, &h), -E2BIG);
+	heatmap__free(&h);
+	/* alone, it is 10 ns to the clock's end: what is past it is cut */
+	assert_int_equal(heatmap__build(one, 10, &h), 0);
+	assert_int_equal(h.ncols, 1);
+	assert_int_equal(h.max, 10);
+	heatmap__free(&h);
+	profile__free(off);
+	profile__free(smp);
+	profile__free(one);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_samples), cmocka_unit_test(test_start),
 		cmocka_unit_test(test_spread),	cmocka_unit_test(test_calls),
-		cmocka_unit_test(test_bounds),
+		cmocka_unit_test(test_bounds),	cmocka_unit_test(test_wrap),
 	};
 
 	return cmocka_run_group_tests_name("heatmap", tests, NULL, NULL);
