@@ -76,7 +76,8 @@ struct chrome {
 	size_t depth, open_cap;
 	/* otherData's mode, when it gives one; spans named as states */
 	bool mode_given, mode_offcpu, states, running;
-	bool offcpu; /* time off the CPU: see the top */
+	bool offcpu;	    /* time off the CPU: see the top */
+	uint64_t seen_made; /* events add_seen made, against SEEN_EVENTS_MAX */
 };
 
 /* ---- fields ---- */
@@ -443,8 +444,6 @@ static int add_split(struct chrome *ch, const struct open_call *top, const struc
 		   : add_in_state(ch, who, PROFILE_STATE_RUNNING, self > off ? self - off : 0, 1);
 }
 
-/* The innermost open call ends: its self time goes to its path. */
-
 /* Off the CPU: n whole stacks (blocks or samples) sharing self time. */
 static int add_seen(struct chrome *ch, const struct call *call, uint64_t dur, uint64_t self,
 		    uint64_t n)
@@ -454,11 +453,14 @@ static int add_seen(struct chrome *ch, const struct call *call, uint64_t dur, ui
 
 	if (n > dur / 1000)
 		n = dur / 1000 ? dur / 1000 : 1;
-	if (n > SEEN_EVENTS_MAX)
-		n = SEEN_EVENTS_MAX;
+	/* the cap is the file's, not the call's: past it, one event a call */
+	if (n > SEEN_EVENTS_MAX - ch->seen_made)
+		n = ch->seen_made < SEEN_EVENTS_MAX ? SEEN_EVENTS_MAX - ch->seen_made : 1;
+	ch->seen_made += n;
 	for (uint64_t i = 0; i < n && !err; i++) {
-		ev.ts = call->ts + dur * i / n;
-		ev.dur = self * (i + 1) / n - self * i / n;
+		ev.ts = call->ts + (uint64_t)((unsigned __int128)dur * i / n);
+		ev.dur = (uint64_t)((unsigned __int128)self * (i + 1) / n -
+				    (unsigned __int128)self * i / n);
 		err = profile__add_stack_event(ch->c->p, &ev);
 	}
 	return err;
