@@ -14,7 +14,8 @@ struct owner {
  * Never 0: the hashmap's empty slot. */
 static uint64_t owner_key(const struct stack_owner *w, bool by_thread)
 {
-	if (!w->pid)
+	/* folded input has no pid (0), perf's TID-only lines an unknown one */
+	if (!w->pid || w->pid == PROFILE_PID_UNKNOWN)
 		return (uintptr_t)w->comm | 1ULL << 63;
 	return by_thread ? (uint64_t)w->pid << 32 | w->tid : w->pid;
 }
