@@ -361,10 +361,8 @@ static int write_output(struct run *r)
 		return -ENODATA;
 	}
 	if (r->o->top &&
-	    (err = profile__top(r->p, r->o->top, r->o->root == ROOT_TID, &r->top, &r->top_st))) {
-		p_err("cannot keep the top %zu processes: %s", r->o->top, strerror(-err));
+	    (err = report__keep_top(r->p, r->o->top, r->o->root == ROOT_TID, &r->top, &r->top_st)))
 		return err;
-	}
 	for (size_t i = 0; i < r->o->noutputs && !err; i++)
 		err = interrupted(r, i) ?: write_one(r, i);
 	return err;

@@ -45,17 +45,25 @@ void report__top_share(const struct top_stats *st, bool by_thread, const struct 
 						 : "time");
 }
 
+int report__keep_top(const struct profile *p, size_t n, bool by_thread, struct profile **top,
+		     struct top_stats *st)
+{
+	int err = profile__top(p, n, by_thread, top, st);
+
+	if (err)
+		p_err("cannot keep the top %zu %s: %s", n, by_thread ? "threads" : "processes",
+		      strerror(-err));
+	return err;
+}
+
 int report__top(struct profile **p, size_t n, bool by_thread)
 {
-	const char *what = by_thread ? "threads" : "processes";
 	struct profile *top;
 	struct top_stats st;
-	int err = profile__top(*p, n, by_thread, &top, &st);
+	int err = report__keep_top(*p, n, by_thread, &top, &st);
 
-	if (err) {
-		p_err("cannot keep the top %zu %s: %s", n, what, strerror(-err));
+	if (err)
 		return err;
-	}
 	report__top_share(&st, by_thread, *p);
 	profile__free(*p);
 	*p = top;

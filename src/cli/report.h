@@ -16,6 +16,11 @@ void report__progress_clear(void);
 /* --top N: what share of the capture the processes kept hold. */
 void report__top_share(const struct top_stats *st, bool by_thread, const struct profile *p);
 
+/* --top N: *top, the N processes (threads) of p with the most weight.
+ * Returns 0 or -ENOMEM (said). */
+int report__keep_top(const struct profile *p, size_t n, bool by_thread, struct profile **top,
+		     struct top_stats *st);
+
 /* --top N: replaces *p by its N processes (threads) with the most weight
  * and says what share of it they hold. Returns 0 or -ENOMEM (said). */
 int report__top(struct profile **p, size_t n, bool by_thread);
