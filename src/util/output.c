@@ -344,6 +344,8 @@ const char *output__strerror(int err)
 	if (err == -ELOOP)
 		return "a symbolic link that another user made in a world-writable directory "
 		       "(refused: it could point at any file)";
+	if (err == -E2BIG) /* the one writer that has a size limit */
+		return "the events span more than a day: too long for --heatmap";
 	return strerror(-err);
 }
 
