@@ -183,6 +183,33 @@ static double meta_num(struct json_object *meta, const char *key, double max)
 }
 
 /* The unit and event the mode says (html_data__mode() backwards). */
+/* The events' first time, events.t0: a decimal string, as JSON numbers
+ * cannot hold every uint64_t. */
+static uint64_t events_t0(struct json_object *ev)
+{
+	struct json_object *t0 = NULL;
+	const char *s;
+
+	json_object_object_get_ex(ev, "t0", &t0);
+	s = json_object_get_string(t0);
+	return strtoull(s ? s : "0", NULL, 10);
+}
+
+/* The capture's start: events.lead before its first event; 0 if not given. */
+static uint64_t capture_start(struct json_object *top)
+{
+	struct json_object *ev, *lead;
+	uint64_t t0;
+	int64_t l;
+
+	if (!json_object_object_get_ex(top, "events", &ev) ||
+	    !json_object_object_get_ex(ev, "lead", &lead))
+		return 0;
+	t0 = events_t0(ev);
+	l = json_object_get_int64(lead);
+	return l >= 0 && (uint64_t)l < t0 ? t0 - (uint64_t)l : 0;
+}
+
 static int read_meta(struct html_in *h)
 {
 	struct json_object *meta = NULL;
@@ -203,6 +230,7 @@ static int read_meta(struct html_in *h)
 	m.freq = (unsigned int)meta_num(meta, "freq", UINT_MAX);
 	m.ncpus = (unsigned int)meta_num(meta, "ncpus", UINT_MAX);
 	m.secs = meta_num(meta, "secs", 1e12);
+	m.start_ns = capture_start(h->top);
 	return profile__set_meta(h->c->p, &m) ? in__fail_errno(h->c, -ENOMEM) : 0;
 }
 
@@ -393,8 +421,7 @@ static int events(struct html_in *h)
 		err = column(h, ev, "dur", n, false, &cols[2]);
 	if (err)
 		return err;
-	json_object_object_get_ex(ev, "t0", &t0);
-	ts = strtoull(json_object_get_string(t0) ? json_object_get_string(t0) : "0", NULL, 10);
+	ts = events_t0(ev);
 	for (size_t i = 0; i < n && !err; i++)
 		err = add_event(h, cols, i, &ts);
 	return err;
