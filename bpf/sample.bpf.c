@@ -365,6 +365,10 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 		return 0;
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &b.key.pid))
 		return 0;
+	/* a switch since the attach has the truth: keep its start, unwalked */
+	s = bpf_task_storage_get(&offcpu_starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!s || s->ts)
+		return 0;
 	b.key.state = offcpu_state(false, state);
 	st = bpf_map_lookup_elem(&iter_scratch, &zero);
 	if (!st)
@@ -381,9 +385,7 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 		bpf_probe_read_kernel_str(&b.key.tcomm, sizeof(b.key.tcomm), task->comm);
 		note_process(b.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	}
-	s = bpf_task_storage_get(&offcpu_starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	/* a switch since the attach has the truth: keep its start */
-	if (s && !s->ts)
+	if (!s->ts) /* one may have come while this walked */
 		*s = b;
 	return 0;
 }

@@ -322,8 +322,6 @@ static long unwind_step_task(__u32 i, void *data)
 	return unwind_step_by(i, data, true);
 }
 
-/* Unwinds the user stack of the current task from its registers into st.
- * Returns how the walk ended; st->nr holds the frames. */
 /* Reads the window from sp: a kilobyte, or up to the end of sp's page when
  * the next page is not there (the top of a stack). */
 static __always_inline void read_window(struct unwind_walk *w)
@@ -336,9 +334,9 @@ static __always_inline void read_window(struct unwind_walk *w)
 	if (!bpf_probe_read_user(win->b, UNWIND_WIN, (const void *)w->sp)) {
 		len = UNWIND_WIN;
 	} else {
-		if (len > UNWIND_WIN)
-			len = UNWIND_WIN;
-		if (len < 8 || bpf_probe_read_user(win->b, len, (const void *)w->sp))
+		/* a window within sp's page failed already: a second read would too */
+		if (len >= UNWIND_WIN || len < 8 ||
+		    bpf_probe_read_user(win->b, len, (const void *)w->sp))
 			return;
 	}
 	w->win = win;
@@ -346,6 +344,8 @@ static __always_inline void read_window(struct unwind_walk *w)
 	w->win_len = len;
 }
 
+/* Unwinds the user stack of the current task from its registers into st.
+ * Returns how the walk ended; st->nr holds the frames. */
 static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct pt_regs *regs,
 						   const bool cross)
 {
