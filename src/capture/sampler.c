@@ -445,7 +445,7 @@ static int attach_usdt(struct sampler *s)
 		if (s->usdt_fds[i] < 0)
 			err = s->usdt_fds[i];
 	}
-	s->nattached = libbpf_num_possible_cpus();
+	s->nattached = s->ncpus;
 	return err;
 }
 
@@ -475,7 +475,7 @@ int sampler__start(struct sampler *s)
 	if (s->opts.tp) {
 		s->tp_link = bpf_program__attach_raw_tracepoint(s->skel->progs.on_tracepoint,
 								s->opts.tp->raw);
-		s->nattached = libbpf_num_possible_cpus();
+		s->nattached = s->ncpus;
 		return s->tp_link ? 0 : -errno;
 	}
 	if (s->opts.offcpu) {
@@ -489,7 +489,7 @@ int sampler__start(struct sampler *s)
 			if (!s->wakeup_link)
 				return -errno;
 		}
-		s->nattached = libbpf_num_possible_cpus();
+		s->nattached = s->ncpus;
 		if (!s->opts.freq)
 			return 0;
 		s->nattached = 0;

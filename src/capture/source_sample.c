@@ -48,7 +48,6 @@ static int start(void *impl)
 {
 	struct sample_source *ss = impl;
 	int err = sampler__start(ss->s);
-
 	const struct perf_event_desc *ev = ss->o->event;
 
 	if (err && ss->o->nusdt)
@@ -68,6 +67,11 @@ static int start(void *impl)
 		      "PMU, as in most VMs); software events work: -e page-faults, -e "
 		      "context-switches, ...",
 		      ev->name);
+	else if (err && ss->o->offcpu)
+		p_err("cannot attach to the sched_switch%s tracepoint%s: %s%s",
+		      ss->o->wakers ? " and sched_waking" : "",
+		      ss->o->freq ? " (or the cpu-clock perf events)" : "", strerror(-err),
+		      source__bpf_hint(err, ss->verbosity));
 	else if (err)
 		p_err("cannot attach to the %s perf events: %s%s", ev ? ev->name : "cpu-clock",
 		      strerror(-err), source__bpf_hint(err, ss->verbosity));
