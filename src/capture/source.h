@@ -91,6 +91,13 @@ int source_trace__list(const struct source_opts *o);
 /* The symbolizer options of o, for every later symbolizer. */
 void source__set_symbolizer(const struct source_opts *o);
 
+/* The ops of a source whose impl begins with its struct sampler * (sample's
+ * and alloc's): they pass the call on; add_pid says its error. */
+int source_sampler__add_pid(void *impl, pid_t pid);
+int source_sampler__poll(void *impl, int timeout_ms);
+uint64_t source_sampler__progress(void *impl);
+int source_sampler__collect(void *impl, struct profile *p);
+
 /* The hint for a failed BPF load or attach. */
 const char *source__bpf_hint(int err, int verbosity);
 

@@ -19,25 +19,12 @@
 #define ALLOC_LIVE_MAX (1U << 20)
 
 struct alloc_source {
-	struct sampler *s;
+	struct sampler *s; /* first: the source_sampler__ ops take it */
 	const struct source_opts *o;
 	pid_t cmd_pid;
 	int verbosity;
 	struct alloc_probes probes;
 };
-
-static int add_pid(void *impl, pid_t pid)
-{
-	struct alloc_source *as = impl;
-	int err = sampler__add_pid(as->s, pid);
-
-	if (err)
-		p_err("cannot set the process filter: %s", strerror(-err));
-	return err;
-}
-
-/* The target's executable and libraries: a COMMAND's as ld.so will load
- * them, a process's as it maps them now. */
 
 /* One process: probes in it alone. A COMMAND: its libraries in it, its
  * program in every process (its children run it; the BPF filter keeps
@@ -81,16 +68,6 @@ static int start(void *impl)
 	return attach_probes(as);
 }
 
-static int poll_events(void *impl, int timeout_ms)
-{
-	return sampler__poll(((struct alloc_source *)impl)->s, timeout_ms);
-}
-
-static uint64_t progress(void *impl)
-{
-	return sampler__samples(((struct alloc_source *)impl)->s);
-}
-
 /* The probes go first: nothing is counted while the rest is read. */
 static void stop(void *impl)
 {
@@ -98,11 +75,6 @@ static void stop(void *impl)
 
 	alloc_probes__detach(&as->probes);
 	sampler__stop(as->s);
-}
-
-static int collect(void *impl, struct profile *p)
-{
-	return sampler__collect(((struct alloc_source *)impl)->s, p);
 }
 
 static void summary(void *impl, const struct profile *p, double secs)
@@ -140,12 +112,12 @@ static void source_free(void *impl)
 
 static const struct source_ops alloc_ops = {
 	.what = "allocations",
-	.add_pid = add_pid,
+	.add_pid = source_sampler__add_pid,
 	.start = start,
-	.poll = poll_events,
-	.progress = progress,
+	.poll = source_sampler__poll,
+	.progress = source_sampler__progress,
 	.stop = stop,
-	.collect = collect,
+	.collect = source_sampler__collect,
 	.summary = summary,
 	.describe = describe,
 	.free = source_free,

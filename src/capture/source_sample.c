@@ -14,7 +14,7 @@
 #include "usdt_plan.h"
 
 struct sample_source {
-	struct sampler *s;
+	struct sampler *s; /* first: see sampler_of */
 	const struct source_opts *o;
 	struct usdt_plan usdt; /* -f usdt:...: the probes counted */
 	int verbosity;
@@ -34,10 +34,15 @@ void source__set_symbolizer(const struct source_opts *o)
 							    .file_line = o->file_line });
 }
 
-static int add_pid(void *impl, pid_t pid)
+/* The sampler of a source whose impl begins with it: sample's and alloc's. */
+static struct sampler *sampler_of(void *impl)
 {
-	struct sample_source *ss = impl;
-	int err = sampler__add_pid(ss->s, pid);
+	return *(struct sampler **)impl;
+}
+
+int source_sampler__add_pid(void *impl, pid_t pid)
+{
+	int err = sampler__add_pid(sampler_of(impl), pid);
 
 	if (err)
 		p_err("cannot set the process filter: %s", strerror(-err));
@@ -78,14 +83,14 @@ static int start(void *impl)
 	return err;
 }
 
-static int poll_events(void *impl, int timeout_ms)
+int source_sampler__poll(void *impl, int timeout_ms)
 {
-	return sampler__poll(((struct sample_source *)impl)->s, timeout_ms);
+	return sampler__poll(sampler_of(impl), timeout_ms);
 }
 
-static uint64_t progress(void *impl)
+uint64_t source_sampler__progress(void *impl)
 {
-	return sampler__samples(((struct sample_source *)impl)->s);
+	return sampler__samples(sampler_of(impl));
 }
 
 static void stop(void *impl)
@@ -93,9 +98,9 @@ static void stop(void *impl)
 	sampler__stop(((struct sample_source *)impl)->s);
 }
 
-static int collect(void *impl, struct profile *p)
+int source_sampler__collect(void *impl, struct profile *p)
 {
-	return sampler__collect(((struct sample_source *)impl)->s, p);
+	return sampler__collect(sampler_of(impl), p);
 }
 
 static void summary(void *impl, const struct profile *p, double secs)
@@ -144,9 +149,10 @@ static void source_free(void *impl)
 /* One sampler behind both: what differs is what progress counts. */
 #define SAMPLER_OPS(counted)                                                                       \
 	{                                                                                          \
-		.what = counted, .add_pid = add_pid, .start = start, .poll = poll_events,          \
-		.progress = progress, .stop = stop, .collect = collect, .summary = summary,        \
-		.describe = describe, .free = source_free,                                         \
+		.what = counted, .add_pid = source_sampler__add_pid, .start = start,               \
+		.poll = source_sampler__poll, .progress = source_sampler__progress, .stop = stop,  \
+		.collect = source_sampler__collect, .summary = summary, .describe = describe,      \
+		.free = source_free,                                                               \
 	}
 
 static const struct source_ops sample_ops = SAMPLER_OPS("samples");
