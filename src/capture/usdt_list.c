@@ -68,6 +68,12 @@ void usdt_list__select_free(struct usdt_select *sel)
 	memset(sel, 0, sizeof(*sel));
 }
 
+bool usdt_list__matches(const regex_t *re, const struct usdt_probe *p, char *name, size_t n)
+{
+	snprintf(name, n, "%s:%s", p->provider, p->name);
+	return !re || !regexec(re, name, 0, NULL, 0);
+}
+
 /* Returns how many it printed. */
 static size_t print_probes(const struct target_binary *b, const struct usdt_probes *ps,
 			   const regex_t *re)
@@ -78,8 +84,7 @@ static size_t print_probes(const struct target_binary *b, const struct usdt_prob
 	for (size_t i = 0; i < ps->n; i++) {
 		const struct usdt_probe *p = &ps->v[i];
 
-		snprintf(name, sizeof(name), "%s:%s", p->provider, p->name);
-		if (re && regexec(re, name, 0, NULL, 0))
+		if (!usdt_list__matches(re, p, name, sizeof(name)))
 			continue;
 		printf("%s:%s%s%s\n", b->path, name, p->args[0] ? " " : "", p->args);
 		n++;

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "symbols/binary_list.h"
+#include "symbols/usdt.h"
 #include "source.h"
 
 /* Whether a -l or -f argument names USDT probes ("usdt:..."). */
@@ -24,6 +25,9 @@ struct usdt_select {
 /* Returns 0, -EINVAL (said) or -ENOMEM; sel is to be freed either way. */
 int usdt_list__select(const struct source_opts *o, const char *spec, struct usdt_select *sel);
 void usdt_list__select_free(struct usdt_select *sel);
+
+/* p's "PROVIDER:NAME" into name (n bytes); whether re (NULL: all) matches it. */
+bool usdt_list__matches(const regex_t *re, const struct usdt_probe *p, char *name, size_t n);
 
 /* Prints "BINARY:PROVIDER:NAME ARGS" for each probe whose
  * "PROVIDER:NAME" matches REGEX (all without one). Returns 0, -EINVAL

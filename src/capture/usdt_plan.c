@@ -38,15 +38,14 @@ int usdt_plan__arrays(const struct usdt_site_set *set, uint64_t **block, uint64_
 	return 0;
 }
 
-static int add_name(struct usdt_plan *plan, const struct usdt_probe *p)
+static int add_name(struct usdt_plan *plan, const char *probe)
 {
-	size_t len = strlen(p->provider) + strlen(p->name) + 2, cap = plan->nnames;
-	char *name = malloc(len);
+	char *name = strdup(probe);
 
 	if (!name)
 		return -ENOMEM;
-	snprintf(name, len, "%s:%s", p->provider, p->name);
-	if (array__push((void **)&plan->names, &plan->nnames, &cap, &name, sizeof(name))) {
+	if (array__push((void **)&plan->names, &plan->nnames, &plan->names_cap, &name,
+			sizeof(name))) {
 		free(name);
 		return -ENOMEM;
 	}
@@ -58,16 +57,14 @@ static int add_binary(struct usdt_plan *plan, const struct target_binary *b, con
 {
 	struct usdt_probes ps = {};
 	struct usdt_site_set set = {};
-	size_t cap = plan->nbins;
 	int err = usdt__read(b->open_path, &ps);
 
 	for (size_t i = 0; i < ps.n && !err; i++) {
 		char name[512];
 
-		snprintf(name, sizeof(name), "%s:%s", ps.v[i].provider, ps.v[i].name);
-		if (re && regexec(re, name, 0, NULL, 0))
+		if (!usdt_list__matches(re, &ps.v[i], name, sizeof(name)))
 			continue;
-		err = add_name(plan, &ps.v[i]);
+		err = add_name(plan, name);
 		if (!err)
 			err = add_site(&set, &ps.v[i], plan->nnames);
 	}
@@ -75,7 +72,8 @@ static int add_binary(struct usdt_plan *plan, const struct target_binary *b, con
 	if (!err && set.n && !(set.path = strdup(b->open_path)))
 		err = -ENOMEM;
 	if (!err && set.n)
-		err = array__push((void **)&plan->bins, &plan->nbins, &cap, &set, sizeof(set));
+		err = array__push((void **)&plan->bins, &plan->nbins, &plan->bins_cap, &set,
+				  sizeof(set));
 	if (err || !set.n) {
 		free(set.path);
 		free(set.v);

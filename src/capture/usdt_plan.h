@@ -22,9 +22,9 @@ struct usdt_site_set {
 
 struct usdt_plan {
 	struct usdt_site_set *bins;
-	size_t nbins;
+	size_t nbins, bins_cap;
 	char **names; /* names[cookie - 1]: "PROVIDER:NAME" */
-	size_t nnames;
+	size_t nnames, names_cap;
 };
 
 /* The probes o->usdt_specs select in their binaries (the
