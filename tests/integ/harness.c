@@ -307,6 +307,25 @@ void h_finish_folded(struct h_proc *p, double timeout, struct h_result *r, const
 	h_folded_must_load(out, f);
 }
 
+void h_assert_refused(const char *const *args, size_t nargs, const char *const *tail,
+		      const char *said)
+{
+	const char *argv[32] = { h_flamebpf() };
+	struct h_result r;
+	size_t n = 1;
+
+	for (size_t k = 0; k < nargs && args[k]; k++)
+		argv[n++] = args[k];
+	for (size_t k = 0; tail && tail[k]; k++)
+		argv[n++] = tail[k];
+	assert_true(n < sizeof(argv) / sizeof(argv[0]));
+	assert_int_equal(h_run(&r, 30, argv), 0);
+	h_assert_status(&r, 2);
+	if (!strstr(r.err, said))
+		fail_msg("'%s' (after '%s') not said: %s", said, args[0], r.err);
+	h_result_free(&r);
+}
+
 void h_run_folded(struct h_result *r, double timeout, const char *out, struct h_folded *f,
 		  const char *const argv[])
 {

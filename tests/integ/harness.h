@@ -208,4 +208,10 @@ void h_require_bpf(void);
 		}                                                                                  \
 	} while (0)
 
+/* Runs flamebpf with args (the first nargs, up to a NULL) and then tail
+ * (NULL-ended; NULL for none) and fails the test unless it is refused as
+ * a usage error (exit status 2) whose message says `said`. */
+void h_assert_refused(const char *const *args, size_t nargs, const char *const *tail,
+		      const char *said);
+
 #endif

@@ -287,23 +287,12 @@ static void test_usage(void **state)
 		{ { "--alloc", "--alloc-sample", "0" }, "invalid --alloc-sample" },
 		{ { "-F", "99", "--alloc-sample", "1m" }, "--alloc-sample samples" },
 	};
+	static const char *const tail[] = { "--", "true", NULL };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *argv[12] = { h_flamebpf() };
-		struct h_result r;
-		size_t n = 1;
-
-		for (size_t k = 0; k < 4 && cases[i].args[k]; k++)
-			argv[n++] = cases[i].args[k];
-		argv[n++] = "--";
-		argv[n++] = "true";
-		assert_int_equal(h_run(&r, 30, argv), 0);
-		h_assert_status(&r, 2);
-		if (!strstr(r.err, cases[i].said))
-			fail_msg("case %zu: '%s' not said: %s", i, cases[i].said, r.err);
-		h_result_free(&r);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		h_assert_refused(cases[i].args, sizeof(cases[i].args) / sizeof(cases[i].args[0]),
+				 tail, cases[i].said);
 }
 
 int main(int argc, char **argv)

@@ -263,23 +263,12 @@ static void test_usage(void **state)
 		  "counts every hit of the tracepoint" },
 		{ { "-e", "cycles:u" }, "not modifiers" },
 	};
+	static const char *const tail[] = { "-d", "1", NULL };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *argv[10] = { h_flamebpf() };
-		struct h_result r;
-		size_t n = 1;
-
-		for (size_t k = 0; k < 6 && cases[i].args[k]; k++)
-			argv[n++] = cases[i].args[k];
-		argv[n++] = "-d";
-		argv[n++] = "1";
-		assert_int_equal(h_run(&r, 30, argv), 0);
-		h_assert_status(&r, 2);
-		if (!strstr(r.err, cases[i].said))
-			fail_msg("case %zu: '%s' not said: %s", i, cases[i].said, r.err);
-		h_result_free(&r);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		h_assert_refused(cases[i].args, sizeof(cases[i].args) / sizeof(cases[i].args[0]),
+				 tail, cases[i].said);
 }
 
 int main(int argc, char **argv)
