@@ -128,7 +128,8 @@ static void test_all_while_command(void **state)
 
 /* --top 2 system-wide: two processes left, the heaviest (a loaded machine
  * may run heavier ones than cpu_tree beside it), and the summary's share
- * is theirs: their samples over all the capture's. */
+ * is theirs: their samples over all the capture's. A second cpu_tree runs
+ * too: a quiet machine may run nothing else on a CPU within the second. */
 static void test_top(void **state)
 {
 	const char *out = h_path("top.folded");
@@ -136,6 +137,7 @@ static void test_top(void **state)
 	struct h_summary sum;
 	double share, d;
 	char comm[64], seen[2][64] = { "", "" };
+	struct h_proc second;
 	struct h_folded f;
 	struct h_result r;
 	const char *line;
@@ -143,10 +145,12 @@ static void test_top(void **state)
 
 	(void)state;
 	require_bpf();
+	h_start_workload(&second, H_ARGV(h_workload("cpu_tree"), "10"));
 	run_beside_cpu_tree(&r,
 			    H_ARGV(h_flamebpf(), "-F", "99", "-a", "-d", "1", "--pids", "--top",
 				   "2", "-o", out),
 			    &pid);
+	h_stop(&second);
 	line = strstr(r.err, "top 2 processes of ");
 	if (!line || sscanf(line, "top 2 processes of %llu: %lf%%", &of, &share) != 2)
 		fail_msg("no share of the top processes in the summary: %s", r.err);
