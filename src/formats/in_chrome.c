@@ -29,6 +29,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "in.h"
+#include "json_u64.h"
 
 #define KSUFFIX "_[k]"
 /* Off the CPU, the events one span's blocks and samples make: flamebpf
@@ -223,13 +224,13 @@ static int push_call(struct chrome *ch, const struct call *call)
 	return 0;
 }
 
+/* Other writers may put a negative number where flamebpf writes its
+ * two's complement. */
 static uint64_t arg_value(json_object *o)
 {
-	const char *s = json_object_get_string(o);
+	uint64_t v;
 
-	if (json_object_is_type(o, json_type_string))
-		return strtoull(s, NULL, 0);
-	return (uint64_t)json_object_get_int64(o);
+	return json_u64__get(o, &v) ? (uint64_t)json_object_get_int64(o) : v;
 }
 
 /* A count in args, 0 when absent, at most UINT32_MAX. */

@@ -23,14 +23,14 @@
 #include <string.h>
 
 #include "util/utf8.h"
+#include "json_u64.h"
 #include "out_chrome.h"
 
 #ifndef FLAMEBPF_VERSION
 #define FLAMEBPF_VERSION "unknown"
 #endif
 
-#define JSON_SAFE_MAX (1ULL << 53) /* larger integers lose precision in JavaScript */
-#define GAP_PERIODS   2		   /* more idle periods than this close a thread's frames */
+#define GAP_PERIODS 2 /* more idle periods than this close a thread's frames */
 
 /* A frame of a sampled thread's timeline, open while the samples keep it. */
 struct open_frame {
@@ -57,14 +57,6 @@ struct chrome {
 static void put_us(FILE *f, uint64_t ns)
 {
 	fprintf(f, "%" PRIu64 ".%03u", ns / 1000, (unsigned int)(ns % 1000));
-}
-
-static void put_u64(FILE *f, uint64_t v)
-{
-	if (v <= JSON_SAFE_MAX)
-		fprintf(f, "%" PRIu64, v);
-	else
-		fprintf(f, "\"0x%" PRIx64 "\"", v);
 }
 
 static const char *name_of(const struct frame *fr)
@@ -143,16 +135,16 @@ static void write_split(struct chrome *c, const struct profile_split *sp, uint64
 	for (unsigned int s = 0; s < PROFILE_OFF_NR; s++)
 		off += sp->off_ns[s];
 	fputs(",\"on_cpu_ns\":", c->f);
-	put_u64(c->f, dur > off ? dur - off : 0);
+	json_u64__put(c->f, dur > off ? dur - off : 0);
 	fputs(",\"off_cpu_ns\":", c->f);
-	put_u64(c->f, off);
+	json_u64__put(c->f, off);
 	for (unsigned int s = 0; s < PROFILE_OFF_NR; s++) {
 		const char *name = profile__off_state_name(s); /* "[sleeping]" */
 
 		if (!sp->off_ns[s])
 			continue;
 		fprintf(c->f, ",\"%.*s_ns\":", (int)strlen(name) - 2, name + 1);
-		put_u64(c->f, sp->off_ns[s]);
+		json_u64__put(c->f, sp->off_ns[s]);
 	}
 }
 
@@ -165,13 +157,13 @@ static void write_call(struct chrome *c, const struct profile_event *e, uint64_t
 	fputs(",\"args\":{", c->f);
 	for (int i = 0; i < PROFILE_NARGS; i++) {
 		fprintf(c->f, "%s\"arg%d\":", i ? "," : "", i);
-		put_u64(c->f, e->args[i]);
+		json_u64__put(c->f, e->args[i]);
 	}
 	if (e->flags & PROFILE_EVENT_UNFINISHED) {
 		fputs(",\"unfinished\":true", c->f);
 	} else {
 		fputs(",\"ret\":", c->f);
-		put_u64(c->f, e->ret);
+		json_u64__put(c->f, e->ret);
 	}
 	if (sp)
 		write_split(c, sp, end - e->ts);
