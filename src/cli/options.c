@@ -598,7 +598,8 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 		o->formats[i] = format_set ? o->format : sink__from_path(o->outputs[i]);
 		o->capture.timeline |= sink__needs_events(o->formats[i], &wo);
 		/* chrome JSON shows each call's arguments */
-		o->capture.want_args |= o->formats[i] == FORMAT_CHROME;
+		o->capture.want_args |=
+			o->formats[i] == FORMAT_CHROME || o->formats[i] == FORMAT_HTML;
 		stdouts += !strcmp(o->outputs[i], "-");
 		svgs += o->formats[i] == FORMAT_SVG;
 	}

@@ -12,7 +12,9 @@
  *   stacks   [node, thread, weight, count] per stack of the profile
  *   events   by time: t0 (ns, a string), stack[], dt[] (ns since the one
  *            before); in ns units dur[] too, and for traced calls self[]
- *            (the call's time less its children's)
+ *            (the call's time less its children's) and, where any has
+ *            them, args[]: arg0, arg1, arg2 and ret per call (json_u64.h;
+ *            ret null where no return came)
  *
  * Numbers are indexes into the tables above them. */
 #ifndef FLAMEBPF_HTML_DATA_H

@@ -11,6 +11,7 @@
 
 #include "html_data.h"
 #include "html_events.h"
+#include "json_u64.h"
 
 static int cmp_ts(const void *a, const void *b, void *arg)
 {
@@ -113,6 +114,41 @@ static uint64_t col_self(const struct profile *p, const uint64_t *self, size_t i
 	return self[i];
 }
 
+/* Whether a traced call's arguments or return are worth a column: the
+ * inputs that have none (perf script) leave them all 0. */
+static bool has_args(const struct profile *p)
+{
+	for (size_t i = 0; i < profile__nr_events(p); i++) {
+		const struct profile_event *e = profile__event(p, i);
+
+		if (e->args[0] | e->args[1] | e->args[2] | e->ret ||
+		    e->flags & PROFILE_EVENT_UNFINISHED)
+			return true;
+	}
+	return false;
+}
+
+/* Each call's arguments and return, PROFILE_NARGS + 1 values a call, the
+ * return null where none came. */
+static void put_args(FILE *f, const struct profile *p, const size_t *order, size_t n)
+{
+	fputs(",\n\"args\":[", f);
+	for (size_t k = 0; k < n; k++) {
+		const struct profile_event *e = profile__event(p, order[k]);
+
+		fputs(k ? (k % 8 ? "," : ",\n") : "", f);
+		for (int a = 0; a < PROFILE_NARGS; a++) {
+			json_u64__put(f, e->args[a]);
+			fputc(',', f);
+		}
+		if (e->flags & PROFILE_EVENT_UNFINISHED)
+			fputs("null", f);
+		else
+			json_u64__put(f, e->ret);
+	}
+	fputc(']', f);
+}
+
 int html_events__write(const struct profile *p, FILE *f)
 {
 	size_t n = profile__nr_events(p), *order = malloc((n ? n : 1) * sizeof(*order));
@@ -141,6 +177,8 @@ int html_events__write(const struct profile *p, FILE *f)
 			put_column(f, "dur", order, n, col_dur, p, self);
 		if (calls)
 			put_column(f, "self", order, n, col_self, p, self);
+		if (calls && has_args(p))
+			put_args(f, p, order, n);
 		fputc('}', f);
 	}
 	free(self);

@@ -17,6 +17,7 @@
 #include "util/strbuf.h"
 #include "html_data.h"
 #include "in.h"
+#include "json_u64.h"
 
 #define DATA_OPEN  "id=\"flamebpf-data\">"
 #define DATA_CLOSE "</script>"
@@ -365,9 +366,10 @@ static int stacks(struct html_in *h)
 
 /* ---- the events ---- */
 
-/* Column key of the events, n long; NULL where it is optional and absent. */
-static int column(struct html_in *h, struct json_object *ev, const char *key, size_t n, bool needed,
-		  struct json_object **out)
+/* Column key of the events, n rows of width values; NULL where it is
+ * optional and absent. */
+static int column(struct html_in *h, struct json_object *ev, const char *key, size_t n,
+		  size_t width, bool needed, struct json_object **out)
 {
 	*out = NULL;
 	if (!json_object_object_get_ex(ev, key, out)) {
@@ -375,11 +377,30 @@ static int column(struct html_in *h, struct json_object *ev, const char *key, si
 			return 0;
 		return in__fail_at(h->c, -EINVAL, "bad report data: no events '%s' column", key);
 	}
-	if (!json_object_is_type(*out, json_type_array) || json_object_array_length(*out) != n)
+	if (!json_object_is_type(*out, json_type_array) ||
+	    json_object_array_length(*out) / width != n || json_object_array_length(*out) % width)
 		return in__fail_at(h->c, -EINVAL,
 				   "bad report data: the events' '%s' column is not %zu long", key,
-				   n);
+				   n * width);
 	return 0;
+}
+
+/* A traced call's arguments and return (events.args), as out_chrome
+ * writes them; a null return is a call whose return never came. */
+static int call_args(struct html_in *h, struct json_object *a, size_t i, struct profile_event *ev)
+{
+	const size_t width = PROFILE_NARGS + 1;
+	struct json_object *ret = json_object_array_get_idx(a, i * width + PROFILE_NARGS);
+
+	for (size_t k = 0; k < PROFILE_NARGS; k++)
+		if (json_u64__get(json_object_array_get_idx(a, i * width + k), &ev->args[k]))
+			return bad(h, "events.args", i, "not an unsigned integer");
+	if (!ret) {
+		ev->flags |= PROFILE_EVENT_UNFINISHED;
+		return 0;
+	}
+	return json_u64__get(ret, &ev->ret) ? bad(h, "events.args", i, "not an unsigned integer")
+					    : 0;
 }
 
 static int add_event(struct html_in *h, struct json_object **cols, size_t i, uint64_t *ts)
@@ -392,6 +413,8 @@ static int add_event(struct html_in *h, struct json_object **cols, size_t i, uin
 		err = cell(h, "events.dt", cols[1], 1, i, 0, 0, INT64_MAX, &dt);
 	if (!err && cols[2])
 		err = cell(h, "events.dur", cols[2], 1, i, 0, 0, INT64_MAX, &dur);
+	if (!err && cols[3])
+		err = call_args(h, cols[3], i, &ev);
 	if (err)
 		return err;
 	*ts += (uint64_t)dt;
@@ -403,7 +426,7 @@ static int add_event(struct html_in *h, struct json_object **cols, size_t i, uin
 
 static int events(struct html_in *h)
 {
-	struct json_object *ev, *cols[3], *t0;
+	struct json_object *ev, *cols[4], *t0;
 	uint64_t ts;
 	size_t n;
 	int err;
@@ -414,11 +437,13 @@ static int events(struct html_in *h)
 	    !json_object_object_get_ex(ev, "n", &t0) || json_object_get_int64(t0) < 0)
 		return in__fail_at(h->c, -EINVAL, "bad report data: no events");
 	n = (size_t)json_object_get_int64(t0);
-	err = column(h, ev, "stack", n, true, &cols[0]);
+	err = column(h, ev, "stack", n, 1, true, &cols[0]);
 	if (!err)
-		err = column(h, ev, "dt", n, true, &cols[1]);
+		err = column(h, ev, "dt", n, 1, true, &cols[1]);
 	if (!err)
-		err = column(h, ev, "dur", n, false, &cols[2]);
+		err = column(h, ev, "dur", n, 1, false, &cols[2]);
+	if (!err)
+		err = column(h, ev, "args", n, PROFILE_NARGS + 1, false, &cols[3]);
 	if (err)
 		return err;
 	ts = events_t0(ev);

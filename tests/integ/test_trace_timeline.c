@@ -516,19 +516,14 @@ static bool has_value(const struct jv *args, double v)
 	return false;
 }
 
-/* fib(6): the top call's args carry its argument 6 and its result 8. */
-static void test_chrome_args(void **state)
+/* The calls of fib(6) in doc: the top call's args carry its argument 6 and
+ * its result 8. */
+static void expect_fib_args(struct jv *doc)
 {
-	const char *out = h_path("fib.json");
 	const struct xev *top = NULL;
 	struct xev ev[64];
 	size_t n, meta;
-	struct h_result r;
-	struct jv *doc;
 
-	(void)state;
-	require_bpf();
-	doc = run_chrome(&r, out, "^fib$", H_ARGV(h_workload("tracee"), "fib", "6"));
 	n = x_events(doc, ev, 64, &meta);
 	assert_int_equal(n, 25); /* 2 * F(7) - 1 */
 	for (size_t i = 0; i < n; i++) {
@@ -540,8 +535,47 @@ static void test_chrome_args(void **state)
 			fail_msg("a call of fib outside the first one");
 	if (!has_value(top->args, 6) || !has_value(top->args, 8))
 		fail_msg("the args of fib(6) do not hold its argument 6 and its result 8");
+}
+
+static void test_chrome_args(void **state)
+{
+	const char *out = h_path("fib.json");
+	struct h_result r;
+	struct jv *doc;
+
+	(void)state;
+	require_bpf();
+	doc = run_chrome(&r, out, "^fib$", H_ARGV(h_workload("tracee"), "fib", "6"));
+	expect_fib_args(doc);
 	jfree(doc);
 	h_result_free(&r);
+}
+
+/* The HTML report keeps the calls' arguments and returns: the page
+ * rendered back to Chrome JSON has fib(6)'s. */
+static void test_html_args(void **state)
+{
+	const char *page = h_path("fib.html"), *back = h_path("fib_back.json");
+	struct h_result r;
+	struct jv *doc;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "-f", "^fib$", "-o", page, "--",
+				      h_workload("tracee"), "fib", "6")),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "render", page, "-o", back)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	text = h_slurp(back);
+	doc = jparse_must(text);
+	free(text);
+	expect_fib_args(doc);
+	jfree(doc);
 }
 
 /* ---- --full-stack ---- */
@@ -614,6 +648,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_flamechart_thread_counts, h_test_teardown),
 		cmocka_unit_test_teardown(test_chrome_events, h_test_teardown),
 		cmocka_unit_test_teardown(test_chrome_args, h_test_teardown),
+		cmocka_unit_test_teardown(test_html_args, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_stack, h_test_teardown),
 	};
 

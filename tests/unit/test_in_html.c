@@ -74,7 +74,8 @@ static struct profile *samples(void)
 	return p;
 }
 
-/* Traced calls, in ns: the mode and unit come back from the page. */
+/* Traced calls, in ns: the mode and unit come back from the page, and the
+ * calls' arguments and returns, past 2^53 too, a missing return too. */
 static struct profile *calls(void)
 {
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
@@ -85,9 +86,22 @@ static struct profile *calls(void)
 		.cmdline = "flamebpf -f f", .event = "", .kernel = "", .host = "", .losses = ""
 	};
 
+	struct profile_event ev[] = {
+		{ .ts = 1000 * MS,
+		  .dur = 30 * MS,
+		  .args = { 1, 2, 3 },
+		  .ret = 0xfffffffffffffffeULL },
+		{ .ts = 1005 * MS,
+		  .dur = 10 * MS,
+		  .args = { 1ULL << 53, (1ULL << 53) + 1, 0 },
+		  .flags = PROFILE_EVENT_UNFINISHED },
+	};
+
 	assert_int_equal(profile__set_meta(p, &meta), 0);
-	add(p, &a, s1, 1, 30 * MS, 1000 * MS);
-	add(p, &a, s2, 2, 10 * MS, 1005 * MS);
+	assert_int_equal(profile__add_stack(p, &a, s1, 1, 30 * MS), 0);
+	assert_int_equal(profile__add_event(p, &a, s1, 1, &ev[0]), 0);
+	assert_int_equal(profile__add_stack(p, &a, s2, 2, 10 * MS), 0);
+	assert_int_equal(profile__add_event(p, &a, s2, 2, &ev[1]), 0);
 	return p;
 }
 
@@ -187,7 +201,8 @@ static void test_calls_round_trip(void **state)
 	round_trip(calls());
 }
 
-/* Events come back in time order with their times and durations. */
+/* Events come back in time order with their times, durations, arguments
+ * and returns. */
 static void test_events(void **state)
 {
 	struct profile *p = calls(), *q = NULL;
@@ -200,6 +215,14 @@ static void test_events(void **state)
 	assert_int_equal(profile__event(q, 0)->dur, 30 * MS);
 	assert_int_equal(profile__event(q, 1)->ts, 1005 * MS);
 	assert_int_equal(profile__stack(q, profile__event(q, 1)->stack)->nframes, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const struct profile_event *want = profile__event(p, i),
+					   *got = profile__event(q, i);
+
+		assert_memory_equal(got->args, want->args, sizeof(got->args));
+		assert_int_equal(got->ret, want->ret);
+		assert_int_equal(got->flags, want->flags);
+	}
 	free(page);
 	profile__free(p);
 	profile__free(q);
@@ -261,8 +284,14 @@ static void test_damaged(void **state)
 		{ "\"meta\":{", "\"meta\":{{", "not JSON" },
 		{ "\"strings\"", "\"no-strings\"", "no 'strings' table" },
 	};
-	struct profile *p = samples();
-	char *page = page_of(p);
+	static const char *const call_cases[][3] = {
+		{ "\"args\":[1,", "\"args\":[-1,", "events.args row 0: not an unsigned integer" },
+		{ "\"args\":[1,", "\"args\":[\"0xz\",", "events.args row 0: not an unsigned" },
+		{ "null]", "\"\"]", "events.args row 1: not an unsigned integer" },
+		{ "\"args\":[1,", "\"args\":[", "the events' 'args' column is not 8 long" },
+	};
+	struct profile *p = samples(), *c = calls();
+	char *page = page_of(p), *call_page = page_of(c);
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -271,6 +300,14 @@ static void test_damaged(void **state)
 		expect_error(bad, cases[i][2]);
 		free(bad);
 	}
+	for (size_t i = 0; i < sizeof(call_cases) / sizeof(call_cases[0]); i++) {
+		char *bad = edited(call_page, call_cases[i][0], call_cases[i][1]);
+
+		expect_error(bad, call_cases[i][2]);
+		free(bad);
+	}
+	free(call_page);
+	profile__free(c);
 	/* the data cut short, with and without its end tag */
 	*strstr(strstr(page, "\"stacks\""), ",") = '\0';
 	expect_error(page, "the report's data is cut short (no end of its element)");

@@ -308,6 +308,49 @@ static void test_call_self_times(void **state)
 	assert_int_equal(at(get(ev, "self", json_type_array), 2), 20);
 	assert_int_equal(at(get(ev, "self", json_type_array), 3), 10);
 	assert_int_equal(at(get(ev, "dt", json_type_array), 3), 950);
+	assert_false(json_object_object_get_ex(ev, "args", NULL)); /* none had any */
+	json_object_put(d);
+	free(page);
+	profile__free(p);
+}
+
+/* Traced calls' arguments and returns, four values a call in time order:
+ * numbers up to 2^53, hex strings beyond (JSON.parse would round them),
+ * null for a return that never came. */
+static void test_call_args(void **state)
+{
+	struct profile *p = profile__new(UNIT_NANOSECONDS);
+	struct stack_owner a = owner(1, 1, "t");
+	uint32_t f = frame(p, "f", FRAME_USER), sf[] = { f };
+	struct profile_event late = {
+		.ts = 2000, .dur = 10, .args = { 7, 0, 1ULL << 53 }, .ret = 3
+	};
+	struct profile_event early = { .ts = 1000,
+				       .dur = 10,
+				       .args = { (1ULL << 53) + 1, ~0ULL, 0 },
+				       .flags = PROFILE_EVENT_UNFINISHED };
+	static const char *const want[] = { "\"0x20000000000001\"",
+					    "\"0xffffffffffffffff\"",
+					    "0",
+					    "null",
+					    "7",
+					    "0",
+					    "9007199254740992",
+					    "3" };
+	struct write_opts o = { 0 };
+	json_object *d, *args;
+	char *page;
+
+	(void)state;
+	assert_int_equal(profile__add_event(p, &a, sf, 1, &late), 0);
+	assert_int_equal(profile__add_event(p, &a, sf, 1, &early), 0);
+	page = render(p, &o);
+	d = data_of(page);
+	args = get(get(d, "events", json_type_object), "args", json_type_array);
+	assert_int_equal(json_object_array_length(args), 8);
+	for (size_t i = 0; i < 8; i++)
+		assert_string_equal(json_object_to_json_string(json_object_array_get_idx(args, i)),
+				    want[i]);
 	json_object_put(d);
 	free(page);
 	profile__free(p);
@@ -473,6 +516,7 @@ int main(void)
 		cmocka_unit_test(test_lead),
 		cmocka_unit_test(test_events_decode),
 		cmocka_unit_test(test_call_self_times),
+		cmocka_unit_test(test_call_args),
 		cmocka_unit_test(test_hostile_names),
 		cmocka_unit_test(test_colours),
 		cmocka_unit_test(test_offline),

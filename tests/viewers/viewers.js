@@ -992,6 +992,21 @@ async function checkHtmlTimeline(browser, port, set) {
 			assert.ok(rects.drawn.some((p) => (p.name === "tree_a" || p.name === "tree_c") &&
 						   p.depth === b.depth - 1 && p.from <= b.from && p.to >= b.to),
 				  `burn at ${b.from} not inside its caller`);
+		/* each call's arguments, as the Chrome JSON has them: burn's
+		 * iterations; hovering a call shows them */
+		const burnArgs = new Set(trace.filter((e) => e.ph === "X" && e.name === "burn")
+					 .map((e) => String(e.args.arg0)));
+		const burns = rects.drawn.filter((r) => r.name === "burn");
+		assert.ok(burns.length > 0, "no burn drawn");
+		for (const b of burns) {
+			const m = b.args.match(/^ arg0=(\S+) arg1=\S+ arg2=\S+ (ret=\S+|unfinished)$/);
+			assert.ok(m && burnArgs.has(m[1]), `burn's args '${b.args}', the trace's arg0 ${[...burnArgs]}`);
+		}
+		const widest = burns.reduce((x, y) => (y.w > x.w ? y : x));
+		await page.locator("#timeline").scrollIntoViewIfNeeded();
+		const tb = await page.locator("#timeline").boundingBox();
+		await page.mouse.move(tb.x + widest.x + widest.w / 2, tb.y + widest.y + 3);
+		assert.match(await page.textContent("#timeline-details"), /^burn .* arg0=\d+ arg1=/);
 	} else {
 		const a = all.drawn.filter((r) => r.name === "phase_a"), b = all.drawn.filter((r) => r.name === "phase_b");
 		assert.ok(a.length && b.length, `phase_a ${a.length}, phase_b ${b.length} runs`);

@@ -1470,7 +1470,7 @@
 	function callRects(evs) {
 		return evs.map(function (j) {
 			var n = stackNode[evStack[j]];
-			return { node: n, from: evTs[j], to: evTs[j] + evDur[j], depth: depth[n] - 2 };
+			return { node: n, from: evTs[j], to: evTs[j] + evDur[j], depth: depth[n] - 2, ev: j };
 		});
 	}
 
@@ -1524,6 +1524,17 @@
 		return rects.concat(open).sort(function (a, b) {
 			return a.from - b.from || a.depth - b.depth;
 		});
+	}
+
+	// A traced call's arguments and return as the Chrome JSON output
+	// names them (events.args: arg0, arg1, arg2, ret; ret null when no
+	// return came), or "" where the page holds none.
+	function callArgs(j) {
+		if (j === undefined || !E.args)
+			return "";
+		var a = E.args.slice(4 * j, 4 * j + 4);
+		return " arg0=" + a[0] + " arg1=" + a[1] + " arg2=" + a[2] +
+			(a[3] === null ? " unfinished" : " ret=" + a[3]);
 	}
 
 	function setThread(t) {
@@ -1638,7 +1649,7 @@
 			}
 			var r = timelineAt(ev);
 			ui.tlDetails.textContent = r ? nameOf(r.node) + " (from " + (r.from / 1e9).toFixed(6) +
-				" s, " + fmtNs(r.to - r.from) + ")" : "\u00a0";
+				" s, " + fmtNs(r.to - r.from) + ")" + callArgs(r.ev) : "\u00a0";
 		});
 	}
 
@@ -1669,7 +1680,7 @@
 				setThread(t);
 			return { thread: tl.thread, from: tl.from, to: tl.to, drawn: tl.drawn.map(function (f) {
 				return { name: nameOf(f.r.node), from: f.r.from, to: f.r.to, depth: f.r.depth,
-					 x: f.x, y: f.y, w: f.w };
+					 x: f.x, y: f.y, w: f.w, args: callArgs(f.r.ev) };
 			}) };
 		},
 		// diff's rows as the page shows them, or null for no diff.
