@@ -23,6 +23,7 @@ struct profile {
 	struct hashmap string_idx, frame_idx, stack_idx, pids;
 	uint64_t total, total_count;
 	uint32_t last_stack;
+	uint32_t type; /* of the stacks added next */
 	struct profile_meta meta;
 };
 
@@ -200,9 +201,9 @@ static bool stack_eq(const void *arg, uint64_t i)
 	const struct stack_eq_arg *a = arg;
 	const struct profile_stack *s = &((struct profile_stack *)a->p->stacks.v)[i];
 
-	return s->who.pid == a->s->who.pid && s->who.tid == a->s->who.tid &&
-	       s->who.comm == a->s->who.comm && s->who.tcomm == a->s->who.tcomm &&
-	       s->nframes == a->s->nframes &&
+	return s->type == a->s->type && s->who.pid == a->s->who.pid &&
+	       s->who.tid == a->s->who.tid && s->who.comm == a->s->who.comm &&
+	       s->who.tcomm == a->s->who.tcomm && s->nframes == a->s->nframes &&
 	       (!s->nframes || !memcmp(s->frames, a->s->frames, s->nframes * sizeof(*s->frames)));
 }
 
@@ -210,7 +211,7 @@ static uint64_t stack_hash(const struct profile_stack *s)
 {
 	uint64_t h = s->nframes ? hash_bytes(s->frames, s->nframes * sizeof(*s->frames), 0) : 0;
 
-	h = hash_mix(h ^ (((uint64_t)s->who.pid << 32) | s->who.tid));
+	h = hash_mix(h ^ (((uint64_t)s->who.pid << 32) | s->who.tid) ^ ((uint64_t)s->type << 17));
 	return hash_mix(h ^ (uintptr_t)s->who.comm ^ ((uintptr_t)s->who.tcomm << 1));
 }
 
@@ -235,7 +236,9 @@ static int stack_insert(struct profile *p, const struct profile_stack *s, uint64
 static int findnew_stack(struct profile *p, const struct stack_owner *who, const uint32_t *frames,
 			 uint32_t nframes, uint64_t *idx)
 {
-	struct profile_stack s = { *who, nframes, frames, 0 };
+	struct profile_stack s = {
+		.who = *who, .type = p->type, .nframes = nframes, .frames = frames
+	};
 	struct stack_eq_arg arg = { p, &s };
 	uint64_t key;
 	int err;
@@ -270,6 +273,24 @@ int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
 	return 0;
 }
 
+void profile__set_type(struct profile *p, uint32_t type)
+{
+	p->type = type;
+}
+
+void profile__type_totals(const struct profile *p, uint32_t type, uint64_t *weight, uint64_t *count)
+{
+	*weight = *count = 0;
+	for (size_t i = 0; i < p->stacks.n; i++) {
+		const struct profile_stack *s = &((const struct profile_stack *)p->stacks.v)[i];
+
+		if (s->type == type) {
+			*weight += s->weight;
+			*count += s->count;
+		}
+	}
+}
+
 int profile__add_stack_alloc(struct profile *p, const struct stack_owner *who,
 			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
 			     uint64_t count, uint64_t other, uint64_t other_count)
@@ -297,10 +318,13 @@ int profile__merge(struct profile *dst, const struct profile *src)
 	return profile__merge_if(dst, src, NULL, NULL, NULL);
 }
 
-int profile__merge_if(struct profile *dst, const struct profile *src,
-		      bool (*keep)(const struct profile_stack *, void *), void *arg,
-		      uint32_t *stack_map)
+/* profile__merge_if(), the stacks keeping their types, or all of them
+ * dst's current one (one_type). */
+static int merge_stacks(struct profile *dst, const struct profile *src,
+			bool (*keep)(const struct profile_stack *, void *), void *arg,
+			uint32_t *stack_map, bool one_type)
 {
+	uint32_t type = dst->type;
 	size_t nf = profile__nr_frames(src), ns = profile__nr_stacks(src);
 	uint32_t *map = malloc((nf ? nf : 1) * sizeof(*map)), *frames = NULL;
 	size_t cap = 0;
@@ -327,14 +351,95 @@ int profile__merge_if(struct profile *dst, const struct profile *src,
 		}
 		for (uint32_t k = 0; k < s->nframes; k++)
 			frames[k] = map[s->frames[k]];
+		dst->type = one_type ? type : s->type;
 		err = profile__add_stack_alloc(dst, &s->who, frames, s->nframes, s->weight,
 					       s->count, s->other, s->other_count);
 		if (!err && stack_map)
 			stack_map[i] = profile__last_stack(dst);
 	}
+	dst->type = type;
 	free(frames);
 	free(map);
 	return err;
+}
+
+int profile__merge_if(struct profile *dst, const struct profile *src,
+		      bool (*keep)(const struct profile_stack *, void *), void *arg,
+		      uint32_t *stack_map)
+{
+	return merge_stacks(dst, src, keep, arg, stack_map, false);
+}
+
+/* The events of src on the stacks map gives them in dst (UINT32_MAX: none). */
+static int copy_events(struct profile *dst, const struct profile *src, const uint32_t *map)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < src->events.n && !err; i++) {
+		struct profile_event ev = ((const struct profile_event *)src->events.v)[i];
+		const struct profile_split *sp = profile__event_split(src, &ev);
+
+		if (map[ev.stack] == UINT32_MAX)
+			continue;
+		ev.stack = map[ev.stack];
+		ev.split = 0;
+		err = sp ? vec_push(&dst->splits, sp, sizeof(*sp)) : 0;
+		if (sp && !err)
+			ev.split = dst->splits.n;
+		if (!err)
+			err = profile__add_stack_event(dst, &ev);
+	}
+	return err;
+}
+
+static struct profile *select_stacks(const struct profile *src,
+				     bool (*keep)(const struct profile_stack *, void *), void *arg,
+				     bool one_type)
+{
+	struct profile *dst = profile__new(src->unit);
+	uint32_t *map = malloc((src->stacks.n ? src->stacks.n : 1) * sizeof(*map));
+	int err = dst && map ? merge_stacks(dst, src, keep, arg, map, one_type) : -ENOMEM;
+
+	if (!err)
+		err = copy_events(dst, src, map);
+	if (!err)
+		err = profile__set_meta(dst, &src->meta);
+	free(map);
+	if (err) {
+		profile__free(dst);
+		errno = -err;
+		return NULL;
+	}
+	return dst;
+}
+
+struct profile *profile__select(const struct profile *src,
+				bool (*keep)(const struct profile_stack *, void *), void *arg)
+{
+	return select_stacks(src, keep, arg, false);
+}
+
+static bool of_type(const struct profile_stack *s, void *arg)
+{
+	return s->type == *(const uint32_t *)arg;
+}
+
+struct profile *profile__of_type(const struct profile *src, uint32_t type)
+{
+	struct profile *dst = select_stacks(src, of_type, &type, true);
+	struct profile_meta m;
+
+	if (!dst)
+		return NULL;
+	m = dst->meta;
+	m.event = type < m.ntypes ? m.types[type] : m.event;
+	m.ntypes = 0;
+	if (profile__set_meta(dst, &m)) {
+		profile__free(dst);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return dst;
 }
 
 uint32_t profile__last_stack(const struct profile *p)
@@ -397,6 +502,11 @@ int profile__set_meta(struct profile *p, const struct profile_meta *m)
 	c.host = intern_or_empty(p, m->host);
 	if (!c.cmdline || !c.event || !c.kernel || !c.losses || !c.host)
 		return -ENOMEM;
+	if (c.ntypes > PROFILE_MAX_TYPES)
+		return -EINVAL;
+	for (unsigned int t = 0; t < c.ntypes; t++)
+		if (!(c.types[t] = intern_or_empty(p, m->types[t])))
+			return -ENOMEM;
 	p->meta = c;
 	return 0;
 }

@@ -72,8 +72,11 @@ struct stack_owner {
 	const char *tcomm; /* thread name */
 };
 
+#define PROFILE_MAX_TYPES 8
+
 struct profile_stack {
 	struct stack_owner who; /* strings interned in the profile */
+	uint32_t type;		/* the event it counts: an index of profile_meta.types */
 	uint32_t nframes;
 	const uint32_t *frames; /* root-first frame ids */
 	uint64_t weight;
@@ -130,6 +133,12 @@ struct profile_meta {
 	uint64_t period;
 	uint64_t start_ns;	  /* CLOCK_MONOTONIC at its start, as event times; 0: unknown */
 	enum profile_alloc alloc; /* a memory profile's view; PROFILE_ALLOC_NONE for others */
+	/* several counted events at once (-e page-faults -e context-switches):
+	 * their names, each stack counting one (profile_stack.type), each
+	 * sample standing for period of them; 0 types in a profile of one
+	 * event (named by event) */
+	unsigned int ntypes;
+	const char *types[PROFILE_MAX_TYPES];
 };
 
 struct profile;
@@ -155,6 +164,19 @@ int profile__add_stack_count(struct profile *p, const struct stack_owner *who,
 			     const uint32_t *frames, uint32_t nframes, uint64_t weight,
 			     uint64_t count);
 
+/* The type (profile_meta.types) of the stacks added from now on; stacks
+ * of two types never merge. 0 at first. */
+void profile__set_type(struct profile *p, uint32_t type);
+
+/* The total weight and count of the stacks of a type. */
+void profile__type_totals(const struct profile *p, uint32_t type, uint64_t *weight,
+			  uint64_t *count);
+
+/* A profile of one event: the stacks of src of that type (as type 0) and
+ * their events, its metadata src's with event named so. NULL and errno
+ * on failure. */
+struct profile *profile__of_type(const struct profile *src, uint32_t type);
+
 /* profile__add_stack_count(), and other and other_count to the stack's
  * other view (--alloc: see struct profile_stack). */
 int profile__add_stack_alloc(struct profile *p, const struct stack_owner *who,
@@ -176,6 +198,11 @@ int profile__merge(struct profile *dst, const struct profile *src);
 int profile__merge_if(struct profile *dst, const struct profile *src,
 		      bool (*keep)(const struct profile_stack *, void *), void *arg,
 		      uint32_t *stack_map);
+
+/* A new profile with the stacks keep() keeps, their events and src's
+ * metadata. NULL and errno on failure. */
+struct profile *profile__select(const struct profile *src,
+				bool (*keep)(const struct profile_stack *, void *), void *arg);
 
 /* Adds an event on the stack (created with weight 0 if new); ev->stack is
  * set from it. Returns 0 or -ENOMEM. */

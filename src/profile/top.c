@@ -72,31 +72,14 @@ static bool kept(const struct profile_stack *s, void *arg)
 	return hashmap__get(&c->kept, owner_key(&s->who, c->by_thread), &one);
 }
 
-/* The events of the stacks kept, on their new stacks. */
-static int copy_events(struct profile *dst, const struct profile *src, const uint32_t *map)
-{
-	int err = 0;
-
-	for (size_t i = 0; i < profile__nr_events(src) && !err; i++) {
-		struct profile_event ev = *profile__event(src, i);
-
-		if (map[ev.stack] == UINT32_MAX)
-			continue;
-		ev.stack = map[ev.stack];
-		err = profile__add_stack_event(dst, &ev);
-	}
-	return err;
-}
-
 int profile__top(const struct profile *src, size_t n, bool by_thread, struct profile **out,
 		 struct top_stats *st)
 {
 	struct keep_ctx c = { .by_thread = by_thread };
-	struct profile *dst = profile__new(profile__unit(src));
-	size_t ns = profile__nr_stacks(src), nowners = 0;
-	uint32_t *map = malloc((ns ? ns : 1) * sizeof(*map));
+	struct profile *dst = NULL;
+	size_t nowners = 0;
 	struct owner *v = NULL;
-	int err = dst && map ? rank(src, by_thread, &v, &nowners) : -ENOMEM;
+	int err = rank(src, by_thread, &v, &nowners);
 
 	*st = (struct top_stats){ .of = nowners, .total = profile__total_weight(src) };
 	for (size_t i = 0; i < n && i < nowners && !err; i++) {
@@ -104,19 +87,12 @@ int profile__top(const struct profile *src, size_t n, bool by_thread, struct pro
 		st->kept++;
 		st->weight += v[i].weight;
 	}
-	if (!err)
-		err = profile__merge_if(dst, src, kept, &c, map);
-	if (!err)
-		err = copy_events(dst, src, map);
-	if (!err)
-		err = profile__set_meta(dst, profile__meta(src));
+	if (!err && !(dst = profile__select(src, kept, &c)))
+		err = -errno;
 	hashmap__free(&c.kept);
 	free(v);
-	free(map);
-	if (err) {
-		profile__free(dst);
+	if (err)
 		return err;
-	}
 	*out = dst;
 	return 0;
 }

@@ -410,6 +410,55 @@ static void test_top(void **state)
 	profile__free(p);
 }
 
+/* Several -e: a stack of one event never merges with the same stack of
+ * another; a profile of one type holds its stacks (as type 0) and their
+ * events, named by its event; the totals of each type. */
+static void test_types(void **state)
+{
+	struct profile *p = new_profile(UNIT_SAMPLES), *t;
+	uint32_t f[1] = { frame(p, "f", "m", FRAME_USER) };
+	struct profile_meta m = { .event = "page-faults, cs",
+				  .period = 1,
+				  .ntypes = 2,
+				  .types = { "page-faults", "context-switches" } };
+	struct profile_event ev = { .ts = 5, .dur = 1 };
+	uint64_t w, n;
+
+	(void)state;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	add(p, 10, 10, "a", f, 1, 3);
+	profile__set_type(p, 1);
+	add(p, 10, 10, "a", f, 1, 4);
+	add(p, 10, 10, "a", f, 1, 1);
+	ev.stack = profile__last_stack(p);
+	assert_int_equal(profile__add_stack_event(p, &ev), 0);
+	assert_int_equal(profile__nr_stacks(p), 2);
+	assert_int_equal(profile__stack(p, 0)->type, 0);
+	assert_int_equal(profile__stack(p, 1)->type, 1);
+	profile__type_totals(p, 1, &w, &n);
+	assert_int_equal(w, 5);
+	assert_int_equal(n, 5);
+
+	t = profile__of_type(p, 1);
+	assert_non_null(t);
+	assert_int_equal(profile__nr_stacks(t), 1);
+	expect_stack(t, 0, 10, 10, "a", f, 1, 5);
+	assert_int_equal(profile__stack(t, 0)->type, 0);
+	assert_string_equal(profile__meta(t)->event, "context-switches");
+	assert_int_equal(profile__meta(t)->ntypes, 0);
+	assert_int_equal(profile__meta(t)->period, 1);
+	assert_int_equal(profile__nr_events(t), 1);
+	assert_int_equal(profile__event(t, 0)->stack, 0);
+	assert_int_equal(profile__event(t, 0)->ts, 5);
+	profile__free(t);
+	t = profile__of_type(p, 0);
+	assert_non_null(t);
+	expect_stack(t, 0, 10, 10, "a", f, 1, 3);
+	assert_int_equal(profile__nr_events(t), 0);
+	profile__free(t);
+	profile__free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_null_comm),
 		cmocka_unit_test(test_many),
 		cmocka_unit_test(test_top),
+		cmocka_unit_test(test_types),
 	};
 
 	return cmocka_run_group_tests_name("profile", tests, NULL, NULL);
