@@ -19,6 +19,7 @@ const volatile bool want_kernel = true;
 const volatile bool timeline = false;
 const volatile bool offcpu = false;
 const volatile bool weigh_period = false; /* -e page-faults -F FREQ */
+const volatile bool multi_event = false;  /* several -e: the link's cookie says which */
 const volatile bool want_wakers = false;
 const volatile bool want_kthreads = false;
 const volatile __u64 min_block_ns = 0; /* 0: no bound */
@@ -60,12 +61,13 @@ static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __
 }
 
 /* The current task's stacks, counted weight times more (a sample: once;
- * a tracepoint's hit: once, or by a value of it). */
-static __always_inline int count_stack(void *ctx, __u64 weight, __u32 probe)
+ * a tracepoint's hit: once, or by a value of it), as the probe or event
+ * what (sample_key.probe). */
+static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool probe)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id, .probe = probe };
+	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id, .probe = what };
 	__u64 *val;
 	long err;
 
@@ -106,7 +108,8 @@ int on_sample(struct bpf_perf_event_data *ctx)
 {
 	/* a counted event at a frequency: the kernel changes the period as it
 	 * goes, each sample stands for its own */
-	return count_stack(ctx, weigh_period ? ctx->sample_period : 1, 0);
+	return count_stack(ctx, weigh_period ? ctx->sample_period : 1,
+			   multi_event ? (__u32)bpf_get_attach_cookie(ctx) : 0, false);
 }
 
 /* -f usdt:...: a USDT probe's hit, its number in the uprobe_multi link's
@@ -114,7 +117,7 @@ int on_sample(struct bpf_perf_event_data *ctx)
 SEC("kprobe")
 int on_usdt(struct pt_regs *ctx)
 {
-	return count_stack(ctx, 1, (__u32)bpf_get_attach_cookie(ctx));
+	return count_stack(ctx, 1, (__u32)bpf_get_attach_cookie(ctx), true);
 }
 
 /* -e tracepoint:...: a raw tracepoint, attached by name (no tracefs); the
@@ -160,7 +163,7 @@ int on_tracepoint(struct bpf_raw_tracepoint_args *ctx)
 	} else if (tp_weight >= 0) {
 		weight = syscall_arg(regs, tp_weight);
 	}
-	return weight ? count_stack(ctx, weight, 0) : 0;
+	return weight ? count_stack(ctx, weight, 0, false) : 0;
 }
 
 /* PF_KTHREAD (include/linux/sched.h): a kernel thread. A user thread that

@@ -62,7 +62,8 @@ struct sample_key {
 	__u32 state;		     /* --off-cpu: enum offcpu_state; else 0 */
 	__u32 wtid;		     /* --wakers: the thread that woke it (wcomm "": none seen) */
 	__u32 wpid;
-	__u32 probe;		     /* -f usdt:...: which probe was hit, from 1; else 0 */
+	__u32 probe;		     /* -f usdt:...: which probe was hit, from 1; several
+				      * -e: which event sampled, from 1; else 0 */
 	__u64 wustack, wkstack;	     /* ... its stacks when it did */
 	char wcomm[SAMPLE_COMM_LEN]; /* ... its name */
 };

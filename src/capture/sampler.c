@@ -28,9 +28,9 @@
 struct sampler {
 	struct sampler_opts opts;
 	struct sample_bpf *skel;
-	int ncpus; /* possible CPUs */
-	int *perf_fds;
-	struct bpf_link **links; /* per CPU */
+	int ncpus;		 /* possible CPUs */
+	int *perf_fds;		 /* per event slot and CPU: [slot * ncpus + cpu] */
+	struct bpf_link **links; /* ... the same */
 	struct bpf_link *fork_link, *exec_link, *exit_link;
 	struct bpf_link *switch_link; /* --off-cpu */
 	struct bpf_link *wakeup_link; /* --wakers */
@@ -48,6 +48,7 @@ struct sampler {
 	unsigned int nattached;
 	const char *event;
 	char weighed_event[TRACEPOINT_SPEC_LEN + 32]; /* "syscalls:sys_enter_write:count" */
+	char events_named[PROFILE_MAX_TYPES * 32];    /* "page-faults, context-switches" */
 	struct ring_buffer *rb;
 	struct procs *procs;
 	struct symcache *bins;	   /* binaries read during the capture (containers) */
@@ -66,6 +67,18 @@ struct sampler {
 	int event_err;		  /* the first error handling ring buffer records */
 	uint64_t live[3];	  /* --alloc: live allocations at the stop, bytes, unnamed */
 };
+
+/* The perf events opened on each CPU: one, or each of several -e. */
+static size_t event_slots(const struct sampler *s)
+{
+	return s->opts.nevents > 1 ? s->opts.nevents : 1;
+}
+
+/* Several -e: each sample key says its event (sample_key.probe). */
+static bool typed(const struct sampler *s)
+{
+	return s->opts.nevents > 1;
+}
 
 /* -e page-faults -F FREQ: each sample weighs its own period, in events. */
 static bool counted_at_freq(const struct sampler *s)
@@ -140,6 +153,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->unwind_mode = s->opts.user ? s->opts.unwind : UNWIND_MODE_FP;
 	skel->rodata->offcpu = s->opts.offcpu;
 	skel->rodata->weigh_period = counted_at_freq(s);
+	skel->rodata->multi_event = s->opts.nevents > 1;
 	skel->rodata->min_block_ns = s->opts.min_block_ns;
 	skel->rodata->max_block_ns = s->opts.max_block_ns;
 	bpf_program__set_autoload(skel->progs.on_fork, s->opts.follow_children);
@@ -250,6 +264,13 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		   : o->tp    ? o->tp->spec
 		   : o->event ? o->event->name
 			      : "cpu-clock";
+	for (size_t i = 0; typed(s) && i < o->nevents; i++) {
+		size_t len = strlen(s->events_named);
+
+		snprintf(s->events_named + len, sizeof(s->events_named) - len, "%s%s",
+			 i ? ", " : "", o->events[i]->name);
+		s->event = s->events_named;
+	}
 	if (weighed(s)) {
 		snprintf(s->weighed_event, sizeof(s->weighed_event), "%s:%s", o->tp->spec,
 			 o->weight_name);
@@ -259,13 +280,13 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
-	s->perf_fds = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(int));
-	s->links = calloc(s->ncpus > 0 ? s->ncpus : 1, sizeof(*s->links));
+	s->perf_fds = calloc(s->ncpus > 0 ? s->ncpus * event_slots(s) : 1, sizeof(int));
+	s->links = calloc(s->ncpus > 0 ? s->ncpus * event_slots(s) : 1, sizeof(*s->links));
 	if (s->ncpus <= 0 || !s->procs || !s->bins || !s->perf_fds || !s->links) {
 		err = s->ncpus < 0 ? s->ncpus : -ENOMEM;
 		goto err_free;
 	}
-	for (int i = 0; i < s->ncpus; i++)
+	for (size_t i = 0; i < s->ncpus * event_slots(s); i++)
 		s->perf_fds[i] = -1;
 	err = load(s);
 	if (err)
@@ -314,26 +335,42 @@ static int open_event(uint64_t period, unsigned int freq, int cpu, __u32 type, _
 	return fd < 0 ? -errno : fd;
 }
 
-/* cpu-clock by default, on every machine: it needs no PMU (VMs often have
- * none) and, unlike cycles, it also samples idle time, so shares are
- * shares of time. Or -e's event. */
-static int attach_cpu(struct sampler *s, int cpu)
+/* Event slot i on a CPU; with several, the program learns which event it
+ * runs for from the link's cookie, i + 1. */
+static int attach_event(struct sampler *s, const struct perf_event_desc *ev, size_t i, int cpu)
 {
-	const struct perf_event_desc *ev =
-		s->opts.event ? s->opts.event : perf_events__find("cpu-clock");
+	LIBBPF_OPTS(bpf_perf_event_opts, opts, .bpf_cookie = s->opts.nevents > 1 ? i + 1 : 0);
+	size_t at = i * s->ncpus + cpu;
 	int fd = open_event(s->opts.period ? s->opts.period : s->period_ns,
 			    counted_at_freq(s) ? s->opts.freq : 0, cpu, ev->type, ev->config);
 
 	if (fd < 0)
 		return fd;
-	s->perf_fds[cpu] = fd;
-	s->links[cpu] = bpf_program__attach_perf_event(s->skel->progs.on_sample, fd);
-	if (!s->links[cpu]) {
-		s->links[cpu] = NULL;
+	s->perf_fds[at] = fd;
+	s->links[at] = bpf_program__attach_perf_event_opts(s->skel->progs.on_sample, fd, &opts);
+	if (!s->links[at]) {
+		s->links[at] = NULL;
 		return -errno;
 	}
-	s->nattached++;
 	return 0;
+}
+
+/* cpu-clock by default, on every machine: it needs no PMU (VMs often have
+ * none) and, unlike cycles, it also samples idle time, so shares are
+ * shares of time. Or -e's events. */
+static int attach_cpu(struct sampler *s, int cpu)
+{
+	int err = 0;
+
+	if (s->opts.nevents > 1)
+		for (size_t i = 0; i < s->opts.nevents && !err; i++)
+			err = attach_event(s, s->opts.events[i], i, cpu);
+	else
+		err = attach_event(
+			s, s->opts.event ? s->opts.event : perf_events__find("cpu-clock"), 0, cpu);
+	if (!err)
+		s->nattached++;
+	return err;
 }
 
 static uint64_t now_ns(void)
@@ -622,12 +659,12 @@ void sampler__stop(struct sampler *s)
 {
 	if (s->switch_link)
 		stop_offcpu(s);
-	for (int cpu = 0; cpu < s->ncpus; cpu++) {
-		bpf_link__destroy(s->links[cpu]);
-		s->links[cpu] = NULL;
-		if (s->perf_fds[cpu] >= 0)
-			close(s->perf_fds[cpu]);
-		s->perf_fds[cpu] = -1;
+	for (size_t i = 0; i < s->ncpus * event_slots(s); i++) {
+		bpf_link__destroy(s->links[i]);
+		s->links[i] = NULL;
+		if (s->perf_fds[i] >= 0)
+			close(s->perf_fds[i]);
+		s->perf_fds[i] = -1;
 	}
 	bpf_link__destroy(s->tp_link);
 	s->tp_link = NULL;
@@ -787,6 +824,8 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	c->n = 0;
+	/* several -e: the event is the stack's type, not a frame */
+	profile__set_type(c->p, typed(c->s) && key.probe ? key.probe - 1 : 0);
 	if (state_frame(c->s, &key) && c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err)
@@ -795,7 +834,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL, key.state || c->s->opts.tp);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
-	if (!err && key.probe)
+	if (!err && key.probe && !typed(c->s))
 		err = push_probe(c, key.probe);
 	if (!err && (key.wtid || key.wcomm[0])) /* the idle task has tid 0 */
 		err = push_waker(c, &key);
@@ -920,6 +959,8 @@ static int add_alloc(struct collect_ctx *c, const struct sample_key *k,
 
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	c->n = 0;
+	/* several -e: the event is the stack's type, not a frame */
+	profile__set_type(c->p, typed(c->s) && key.probe ? key.probe - 1 : 0);
 	err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
 	return err ? err
 		   : profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, ALLOCS(w),

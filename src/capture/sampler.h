@@ -21,12 +21,16 @@
 struct sampler_opts {
 	unsigned int freq;		     /* clocks: samples a second */
 	const struct perf_event_desc *event; /* NULL: cpu-clock */
-	uint64_t period;		     /* counted events: events a sample (clocks: 0) */
-	const struct usdt_plan *usdt;	     /* -f usdt:...: probes counted; or NULL */
-	const struct tracepoint_spec *tp;    /* -e tracepoint:...: hits counted; or NULL */
-	int weight;			     /* ... weighed so (enum tp_weight) */
-	const char *weight_name;	     /* ... as the command line said it */
-	double duration;		     /* expected seconds (0: unknown), for sizing maps */
+	/* several counted events side by side (each sample's type is its
+	 * index); event is the first; nevents 0 or 1: event alone */
+	const struct perf_event_desc *const *events;
+	size_t nevents;
+	uint64_t period;		  /* counted events: events a sample (clocks: 0) */
+	const struct usdt_plan *usdt;	  /* -f usdt:...: probes counted; or NULL */
+	const struct tracepoint_spec *tp; /* -e tracepoint:...: hits counted; or NULL */
+	int weight;			  /* ... weighed so (enum tp_weight) */
+	const char *weight_name;	  /* ... as the command line said it */
+	double duration;		  /* expected seconds (0: unknown), for sizing maps */
 	bool filter_pids;
 	bool follow_children;
 	bool user, kernel;

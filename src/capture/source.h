@@ -20,8 +20,12 @@
 struct source_opts {
 	unsigned int freq;		     /* sampling frequency in Hz; 0 when not sampling */
 	const struct perf_event_desc *event; /* -e: what samples are taken on; NULL: cpu-clock */
-	uint64_t period;		     /* -c: a counted event's events a sample; 0: 1 */
-	bool tracepoint;		     /* -e tracepoint:...: stacks counted at tp */
+	/* every -e event, event the first: several are counted side by side,
+	 * each a type of the profile (profile_meta.types) */
+	const struct perf_event_desc *events[PROFILE_MAX_TYPES];
+	size_t nevents;
+	uint64_t period; /* -c: a counted event's events a sample; 0: 1 */
+	bool tracepoint; /* -e tracepoint:...: stacks counted at tp */
 	struct tracepoint_spec tp;
 	int weight;			     /* --weight: enum tp_weight, or an argument's index */
 	const char *weight_name;	     /* ... as given: "count", "arg2", "ret" */

@@ -132,6 +132,9 @@ static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
 	m->event = st.event;
 	/* a tracepoint's counts are hits (or its values), as a counted event's */
 	m->period = counted(ss->o) ? (ss->o->period ? ss->o->period : 1) : 0;
+	m->ntypes = ss->o->nevents > 1 ? (unsigned int)ss->o->nevents : 0;
+	for (unsigned int t = 0; t < m->ntypes; t++)
+		m->types[t] = ss->o->events[t]->name;
 	m->losses = b->len ? b->s : "";
 }
 
@@ -164,6 +167,8 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 	struct sampler_opts so = {
 		.freq = o->freq,
 		.event = o->event,
+		.events = o->events,
+		.nevents = o->nevents,
 		.period = o->period,
 		.tp = o->tracepoint ? &o->tp : NULL,
 		.weight = o->weight,

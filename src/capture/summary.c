@@ -78,6 +78,28 @@ static void report_unwinding(enum unwind_mode mode, const uint64_t *c,
 		      t->processes, c[USTACK_MAPS_ASKED]);
 }
 
+/* Several -e: a line for each event, then one for the capture. */
+static void summary_types(const struct profile *p, const struct sampler_stats *st, double secs,
+			  unsigned int freq)
+{
+	const struct profile_meta *m = profile__meta(p);
+
+	for (unsigned int t = 0; t < m->ntypes; t++) {
+		uint64_t weight, count;
+
+		profile__type_totals(p, t, &weight, &count);
+		if (freq)
+			p_err("%" PRIu64 " %s at %u Hz (each sample its own period)", weight,
+			      m->types[t], freq);
+		else
+			p_err("%" PRIu64 " %s in %" PRIu64 " samples (one every %" PRIu64 ")",
+			      weight, m->types[t], count, m->period);
+	}
+	p_err("%u events, %" PRIu64 " samples, %zu processes, %zu stacks in %.2f s (on %u CPUs)",
+	      m->ntypes, st->counter[CNT_SAMPLES], profile__nr_processes(p), profile__nr_stacks(p),
+	      secs, st->ncpus);
+}
+
 void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
@@ -93,6 +115,8 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      "in %.2f s",
 		      profile__total_weight(p), st->event, st->counter[CNT_SAMPLES],
 		      profile__nr_processes(p), profile__nr_stacks(p), secs);
+	else if (profile__meta(p)->ntypes)
+		summary_types(p, st, secs, freq);
 	else if (period && freq)
 		p_err("%" PRIu64 " %s in %" PRIu64 " samples at %u Hz (each its own period), %zu "
 		      "processes, %zu stacks in %.2f s (on %u CPUs)",

@@ -39,7 +39,7 @@ struct run {
 	const struct options *o;
 	int argc;
 	char **argv;
-	struct output out[OPTIONS_MAX_OUTPUTS];
+	struct output out[OPTIONS_MAX_FILES];
 	struct source src;
 	struct command cmd;
 	bool have_cmd, cmd_ran, cmd_stopped, exec_failed;
@@ -47,6 +47,8 @@ struct run {
 	int *pidfds;	/* -p targets, to notice when they all exit */
 	struct profile *p;
 	struct profile *top; /* --top N: what is written; NULL: p */
+	/* several -e: the profile of each event, made for an output that draws it */
+	struct profile *of_type[PROFILE_MAX_TYPES];
 	struct top_stats top_st;
 	double start, secs;
 	const char *why_stopped;
@@ -257,7 +259,7 @@ static void explain_empty(const struct run *r)
 		p_err("no hits: %s never reached the %s during the capture", who,
 		      r->o->capture.nusdt ? "USDT probes" : "tracepoint");
 	else if (r->o->capture.event && !r->o->capture.event->clock)
-		p_err("no %s: %s made none during the capture", r->o->capture.event->name, who);
+		p_err("no %s: %s made none during the capture", profile__meta(r->p)->event, who);
 	else if (r->src.unit == UNIT_NANOSECONDS)
 		p_err("no calls: %s never returned from a traced function during the capture (not "
 		      "called, or still running: try a longer capture)",
@@ -319,12 +321,37 @@ static int interrupted(const struct run *r, size_t i)
 	return -EINTR;
 }
 
+/* What output i writes: the profile, or one event's of several. */
+static int profile_of(struct run *r, size_t i, const struct profile **p)
+{
+	int type = r->o->output_types[i];
+
+	*p = r->top ? r->top : r->p;
+	if (type < 0)
+		return 0;
+	if (!r->of_type[type] && !(r->of_type[type] = profile__of_type(*p, (uint32_t)type)))
+		return -errno;
+	*p = r->of_type[type];
+	return 0;
+}
+
 static int write_one(struct run *r, size_t i)
 {
 	struct write_opts wo = { .root = r->o->root,
 				 .flamechart = r->o->flamechart,
 				 .heatmap_rows = r->o->heatmap_rows };
-	int err = sink__write(r->o->formats[i], r->top ? r->top : r->p, &wo, r->out[i].f);
+	const struct profile *p;
+	int err = profile_of(r, i, &p);
+
+	/* several -e: an event that never came has no graph to draw */
+	if (!err && r->o->output_types[i] >= 0 && !profile__total_weight(p)) {
+		p_err("no %s during the capture: '%s' not written", profile__meta(p)->event,
+		      r->o->outputs[i]);
+		output__abort(&r->out[i]);
+		return 0;
+	}
+	if (!err)
+		err = sink__write(r->o->formats[i], p, &wo, r->out[i].f);
 
 	if (err == -ENODATA) {
 		p_err("no %s times were kept for the %s output (all lost: see the summary)",
@@ -393,6 +420,8 @@ static void cleanup(struct run *r)
 		r->src.ops->free(r->src.impl);
 	profile__free(r->p);
 	profile__free(r->top);
+	for (size_t t = 0; t < PROFILE_MAX_TYPES; t++)
+		profile__free(r->of_type[t]);
 	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++)
 		if (r->pidfds[i] >= 0)
 			close(r->pidfds[i]);

@@ -40,6 +40,7 @@ enum {
 	OPT_WEIGHT,
 	OPT_ALLOC,
 	OPT_ALLOC_SAMPLE,
+	OPT_SHOW,
 };
 
 static const struct option long_opts[] = {
@@ -49,6 +50,7 @@ static const struct option long_opts[] = {
 	{ "sample", required_argument, NULL, 'F' },
 	{ "event", required_argument, NULL, 'e' },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
+	{ "show", required_argument, NULL, OPT_SHOW },
 	{ "count", required_argument, NULL, 'c' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -152,6 +154,11 @@ void options__usage(FILE *f)
 	      "                           or tracepoint:CATEGORY:NAME (t:...): stacks\n"
 	      "                           counted at each hit (tracepoint:syscalls:\n"
 	      "                           sys_enter_write, t:sched:sched_process_exec)\n"
+	      "                           Repeatable for counted events (-e page-faults -e\n"
+	      "                           context-switches): each its own pprof sample type,\n"
+	      "                           and OUT.EVENT.EXT a file per event in other formats\n"
+	      "      --show EVENT         (several -e) the other formats draw EVENT alone,\n"
+	      "                           to the file -o names\n"
 	      "  -c, --count N            (-e) a sample every N events (default 1); or -F\n"
 	      "                           FREQ, each sample weighing its own period\n"
 	      "      --weight W           (-e tracepoint:syscalls:...) hits weigh a value:\n"
@@ -416,6 +423,30 @@ static int unknown_event(const char *name, char *err)
 	return ret;
 }
 
+/* -e, repeatable: perf events side by side, or one tracepoint alone. */
+static int add_event(struct source_opts *c, const char *arg, char *err)
+{
+	const struct perf_event_desc *ev;
+
+	if (c->tracepoint || (c->nevents && tracepoint_spec__is(arg)))
+		return usage_err("-e %s counts its hits alone: not with -e %s",
+				 c->tracepoint ? c->tp.spec : arg,
+				 c->tracepoint ? arg : c->events[0]->name);
+	if (tracepoint_spec__is(arg))
+		return parse_tracepoint(arg, c, err);
+	ev = perf_events__find(arg);
+	if (!ev)
+		return unknown_event(arg, err);
+	for (size_t i = 0; i < c->nevents; i++)
+		if (c->events[i] == ev)
+			return usage_err("-e %s given twice", ev->name);
+	if (c->nevents == PROFILE_MAX_TYPES)
+		return usage_err("more than %d -e events", PROFILE_MAX_TYPES);
+	c->events[c->nevents++] = ev;
+	c->event = c->events[0];
+	return 0;
+}
+
 static int parse_one(int c, const char *arg, struct options *o, bool *format_set, char *err)
 {
 	switch (c) {
@@ -433,14 +464,10 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 				"invalid frequency '%s' (e.g. 99, 99hz, 1khz; 1 Hz to 1 MHz)", arg);
 		return 0;
 	case 'e':
-		if (o->capture.event || o->capture.tracepoint)
-			return usage_err("one -e at a time: '%s' after '%s'", arg,
-					 o->capture.event ? o->capture.event->name
-							  : o->capture.tp.spec);
-		if (tracepoint_spec__is(arg))
-			return parse_tracepoint(arg, &o->capture, err);
-		o->capture.event = perf_events__find(arg);
-		return o->capture.event ? 0 : unknown_event(arg, err);
+		return add_event(&o->capture, arg, err);
+	case OPT_SHOW:
+		o->show = arg;
+		return 0;
 	case OPT_WEIGHT:
 		o->weight_arg = arg;
 		return 0;
@@ -612,6 +639,66 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 	return 0;
 }
 
+/* --show's event: its index in c->events, or -1 when it is none of them. */
+static int shown_event(const struct source_opts *c, const char *name)
+{
+	const struct perf_event_desc *ev = perf_events__find(name);
+
+	for (size_t i = 0; ev && i < c->nevents; i++)
+		if (c->events[i] == ev)
+			return (int)i;
+	return -1;
+}
+
+/* "out.svg" for the event page-faults: "out.page-faults.svg". */
+static char *event_path(const char *path, const char *event)
+{
+	const char *base = strrchr(path, '/'), *dot = strrchr(base ? base : path, '.');
+	size_t at = dot && dot != (base ? base + 1 : path) ? (size_t)(dot - path) : strlen(path);
+	char *out = malloc(strlen(path) + strlen(event) + 2);
+
+	if (out)
+		sprintf(out, "%.*s.%s%s", (int)at, path, event, path + at);
+	return out;
+}
+
+/* Several -e: pprof takes every event (a sample type each); the other
+ * formats draw one, so each of their outputs becomes a file per event,
+ * or writes the one --show names. */
+static int split_outputs(struct options *o, char *err)
+{
+	const struct source_opts *c = &o->capture;
+	int show = o->show ? shown_event(c, o->show) : -1;
+	size_t n = o->noutputs;
+
+	if (o->show && c->nevents < 2)
+		return usage_err("--show chooses one of several -e events to draw");
+	if (o->show && show < 0)
+		return usage_err("--show %s: not one of the -e events", o->show);
+	for (size_t i = 0; i < n; i++) {
+		o->output_types[i] = o->formats[i] == FORMAT_PPROF ? -1 : show;
+		if (o->output_types[i] >= 0 || o->formats[i] == FORMAT_PPROF || c->nevents < 2)
+			continue;
+		if (!strcmp(o->outputs[i], "-"))
+			return usage_err("several -e to standard output: --show EVENT chooses "
+					 "the one drawn (or -o FILE: a file per event)");
+		o->output_types[i] = 0;
+		for (size_t e = 1; e < c->nevents; e++) {
+			o->owned[o->noutputs] = event_path(o->outputs[i], c->events[e]->name);
+			if (!o->owned[o->noutputs])
+				return usage_err("out of memory");
+			o->outputs[o->noutputs] = o->owned[o->noutputs];
+			o->formats[o->noutputs] = o->formats[i];
+			o->output_types[o->noutputs++] = (int)e;
+		}
+		o->owned[i] = event_path(o->outputs[i], c->events[0]->name);
+		if (!o->owned[i])
+			return usage_err("out of memory");
+		o->outputs[i] = o->owned[i];
+	}
+	return 0;
+}
+
 /* -f usdt:...: probes counted as a tracepoint's hits are, by the sampler,
  * not functions timed: set apart from the functions. */
 static int split_usdt(struct source_opts *c, char *err)
@@ -678,6 +765,11 @@ static int check_event(struct options *o, char *err)
 	if (c->offcpu || c->nfuncs)
 		return usage_err("-e is for sampling: not with %s",
 				 c->nfuncs ? "-f" : "--off-cpu or --wall");
+	for (size_t i = 0; c->nevents > 1 && i < c->nevents; i++)
+		if (c->events[i]->clock)
+			return usage_err("several -e count events side by side: %s is a clock, "
+					 "sampled alone",
+					 c->events[i]->name);
 	if (c->event->clock && !c->freq)
 		c->freq = OPTIONS_EVENT_FREQ;
 	if (!c->event->clock && !c->period && !c->freq)
@@ -734,7 +826,7 @@ static int check(struct options *o, bool format_set, char *err)
 		return -EINVAL;
 	if (c->alloc || c->alloc_sample)
 		return check_alloc(o, err);
-	if (check_event(o, err))
+	if (check_event(o, err) || split_outputs(o, err))
 		return -EINVAL;
 	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu &&
 	    c->command)
@@ -793,6 +885,8 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
+	for (size_t i = 0; i < OPTIONS_MAX_FILES; i++)
+		o->output_types[i] = -1;
 	o->capture.unwind = UNWIND_MODE_AUTO;
 	o->output = "-";
 	o->noutputs = 0;
@@ -817,6 +911,10 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 
 void options__free(struct options *o)
 {
+	for (size_t i = 0; i < OPTIONS_MAX_FILES; i++) {
+		free(o->owned[i]);
+		o->owned[i] = NULL;
+	}
 	free(o->capture.funcs);
 	o->capture.funcs = NULL;
 	free(o->capture.usdt_specs);

@@ -11,6 +11,8 @@
 #include "formats/sink.h"
 
 #define OPTIONS_MAX_OUTPUTS 8
+/* the files written: with several -e, an -o a file per event */
+#define OPTIONS_MAX_FILES (OPTIONS_MAX_OUTPUTS * PROFILE_MAX_TYPES)
 
 struct options {
 	/* what the capture sources take: -F, -f, -l, -d, -p, COMMAND, -U, -K,
@@ -19,10 +21,15 @@ struct options {
 	struct source_opts capture;
 	const char *output; /* the first -o; "-" when none */
 	enum out_format format;
-	/* every -o, with its format (several: one capture, many views) */
-	const char *outputs[OPTIONS_MAX_OUTPUTS];
-	enum out_format formats[OPTIONS_MAX_OUTPUTS];
+	/* every -o, with its format (several: one capture, many views); with
+	 * several -e, each output but pprof is a file per event (or the
+	 * --show one's), whose type it writes; -1: the whole profile */
+	const char *outputs[OPTIONS_MAX_FILES];
+	enum out_format formats[OPTIONS_MAX_FILES];
+	int output_types[OPTIONS_MAX_FILES];
+	char *owned[OPTIONS_MAX_FILES]; /* the names made for them */
 	size_t noutputs;
+	const char *show; /* --show EVENT: the one of several -e the graphs show */
 	enum root_style root;
 	size_t top; /* --top N: the N processes (threads with --tids) that hold most; 0: all */
 	unsigned int heatmap_rows; /* --heatmap: SVG outputs are heatmaps of so many rows; 0: not */

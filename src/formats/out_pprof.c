@@ -18,7 +18,7 @@
 #include "out_pprof.h"
 
 #define NSEC_PER_SEC  1000000000ULL
-#define MAX_VALUES    4 /* --alloc's four */
+#define MAX_VALUES    PROFILE_MAX_TYPES /* several -e's; --alloc's four */
 #define MAX_LABELS    4
 #define MAX_COMMENTS  4
 #define KERNEL_BINARY "[kernel.kallsyms]"
@@ -316,6 +316,11 @@ static size_t stack_values(const struct pprof *b, size_t i, int64_t *v)
 
 	if (profile__meta(b->p)->alloc)
 		return alloc_values(b, s, v);
+	if (profile__meta(b->p)->ntypes) {
+		for (unsigned int t = 0; t < profile__meta(b->p)->ntypes; t++)
+			v[t] = t == s->type ? (int64_t)s->weight : 0;
+		return profile__meta(b->p)->ntypes;
+	}
 	if (profile__unit(b->p) == UNIT_NANOSECONDS) {
 		if (has_count(b))
 			v[n++] = (int64_t)s->count;
@@ -443,6 +448,22 @@ static int add_event_types(struct pprof *b)
 	return value_type(b, &b->period_type, m->event, "count");
 }
 
+/* Several -e: a type per event, [page-faults/count, context-switches/count],
+ * each sample's value in its event's (-sample_index=context-switches), the
+ * first shown by default; a sample every period events of each. */
+static int add_types(struct pprof *b)
+{
+	const struct profile_meta *m = profile__meta(b->p);
+
+	for (unsigned int t = 0; t < m->ntypes; t++)
+		if (push_type(b, m->types[t], "count"))
+			return -ENOMEM;
+	b->msg.default_sample_type = b->types[0].type;
+	b->msg.period_type = &b->period_type;
+	b->msg.period = (int64_t)m->period;
+	return value_type(b, &b->period_type, m->types[0], "count");
+}
+
 /* --alloc: Go's heap profile types, so that -sample_index=inuse_space and
  * the rest work; the view asked for is the default. Every allocation is
  * recorded: a period of 1 byte. */
@@ -484,6 +505,8 @@ static int add_sample_types(struct pprof *b)
 	b->msg.sample_type = b->type_ptrs;
 	if (profile__meta(b->p)->alloc)
 		return add_alloc_types(b);
+	if (profile__meta(b->p)->ntypes)
+		return add_types(b);
 	if (profile__meta(b->p)->period)
 		return add_event_types(b);
 	if (has_count(b) && push_type(b, count, "count"))

@@ -25,7 +25,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	argv[argc] = NULL;
 	ret = options__parse(argc, argv, &o, err);
 	FUZZ_CHECK(ret == 0 || (ret == -EINVAL && err[0] && memchr(err, '\0', sizeof(err))));
-	FUZZ_CHECK(ret || o.noutputs <= OPTIONS_MAX_OUTPUTS);
+	FUZZ_CHECK(ret || o.noutputs <= OPTIONS_MAX_FILES);
 	options__free(&o);
 	free(text);
 	return 0;

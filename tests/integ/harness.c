@@ -1008,3 +1008,52 @@ void h_require_bpf(void)
 		skip();
 	}
 }
+
+void h_require_go(void)
+{
+	const char *path = getenv("PATH");
+	char dir[PATH_MAX];
+
+	for (const char *p = path ? path : ""; *p;) {
+		size_t n = strcspn(p, ":");
+
+		if (snprintf(dir, sizeof(dir), "%.*s/go", (int)n, p) < (int)sizeof(dir) &&
+		    !access(dir, X_OK))
+			return;
+		p += n + (p[n] == ':');
+	}
+	print_message("SKIP: no 'go' on PATH (golang-go): go tool pprof cannot read the file\n");
+	skip();
+}
+
+char *h_pprof_top(const char *file, const char *index, const char *unit, bool all_nodes)
+{
+	char home[4096], cache[4096], gopath[4096], si[64], u[64];
+	const char *argv[24] = { "env",		home,	    cache, gopath, "GOTOOLCHAIN=local",
+				 "GOPROXY=off", "GOFLAGS=", "go",  "tool", "pprof" };
+	size_t n = 10;
+	struct h_result r;
+	char *text;
+
+	snprintf(home, sizeof(home), "HOME=%s", h_tmpdir());
+	snprintf(cache, sizeof(cache), "GOCACHE=%s", h_path("gocache"));
+	snprintf(gopath, sizeof(gopath), "GOPATH=%s", h_path("gopath"));
+	snprintf(si, sizeof(si), "-sample_index=%s", index ? index : "");
+	snprintf(u, sizeof(u), "-unit=%s", unit);
+	if (index)
+		argv[n++] = si;
+	argv[n++] = u;
+	if (all_nodes) {
+		argv[n++] = "-nodefraction=0";
+		argv[n++] = "-nodecount=1000";
+	}
+	argv[n++] = "-top";
+	argv[n++] = file;
+	argv[n] = NULL;
+	assert_int_equal(h_run(&r, 120, argv), 0);
+	h_assert_status(&r, 0);
+	text = r.out;
+	r.out = NULL;
+	h_result_free(&r);
+	return text;
+}

@@ -214,4 +214,13 @@ void h_require_bpf(void);
 void h_assert_refused(const char *const *args, size_t nargs, const char *const *tail,
 		      const char *said);
 
+/* Skips the current test unless a `go` is on PATH (golang-go), whose `go
+ * tool pprof` is pprof's reference reader. */
+void h_require_go(void);
+
+/* The report of `go tool pprof [-sample_index=INDEX] -unit=UNIT -top FILE`
+ * (INDEX NULL: the default type; every node with all_nodes), which must
+ * exit 0; the caller frees it. */
+char *h_pprof_top(const char *file, const char *index, const char *unit, bool all_nodes);
+
 #endif

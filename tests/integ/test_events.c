@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static bool under(const char *stack, const void *arg)
 {
@@ -124,6 +125,99 @@ static void test_context_switches(void **state)
 		fail_msg("%llu context switches in events (%llu in the ping-pong), 10000 made", all,
 			 in_pp);
 	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* Several -e in one capture: events both 5000 (5000 faults in
+ * touch_pages, then 5000 ping-pong rounds on one CPU) counted as page
+ * faults and context switches at once: each event's own file holds what a
+ * capture of it alone holds; pprof has a sample type each, read by go tool
+ * pprof; an event that never came (alignment-faults) gets no file. */
+static void expect_faults_and_switches(const char *faults, const char *switches)
+{
+	unsigned long long in_touch, in_pp, all;
+	struct h_folded f;
+
+	h_folded_must_load(faults, &f);
+	in_touch = h_sum(&f, under, "touch_pages");
+	h_folded_free(&f);
+	h_folded_must_load(switches, &f);
+	in_pp = h_sum(&f, under_pingpong, NULL);
+	all = h_sum(&f, in_events, NULL);
+	h_folded_free(&f);
+	print_message("page faults in touch_pages %llu; context switches %llu in events, %llu "
+		      "under pingpong or echo\n",
+		      in_touch, all, in_pp);
+	if (in_touch < 5000 || in_touch > 5050)
+		fail_msg("%llu page faults in touch_pages, 5000 made", in_touch);
+	if (all < 10000 || all > 10500 || in_pp < all * 0.95)
+		fail_msg("%llu context switches in events (%llu in the ping-pong), 10000 made", all,
+			 in_pp);
+}
+
+/* go tool pprof's total of sample type index ("Showing nodes accounting
+ * for X, P% of TOTAL total") is within [lo, hi]. */
+static void expect_pprof_total(const char *file, const char *index, double lo, double hi)
+{
+	char *text = h_pprof_top(file, index, "count", true);
+	const char *of = strstr(text, "% of ");
+	const char *type = strstr(text, "Type: ");
+	double total = of ? strtod(of + 5, NULL) : -1;
+
+	print_message("pprof -sample_index=%s: %.0f\n", index, total);
+	if (!type || strncmp(type + 6, index, strlen(index)) || total < lo || total > hi)
+		fail_msg("-sample_index=%s: a total of %.0f, not %.0f to %.0f:\n%s", index, total,
+			 lo, hi, text);
+	free(text);
+}
+
+static void test_several_events(void **state)
+{
+	const char *out = h_path("both.folded"), *pb = h_path("both.pb.gz");
+	const char *faults = h_path("both.page-faults.folded"),
+		   *switches = h_path("both.context-switches.folded"),
+		   *none = h_path("both.alignment-faults.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-e", "page-faults", "-e", "cs", "-e",
+				      "alignment-faults", "-o", out, "-o", pb, "--", "taskset",
+				      "-c", "0", h_workload("events"), "both", "5000")),
+			 0);
+	h_assert_status(&r, 0);
+	expect_faults_and_switches(faults, switches);
+	assert_int_equal(access(out, F_OK), -1);
+	assert_int_equal(access(none, F_OK), -1);
+	if (!strstr(r.err, "no alignment-faults during the capture: '") ||
+	    !strstr(r.err, " page-faults in ") || !strstr(r.err, " context-switches in ") ||
+	    !strstr(r.err, "3 events, "))
+		fail_msg("the summary does not name each event: %s", r.err);
+	h_result_free(&r);
+	h_require_go();
+	expect_pprof_total(pb, "page-faults", 5000, 5500);
+	expect_pprof_total(pb, "context-switches", 10000, 10600);
+}
+
+/* --show: the one event the other formats draw, to the file as named. */
+static void test_show_event(void **state)
+{
+	const char *out = h_path("shown.folded");
+	struct h_folded f;
+	struct h_result r;
+	unsigned long long in_touch;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-e", "cs", "-e", "page-faults", "--show", "page-faults",
+			    "-o", out, "--", h_workload("events"), "faults", "5000"));
+	in_touch = h_sum(&f, under, "touch_pages");
+	if (in_touch < 5000 || in_touch > 5050)
+		fail_msg("--show page-faults: %llu page faults in touch_pages, 5000 made",
+			 in_touch);
 	h_result_free(&r);
 	h_folded_free(&f);
 }
@@ -253,7 +347,13 @@ static void test_usage(void **state)
 		{ { "-e", "nosuch" }, "unknown event 'nosuch' (software events: cpu-clock," },
 		{ { "-c", "10", "-d", "1" }, "-c N samples every N events of a counted event" },
 		{ { "-e", "cs", "-c", "0" }, "invalid -c '0'" },
-		{ { "-e", "cs", "-e", "page-faults" }, "one -e at a time" },
+		{ { "-e", "cs", "-e", "faults", "-o", "-" }, "several -e to standard output" },
+		{ { "-e", "cs", "-e", "cs" }, "-e context-switches given twice" },
+		{ { "-e", "cs", "-e", "cpu-clock" }, "cpu-clock is a clock, sampled alone" },
+		{ { "-e", "cs", "-e", "t:sched:sched_switch" }, "counts its hits alone" },
+		{ { "-e", "t:sched:sched_switch", "-e", "cs" }, "counts its hits alone" },
+		{ { "-e", "cs", "--show", "cs" }, "--show chooses one of several -e" },
+		{ { "-e", "cs", "-e", "faults", "--show", "cycles" }, "--show cycles: not one of" },
 		{ { "-e", "t:syscalls:sys_enter_nosuch" }, "no such system call" },
 		{ { "-e", "t:syscalls" }, "invalid tracepoint 't:syscalls'" },
 		{ { "-e", "t:syscalls:sys_enter_write", "--weight", "ret" },
@@ -278,6 +378,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_every_tenth, h_test_teardown),
 		cmocka_unit_test_teardown(test_frequency, h_test_teardown),
 		cmocka_unit_test_teardown(test_context_switches, h_test_teardown),
+		cmocka_unit_test_teardown(test_several_events, h_test_teardown),
+		cmocka_unit_test_teardown(test_show_event, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_writes, h_test_teardown),
 		cmocka_unit_test_teardown(test_weight_by_name, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_exec, h_test_teardown),

@@ -29,24 +29,6 @@ struct top {
 	char *text;
 };
 
-/* Skips the test unless a `go` is on PATH. */
-static void require_go(void)
-{
-	const char *path = getenv("PATH");
-	char dir[PATH_MAX];
-
-	for (const char *p = path ? path : ""; *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (snprintf(dir, sizeof(dir), "%.*s/go", (int)n, p) < (int)sizeof(dir) &&
-		    !access(dir, X_OK))
-			return;
-		p += n + (p[n] == ':');
-	}
-	print_message("SKIP: no 'go' on PATH (golang-go): go tool pprof cannot read the file\n");
-	skip();
-}
-
 /* A "flat flat% sum% cum cum% NAME" row; false for any other line. */
 static bool parse_row(const char *line, struct top_row *r)
 {
@@ -90,22 +72,8 @@ static void parse_top(struct top *t)
 /* `go tool pprof -top -unit=ms FILE`, which must exit 0, parsed into t. */
 static void pprof_top(const char *file, struct top *t)
 {
-	char home[4096], cache[4096], gopath[4096];
-	struct h_result r;
-
-	snprintf(home, sizeof(home), "HOME=%s", h_tmpdir());
-	snprintf(cache, sizeof(cache), "GOCACHE=%s", h_path("gocache"));
-	snprintf(gopath, sizeof(gopath), "GOPATH=%s", h_path("gopath"));
-	assert_int_equal(
-		h_run(&r, 120,
-		      H_ARGV("env", home, cache, gopath, "GOTOOLCHAIN=local", "GOPROXY=off",
-			     "GOFLAGS=", "go", "tool", "pprof", "-top", "-unit=ms", file)),
-		0);
-	h_assert_status(&r, 0);
 	memset(t, 0, sizeof(*t));
-	t->text = r.out;
-	r.out = NULL;
-	h_result_free(&r);
+	t->text = h_pprof_top(file, NULL, "ms", false);
 	parse_top(t);
 }
 
@@ -136,7 +104,7 @@ static void test_sampling_top(void **state)
 
 	(void)state;
 	require_bpf();
-	require_go();
+	h_require_go();
 	assert_int_equal(h_run(&r, 60,
 			       H_ARGV(h_flamebpf(), "--sample", "999hz", "-o", out, "--",
 				      h_workload("cpu_tree"), "2")),
@@ -168,7 +136,7 @@ static void test_event_top(void **state)
 
 	(void)state;
 	require_bpf();
-	require_go();
+	h_require_go();
 	assert_int_equal(h_run(&r, 60,
 			       H_ARGV(h_flamebpf(), "-e", "page-faults", "-o", out, "--",
 				      h_workload("events"), "faults", "5000")),
@@ -194,7 +162,7 @@ static void test_uprobe_top(void **state)
 
 	(void)state;
 	require_bpf();
-	require_go();
+	h_require_go();
 	assert_int_equal(h_run(&r, 60,
 			       H_ARGV(h_flamebpf(), "-f", "^(outer|inner)$", "-o", out, "--",
 				      h_workload("tracee"), "nest", "2", "3", "10")),

@@ -693,6 +693,47 @@ static void test_parse_alloc(void **state)
 	expect_usage_error(ARGS("--alloc", "--alloc-sample", "2g", "-p", "1"), "'2g'", NULL);
 }
 
+/* Several -e: each counted event kept in order; every output but pprof a
+ * file per event, named before its extension, or --show's alone. */
+static void test_parse_events(void **state)
+{
+	struct options o;
+	struct args a;
+
+	(void)state;
+	parse_ok(&a,
+		 ARGS("-e", "faults", "-e", "cs", "-o", "dir.v1/out.svg", "-o", "x.pb.gz", "-o",
+		      "plain", "-p", "1"),
+		 &o);
+	assert_int_equal(o.capture.nevents, 2);
+	assert_string_equal(o.capture.event->name, "page-faults");
+	assert_string_equal(o.capture.events[1]->name, "context-switches");
+	assert_int_equal(o.noutputs, 5);
+	assert_string_equal(o.outputs[0], "dir.v1/out.page-faults.svg");
+	assert_int_equal(o.output_types[0], 0);
+	assert_string_equal(o.outputs[1], "x.pb.gz");
+	assert_int_equal(o.output_types[1], -1);
+	assert_string_equal(o.outputs[2], "plain.page-faults");
+	assert_string_equal(o.outputs[3], "dir.v1/out.context-switches.svg");
+	assert_int_equal(o.formats[3], FORMAT_SVG);
+	assert_int_equal(o.output_types[3], 1);
+	assert_string_equal(o.outputs[4], "plain.context-switches");
+	assert_int_equal(o.output_types[4], 1);
+	options__free(&o);
+	parse_ok(&a, ARGS("-e", "faults", "-e", "cs", "--show", "cs", "-p", "1"), &o);
+	assert_int_equal(o.noutputs, 1);
+	assert_string_equal(o.outputs[0], "-");
+	assert_int_equal(o.output_types[0], 1);
+	options__free(&o);
+	parse_ok(&a, ARGS("-e", "faults", "-p", "1"), &o);
+	assert_int_equal(o.output_types[0], -1);
+	options__free(&o);
+	expect_usage_error(ARGS("-e", "faults", "-e", "cs", "-p", "1"), "standard output",
+			   "--show");
+	expect_usage_error(ARGS("-e", "faults", "-e", "cpu-clock", "-p", "1"), "cpu-clock",
+			   "clock");
+}
+
 static void test_parse_bytes(void **state)
 {
 	uint64_t b;
@@ -777,6 +818,7 @@ int main(void)
 		cmocka_unit_test(test_parse_uprobe_mode),
 		cmocka_unit_test(test_parse_no_demangle),
 		cmocka_unit_test(test_parse_alloc),
+		cmocka_unit_test(test_parse_events),
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_parse_twice_reused_argv),
 		cmocka_unit_test(test_parse_twice_after_error),

@@ -457,6 +457,41 @@ static void test_alloc_views(void **state)
 	check_alloc(PROFILE_ALLOC_LIVE);
 }
 
+/* Several -e: a sample type per event, the first by default and as the
+ * period's; each stack's value under its own event, 0 under the others. */
+static void test_several_events(void **state)
+{
+	static const char *const want[] = { "page-faults/count", "context-switches/count" };
+	struct profile_meta m = { .cmdline = "flamebpf -e page-faults -e cs",
+				  .event = "page-faults, context-switches",
+				  .period = 10,
+				  .ntypes = 2,
+				  .types = { "page-faults", "context-switches" } };
+	struct profile *p = profile__new(UNIT_SAMPLES);
+	uint32_t f;
+	const pb_sample *s;
+	pb_profile *pb;
+
+	(void)state;
+	assert_non_null(p);
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	f = ufr(p, "touch", 0x1100);
+	add(p, 5, 5, "app", &f, 1, 70);
+	f = ufr(p, "pingpong", 0x1200);
+	profile__set_type(p, 1);
+	add(p, 5, 5, "app", &f, 1, 20);
+	pb = roundtrip(p);
+	expect_types(pb, want, 2, "page-faults");
+	assert_string_equal(str(pb, pb->period_type->type), "page-faults");
+	assert_int_equal(pb->period, 10);
+	s = sample(pb, "touch");
+	expect_values(s, 70, 0, 2);
+	s = sample(pb, "pingpong");
+	expect_values(s, 0, 20, 2);
+	pb_free(pb);
+	profile__free(p);
+}
+
 /* The calls column holds the calls each path's time is made of. */
 static void test_uprobe_calls(void **state)
 {
@@ -623,6 +658,7 @@ int main(void)
 		cmocka_unit_test(test_labels),
 		cmocka_unit_test(test_uprobe_wall),
 		cmocka_unit_test(test_alloc_views),
+		cmocka_unit_test(test_several_events),
 		cmocka_unit_test(test_uprobe_calls),
 		cmocka_unit_test(test_functions_by_binary),
 		cmocka_unit_test(test_frames_without_binary),

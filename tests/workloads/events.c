@@ -9,6 +9,7 @@
  *                       blocks once a round, 2N context switches
  *   events writes N     write_a() writes 10 bytes N times, write_b() 100
  *                       bytes 2N times, to /dev/null: 3N write(2) calls
+ *   events both N       faults N, then pingpong N: for several -e at once
  *
  * Prints what it did: "pages N", "trips N" or "writes N", and for the first
  * two "secs T", the time the counted part took (for tools/bench_events.sh).
@@ -130,13 +131,15 @@ int main(int argc, char **argv)
 	double n;
 
 	if (argc != 3 || parse_num(argv[2], &n) || n < 1) {
-		fprintf(stderr, "usage: events faults|pingpong|writes N\n");
+		fprintf(stderr, "usage: events faults|pingpong|writes|both N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "faults"))
 		return faults((unsigned long)n);
 	if (!strcmp(argv[1], "pingpong"))
 		return run_pingpong((unsigned long)n);
+	if (!strcmp(argv[1], "both"))
+		return faults((unsigned long)n) || run_pingpong((unsigned long)n);
 	if (!strcmp(argv[1], "writes"))
 		return writes((unsigned long)n);
 	fprintf(stderr, "usage: events faults|pingpong|writes N\n");
