@@ -125,6 +125,21 @@ static __always_inline __u64 alloc_size(struct pt_regs *ctx, __u32 kind)
 	}
 }
 
+/* free and operator delete, which have no return probe. */
+static __always_inline void alloc_enter_free(struct alloc_call *c, __u32 pid, __u32 kind, __u64 ptr)
+{
+	/* what operator delete calls with the pointer it was given (the sized
+	 * one the plain one, that one free) is the same free: it has no return
+	 * probe to say when it ends */
+	if (ptr && ptr == c->deleted) {
+		if (kind == ALLOC_FREE)
+			c->deleted = 0;
+		return;
+	}
+	alloc_free(pid, ptr);
+	c->deleted = kind == ALLOC_DELETE ? ptr : 0;
+}
+
 /* A call made inside a traced one (operator new's malloc, realloc's
  * malloc and free) belongs to the outer call: its stack is deeper than
  * the outer entry's, or as deep for a tail call (realloc(NULL, n) jumps to
@@ -151,18 +166,7 @@ int on_alloc_enter(struct pt_regs *ctx)
 	if (c->sp && c->sp >= sp && now - c->ts < ALLOC_CALL_MAX_NS)
 		return 0;
 	if (kind == ALLOC_FREE || kind == ALLOC_DELETE) {
-		__u64 ptr = PT_REGS_PARM1(ctx);
-
-		/* what operator delete calls with the pointer it was given (the
-		 * sized one the plain one, that one free) is the same free: it
-		 * has no return probe to say when it ends */
-		if (ptr && ptr == c->deleted) {
-			if (kind == ALLOC_FREE)
-				c->deleted = 0;
-			return 0;
-		}
-		alloc_free(pid, ptr);
-		c->deleted = kind == ALLOC_DELETE ? ptr : 0;
+		alloc_enter_free(c, pid, kind, PT_REGS_PARM1(ctx));
 		return 0;
 	}
 	c->deleted = 0;
