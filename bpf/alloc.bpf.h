@@ -17,6 +17,9 @@
  * for no stack walk. 0: every allocation. */
 const volatile __u64 alloc_sample = 0;
 
+/* mmap's lengths are rounded up to it: the pages it maps */
+const volatile __u64 alloc_page_size = 4096;
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct sample_key);
@@ -120,17 +123,59 @@ static __always_inline __u64 alloc_size(struct pt_regs *ctx, __u32 kind)
 		return PT_REGS_PARM2(ctx);
 	case ALLOC_POSIX_MEMALIGN:
 		return PT_REGS_PARM3(ctx);
+	case ALLOC_MMAP:
+		return (PT_REGS_PARM2(ctx) + alloc_page_size - 1) & ~(alloc_page_size - 1);
 	default:
 		return PT_REGS_PARM1(ctx);
 	}
 }
 
+/* free and operator delete, which have no return probe. */
+static __always_inline void alloc_enter_free(struct alloc_call *c, __u32 pid, __u32 kind, __u64 ptr)
+{
+	/* what operator delete calls with the pointer it was given (the sized
+	 * one the plain one, that one free) is the same free: it has no return
+	 * probe to say when it ends */
+	if (ptr && ptr == c->deleted) {
+		if (kind == ALLOC_FREE)
+			c->deleted = 0;
+		return;
+	}
+	alloc_free(pid, ptr);
+	c->deleted = kind == ALLOC_DELETE ? ptr : 0;
+	c->freed = ptr;
+}
+
+/* munmap(addr, len) frees the block that starts at addr, whole, whatever
+ * len: a munmap elsewhere (a block's tail, a file's pages, memory from
+ * before the capture) is a free of an unknown address. The munmap of the
+ * pages around the pointer free was last given (glibc's free of a block it
+ * mmapped) is that free's own: free has no return probe to bracket it. */
+static __always_inline void alloc_enter_munmap(struct alloc_call *c, __u32 pid, __u64 addr,
+					       __u64 len)
+{
+	__u64 freed = c->freed;
+
+	c->freed = 0;
+	if (freed && freed - addr < len)
+		return;
+	alloc_free(pid, addr);
+}
+
 /* A call made inside a traced one (operator new's malloc, realloc's
- * malloc and free) belongs to the outer call: its stack is deeper than
- * the outer entry's, or as deep for a tail call (realloc(NULL, n) jumps to
- * malloc). An outer call whose return never came (an exception thrown
- * out of operator new) is forgotten after ALLOC_CALL_MAX_NS. */
+ * malloc and free, malloc's mmap) belongs to the outer call: its stack is
+ * deeper than the outer entry's, or as deep for a tail call
+ * (realloc(NULL, n) jumps to malloc). An outer call whose return never
+ * came (an exception thrown out of operator new) is forgotten after
+ * ALLOC_CALL_MAX_NS. */
 #define ALLOC_CALL_MAX_NS 1000000000ULL
+
+/* Whether an entry of kind opens a call that its return counts: a file's
+ * mmap allocates no memory. */
+static __always_inline bool alloc_opens(struct pt_regs *ctx, __u32 kind)
+{
+	return kind != ALLOC_MMAP || (PT_REGS_PARM4(ctx) & ALLOC_MAP_ANONYMOUS);
+}
 
 SEC("kprobe")
 int on_alloc_enter(struct pt_regs *ctx)
@@ -151,21 +196,16 @@ int on_alloc_enter(struct pt_regs *ctx)
 	if (c->sp && c->sp >= sp && now - c->ts < ALLOC_CALL_MAX_NS)
 		return 0;
 	if (kind == ALLOC_FREE || kind == ALLOC_DELETE) {
-		__u64 ptr = PT_REGS_PARM1(ctx);
-
-		/* what operator delete calls with the pointer it was given (the
-		 * sized one the plain one, that one free) is the same free: it
-		 * has no return probe to say when it ends */
-		if (ptr && ptr == c->deleted) {
-			if (kind == ALLOC_FREE)
-				c->deleted = 0;
-			return 0;
-		}
-		alloc_free(pid, ptr);
-		c->deleted = kind == ALLOC_DELETE ? ptr : 0;
+		alloc_enter_free(c, pid, kind, PT_REGS_PARM1(ctx));
 		return 0;
 	}
-	c->deleted = 0;
+	if (kind == ALLOC_MUNMAP) {
+		alloc_enter_munmap(c, pid, PT_REGS_PARM1(ctx), PT_REGS_PARM2(ctx));
+		return 0;
+	}
+	c->deleted = c->freed = 0;
+	if (!alloc_opens(ctx, kind))
+		return 0;
 	c->sp = sp;
 	c->ts = now;
 	c->kind = kind;
@@ -193,7 +233,9 @@ int on_alloc_exit(struct pt_regs *ctx)
 	if (!c || !c->sp || PT_REGS_SP(ctx) - 8 != c->sp)
 		return 0;
 	c->sp = 0;
-	if (c->kind == ALLOC_POSIX_MEMALIGN) {
+	if (c->kind == ALLOC_MMAP && ptr == ALLOC_MAP_FAILED) {
+		ptr = 0;
+	} else if (c->kind == ALLOC_POSIX_MEMALIGN) {
 		if (ptr || bpf_probe_read_user(&ptr, sizeof(ptr), (void *)c->arg))
 			ptr = 0;
 	} else if (c->kind == ALLOC_REALLOC && (ptr || !c->size)) {

@@ -13,7 +13,15 @@ enum alloc_kind {
 	ALLOC_POSIX_MEMALIGN, /* the pointer back through arg0 (0 returned), size in arg2 */
 	ALLOC_FREE,	      /* pointer in arg0: free */
 	ALLOC_DELETE,	      /* pointer in arg0: operator delete*, which may call free */
+	ALLOC_MMAP,	      /* length in arg1, flags in arg3: mmap, mmap64 */
+	ALLOC_MUNMAP,	      /* address in arg0, length in arg1 */
 };
+
+/* mmap's flag of memory that is no file's (x86, arm64: the generic value;
+ * src/capture/alloc_probes.c checks it against the C library's) and its
+ * error return */
+#define ALLOC_MAP_ANONYMOUS 0x20
+#define ALLOC_MAP_FAILED    ((__u64)-1)
 
 /* A live allocation, keyed by process and address. */
 struct alloc_addr {
@@ -50,6 +58,7 @@ struct alloc_call {
 	__u64 arg;  /* realloc: the old pointer; posix_memalign: where the new one goes */
 	__u64 ustack;
 	__u64 deleted; /* what operator delete was last given, till its own free of it */
+	__u64 freed;   /* what free or delete was last given, till a munmap around it */
 	__u32 kind;
 	__u32 sampled; /* --alloc-sample: recorded (else counted in the totals only) */
 };

@@ -4,6 +4,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <linux/types.h>
 
@@ -16,7 +17,9 @@
 /* The names as -l prints them; each is then told by its symbol. */
 #define ALLOC_REGEX                                                                                \
 	"^(malloc|calloc|realloc|free|aligned_alloc|posix_memalign|memalign|valloc|pvalloc|"       \
-	"operator new|operator delete|std::get_new_handler)"
+	"mmap|munmap|operator new|operator delete|std::get_new_handler)"
+
+_Static_assert(ALLOC_MAP_ANONYMOUS == MAP_ANONYMOUS, "bpf/alloc.h's MAP_ANONYMOUS is not libc's");
 
 static const struct {
 	const char *name;
@@ -31,6 +34,10 @@ static const struct {
 	{ "aligned_alloc", ALLOC_MEMALIGN },
 	{ "posix_memalign", ALLOC_POSIX_MEMALIGN },
 	{ "free", ALLOC_FREE },
+	/* glibc's mmap64 is mmap (one address: one probe), not every libc's */
+	{ "mmap", ALLOC_MMAP },
+	{ "mmap64", ALLOC_MMAP },
+	{ "munmap", ALLOC_MUNMAP },
 };
 
 /* Every operator new takes the size first, every delete the pointer
@@ -157,9 +164,10 @@ static enum alloc_kind probed_kind(const struct funcs *list, size_t i, size_t b,
 	return may_throw(f, k) ? 0 : k;
 }
 
+/* The kinds probed at their entry only. */
 static bool frees(enum alloc_kind k)
 {
-	return k == ALLOC_FREE || k == ALLOC_DELETE;
+	return k == ALLOC_FREE || k == ALLOC_DELETE || k == ALLOC_MUNMAP;
 }
 
 /* The functions of binary b of list: returns of those that allocate, then

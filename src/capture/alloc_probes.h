@@ -1,7 +1,7 @@
 /* --alloc: the allocators' entry points (malloc, calloc, realloc, free,
  * aligned_alloc, posix_memalign, memalign, valloc, pvalloc, every exported
- * operator new and delete) in the binaries a target maps, attached as
- * uprobe_multi links to the sampler's allocation programs. */
+ * operator new and delete, mmap and munmap) in the binaries a target maps,
+ * attached as uprobe_multi links to the sampler's allocation programs. */
 #ifndef FLAMEBPF_ALLOC_PROBES_H
 #define FLAMEBPF_ALLOC_PROBES_H
 

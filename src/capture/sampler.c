@@ -174,6 +174,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->want_kthreads = s->opts.kthreads;
 	set_alloc_progs(skel, s->opts.alloc);
 	skel->rodata->alloc_sample = s->opts.alloc_sample;
+	skel->rodata->alloc_page_size = sysconf(_SC_PAGESIZE);
 	size_maps(skel, &s->opts, s->ncpus);
 	err = sample_bpf__load(skel);
 	if (err) {

@@ -4,7 +4,10 @@
  * allocates known sizes from known functions (see its header): bytes per
  * stack exact in --alloc and --alloc=live, allocation counts exact through
  * pprof's alloc_objects, `go tool pprof -sample_index=inuse_space` showing
- * what alloc_b kept, -p counting only what is allocated after the start.
+ * what alloc_b kept, -p counting only what is allocated after the start;
+ * and against `alloc mmap`: anonymous mmaps counted by the page, a file's
+ * not at all, a munmap freeing the block it starts, glibc's own mmap and
+ * munmap inside malloc and free not counted again.
  */
 #include "harness.h"
 
@@ -15,26 +18,54 @@
 #include <unistd.h>
 
 #define KIB 1024ULL
+#define MIB (1024 * KIB)
 
 static bool under(const char *stack, const void *arg)
 {
 	return h_has_frame(stack, arg);
 }
 
-/* The bytes under each of the workload's functions, as it allocates them. */
-static const struct {
+/* Whether stack has the frames "a;b" one under the other. */
+static bool has_seq(const char *stack, const void *arg)
+{
+	return h_has_seq(stack, arg);
+}
+
+/* What a function of the workload allocates: bytes and allocations, and
+ * of them live at the end. */
+struct expect {
 	const char *func;
-	unsigned long long bytes, live, count;
-} expected[] = {
-	{ "alloc_a()", 1000 * 4 * KIB, 0, 1000 },
-	{ "alloc_b()", 100 * 64 * KIB, 100 * 64 * KIB, 100 },
-	{ "new_objects()", 5000 * 48, 0, 5000 },
-	{ "grow()", 55 * KIB, 0, 10 }, /* 1 + 2 + ... + 10 KiB */
-	{ "zeroed()", 10 * 100 * 40, 0, 10 },
-	{ "aligned()", 10 * KIB + 10 * 2 * KIB, 0, 20 },
+	unsigned long long bytes, live, count, live_count;
+};
+
+static const struct expect expected[] = {
+	{ "alloc_a()", 1000 * 4 * KIB, 0, 1000, 0 },
+	{ "alloc_b()", 100 * 64 * KIB, 100 * 64 * KIB, 100, 100 },
+	{ "new_objects()", 5000 * 48, 0, 5000, 0 },
+	{ "grow()", 55 * KIB, 0, 10, 0 }, /* 1 + 2 + ... + 10 KiB */
+	{ "zeroed()", 10 * 100 * 40, 0, 10, 0 },
+	{ "aligned()", 10 * KIB + 10 * 2 * KIB, 0, 20, 0 },
 };
 
 #define NEXPECTED (sizeof(expected) / sizeof(expected[0]))
+
+#define NMAPPED 6
+
+/* What `alloc mmap` allocates, in the machine's pages. */
+static void mapped(struct expect e[NMAPPED])
+{
+	unsigned long long page = sysconf(_SC_PAGESIZE), three = (10000 + page - 1) / page * page;
+	const struct expect made[NMAPPED] = {
+		{ "map_anon()", 20 * three, 5 * three, 20, 5 },
+		{ "map_partial()", 4 * page, 0, 1, 0 },
+		{ "map_file()", 0, 0, 0, 0 },
+		{ "map_failed()", 0, 0, 0, 0 },
+		{ "big_malloc()", 2 * MIB, MIB, 2, 1 },
+		{ "big_new()", 2 * MIB, MIB, 2, 1 },
+	};
+
+	memcpy(e, made, sizeof(made));
+}
 
 /* A number after "WHAT" in the summary ("6050 frees" for " frees"), or
  * fails. */
@@ -51,17 +82,17 @@ static unsigned long long said(const char *err, const char *what)
 	return strtoull(at, NULL, 10);
 }
 
-static void expect_bytes(const struct h_folded *f, bool live)
+static void expect_bytes(const struct h_folded *f, const struct expect *e, size_t n, bool live)
 {
-	for (size_t i = 0; i < NEXPECTED; i++) {
-		unsigned long long got = h_sum(f, under, expected[i].func),
-				   want = live ? expected[i].live : expected[i].bytes;
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long got = h_sum(f, under, e[i].func),
+				   want = live ? e[i].live : e[i].bytes;
 
-		print_message("%s: %llu bytes%s\n", expected[i].func, got, live ? " live" : "");
+		print_message("%s: %llu bytes%s\n", e[i].func, got, live ? " live" : "");
 		if (got != want) {
 			h_folded_dump(f, 30);
-			fail_msg("%s: %llu bytes%s, %llu made", expected[i].func, got,
-				 live ? " live" : "", want);
+			fail_msg("%s: %llu bytes%s, %llu made", e[i].func, got, live ? " live" : "",
+				 want);
 		}
 	}
 }
@@ -77,7 +108,7 @@ static void test_alloc_total(void **state)
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc")));
-	expect_bytes(&f, false);
+	expect_bytes(&f, expected, NEXPECTED, false);
 	assert_true(h_sum(&f, under, "malloc") >= 1000 * 4 * KIB + 100 * 64 * KIB);
 	assert_int_equal(h_sum(&f, under, "operator new(unsigned long)"), 5000 * 48);
 	assert_int_equal(h_sum(&f, under, "realloc"), 55 * KIB);
@@ -105,7 +136,7 @@ static void test_alloc_live(void **state)
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "--alloc=live", "-o", out, "--", h_workload("alloc")));
-	expect_bytes(&f, true);
+	expect_bytes(&f, expected, NEXPECTED, true);
 	h_result_free(&r);
 	h_folded_free(&f);
 }
@@ -233,7 +264,7 @@ static void test_attached(void **state)
 			 0);
 	h_finish_folded(&fb, 60, &r, out, &f);
 	h_stop(&w);
-	expect_bytes(&f, true);
+	expect_bytes(&f, expected, NEXPECTED, true);
 	assert_true(said(r.err, " of addresses not allocated in the capture") >= 10);
 	assert_null(strstr(r.err, "early"));
 	assert_int_equal(h_sum(&f, under, "early()"), 0);
@@ -271,6 +302,104 @@ static void test_sampled(void **state)
 	h_folded_free(&f);
 }
 
+/* `alloc mmap` under --alloc or --alloc=live (view): its folded output in
+ * f, its result in r. */
+static void run_mmap(struct h_result *r, struct h_folded *f, const char *view)
+{
+	const char *out = h_path("mmap.folded");
+
+	h_run_folded(r, 60, out, f,
+		     H_ARGV(h_flamebpf(), view, "-o", out, "--", h_workload("alloc"), "mmap"));
+	/* else big_malloc() and big_new() would not test that glibc's mmap
+	 * counts once */
+	assert_non_null(strstr(r->out, "mmapped 4"));
+}
+
+/* Anonymous mmaps by the page, a file's not, munmap freeing the block it
+ * starts (the tail of map_partial's an unknown free, as map_file's), the
+ * failed mmap said; glibc's mmap and munmap of big_malloc's 1 MiB blocks
+ * count as their malloc and free alone, big_new's as its new and delete. */
+static void test_mmap_total(void **state)
+{
+	struct expect e[NMAPPED];
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	mapped(e);
+	run_mmap(&r, &f, "--alloc");
+	expect_bytes(&f, e, NMAPPED, false);
+	assert_int_equal(h_sum(&f, has_seq, "big_malloc();malloc"), 2 * MIB);
+	/* map_anon's 15 munmaps, map_partial's 2, map_file's, big_malloc's
+	 * free, big_new's delete[] */
+	assert_true(said(r.err, " frees (") >= 20);
+	assert_int_equal(said(r.err, " of addresses not allocated in the capture"), 2);
+	assert_int_equal(said(r.err, " allocation calls returned no memory"), 1);
+	assert_non_null(strstr(r.err, "lost: nothing"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* Live at the end: map_anon's 5 kept blocks and big_malloc's kept one. */
+static void test_mmap_live(void **state)
+{
+	struct expect e[NMAPPED];
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	mapped(e);
+	run_mmap(&r, &f, "--alloc=live");
+	expect_bytes(&f, e, NMAPPED, true);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* The allocations of a pprof report (alloc_objects, or inuse_objects when
+ * live) under each function: a function with none has no row. */
+static void expect_counts(const char *text, const struct expect *e, size_t n, bool live)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned long long want = live ? e[i].live_count : e[i].count;
+
+		if (!want) {
+			assert_null(strstr(text, e[i].func));
+			continue;
+		}
+		print_message("%s: %llu allocations%s\n", e[i].func, cum_of(text, e[i].func),
+			      live ? " live" : "");
+		assert_int_equal(cum_of(text, e[i].func), want);
+	}
+}
+
+/* `alloc mmap`'s allocations counted, made and live. */
+static void test_mmap_pprof(void **state)
+{
+	const char *out = h_path("mmap.pb.gz");
+	struct expect e[NMAPPED];
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	require_go();
+	mapped(e);
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc"),
+				      "mmap")),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	text = pprof_top(out, "alloc_objects");
+	expect_counts(text, e, NMAPPED, false);
+	free(text);
+	text = pprof_top(out, "inuse_objects");
+	expect_counts(text, e, NMAPPED, true);
+	free(text);
+}
+
 /* Usage errors before anything runs: exit 2, one line naming it. */
 static void test_usage(void **state)
 {
@@ -303,6 +432,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pprof, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
 		cmocka_unit_test_teardown(test_sampled, h_test_teardown),
+		cmocka_unit_test_teardown(test_mmap_total, h_test_teardown),
+		cmocka_unit_test_teardown(test_mmap_live, h_test_teardown),
+		cmocka_unit_test_teardown(test_mmap_pprof, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};
 

@@ -20,11 +20,33 @@
  * by then; a -p capture attaches meanwhile), then does the above, frees
  * early()'s blocks (allocated before a -p capture began), and prints "caught 3"
  * and "done".
+ *
+ * alloc mmap [DELAY_MS]: after the sleep, mmap and munmap instead:
+ *
+ *   map_anon     20 x anonymous mmap of 10000 bytes (3 pages of 4 KiB), 5
+ *                kept, 15 unmapped
+ *   map_partial  an anonymous mmap of 4 pages, unmapped in two: its last page
+ *                (a munmap inside the block), then the 3 pages from its start
+ *   map_file     an mmap of 2 pages of /proc/self/exe, unmapped: a file's
+ *   map_failed   an anonymous mmap of 2^62 bytes, which fails
+ *   big_malloc   2 x malloc(1 MiB), above glibc's mmap threshold (fixed at
+ *                its default, 128 KiB): 1 kept, 1 freed (glibc's malloc and
+ *                free call mmap and munmap)
+ *   big_new      2 x new char[1 MiB]: 1 kept, 1 deleted (operator new calls
+ *                malloc, delete[] delete, delete free, free munmap)
+ *
+ * and prints "mmapped 4" (the big blocks that glibc mmapped) and "done".
  */
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <new>
+
+#include <fcntl.h>
+#include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 /* declared by <new> only with -fsized-deallocation (g++'s default, not
  * clang 14's), defined by libstdc++ either way */
@@ -125,11 +147,116 @@ NOINLINE static int throwing()
 	return caught;
 }
 
+static void *anon(size_t len)
+{
+	void *p = mmap(nullptr, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		abort();
+	return p;
+}
+
+NOINLINE static void map_anon()
+{
+	static void *maps[20];
+
+	for (int i = 0; i < 20; i++)
+		sink = maps[i] = anon(10000);
+	for (int i = 5; i < 20; i++)
+		munmap(maps[i], 10000);
+}
+
+NOINLINE static void map_partial()
+{
+	size_t page = sysconf(_SC_PAGESIZE);
+	char *p = (char *)anon(4 * page);
+
+	sink = p;
+	munmap(p + 3 * page, page);
+	munmap(p, 3 * page);
+}
+
+NOINLINE static void map_file()
+{
+	int fd = open("/proc/self/exe", O_RDONLY);
+	void *p = mmap(nullptr, 2 * sysconf(_SC_PAGESIZE), PROT_READ, MAP_PRIVATE, fd, 0);
+
+	if (fd < 0 || p == MAP_FAILED)
+		abort();
+	sink = p;
+	munmap(p, 2 * sysconf(_SC_PAGESIZE));
+	close(fd);
+}
+
+NOINLINE static void map_failed()
+{
+	void *p =
+		mmap(nullptr, huge, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p != MAP_FAILED)
+		abort();
+}
+
+/* Whether glibc mmapped the block of p: IS_MMAPPED in its chunk's size
+ * field, the word before p. */
+static bool mmapped(const void *p)
+{
+	return ((const size_t *)p)[-1] & 2;
+}
+
+NOINLINE static int big_malloc()
+{
+	static void *kept_big;
+	void *p;
+	int n;
+
+	sink = kept_big = malloc(1 << 20);
+	sink = p = malloc(1 << 20);
+	n = mmapped(kept_big) + mmapped(p);
+	free(p);
+	return n;
+}
+
+NOINLINE static int big_new()
+{
+	static char *kept_big;
+	char *p;
+	int n;
+
+	sink = kept_big = new char[1 << 20];
+	sink = p = new char[1 << 20];
+	n = mmapped(kept_big) + mmapped(p);
+	delete[] p;
+	return n;
+}
+
+static void mmaps()
+{
+	int n;
+
+	/* else freeing an mmapped block raises the threshold above its size */
+	mallopt(M_MMAP_THRESHOLD, 128 << 10);
+	map_anon();
+	map_partial();
+	map_file();
+	map_failed();
+	n = big_malloc();
+	n += big_new();
+	printf("mmapped %d\n", n);
+	printf("done\n");
+}
+
 int main(int argc, char **argv)
 {
-	long ms = argc > 1 ? atol(argv[1]) : 100;
+	bool maps = argc > 1 && !strcmp(argv[1], "mmap");
+	long ms = argc > 1 + maps ? atol(argv[1 + maps]) : 100;
 	struct timespec d = { ms / 1000, (ms % 1000) * 1000000 };
 
+	if (maps) {
+		nanosleep(&d, nullptr);
+		mmaps();
+		return 0;
+	}
 	early();
 	nanosleep(&d, nullptr);
 	alloc_a();
