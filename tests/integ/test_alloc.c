@@ -141,47 +141,11 @@ static void test_alloc_live(void **state)
 	h_folded_free(&f);
 }
 
-/* Skips the test unless a `go` is on PATH. */
-static void require_go(void)
-{
-	const char *path = getenv("PATH");
-	char dir[PATH_MAX];
-
-	for (const char *p = path ? path : ""; *p;) {
-		size_t n = strcspn(p, ":");
-
-		if (snprintf(dir, sizeof(dir), "%.*s/go", (int)n, p) < (int)sizeof(dir) &&
-		    !access(dir, X_OK))
-			return;
-		p += n + (p[n] == ':');
-	}
-	print_message("SKIP: no 'go' on PATH (golang-go): go tool pprof cannot read the file\n");
-	skip();
-}
-
 /* `go tool pprof -sample_index=INDEX -top FILE` (every node, bytes in B):
  * its report, which the caller frees. */
 static char *pprof_top(const char *file, const char *index)
 {
-	char home[4096], cache[4096], gopath[4096], si[64];
-	struct h_result r;
-	char *text;
-
-	snprintf(home, sizeof(home), "HOME=%s", h_tmpdir());
-	snprintf(cache, sizeof(cache), "GOCACHE=%s", h_path("gocache"));
-	snprintf(gopath, sizeof(gopath), "GOPATH=%s", h_path("gopath"));
-	snprintf(si, sizeof(si), "-sample_index=%s", index);
-	assert_int_equal(
-		h_run(&r, 120,
-		      H_ARGV("env", home, cache, gopath, "GOTOOLCHAIN=local", "GOPROXY=off",
-			     "GOFLAGS=", "go", "tool", "pprof", si, "-unit=B", "-nodefraction=0",
-			     "-nodecount=1000", "-top", file)),
-		0);
-	h_assert_status(&r, 0);
-	text = r.out;
-	r.out = NULL;
-	h_result_free(&r);
-	return text;
+	return h_pprof_top(file, index, "B", true);
 }
 
 /* The cumulative value of the row of function name ("flat flat% sum% cum
@@ -219,7 +183,7 @@ static void test_pprof(void **state)
 
 	(void)state;
 	require_bpf();
-	require_go();
+	h_require_go();
 	assert_int_equal(
 		h_run(&r, 60,
 		      H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc"))),
@@ -384,7 +348,7 @@ static void test_mmap_pprof(void **state)
 
 	(void)state;
 	require_bpf();
-	require_go();
+	h_require_go();
 	mapped(e);
 	assert_int_equal(h_run(&r, 60,
 			       H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc"),
