@@ -960,8 +960,6 @@ static int add_alloc(struct collect_ctx *c, const struct sample_key *k,
 
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	c->n = 0;
-	/* several -e: the event is the stack's type, not a frame */
-	profile__set_type(c->p, typed(c->s) && key.probe ? key.probe - 1 : 0);
 	err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
 	return err ? err
 		   : profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, ALLOCS(w),
