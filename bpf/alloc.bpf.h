@@ -99,6 +99,8 @@ static __always_inline void alloc_add(__u64 id, const struct alloc_call *c, __u6
 		count(CNT_ALLOC_DROPPED);
 		return;
 	}
+	if (timeline)
+		send_tick(&key, bpf_ktime_get_ns(), 0, l.size);
 	count(CNT_ALLOC_SAMPLED);
 	if (bpf_map_update_elem(&alloc_live, &a, &l, BPF_ANY))
 		count(CNT_ALLOC_LIVE_FULL);

@@ -46,13 +46,15 @@ static __always_inline int spill_sample(const struct sample_key *key, __u64 weig
 	return 0;
 }
 
-static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __u64 dur)
+static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __u64 dur,
+				      __u64 weight)
 {
 	struct sample_tick_event ev = {
 		.type = EV_TICK,
 		.cpu = bpf_get_smp_processor_id(),
 		.ts = ts,
 		.dur = dur,
+		.weight = weight,
 		.key = *key,
 	};
 
@@ -87,7 +89,7 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 		note_process(key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 
 	if (timeline)
-		send_tick(&key, bpf_ktime_get_ns(), 0);
+		send_tick(&key, bpf_ktime_get_ns(), 0, 0);
 	val = bpf_map_lookup_elem(&counts, &key);
 	if (val) {
 		__sync_fetch_and_add(val, weight);
@@ -235,7 +237,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	key = s->key;
 	add_blocked(&key, now - ts);
 	if (timeline)
-		send_tick(&key, ts, now - ts);
+		send_tick(&key, ts, now - ts, 0);
 }
 
 /* The stacks are taken here, where the thread leaving is still current,

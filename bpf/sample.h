@@ -130,8 +130,9 @@ struct sample_count_event {
 struct sample_tick_event {
 	__u32 type;
 	__u32 cpu;
-	__u64 ts;  /* CLOCK_MONOTONIC ns */
-	__u64 dur; /* --off-cpu: a block, from ts; 0 for a sample (its period) */
+	__u64 ts;     /* CLOCK_MONOTONIC ns */
+	__u64 dur;    /* --off-cpu: a block, from ts; 0 for a sample (its period) */
+	__u64 weight; /* --alloc: the allocation's bytes; 0: as its stack's samples */
 	struct sample_key key;
 };
 

@@ -111,8 +111,8 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 		o->timeline ? bpf_maps__clamp((double)o->freq * ncpus * 256, 1 << 20, 32 << 20)
 			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
-	/* a record per block: switches come far faster than ticks */
-	if (o->timeline && o->offcpu)
+	/* a record per block or allocation: they come far faster than ticks */
+	if (o->timeline && (o->offcpu || o->alloc))
 		ring = 32 << 20;
 
 	/* off the CPU: a key per (thread, stacks, state) */
@@ -853,27 +853,6 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	return err;
 }
 
-/* A tick becomes an event on its sample's stack, made by the counts. */
-static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
-{
-	/* a counted event's sample has no length: a microsecond in timelines */
-	struct profile_event ev = { .cpu = t->cpu,
-				    .ts = t->ts,
-				    .dur = t->dur	       ? t->dur
-					   : c->s->opts.period ? 1000
-							       : c->s->period_ns };
-	uint64_t idx;
-	int err = 0;
-
-	if (!hashmap__get(&c->stack_of, key_hash(&t->key), &idx)) {
-		/* counted after the counts map was read: its stack, weightless */
-		err = add_sample(c, &t->key, 0);
-		idx = profile__last_stack(c->p);
-	}
-	ev.stack = idx;
-	return err ? err : profile__add_stack_event(c->p, &ev);
-}
-
 static int read_counts(struct collect_ctx *c)
 {
 	int fd = bpf_map__fd(c->s->skel->maps.counts), err;
@@ -961,9 +940,12 @@ static int add_alloc(struct collect_ctx *c, const struct sample_key *k,
 	key.comm[SAMPLE_COMM_LEN - 1] = key.tcomm[SAMPLE_COMM_LEN - 1] = '\0';
 	c->n = 0;
 	err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
-	return err ? err
-		   : profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, ALLOCS(w),
-					      o->bytes, ALLOCS(o));
+	if (!err)
+		err = profile__add_stack_alloc(c->p, &who, c->frames, c->n, w->bytes, ALLOCS(w),
+					       o->bytes, ALLOCS(o));
+	if (!err && c->s->opts.timeline)
+		err = hashmap__set(&c->stack_of, key_hash(k), profile__last_stack(c->p));
+	return err;
 #undef ALLOCS
 }
 
@@ -995,6 +977,32 @@ static int read_allocs(struct collect_ctx *c)
 	hashmap__free(&ls.idx);
 	free(ls.v);
 	return err;
+}
+
+/* A tick becomes an event on its sample's stack, made by the counts. */
+static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
+{
+	/* a counted event's sample, an allocation, has no length: a
+	 * microsecond in timelines */
+	struct profile_event ev = { .cpu = t->cpu,
+				    .ts = t->ts,
+				    .dur = t->dur ? t->dur
+					   : c->s->opts.period || c->s->opts.alloc
+						   ? 1000
+						   : c->s->period_ns,
+				    .weight = t->weight };
+	struct alloc_total none = {};
+	uint64_t idx;
+	int err = 0;
+
+	if (!hashmap__get(&c->stack_of, key_hash(&t->key), &idx)) {
+		/* counted after the counts map was read: its stack, weightless */
+		err = c->s->opts.alloc ? add_alloc(c, &t->key, &none, &none)
+				       : add_sample(c, &t->key, 0);
+		idx = profile__last_stack(c->p);
+	}
+	ev.stack = idx;
+	return err ? err : profile__add_stack_event(c->p, &ev);
 }
 
 /* Whether a block open at the stop is within --min-block and --max-block;

@@ -132,6 +132,7 @@ int source_alloc__open(struct source *src, const struct source_opts *o, pid_t cm
 		.follow_children = o->command != NULL,
 		.user = true,
 		.unwind = o->unwind,
+		.timeline = o->timeline,
 		.alloc = o->alloc,
 		.alloc_live_max = ALLOC_LIVE_MAX,
 		.alloc_sample = o->alloc_sample,

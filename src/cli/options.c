@@ -805,9 +805,6 @@ static int check_alloc(const struct options *o, char *err)
 	if (c->full_stack || c->max_calls || c->cpu_split)
 		return usage_err("--full-stack, --max-calls and --cpu-split are for uprobe mode "
 				 "(-f)");
-	if (c->timeline || o->heatmap_rows)
-		return usage_err("--alloc gives no timeline yet: folded, svg and pprof outputs "
-				 "(not chrome, perf, --flamechart or --heatmap)");
 	return 0;
 }
 

@@ -14,7 +14,9 @@
  *            before); in ns units dur[] too, and for traced calls self[]
  *            (the call's time less its children's) and, where any has
  *            them, args[]: arg0, arg1, arg2 and ret per call (json_u64.h;
- *            ret null where no return came)
+ *            ret null where no return came); w[] where
+ *            events weigh their own (allocations' bytes), not their
+ *            stack's mean
  *
  * Numbers are indexes into the tables above them. */
 #ifndef FLAMEBPF_HTML_DATA_H

@@ -107,6 +107,23 @@ static uint64_t col_dur(const struct profile *p, const uint64_t *self, size_t i,
 	return profile__event(p, i)->dur;
 }
 
+static uint64_t col_weight(const struct profile *p, const uint64_t *self, size_t i, size_t prev)
+{
+	(void)self;
+	(void)prev;
+	return profile__event(p, i)->weight;
+}
+
+/* Whether events weigh what they weigh themselves (allocations), not their
+ * stack's mean. */
+static bool has_weights(const struct profile *p)
+{
+	for (size_t i = 0; i < profile__nr_events(p); i++)
+		if (profile__event(p, i)->weight)
+			return true;
+	return false;
+}
+
 static uint64_t col_self(const struct profile *p, const uint64_t *self, size_t i, size_t prev)
 {
 	(void)p;
@@ -177,6 +194,8 @@ int html_events__write(const struct profile *p, FILE *f)
 			put_column(f, "dur", order, n, col_dur, p, self);
 		if (calls)
 			put_column(f, "self", order, n, col_self, p, self);
+		if (!calls && has_weights(p))
+			put_column(f, "w", order, n, col_weight, p, self);
 		if (calls && has_args(p))
 			put_args(f, p, order, n);
 		fputc('}', f);

@@ -406,7 +406,7 @@ static int call_args(struct html_in *h, struct json_object *a, size_t i, struct 
 static int add_event(struct html_in *h, struct json_object **cols, size_t i, uint64_t *ts)
 {
 	struct profile_event ev = { 0 };
-	int64_t stack, dt, dur = 0;
+	int64_t stack, dt, dur = 0, w = 0;
 	int err = cell(h, "events.stack", cols[0], 1, i, 0, 0, (int64_t)h->nstacks - 1, &stack);
 
 	if (!err)
@@ -415,18 +415,21 @@ static int add_event(struct html_in *h, struct json_object **cols, size_t i, uin
 		err = cell(h, "events.dur", cols[2], 1, i, 0, 0, INT64_MAX, &dur);
 	if (!err && cols[3])
 		err = call_args(h, cols[3], i, &ev);
+	if (!err && cols[4])
+		err = cell(h, "events.w", cols[4], 1, i, 0, 0, INT64_MAX, &w);
 	if (err)
 		return err;
 	*ts += (uint64_t)dt;
 	ev.stack = h->stack_map[stack];
 	ev.ts = *ts;
 	ev.dur = (uint64_t)dur;
+	ev.weight = (uint64_t)w;
 	return profile__add_stack_event(h->c->p, &ev) ? in__fail_errno(h->c, -ENOMEM) : 0;
 }
 
 static int events(struct html_in *h)
 {
-	struct json_object *ev, *cols[4], *t0;
+	struct json_object *ev, *cols[5], *t0;
 	uint64_t ts;
 	size_t n;
 	int err;
@@ -444,6 +447,8 @@ static int events(struct html_in *h)
 		err = column(h, ev, "dur", n, 1, false, &cols[2]);
 	if (!err)
 		err = column(h, ev, "args", n, PROFILE_NARGS + 1, false, &cols[3]);
+	if (!err)
+		err = column(h, ev, "w", n, 1, false, &cols[4]);
 	if (err)
 		return err;
 	ts = events_t0(ev);

@@ -83,12 +83,12 @@ static int print_run(FILE *f, const struct strbuf *line, uint64_t n)
 }
 
 /* Samples: one line per run of identical stacks on one thread, the number
- * of samples in the run as its count. */
+ * of samples in the run as its count (an allocation counts its bytes). */
 static int write_runs(const struct profile *p, const struct write_opts *o, const size_t *order,
 		      size_t n, FILE *f)
 {
 	struct strbuf prev = {}, cur = {}, tmp;
-	uint64_t run = 0;
+	uint64_t run = 0, w;
 	int err = 0;
 
 	for (size_t i = 0; i < n && !err; i++) {
@@ -98,15 +98,16 @@ static int write_runs(const struct profile *p, const struct write_opts *o, const
 			err = -ENOMEM;
 			break;
 		}
+		w = profile__event(p, order[i])->weight ? profile__event(p, order[i])->weight : 1;
 		if (run && same_thread(p, order[i - 1], order[i]) && !strcmp(cur.s, prev.s)) {
-			run++;
+			run += w;
 			continue;
 		}
 		err = print_run(f, &prev, run);
 		tmp = prev;
 		prev = cur;
 		cur = tmp;
-		run = 1;
+		run = w;
 	}
 	if (!err)
 		err = print_run(f, &prev, run);

@@ -59,7 +59,10 @@ static void format_value(const struct heatmap *h, uint64_t v, char *buf, size_t 
 		return;
 	}
 	numfmt__count(v, n, sizeof(n));
-	snprintf(buf, size, "%s %s%s", n, h->what == HEAT_SAMPLES ? "sample" : "call",
+	snprintf(buf, size, "%s %s%s", n,
+		 h->what == HEAT_SAMPLES ? "sample"
+		 : h->what == HEAT_BYTES ? "byte"
+					 : "call",
 		 v == 1 ? "" : "s");
 }
 
@@ -132,6 +135,7 @@ static const char *title_of(const struct heatmap *h)
 {
 	return h->what == HEAT_SAMPLES ? "Heatmap: samples by second and offset in it"
 	       : h->what == HEAT_CALLS ? "Heatmap: traced calls begun, by second and offset in it"
+	       : h->what == HEAT_BYTES ? "Heatmap: bytes allocated, by second and offset in it"
 				       : "Heatmap: thread time, by second and offset in it";
 }
 

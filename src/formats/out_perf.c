@@ -24,6 +24,14 @@ static void put_text(FILE *f, const char *s, const char *fallback)
 		fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, f);
 }
 
+/* An event's name as one word, as perf's are: "bytes allocated" (--alloc)
+ * would read as a period and an event. */
+static void put_event(FILE *f, const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		fputc(*c == ' ' ? '-' : *c < 0x20 || *c == 0x7f ? '?' : *c, f);
+}
+
 static const struct frame *leaf_of(const struct profile *p, const struct profile_stack *s)
 {
 	return s->nframes ? profile__frame(p, s->frames[s->nframes - 1]) : NULL;
@@ -42,10 +50,13 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 	else
 		fprintf(f, " %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] ", s->who.pid, s->who.tid,
 			e->cpu);
-	/* a counted event's period is in events, as perf prints it */
+	/* a counted event's period is in events, as perf prints it; an
+	 * allocation's its bytes */
 	fprintf(f, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " ", e->ts / NSEC_PER_SEC,
 		e->ts % NSEC_PER_SEC / NSEC_PER_USEC,
-		profile__meta(p)->period ? profile__meta(p)->period : e->dur);
+		e->weight		   ? e->weight
+		: profile__meta(p)->period ? profile__meta(p)->period
+					   : e->dur);
 	if (profile__is_offcpu(p)) {
 		/* --off-cpu, --wall: perf record --off-cpu's event, or the samples' */
 		fputs(profile__stack_is_offcpu(p, s) ? "offcpu-time" : "cpu-clock", f);
@@ -53,7 +64,7 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 		fputs("uprobe:", f);
 		put_text(f, leaf ? leaf->name : "", "[unknown]");
 	} else {
-		put_text(f, event, "cpu-clock");
+		put_event(f, *event ? event : "cpu-clock");
 	}
 	fputs(": \n", f);
 }

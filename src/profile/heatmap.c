@@ -8,6 +8,8 @@
 
 static enum heatmap_what what_of(const struct profile *p)
 {
+	if (profile__meta(p)->alloc)
+		return HEAT_BYTES;
 	if (profile__unit(p) == UNIT_SAMPLES)
 		return HEAT_SAMPLES;
 	return profile__is_offcpu(p) ? HEAT_NS : HEAT_CALLS;
@@ -86,10 +88,14 @@ int heatmap__build(const struct profile *p, uint32_t rows, struct heatmap *h)
 	for (size_t i = 0; i < profile__nr_events(p); i++) {
 		const struct profile_event *e = profile__event(p, i);
 
+		uint64_t *cell = cell_at(h, e->ts - t0);
+
 		if (h->what == HEAT_NS)
 			spread(h, e->ts - t0, sat_add(e->ts, e->dur) - t0);
+		else if (h->what == HEAT_BYTES)
+			*cell = sat_add(*cell, e->weight);
 		else
-			*cell_at(h, e->ts - t0) += 1;
+			*cell += 1;
 	}
 	for (size_t i = 0; i < (size_t)h->ncols * rows; i++)
 		if (h->cells[i] > h->max)

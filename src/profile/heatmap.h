@@ -16,6 +16,7 @@ enum heatmap_what {
 	HEAT_SAMPLES, /* samples taken in it */
 	HEAT_CALLS,   /* traced calls begun in it */
 	HEAT_NS,      /* time off the CPU (and, with --wall, on it) within it */
+	HEAT_BYTES,   /* bytes allocated in it (--alloc) */
 };
 
 struct heatmap {

@@ -102,6 +102,9 @@ struct profile_event {
 		dur; /* ns: CLOCK_MONOTONIC, like perf's timestamps; a sample lasts its period */
 	uint64_t args[PROFILE_NARGS];
 	uint64_t ret;
+	/* what it weighs when not what its stack's samples weigh on average:
+	 * an allocation's bytes (--alloc); 0: that mean */
+	uint64_t weight;
 };
 
 enum profile_unit {

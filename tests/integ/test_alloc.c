@@ -364,6 +364,84 @@ static void test_mmap_pprof(void **state)
 	free(text);
 }
 
+/* flamebpf render IN -o OUT [OPTION], which must succeed, into f. */
+static void render_folded(const char *in, const char *out, const char *option, struct h_folded *f)
+{
+	struct h_result r;
+
+	assert_int_equal(h_run(&r, 60,
+			       option ? H_ARGV(h_flamebpf(), "render", option, in, "-o", out)
+				      : H_ARGV(h_flamebpf(), "render", in, "-o", out)),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	h_folded_must_load(out, f);
+}
+
+/* Timelines: each allocation an event at its time, weighing its bytes.
+ * The HTML report read back is the folded output, byte for byte; perf
+ * script (each allocation's bytes as its period) rendered with --period
+ * has every function's bytes (perf's reader drops the "()", as
+ * stackcollapse-perf.pl does); the heatmap counts bytes; --flamechart
+ * adds up to the same bytes in time order, alloc_a's before alloc_b's. */
+static void test_timelines(void **state)
+{
+	const char *folded = h_path("t.folded"), *perf = h_path("t.perf"), *html = h_path("t.html"),
+		   *json = h_path("t.json"), *heat = h_path("t.svg"),
+		   *chart = h_path("chart.folded");
+	struct h_folded f, back;
+	struct h_result r;
+	char *a, *b, *svg;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, folded, &f,
+		     H_ARGV(h_flamebpf(), "--alloc", "-o", folded, "-o", perf, "-o", html, "-o",
+			    json, "-o", heat, "--heatmap", "--", h_workload("alloc")));
+	assert_non_null(strstr(r.err, "lost: nothing"));
+	h_result_free(&r);
+	render_folded(html, h_path("html.folded"), NULL, &back);
+	a = h_slurp(folded);
+	b = h_slurp(h_path("html.folded"));
+	assert_string_equal(b, a);
+	free(a);
+	free(b);
+	h_folded_free(&back);
+	render_folded(perf, h_path("perf.folded"), "--period", &back);
+	for (size_t i = 0; i < NEXPECTED; i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(expected[i].func, "("),
+			 expected[i].func);
+		print_message("perf script --period: %s %llu bytes\n", name,
+			      h_sum(&back, under, name));
+		assert_int_equal(h_sum(&back, under, name), expected[i].bytes);
+	}
+	assert_int_equal(back.total, f.total);
+	h_folded_free(&back);
+	render_folded(json, h_path("json.folded"), NULL, &back);
+	h_folded_free(&back);
+	svg = h_slurp(heat);
+	assert_non_null(strstr(svg, "Heatmap: bytes allocated"));
+	free(svg);
+
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "--alloc", "--flamechart", "-o", chart, "--",
+				      h_workload("alloc"))),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	h_flamechart_must_load(chart, &back);
+	expect_bytes(&back, expected, NEXPECTED, false);
+	for (size_t i = 0, seen_b = 0; i < back.n; i++) {
+		seen_b |= h_has_frame(back.lines[i].stack, "alloc_b()");
+		if (seen_b && h_has_frame(back.lines[i].stack, "alloc_a()"))
+			fail_msg("alloc_a's allocations after alloc_b's in the flame chart");
+	}
+	h_folded_free(&back);
+	h_folded_free(&f);
+}
+
 /* Usage errors before anything runs: exit 2, one line naming it. */
 static void test_usage(void **state)
 {
@@ -376,7 +454,6 @@ static void test_usage(void **state)
 		{ { "--alloc", "--off-cpu" }, "not with --off-cpu" },
 		{ { "--alloc", "-e", "page-faults" }, "not with -e" },
 		{ { "--alloc=leaks" }, "unknown --alloc view" },
-		{ { "--alloc", "-o", "x.json" }, "no timeline" },
 		{ { "--alloc", "--alloc-sample", "0" }, "invalid --alloc-sample" },
 		{ { "-F", "99", "--alloc-sample", "1m" }, "--alloc-sample samples" },
 	};
@@ -399,6 +476,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_mmap_total, h_test_teardown),
 		cmocka_unit_test_teardown(test_mmap_live, h_test_teardown),
 		cmocka_unit_test_teardown(test_mmap_pprof, h_test_teardown),
+		cmocka_unit_test_teardown(test_timelines, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};
 

@@ -683,8 +683,9 @@ static void test_parse_alloc(void **state)
 	expect_usage_error(ARGS("--alloc"), "--alloc", "-p PID or a COMMAND");
 	expect_usage_error(ARGS("--alloc", "-a", "--", "prog"), "--alloc", "-a");
 	expect_usage_error(ARGS("--alloc", "-K", "-p", "1"), "--alloc", "-K");
-	expect_usage_error(ARGS("--alloc", "-p", "1", "-o", "x.json"), "--alloc", "timeline");
-	expect_usage_error(ARGS("--alloc", "-p", "1", "--flamechart"), "--alloc", "timeline");
+	parse_ok(&a, ARGS("--alloc", "-p", "1", "-o", "x.json"), &o);
+	assert_true(o.capture.timeline);
+	options__free(&o);
 	expect_usage_error(ARGS("--alloc", "-p", "1", "--full-stack"), "--full-stack", "-f");
 	parse_ok(&a, ARGS("--alloc", "--alloc-sample", "512k", "-p", "1"), &o);
 	assert_int_equal(o.capture.alloc_sample, 512 * 1024);

@@ -236,6 +236,28 @@ static void test_event_name(void **state)
 	profile__free(q);
 }
 
+/* --alloc: an allocation's bytes are its period, and the event's name is
+ * one word, as perf's are (a space would read as period and event). */
+static void test_alloc_weights(void **state)
+{
+	struct profile *p = profile__new(UNIT_SAMPLES);
+	struct profile_meta m = { .event = "bytes allocated",
+				  .period = 1,
+				  .alloc = PROFILE_ALLOC_TOTAL };
+	struct stack_owner who = { .pid = 5, .tid = 5, .comm = "app", .tcomm = "app" };
+	struct profile_event ev = { .cpu = 0, .ts = 2000000000ULL, .dur = 1000, .weight = 4096 };
+	uint32_t f = fr(p, "malloc", 0x1000, 0, "/usr/lib/libc.so.6", FRAME_USER);
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	assert_int_equal(profile__add_event(p, &who, &f, 1, &ev), 0);
+	text = render(p);
+	assert_non_null(strstr(text, "2.000000:       4096 bytes-allocated: \n"));
+	free(text);
+	profile__free(p);
+}
+
 /* Read back as stackcollapse-perf.pl reads it: comm (with its space), ids,
  * frames leaf first with their names recovered exactly. */
 static void test_sample_read_back(void **state)
@@ -371,7 +393,7 @@ int main(void)
 		cmocka_unit_test(test_sample_text),	 cmocka_unit_test(test_event_name),
 		cmocka_unit_test(test_sample_read_back), cmocka_unit_test(test_trace_text),
 		cmocka_unit_test(test_names_round_trip), cmocka_unit_test(test_matches_perf_layout),
-		cmocka_unit_test(test_write_error),
+		cmocka_unit_test(test_write_error),	 cmocka_unit_test(test_alloc_weights),
 	};
 
 	return cmocka_run_group_tests_name("out_perf", tests, setup, teardown);

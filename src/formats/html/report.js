@@ -151,7 +151,8 @@
 			evTs[j] = t;
 			evStack[j] = E.stack[j];
 			evDur[j] = E.dur ? E.dur[j] : 0;
-			evW[j] = meta.mode === "trace" ? E.self[j] : spread ? evDur[j] : sampleWeight[evStack[j]];
+			evW[j] = meta.mode === "trace" ? E.self[j] : spread ? evDur[j]
+				: E.w ? E.w[j] : sampleWeight[evStack[j]];
 			if (evDur[j] > maxDur)
 				maxDur = evDur[j];
 			var end = t + (spread ? evDur[j] : 0);
