@@ -97,6 +97,9 @@ struct record {
 	uint64_t line;	 /* of its header */
 	struct hdr h;
 	struct strbuf comm; /* as printed */
+	/* h.event's text: the line it was read from is gone once the frames
+	 * are read (the reader's buffer moves on) */
+	struct strbuf event;
 	struct strbuf root; /* spaces made underscores */
 	bool java;	    /* Java names are tidied: the root is exactly "java" */
 	uint32_t *frames;   /* leaf first */
@@ -702,6 +705,12 @@ static bool token_is_clock(const struct token *t)
 	return token_is(t, "cpu-clock") || token_is(t, "task-clock");
 }
 
+/* flamebpf --alloc's records: each period is an allocation's bytes. */
+static bool is_memory(const struct token *event)
+{
+	return token_is(event, "bytes-allocated") || token_is(event, "bytes-live");
+}
+
 /* Whether the record's period is its length: a clock's sample, a block. */
 static bool timed(const struct perf *p, const struct hdr *h)
 {
@@ -770,9 +779,10 @@ static int finish(struct perf *p)
 		r->frames[r->n - 1 - i] = t;
 	}
 	/* a sample weighs 1; with --period its period, where a period of 0,
-	 * or none, weighs 1 as in stackcollapse-perf.pl. The stack's count
-	 * is the number of samples either way. */
-	weight = p->c->o->period && r->h.period ? r->h.period : 1;
+	 * or none, weighs 1 as in stackcollapse-perf.pl; an allocation
+	 * (flamebpf --alloc) its bytes, always. The stack's count is the
+	 * number of samples either way. */
+	weight = (p->c->o->period || is_memory(&r->h.event)) && r->h.period ? r->h.period : 1;
 	err = profile__add_stack_count(p->c->p, &who, r->frames, r->n, weight, 1);
 	if (!err)
 		err = add_ns(p, profile__last_stack(p->c->p), &r->h);
@@ -858,9 +868,12 @@ static int start_record(struct perf *p, const struct hdr *h)
 	r->n = 0;
 	strbuf__reset(&r->comm);
 	strbuf__reset(&r->root);
+	strbuf__reset(&r->event);
 	if (strbuf__add(&r->comm, h->comm, h->comm_len) ||
-	    strbuf__add(&r->root, h->comm, h->comm_len))
+	    strbuf__add(&r->root, h->comm, h->comm_len) ||
+	    strbuf__add(&r->event, h->event.s ? h->event.s : "", h->event.len))
 		return -ENOMEM;
+	r->h.event.s = r->event.s ? r->event.s : "";
 	for (char *s = r->root.s; *s; s++)
 		if (*s == ' ' || *s == '\t')
 			*s = '_';
@@ -1098,6 +1111,7 @@ static int end(struct perf *p)
 static void perf_free(struct perf *p)
 {
 	strbuf__free(&p->r.comm);
+	strbuf__free(&p->r.event);
 	strbuf__free(&p->r.root);
 	strbuf__free(&p->name);
 	free(p->r.frames);

@@ -127,9 +127,12 @@ static void fmt_total(char *buf, size_t size, const struct diff_result *r, int s
 
 	fmt_weight(w, sizeof(w), r->weight[side], r->unit);
 	numfmt__count(r->count[side], n, sizeof(n));
-	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL)
+	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL) {
 		fmt_time(buf, size, r, side);
-	else if (r->unit == UNIT_SAMPLES)
+	} else if (r->mode == DIFF_MEMORY) {
+		numfmt__count(r->seen[side], n, sizeof(n));
+		snprintf(buf, size, "%s bytes in %s allocations", w, n);
+	} else if (r->unit == UNIT_SAMPLES)
 		snprintf(buf, size, "%s samples", w);
 	else
 		snprintf(buf, size, "%s in %s calls", w, n);
@@ -142,7 +145,10 @@ static void fmt_rule(char *buf, size_t size, const struct diff_report *rep)
 
 	if (o->absolute)
 		snprintf(buf, size, "inclusive %s up more than %g%%, significantly",
-			 rep->r->unit == UNIT_SAMPLES ? "samples" : "time", o->threshold);
+			 rep->r->mode == DIFF_MEMORY	? "bytes"
+			 : rep->r->unit == UNIT_SAMPLES ? "samples"
+							: "time",
+			 o->threshold);
 	else
 		snprintf(buf, size, "inclusive share up more than %g points, significantly",
 			 o->threshold);
@@ -155,6 +161,10 @@ static void fmt_obs(char *buf, size_t size, const struct diff_result *r)
 
 	if (!r->quantum) {
 		snprintf(buf, size, "%s", diff__obs_name(r));
+		return;
+	}
+	if (r->mode == DIFF_MEMORY) {
+		snprintf(buf, size, "%s of %" PRIu64 " bytes", diff__obs_name(r), r->quantum);
 		return;
 	}
 	fmt_ns(q, sizeof(q), r->quantum);
@@ -323,10 +333,8 @@ static const char *json_obs(const struct diff_result *r)
 static const char *json_mode(const struct diff_result *r)
 {
 	static const char *const names[] = {
-		[DIFF_SAMPLES] = "sample",
-		[DIFF_CALLS] = "trace",
-		[DIFF_OFFCPU] = "off-cpu",
-		[DIFF_WALL] = "wall",
+		[DIFF_SAMPLES] = "sample", [DIFF_CALLS] = "trace",   [DIFF_OFFCPU] = "off-cpu",
+		[DIFF_WALL] = "wall",	   [DIFF_MEMORY] = "memory",
 	};
 
 	return names[r->mode];
@@ -365,7 +373,7 @@ static void json_profile(FILE *f, const struct diff_report *rep, int side)
 	utf8__put_json_str(f, side == BASE ? rep->base : rep->new);
 	fprintf(f, ",\"weight\":%" PRIu64 ",\"%s\":%" PRIu64, r->weight[side], json_obs(r),
 		r->count[side]);
-	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL) {
+	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL || r->mode == DIFF_MEMORY) {
 		if (r->seen[side])
 			fprintf(f, ",\"seen\":%" PRIu64, r->seen[side]);
 		else
@@ -385,11 +393,14 @@ static void json_head(const struct diff_report *rep, FILE *f)
 	fprintf(f,
 		",\n\"unit\":\"%s\",\"mode\":\"%s\",\"compare\":\"%s\",\"threshold\":%g,"
 		"\"alpha\":%g,\"min_samples\":%" PRIu64 ",",
-		r->unit == UNIT_SAMPLES ? "samples" : "nanoseconds", json_mode(r),
-		rep->o->absolute ? "absolute" : "share", rep->o->threshold, rep->o->alpha,
-		rep->o->min_samples);
+		r->mode == DIFF_MEMORY	  ? "bytes"
+		: r->unit == UNIT_SAMPLES ? "samples"
+					  : "nanoseconds",
+		json_mode(r), rep->o->absolute ? "absolute" : "share", rep->o->threshold,
+		rep->o->alpha, rep->o->min_samples);
 	if (r->quantum)
-		fprintf(f, "\"quantum_ns\":%" PRIu64 ",", r->quantum);
+		fprintf(f, "\"quantum_%s\":%" PRIu64 ",", r->mode == DIFF_MEMORY ? "bytes" : "ns",
+			r->quantum);
 	fputs("\n\"test\":", f);
 	utf8__put_json_str(f, r->test);
 	fprintf(f, ",\n\"tested\":%zu,\"regressions\":%zu,\"functions_total\":%zu,\n", r->ntested,

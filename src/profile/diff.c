@@ -294,6 +294,9 @@ static const char *time_test_name(const struct diff_result *r, bool absolute)
 
 static const char *test_name(const struct diff_result *r, bool absolute)
 {
+	if (r->mode == DIFF_MEMORY)
+		return absolute ? "Poisson test of the inclusive bytes in quanta"
+				: "two-proportion z-test of the inclusive bytes in quanta";
 	if (r->mode == DIFF_OFFCPU || r->mode == DIFF_WALL)
 		return time_test_name(r, absolute);
 	if (r->unit == UNIT_SAMPLES)

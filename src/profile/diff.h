@@ -34,7 +34,13 @@ enum diff_mode {
 	DIFF_CALLS,   /* uprobe mode: wall time of calls, ns */
 	DIFF_OFFCPU,  /* --off-cpu: time off the CPU, ns */
 	DIFF_WALL,    /* --wall: time on and off the CPU, ns */
+	DIFF_MEMORY,  /* --alloc: bytes, counted in quanta (DIFF_MEMORY_QUANTUM) */
 };
+
+/* Bytes counted as one observation when a memory profile is compared: a
+ * page. A program allocates the same each run, or nearly: what matters is
+ * a share that moved, not each byte as a sample. */
+#define DIFF_MEMORY_QUANTUM 4096
 
 enum diff_status {
 	DIFF_FEW,	 /* fewer than min_samples observations in both: not tested */

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What a profile given to `flamebpf diff` measures, and so what its
- * observations are and how they are named: samples, calls, or time off
- * the CPU (alone, or beside samples for --wall), which is counted in
- * quanta where its blocks are not known (see diff.h). */
+ * observations are and how they are named: samples, calls, time off the
+ * CPU (alone, or beside samples for --wall), which is counted in quanta
+ * where its blocks are not known, or bytes allocated, in quanta (see
+ * diff.h). */
 #include <string.h>
 
 #include "diff.h"
@@ -11,8 +12,24 @@
  * no finer: time off the CPU is not counted finer than this. */
 #define QUANTUM_MIN_NS 1000000ULL
 
+/* A memory profile (--alloc), or one read back from a file that says so
+ * by its event (the HTML report's, perf script's one-word name). */
+static bool is_memory(const struct profile *p)
+{
+	static const char *const events[] = { "bytes allocated", "bytes live", "bytes-allocated",
+					      "bytes-live" };
+	const char *ev = profile__meta(p)->event;
+
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++)
+		if (!strcmp(ev, events[i]))
+			return true;
+	return profile__meta(p)->alloc != PROFILE_ALLOC_NONE;
+}
+
 enum diff_mode diff__mode(const struct profile *p)
 {
+	if (is_memory(p))
+		return DIFF_MEMORY;
 	if (profile__unit(p) == UNIT_SAMPLES)
 		return DIFF_SAMPLES;
 	if (profile__is_wall(p))
@@ -31,6 +48,8 @@ const char *diff__mode_name(enum diff_mode m)
 		return "an off-CPU profile (time off the CPU)";
 	case DIFF_WALL:
 		return "a wall-clock profile (time on and off the CPU)";
+	case DIFF_MEMORY:
+		return "a memory profile (bytes)";
 	}
 	return "?";
 }
@@ -70,6 +89,8 @@ uint64_t diff__quantum(const struct profile *base, const struct profile *new)
 {
 	uint64_t q = QUANTUM_MIN_NS;
 
+	if (diff__mode(base) == DIFF_MEMORY)
+		return DIFF_MEMORY_QUANTUM;
 	if (diff__mode(base) == DIFF_WALL) {
 		q = sample_period(base) > q ? sample_period(base) : q;
 		q = sample_period(new) > q ? sample_period(new) : q;
@@ -90,6 +111,8 @@ const char *diff__obs_name(const struct diff_result *r)
 
 static const char *few(const struct diff_result *r)
 {
+	if (r->mode == DIFF_MEMORY)
+		return "little memory";
 	if (r->mode == DIFF_SAMPLES)
 		return "few samples";
 	if (r->mode == DIFF_CALLS)

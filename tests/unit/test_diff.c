@@ -139,6 +139,59 @@ static void test_stats(void **state)
 
 /* ---- the comparison ---- */
 
+/* --alloc: bytes in 4 KiB quanta, not each byte a sample. main;a makes
+ * 40 KiB in 10 allocations, main;b wb bytes in one. */
+static struct profile *memory(uint64_t wb, const char *event)
+{
+	struct profile *p = new_profile(UNIT_SAMPLES);
+	struct profile_meta m = { .event = event, .period = 1 };
+	uint32_t ids[16], n;
+
+	m.alloc = strcmp(event, "bytes allocated") ? PROFILE_ALLOC_NONE : PROFILE_ALLOC_TOTAL;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	n = path_ids(p, "main;a", ids);
+	assert_int_equal(profile__add_stack_count(p, &who, ids, n, 40960, 10), 0);
+	n = path_ids(p, "main;b", ids);
+	assert_int_equal(profile__add_stack_count(p, &who, ids, n, wb, 1), 0);
+	return p;
+}
+
+static void test_memory(void **state)
+{
+	struct profile *base = memory(40960, "bytes allocated"),
+		       *same = memory(40960, "bytes-allocated");
+	struct profile *grown = memory(409600, "bytes-allocated"),
+		       *tiny = memory(41000, "bytes-allocated");
+	struct diff_opts o = defaults();
+	struct diff_result r;
+
+	(void)state;
+	assert_int_equal(diff__mode(base), DIFF_MEMORY);
+	assert_int_equal(diff__mode(same), DIFF_MEMORY); /* perf script's name */
+	compare(base, same, &o, &r);
+	assert_int_equal(r.quantum, DIFF_MEMORY_QUANTUM);
+	assert_int_equal(r.count[0], 20); /* 80 KiB in quanta */
+	assert_int_equal(r.seen[0], 11);  /* allocations */
+	assert_int_equal(r.nregressions, 0);
+	assert_int_equal(row(&r, "b")->status, DIFF_FEW);
+	diff__free(&r);
+	/* 40 more bytes: a byte is no sample, nothing to test */
+	compare(base, tiny, &o, &r);
+	assert_int_equal(r.nregressions, 0);
+	diff__free(&r);
+	/* b's one allocation ten times larger: 50% of the bytes to 91% */
+	o.min_samples = 5;
+	compare(base, grown, &o, &r);
+	assert_int_equal(r.nregressions, 1);
+	assert_string_equal(r.funcs[0].name, "b");
+	assert_string_equal(diff__status_name(DIFF_FEW, &r), "little memory");
+	diff__free(&r);
+	profile__free(base);
+	profile__free(same);
+	profile__free(grown);
+	profile__free(tiny);
+}
+
 static void test_regression_first(void **state)
 {
 	struct profile *base = two(500, 500), *new = two(700, 300);
@@ -685,6 +738,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_regression_first),
+		cmocka_unit_test(test_memory),
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_below_threshold),
 		cmocka_unit_test(test_few_samples),
