@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "options.h"
+#include "weight.h"
 
 #define MAX_FREQ     1000000
 #define MAX_DURATION (365.0 * 24 * 3600)
@@ -725,23 +726,14 @@ static int split_usdt(struct source_opts *c, char *err)
 static int check_event(struct options *o, char *err)
 {
 	struct source_opts *c = &o->capture;
-	int ret;
 
 	c->weight = TP_WEIGHT_HITS;
 	if (o->weight_arg && !c->tracepoint)
 		return usage_err("--weight weighs the hits of a tracepoint: give -e "
 				 "tracepoint:CATEGORY:NAME");
 	c->weight_name = o->weight_arg;
-	ret = o->weight_arg ? tracepoint_spec__weight(&c->tp, o->weight_arg, &c->weight) : 0;
-	if (ret == -ENOENT)
-		return usage_err("--weight '%s': argument names come from tracefs's format "
-				 "files, not found (mount -t tracefs nodev /sys/kernel/tracing), "
-				 "or give its place: arg0 to arg5",
-				 o->weight_arg);
-	if (ret)
-		return usage_err("invalid --weight '%s' for '%s' (a system call's argument at "
-				 "sys_enter_*: its name or arg0 to arg5; ret at sys_exit_*)",
-				 o->weight_arg, c->tp.spec);
+	if (o->weight_arg && weight__parse(c, o->weight_arg, err))
+		return -EINVAL;
 	if (c->nusdt && (c->offcpu || c->freq || c->period || c->event || c->tracepoint))
 		return usage_err("-f %s counts every hit of the probes: not with %s",
 				 c->usdt_specs[0],
