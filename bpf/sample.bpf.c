@@ -168,6 +168,52 @@ int on_tracepoint(struct bpf_raw_tracepoint_args *ctx)
 	return weight ? count_stack(ctx, weight, 0, false) : 0;
 }
 
+/* --weight FIELD at another tracepoint: a classic tracepoint program, its
+ * context the event's record as tracefs's format file lays it out (its
+ * first 8 bytes, the header, overwritten with a pointer to the registers). */
+const volatile __u32 tp_field_offset = 8;
+const volatile __u32 tp_field_size = 8;
+const volatile bool tp_field_signed = false;
+
+/* The field's value; a negative one weighs nothing, as an error's return. */
+static __always_inline __u64 field_value(void *ctx)
+{
+	const void *at = (const char *)ctx + tp_field_offset;
+	union {
+		__u8 u8;
+		__u16 u16;
+		__u32 u32;
+		__u64 u64;
+	} v = {};
+	__u32 size = tp_field_size;
+	__s64 value;
+
+	if (size > sizeof(v) || bpf_probe_read_kernel(&v, size, at))
+		return 0;
+	switch (size) {
+	case 1:
+		value = tp_field_signed ? (__s8)v.u8 : v.u8;
+		break;
+	case 2:
+		value = tp_field_signed ? (__s16)v.u16 : v.u16;
+		break;
+	case 4:
+		value = tp_field_signed ? (__s32)v.u32 : v.u32;
+		break;
+	default:
+		return tp_field_signed && (__s64)v.u64 < 0 ? 0 : v.u64;
+	}
+	return value > 0 ? value : 0;
+}
+
+SEC("tracepoint")
+int on_tracepoint_field(void *ctx)
+{
+	__u64 weight = field_value(ctx);
+
+	return weight ? count_stack(ctx, weight, 0, false) : 0;
+}
+
 /* PF_KTHREAD (include/linux/sched.h): a kernel thread. A user thread that
  * exits has no mm either, and is not one. */
 #define PF_KTHREAD_FLAG 0x00200000

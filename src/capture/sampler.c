@@ -21,6 +21,7 @@
 #include "sample.skel.h"
 #include "sampler.h"
 #include "stack_table.h"
+#include "tp_event.h"
 #include "unwinder.h"
 #include "uprobe_multi.h"
 #include "alloc.h"
@@ -92,6 +93,12 @@ static bool weighed(const struct sampler *s)
 	return s->opts.tp && s->opts.weight != TP_WEIGHT_HITS;
 }
 
+/* --weight FIELD: the tracepoint is a perf event, its record the context. */
+static bool by_field(const struct sampler *s)
+{
+	return s->opts.tp && s->opts.weight == TP_WEIGHT_FIELD;
+}
+
 /* Preallocated maps (allocating in the timer interrupt fails now and then),
  * sized from the expected number of samples. Neither map can lose data when
  * full: the ring buffer takes new stacks and overflowing samples, and user
@@ -161,13 +168,17 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.on_switch, s->opts.offcpu);
 	bpf_program__set_autoload(skel->progs.on_wakeup, s->opts.wakers);
 	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
-	bpf_program__set_autoload(skel->progs.on_tracepoint, s->opts.tp != NULL);
+	bpf_program__set_autoload(skel->progs.on_tracepoint, s->opts.tp && !by_field(s));
+	bpf_program__set_autoload(skel->progs.on_tracepoint_field, by_field(s));
 	bpf_program__set_autoload(skel->progs.on_usdt, s->opts.usdt != NULL);
 	bpf_program__set_expected_attach_type(skel->progs.on_usdt, UPROBE_MULTI_ATTACH_TYPE);
 	if (s->opts.tp) {
 		skel->rodata->tp_nr = s->opts.tp->nr;
 		skel->rodata->tp_exit = s->opts.tp->exit;
 		skel->rodata->tp_weight = s->opts.weight;
+		skel->rodata->tp_field_offset = s->opts.tp->field.offset;
+		skel->rodata->tp_field_size = s->opts.tp->field.size;
+		skel->rodata->tp_field_signed = s->opts.tp->field.is_signed;
 	}
 	bpf_program__set_autoload(skel->progs.offcpu_at_stop, s->opts.offcpu);
 	skel->rodata->want_wakers = s->opts.wakers;
@@ -511,8 +522,10 @@ int sampler__start(struct sampler *s)
 	if (s->opts.alloc) /* the caller attaches the allocators' probes */
 		return 0;
 	if (s->opts.tp) {
-		s->tp_link = bpf_program__attach_raw_tracepoint(s->skel->progs.on_tracepoint,
-								s->opts.tp->raw);
+		s->tp_link = by_field(s) ? tp_event__attach(s->skel->progs.on_tracepoint_field,
+							    s->opts.tp->id, s->ncpus)
+					 : bpf_program__attach_raw_tracepoint(
+						   s->skel->progs.on_tracepoint, s->opts.tp->raw);
 		s->nattached = s->ncpus;
 		return s->tp_link ? 0 : -errno;
 	}

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "syscalls.h"
+#include "tp_format.h"
+#include "tracefs.h"
 #include "tracepoint_spec.h"
 
 bool tracepoint_spec__is(const char *s)
@@ -57,39 +60,21 @@ int tracepoint_spec__parse(const char *s, struct tracepoint_spec *tp)
 	return 0;
 }
 
-/* The name of the field a format line declares ("\tfield:size_t count;\t...")
- * into *name, *len; false for another line. */
-static bool line_field(const char *line, size_t n, const char **name, size_t *len)
-{
-	const char *f = memmem(line, n, "field:", 6), *semi, *p;
-
-	if (!f || !(semi = memchr(f, ';', n - (f - line))))
-		return false;
-	for (p = semi; p > f + 6 && p[-1] != ' ' && p[-1] != '*'; p--)
-		;
-	*name = p;
-	*len = semi - p;
-	return true;
-}
-
 int tracepoint_spec__field(const char *format, const char *field)
 {
-	size_t flen = strlen(field), n, len;
-	const char *name;
+	const char *at = format;
+	struct tp_field f;
 	bool args = false;
 	int i = 0;
 
-	for (const char *l = format; *l; l += n + (l[n] == '\n')) {
-		n = strcspn(l, "\n");
-		if (!line_field(l, n, &name, &len))
-			continue;
-		if (len == 12 && !strncmp(name, "__syscall_nr", 12)) {
+	while (tp_format__next(&at, &f)) {
+		if (!strcmp(f.name, "__syscall_nr")) {
 			args = true; /* the call's arguments, or its return, follow */
 			continue;
 		}
 		if (!args)
 			continue;
-		if (len == flen && !strncmp(name, field, flen))
+		if (!strcmp(f.name, field))
 			return !strcmp(field, "ret") ? TP_WEIGHT_RET : i;
 		i++;
 	}
@@ -99,23 +84,36 @@ int tracepoint_spec__field(const char *format, const char *field)
 /* A system call's argument by name, from its format file in tracefs. */
 static int named_field(const struct tracepoint_spec *tp, const char *field, int *w)
 {
-	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
-	const char *name = strchr(tp->spec, ':') + 1;
-	char path[256], text[8192];
-	size_t n = 0;
-	FILE *f = NULL;
+	char root[4096], text[8192];
 
-	for (size_t i = 0; i < 2 && !f; i++) {
-		snprintf(path, sizeof(path), "%s/events/syscalls/%s/format", roots[i], name);
-		f = fopen(path, "re");
-	}
-	if (!f)
+	if (tracefs__root(root, sizeof(root)) ||
+	    tracefs__event_file(root, tp->spec, "format", text, sizeof(text)))
 		return -ENOENT;
-	n = fread(text, 1, sizeof(text) - 1, f);
-	fclose(f);
-	text[n] = '\0';
 	*w = tracepoint_spec__field(text, field);
 	return *w < 0 || *w > TP_WEIGHT_RET ? -EINVAL : 0;
+}
+
+int tracepoint_spec__weigh_field(struct tracepoint_spec *tp, const char *field, char *format,
+				 size_t len)
+{
+	char root[4096], id[32];
+	int err;
+
+	*format = '\0';
+	if (tracefs__root(root, sizeof(root)))
+		return -ENODEV;
+	err = tracefs__event_file(root, tp->spec, "format", format, len);
+	if (err)
+		return err;
+	if (tp_format__field(format, field, &tp->field))
+		return -ESRCH;
+	if (tp_field__not_a_number(&tp->field))
+		return -EDOM;
+	err = tracefs__event_file(root, tp->spec, "id", id, sizeof(id));
+	if (err)
+		return err;
+	tp->id = strtoul(id, NULL, 10);
+	return tp->id ? 0 : -EINVAL;
 }
 
 int tracepoint_spec__weight(const struct tracepoint_spec *tp, const char *s, int *w)

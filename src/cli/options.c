@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "options.h"
+#include "weight.h"
 
 #define MAX_FREQ     1000000
 #define MAX_DURATION (365.0 * 24 * 3600)
@@ -161,10 +162,13 @@ void options__usage(FILE *f)
 	      "                           to the file -o names\n"
 	      "  -c, --count N            (-e) a sample every N events (default 1); or -F\n"
 	      "                           FREQ, each sample weighing its own period\n"
-	      "      --weight W           (-e tracepoint:syscalls:...) hits weigh a value:\n"
-	      "                           an argument (sys_enter_*) by its name where\n"
+	      "      --weight W           (-e tracepoint:...) hits weigh a value: a system\n"
+	      "                           call's argument (sys_enter_*) by its name where\n"
 	      "                           tracefs is mounted, or arg0 to arg5; ret\n"
-	      "                           (sys_exit_*)\n"
+	      "                           (sys_exit_*); any other tracepoint's numeric\n"
+	      "                           field, named as tracefs's format file names it\n"
+	      "                           (t:block:block_rq_issue --weight bytes; needs\n"
+	      "                           tracefs mounted)\n"
 	      "  -f, --func [BINARY:]REGEX\n"
 	      "                           trace every call of the functions whose name\n"
 	      "                           matches REGEX (POSIX extended, unanchored; C++ and\n"
@@ -725,23 +729,14 @@ static int split_usdt(struct source_opts *c, char *err)
 static int check_event(struct options *o, char *err)
 {
 	struct source_opts *c = &o->capture;
-	int ret;
 
 	c->weight = TP_WEIGHT_HITS;
 	if (o->weight_arg && !c->tracepoint)
 		return usage_err("--weight weighs the hits of a tracepoint: give -e "
 				 "tracepoint:CATEGORY:NAME");
 	c->weight_name = o->weight_arg;
-	ret = o->weight_arg ? tracepoint_spec__weight(&c->tp, o->weight_arg, &c->weight) : 0;
-	if (ret == -ENOENT)
-		return usage_err("--weight '%s': argument names come from tracefs's format "
-				 "files, not found (mount -t tracefs nodev /sys/kernel/tracing), "
-				 "or give its place: arg0 to arg5",
-				 o->weight_arg);
-	if (ret)
-		return usage_err("invalid --weight '%s' for '%s' (a system call's argument at "
-				 "sys_enter_*: its name or arg0 to arg5; ret at sys_exit_*)",
-				 o->weight_arg, c->tp.spec);
+	if (o->weight_arg && weight__parse(c, o->weight_arg, err))
+		return -EINVAL;
 	if (c->nusdt && (c->offcpu || c->freq || c->period || c->event || c->tracepoint))
 		return usage_err("-f %s counts every hit of the probes: not with %s",
 				 c->usdt_specs[0],

@@ -40,7 +40,7 @@ struct options {
 	bool help, version;
 };
 
-#define OPTIONS_ERR_LEN 256
+#define OPTIONS_ERR_LEN 512 /* room for a tracepoint's fields */
 
 /* Parses argv. Returns 0, or -EINVAL with a one-line message in err (without
  * the "flamebpf: " prefix) for a usage error. o->capture.pids must be freed with

@@ -292,6 +292,97 @@ static void test_weight_by_name(void **state)
 	h_folded_free(&f);
 }
 
+/* Runs flamebpf with args (a shell's words) in a mount namespace of its
+ * own with tracefs mounted there (mount: "mount -t tracefs ...") or none
+ * (mount: the machine's unmounted, a debugfs with them), the machine's left
+ * as it is. Skips where the kernel has no tracefs or no namespaces. */
+static void run_in_namespace(struct h_result *r, const char *mount, const char *args)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s && exec '%s' %s", mount, h_flamebpf(), args);
+	assert_int_equal(h_run(r, 60, H_ARGV("unshare", "-m", "sh", "-c", cmd)), 0);
+	if (r->status && (strstr(r->err, "mount:") || strstr(r->err, "unshare:")))
+		skip();
+}
+
+#define WITH_TRACEFS "mount -t tracefs nodev /sys/kernel/tracing"
+#define WITHOUT_TRACEFS                                                                            \
+	"for m in $(awk '$3 == \"tracefs\" || $3 == \"debugfs\" { print $2 }' /proc/mounts); "     \
+	"do umount -l \"$m\" 2>/dev/null; done; true"
+
+/* --weight FIELD at a tracepoint that is no system call's: events signals
+ * 1000 raises SIGUSR1 (10) 1000 times in signal_a, SIGUSR2 (12) 2000 times
+ * in signal_b: signal_generate's sig sums to 10000 and 24000 there; and
+ * its hits, without --weight (a raw tracepoint), 1000 and 2000. */
+static void expect_signals(const char *weight, unsigned long long a, unsigned long long b)
+{
+	const char *out = h_path("signals.folded");
+	char args[1024];
+	struct h_folded f;
+	struct h_result r;
+
+	snprintf(args, sizeof(args),
+		 "-e t:signal:signal_generate %s%s -o '%s' -- '%s' signals 1000",
+		 weight ? "--weight " : "", weight ? weight : "", out, h_workload("events"));
+	run_in_namespace(&r, WITH_TRACEFS, args);
+	h_assert_status(&r, 0);
+	h_folded_must_load(out, &f);
+	print_message("signal_generate%s%s: signal_a %llu, signal_b %llu\n",
+		      weight ? " --weight " : "", weight ? weight : "",
+		      h_sum(&f, under, "signal_a"), h_sum(&f, under, "signal_b"));
+	if (h_sum(&f, under, "signal_a") != a || h_sum(&f, under, "signal_b") != b) {
+		h_folded_dump(&f, 20);
+		fail_msg("signal_a %llu (want %llu), signal_b %llu (want %llu)",
+			 h_sum(&f, under, "signal_a"), a, h_sum(&f, under, "signal_b"), b);
+	}
+	assert_non_null(strstr(r.err, weight ? "signal:signal_generate:sig in " : "hits of the"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+static void test_weight_by_field(void **state)
+{
+	(void)state;
+	require_bpf();
+	expect_signals("sig", 10000, 24000);
+	expect_signals(NULL, 1000, 2000);
+}
+
+/* What --weight FIELD refuses, exit 2: a field that is no number, one the
+ * tracepoint has not (its numeric fields listed), any without tracefs. */
+static void expect_refused(const char *mount, const char *tp, const char *field, const char *said)
+{
+	char args[512];
+	struct h_result r;
+
+	snprintf(args, sizeof(args), "-e %s --weight %s -d 1", tp, field);
+	run_in_namespace(&r, mount, args);
+	h_assert_status(&r, 2);
+	if (!strstr(r.err, said))
+		fail_msg("-e %s --weight %s: '%s' not said: %s", tp, field, said, r.err);
+	h_result_free(&r);
+}
+
+static void test_weight_refused(void **state)
+{
+	(void)state;
+	require_bpf();
+	expect_refused(WITH_TRACEFS, "t:signal:signal_generate", "comm",
+		       "'char comm[16]' of signal:signal_generate is an array, not a number");
+	expect_refused(WITH_TRACEFS, "t:sched:sched_process_exec", "filename",
+		       "'__data_loc char[] filename' of sched:sched_process_exec is a string");
+	expect_refused(WITH_TRACEFS, "t:signal:signal_generate", "nosuch",
+		       "signal:signal_generate has no such field (numeric fields: sig, errno, "
+		       "code, pid, group, result)");
+	expect_refused(WITH_TRACEFS, "t:signal:signal_generate", "common_pid", "has no such field");
+	expect_refused(WITH_TRACEFS, "t:nosuch:thing", "x",
+		       "this kernel has no tracepoint 'nosuch:thing'");
+	expect_refused(WITHOUT_TRACEFS, "t:signal:signal_generate", "sig",
+		       "--weight 'sig': the fields of signal:signal_generate come from tracefs, "
+		       "which is not mounted (mount -t tracefs nodev /sys/kernel/tracing)");
+}
+
 /* A tracepoint of its own name, not a system call's: sched_process_exec
  * for each program sh runs. */
 static void test_tracepoint_exec(void **state)
@@ -382,6 +473,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_show_event, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_writes, h_test_teardown),
 		cmocka_unit_test_teardown(test_weight_by_name, h_test_teardown),
+		cmocka_unit_test_teardown(test_weight_by_field, h_test_teardown),
+		cmocka_unit_test_teardown(test_weight_refused, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_exec, h_test_teardown),
 		cmocka_unit_test_teardown(test_hardware_event, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),

@@ -10,12 +10,16 @@
  *   events writes N     write_a() writes 10 bytes N times, write_b() 100
  *                       bytes 2N times, to /dev/null: 3N write(2) calls
  *   events both N       faults N, then pingpong N: for several -e at once
+ *   events signals N    signal_a() raises SIGUSR1 (10) N times, signal_b()
+ *                       SIGUSR2 (12) 2N times, each caught: a tracepoint's
+ *                       field (signal_generate's sig) sums to 10N and 24N
  *
- * Prints what it did: "pages N", "trips N" or "writes N", and for the first
+ * Prints what it did: "pages N", "trips N", "writes N" or "signals N", and for the first
  * two "secs T", the time the counted part took (for tools/bench_events.sh).
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -126,12 +130,51 @@ static int writes(unsigned long n)
 	return 0;
 }
 
+static volatile sig_atomic_t caught;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	caught++;
+}
+
+NOINLINE static int signal_a(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (raise(SIGUSR1))
+			return -1;
+	return 0;
+}
+
+NOINLINE static int signal_b(unsigned long n)
+{
+	for (unsigned long i = 0; i < n; i++)
+		if (raise(SIGUSR2))
+			return -1;
+	return 0;
+}
+
+static int signals(unsigned long n)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	if (sigaction(SIGUSR1, &sa, NULL) || sigaction(SIGUSR2, &sa, NULL))
+		return 1;
+	usleep(300000); /* as writes(): after the profiler has read the tables */
+	if (signal_a(n) || signal_b(2 * n)) {
+		perror("events: raise");
+		return 1;
+	}
+	printf("signals %lu\n", (unsigned long)caught);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double n;
 
 	if (argc != 3 || parse_num(argv[2], &n) || n < 1) {
-		fprintf(stderr, "usage: events faults|pingpong|writes|both N\n");
+		fprintf(stderr, "usage: events faults|pingpong|writes|both|signals N\n");
 		return 2;
 	}
 	if (!strcmp(argv[1], "faults"))
@@ -142,6 +185,8 @@ int main(int argc, char **argv)
 		return faults((unsigned long)n) || run_pingpong((unsigned long)n);
 	if (!strcmp(argv[1], "writes"))
 		return writes((unsigned long)n);
-	fprintf(stderr, "usage: events faults|pingpong|writes N\n");
+	if (!strcmp(argv[1], "signals"))
+		return signals((unsigned long)n);
+	fprintf(stderr, "usage: events faults|pingpong|writes|both|signals N\n");
 	return 2;
 }
