@@ -674,10 +674,13 @@ void sampler__stop(struct sampler *s)
 	if (s->switch_link)
 		stop_offcpu(s);
 	for (size_t i = 0; i < s->ncpus * event_slots(s); i++) {
-		bpf_link__destroy(s->links[i]);
-		s->links[i] = NULL;
-		if (s->perf_fds[i] >= 0)
+		/* a perf link closes its event's fd: closing it again could
+		 * close another file that took its number */
+		if (s->links[i])
+			bpf_link__destroy(s->links[i]);
+		else if (s->perf_fds[i] >= 0)
 			close(s->perf_fds[i]);
+		s->links[i] = NULL;
 		s->perf_fds[i] = -1;
 	}
 	bpf_link__destroy(s->tp_link);
