@@ -274,6 +274,8 @@ static void put_meta(const struct profile *p, const struct write_opts *o, FILE *
 	put_str(f, "losses", m->losses);
 	fprintf(f, ",\"freq\":%u,\"ncpus\":%u,\"secs\":%.6f", m->freq, m->ncpus,
 		isfinite(m->secs) ? m->secs : 0);
+	/* a counted event's events a sample: that its samples are events */
+	fprintf(f, ",\"period\":%" PRIu64, m->period);
 	fprintf(f, ",\"processes\":%zu}", profile__nr_processes(p));
 }
 

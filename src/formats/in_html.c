@@ -232,6 +232,7 @@ static int read_meta(struct html_in *h)
 	m.ncpus = (unsigned int)meta_num(meta, "ncpus", UINT_MAX);
 	m.secs = meta_num(meta, "secs", 1e12);
 	m.start_ns = capture_start(h->top);
+	m.period = (uint64_t)meta_num(meta, "period", 1e15);
 	return profile__set_meta(h->c->p, &m) ? in__fail_errno(h->c, -ENOMEM) : 0;
 }
 

@@ -132,10 +132,11 @@ static void fmt_total(char *buf, size_t size, const struct diff_result *r, int s
 	} else if (r->mode == DIFF_MEMORY) {
 		numfmt__count(r->seen[side], n, sizeof(n));
 		snprintf(buf, size, "%s bytes in %s allocations", w, n);
-	} else if (r->unit == UNIT_SAMPLES)
-		snprintf(buf, size, "%s samples", w);
-	else
+	} else if (r->unit == UNIT_SAMPLES) {
+		snprintf(buf, size, "%s %s", w, r->events ? r->events : "samples");
+	} else {
 		snprintf(buf, size, "%s in %s calls", w, n);
+	}
 }
 
 /* What fails the job, in words. */

@@ -439,6 +439,8 @@ int diff__compare(const struct profile *base, const struct profile *new, const s
 			r->quantum = diff__quantum(base, new);
 	}
 	r->test = test_name(r, o->absolute);
+	if (r->mode == DIFF_SAMPLES && profile__meta(base)->period && *profile__meta(base)->event)
+		r->events = profile__meta(base)->event;
 	err = add_profile(&t, base, BASE, r->per_event);
 	if (!err)
 		err = add_profile(&t, new, NEW, r->per_event);

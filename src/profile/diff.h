@@ -91,6 +91,9 @@ struct diff_result {
 	struct diff_func *funcs;      /* regressions first, then by the size of the change */
 	size_t nfuncs, ntested, nregressions;
 	const char *test; /* the test used, in words */
+	/* what the samples count when they are events (-e page-faults: the
+	 * base's event, a string of its profile); NULL when they are time */
+	const char *events;
 };
 
 /* The mode of a profile; "a sampling profile (samples)" and the like. */

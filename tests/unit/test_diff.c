@@ -472,6 +472,37 @@ static char *table(const struct diff_result *r, const struct diff_opts *o, enum 
 	return text;
 }
 
+/* The header names what was counted: a counted event's events, a memory
+ * profile's bytes and allocations. */
+static void test_units_named(void **state)
+{
+	struct profile *base = two(600, 400), *new = two(600, 400);
+	struct profile *mb = memory(40960, "bytes-allocated"),
+		       *mn = memory(40960, "bytes-allocated");
+	struct profile_meta m = { .event = "page-faults", .period = 1 };
+	struct diff_opts o = defaults();
+	struct diff_result r;
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__set_meta(base, &m), 0);
+	compare(base, new, &o, &r);
+	text = table(&r, &o, DIFF_TEXT, 0);
+	assert_non_null(strstr(text, "base.folded: 1,000 page-faults\n"));
+	free(text);
+	diff__free(&r);
+	compare(mb, mn, &o, &r);
+	text = table(&r, &o, DIFF_TEXT, 0);
+	assert_non_null(strstr(text, "base.folded: 81,920 bytes in 11 allocations\n"));
+	assert_non_null(strstr(text, "quanta of 4096 bytes"));
+	free(text);
+	diff__free(&r);
+	profile__free(base);
+	profile__free(new);
+	profile__free(mb);
+	profile__free(mn);
+}
+
 static struct json_object *member(struct json_object *o, const char *key)
 {
 	struct json_object *v = NULL;
@@ -739,6 +770,7 @@ int main(void)
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_regression_first),
 		cmocka_unit_test(test_memory),
+		cmocka_unit_test(test_units_named),
 		cmocka_unit_test(test_identical),
 		cmocka_unit_test(test_below_threshold),
 		cmocka_unit_test(test_few_samples),
