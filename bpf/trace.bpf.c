@@ -187,7 +187,7 @@ static __always_inline void add_time(struct shadow *sh, struct trace_key *key, _
 				     const __u64 *self_off)
 {
 	struct trace_value *v, init = { self, 1 };
-	struct trace_call_event ev = { .type = EV_CALL };
+	struct trace_call_event *ev;
 
 	v = bpf_map_lookup_elem(&counts, key);
 	if (v) {
@@ -206,16 +206,22 @@ static __always_inline void add_time(struct shadow *sh, struct trace_key *key, _
 		count(TCNT_CALLS);
 		return;
 	}
-	ev.key.pid = key->pid;
-	ev.key.tid = key->tid;
-	ev.key.ustack = key->path;
-	__builtin_memcpy(ev.key.comm, sh->comm, sizeof(ev.key.comm));
-	__builtin_memcpy(ev.key.tcomm, sh->tcomm, sizeof(ev.key.tcomm));
-	ev.val = init;
-	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_NO_WAKEUP)) {
+	/* built in the ring buffer: beside the shadow stack's, it would not
+	 * fit in the program's stack */
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
 		count(TCNT_DROPPED);
 		return;
 	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = EV_CALL;
+	ev->key.pid = key->pid;
+	ev->key.tid = key->tid;
+	ev->key.ustack = key->path;
+	__builtin_memcpy(ev->key.comm, sh->comm, sizeof(ev->key.comm));
+	__builtin_memcpy(ev->key.tcomm, sh->tcomm, sizeof(ev->key.tcomm));
+	ev->val = init;
+	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 	count(TCNT_SPILLED);
 	count(TCNT_CALLS);
 }
