@@ -14,9 +14,20 @@
 
 static int add_site(struct usdt_site_set *set, const struct usdt_probe *p, uint64_t cookie)
 {
-	struct usdt_site s = { p->offset, p->sema_offset, cookie };
+	struct usdt_site s = { p->offset, p->sema_offset, cookie, strdup(p->args) };
 
-	return array__push((void **)&set->v, &set->n, &set->cap, &s, sizeof(s));
+	if (s.args && !array__push((void **)&set->v, &set->n, &set->cap, &s, sizeof(s)))
+		return 0;
+	free(s.args);
+	return -ENOMEM;
+}
+
+static void free_sites(struct usdt_site_set *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->v[i].args);
+	free(set->v);
+	free(set->path);
 }
 
 int usdt_plan__arrays(const struct usdt_site_set *set, uint64_t **block, uint64_t **offsets,
@@ -74,14 +85,12 @@ static int add_binary(struct usdt_plan *plan, const struct target_binary *b, con
 	if (!err && set.n)
 		err = array__push((void **)&plan->bins, &plan->nbins, &plan->bins_cap, &set,
 				  sizeof(set));
-	if (err || !set.n) {
-		free(set.path);
-		free(set.v);
-	}
+	if (err || !set.n)
+		free_sites(&set);
 	return err == -ENOEXEC || err == -ENOENT ? 0 : err;
 }
 
-static int add_spec(struct usdt_plan *plan, const struct source_opts *o, const char *spec)
+int usdt_plan__add(struct usdt_plan *plan, const struct source_opts *o, const char *spec)
 {
 	struct usdt_select sel;
 	int err = usdt_list__select(o, spec, &sel);
@@ -98,7 +107,7 @@ int usdt_plan__make(const struct source_opts *o, struct usdt_plan *plan)
 
 	*plan = (struct usdt_plan){ 0 };
 	for (size_t i = 0; i < o->nusdt && !err; i++)
-		err = add_spec(plan, o, o->usdt_specs[i]);
+		err = usdt_plan__add(plan, o, o->usdt_specs[i]);
 	if (!err && !plan->nnames) {
 		p_err("no USDT probe matches %s%s", o->usdt_specs[0], o->nusdt > 1 ? ", ..." : "");
 		err = -EINVAL;
@@ -110,10 +119,8 @@ int usdt_plan__make(const struct source_opts *o, struct usdt_plan *plan)
 
 void usdt_plan__free(struct usdt_plan *plan)
 {
-	for (size_t i = 0; i < plan->nbins; i++) {
-		free(plan->bins[i].path);
-		free(plan->bins[i].v);
-	}
+	for (size_t i = 0; i < plan->nbins; i++)
+		free_sites(&plan->bins[i]);
 	for (size_t i = 0; i < plan->nnames; i++)
 		free(plan->names[i]);
 	free(plan->bins);

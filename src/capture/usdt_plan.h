@@ -12,6 +12,7 @@ struct usdt_site {
 	uint64_t offset;  /* in the file */
 	uint64_t ref_ctr; /* the semaphore's offset in the file; 0: none */
 	uint64_t cookie;  /* the probe's number, from 1 */
+	char *args;	  /* its argument spec, as the note gives it */
 };
 
 struct usdt_site_set {
@@ -36,6 +37,11 @@ int usdt_plan__make(const struct source_opts *o, struct usdt_plan *plan);
  * uprobe_multi link: one malloc'd block in *block (free it), or -ENOMEM. */
 int usdt_plan__arrays(const struct usdt_site_set *set, uint64_t **block, uint64_t **offsets,
 		      uint64_t **ref_ctrs, uint64_t **cookies);
+
+/* Adds the probes spec ("usdt:BINARY:REGEX") selects to plan, numbered
+ * after those it has. Returns 0 (none is no error here), -EINVAL (said)
+ * or -ENOMEM. */
+int usdt_plan__add(struct usdt_plan *plan, const struct source_opts *o, const char *spec);
 
 void usdt_plan__free(struct usdt_plan *plan);
 
