@@ -473,9 +473,11 @@ soak: $(BUILD)/flamebpf $(BUILD)/workloads/storm
 install: $(BUILD)/flamebpf
 	install -D -m 0755 $(BUILD)/flamebpf $(DESTDIR)$(PREFIX)/bin/flamebpf
 	install -D -m 0644 man/flamebpf.1 $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1
+	install -D -m 0644 include/flamebpf.h $(DESTDIR)$(PREFIX)/include/flamebpf.h
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/flamebpf $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1
+	rm -f $(DESTDIR)$(PREFIX)/bin/flamebpf $(DESTDIR)$(PREFIX)/share/man/man1/flamebpf.1 \
+		$(DESTDIR)$(PREFIX)/include/flamebpf.h
 
 # src/'s folders include only their own and those below (README, "Where things are").
 check-layers:

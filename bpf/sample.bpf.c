@@ -62,6 +62,29 @@ static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __
 		count(CNT_TICKS_DROPPED);
 }
 
+/* Adds weight to key's count: in the counts map, or, full, through the
+ * ring buffer. */
+static __always_inline int add_count(const struct sample_key *key, __u64 weight)
+{
+	__u64 *val = bpf_map_lookup_elem(&counts, key);
+	long err;
+
+	if (val) {
+		__sync_fetch_and_add(val, weight);
+	} else {
+		err = bpf_map_update_elem(&counts, key, &weight, BPF_NOEXIST);
+		/* another CPU inserted the same key first */
+		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, key)))
+			__sync_fetch_and_add(val, weight);
+		else if (err)
+			return spill_sample(key, weight);
+	}
+	count(CNT_SAMPLES);
+	return 0;
+}
+
+#include "span.bpf.h"
+
 /* The current task's stacks, counted weight times more (a sample: once;
  * a tracepoint's hit: once, or by a value of it), as the probe or event
  * what (sample_key.probe). */
@@ -70,8 +93,6 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id, .probe = what };
-	__u64 *val;
-	long err;
 
 	if (filter_pids && !bpf_map_lookup_elem(&pids, &key.pid)) {
 		count(CNT_FILTERED);
@@ -88,21 +109,10 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 	if (key.pid)
 		note_process(key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 
+	key.span = span_current(task);
 	if (timeline)
 		send_tick(&key, bpf_ktime_get_ns(), 0, 0);
-	val = bpf_map_lookup_elem(&counts, &key);
-	if (val) {
-		__sync_fetch_and_add(val, weight);
-	} else {
-		err = bpf_map_update_elem(&counts, &key, &weight, BPF_NOEXIST);
-		/* another CPU inserted the same key first */
-		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, &key)))
-			__sync_fetch_and_add(val, weight);
-		else if (err)
-			return spill_sample(&key, weight);
-	}
-	count(CNT_SAMPLES);
-	return 0;
+	return add_count(&key, weight);
 }
 
 SEC("perf_event")

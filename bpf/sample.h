@@ -48,6 +48,10 @@ enum sample_counter {
 	CNT_ALLOC_LIVE_FULL, /* the live map was full: an allocation not kept as live */
 	CNT_ALLOC_DROPPED,   /* the counts map was full: an allocation lost */
 	CNT_ALLOC_NO_CALL,   /* no task storage for a call: its allocation lost */
+	CNT_SPANS,	     /* --span: spans begun */
+	CNT_SPAN_DEEP,	     /* ... beyond SPAN_MAX_DEPTH open at once: not kept */
+	CNT_SPAN_UNMATCHED,  /* ... ends of no open span */
+	CNT_SPAN_LOST,	     /* ... whose text found the ring buffer full */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,
 };
@@ -66,6 +70,7 @@ struct sample_key {
 				      * -e: which event sampled, from 1; else 0 */
 	__u64 wustack, wkstack;	     /* ... its stacks when it did */
 	char wcomm[SAMPLE_COMM_LEN]; /* ... its name */
+	__u64 span;		     /* --span: the innermost open span's id (span.h); 0: none */
 };
 
 /* --off-cpu: why a thread was off the CPU, from how it left it. */
@@ -97,6 +102,7 @@ enum sample_event_type {
 	EV_SAMPLE,   /* struct sample_count_event */
 	EV_TICK,     /* struct sample_tick_event */
 	EV_MAPS,     /* struct sample_proc_event: its mappings changed since */
+	EV_SPAN,     /* struct sample_span_event (span.h) */
 };
 
 /* The first sample of a process (again after it execs): user space

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -26,6 +28,13 @@
 #include "uprobe_multi.h"
 #include "alloc.h"
 
+/* A span level as its first sight told it (struct sample_span_event). */
+struct span_node {
+	uint64_t parent;
+	uint32_t span;
+	char label[SPAN_LABEL_LEN + 24];
+};
+
 struct sampler {
 	struct sampler_opts opts;
 	struct sample_bpf *skel;
@@ -37,15 +46,19 @@ struct sampler {
 	struct bpf_link *wakeup_link; /* --wakers */
 	struct bpf_link *tp_link;     /* -e tracepoint:... */
 	int *usdt_fds;		      /* -f usdt:...: a uprobe_multi link per binary */
-	uint64_t stop_ns;	      /* CLOCK_MONOTONIC at the stop */
-	uint64_t still_left[4];	      /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
-	uint64_t still_kthread[2];    /* ... of kernel threads, as CNT_OFF_KTHREAD.. */
-	uint64_t idle[2];	      /* threads off the CPU for the whole capture: count, ns */
-	uint64_t still_kept;	      /* blocks open at the stop, counted */
-	bool no_iter;		      /* threads blocked at the start cannot be found */
-	bool still_err;		      /* the blocks open at the stop could not be read */
-	struct hashmap thread_ns;     /* --wall: each thread's time, on and off the CPU */
-	struct hashmap remapped;      /* pids that mapped code in the drain: new tables */
+	int *span_fds;		      /* --span: the same */
+	struct hashmap span_idx;      /* --span: a span level's id -> 1 + its index in span_nodes */
+	struct span_node *span_nodes;
+	size_t nspan_nodes, span_nodes_cap;
+	uint64_t stop_ns;	   /* CLOCK_MONOTONIC at the stop */
+	uint64_t still_left[4];	   /* blocks open at the stop left out, as CNT_OFF_SHORT.. */
+	uint64_t still_kthread[2]; /* ... of kernel threads, as CNT_OFF_KTHREAD.. */
+	uint64_t idle[2];	   /* threads off the CPU for the whole capture: count, ns */
+	uint64_t still_kept;	   /* blocks open at the stop, counted */
+	bool no_iter;		   /* threads blocked at the start cannot be found */
+	bool still_err;		   /* the blocks open at the stop could not be read */
+	struct hashmap thread_ns;  /* --wall: each thread's time, on and off the CPU */
+	struct hashmap remapped;   /* pids that mapped code in the drain: new tables */
 	unsigned int nattached;
 	const char *event;
 	char weighed_event[TRACEPOINT_SPEC_LEN + 32]; /* "syscalls:sys_enter_write:count" */
@@ -73,6 +86,23 @@ struct sampler {
 static size_t event_slots(const struct sampler *s)
 {
 	return s->opts.nevents > 1 ? s->opts.nevents : 1;
+}
+
+/* --span without samples: the spans' own time is the profile. */
+static bool span_time(const struct sampler *s)
+{
+	return s->opts.spans && !s->opts.freq;
+}
+
+/* What each span site does, by its cookie. */
+static int fill_span_sites(struct sample_bpf *skel, const struct span_plan *pl)
+{
+	int fd = bpf_map__fd(skel->maps.span_sites);
+
+	for (__u32 c = 1; pl && c <= pl->sites.nnames; c++)
+		if (bpf_map_update_elem(fd, &c, &pl->info[c - 1], BPF_ANY))
+			return -errno;
+	return 0;
 }
 
 /* Several -e: each sample key says its event (sample_key.probe). */
@@ -172,6 +202,10 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.on_tracepoint_field, by_field(s));
 	bpf_program__set_autoload(skel->progs.on_usdt, s->opts.usdt != NULL);
 	bpf_program__set_expected_attach_type(skel->progs.on_usdt, UPROBE_MULTI_ATTACH_TYPE);
+	bpf_program__set_autoload(skel->progs.on_span, s->opts.spans != NULL);
+	bpf_program__set_expected_attach_type(skel->progs.on_span, UPROBE_MULTI_ATTACH_TYPE);
+	skel->rodata->spans = s->opts.spans != NULL;
+	skel->rodata->span_time = span_time(s);
 	if (s->opts.tp) {
 		skel->rodata->tp_nr = s->opts.tp->nr;
 		skel->rodata->tp_exit = s->opts.tp->exit;
@@ -187,7 +221,11 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	skel->rodata->alloc_page_size = sysconf(_SC_PAGESIZE);
 	size_maps(skel, &s->opts, s->ncpus);
+	bpf_map__set_max_entries(skel->maps.span_sites,
+				 s->opts.spans ? s->opts.spans->sites.nnames + 1 : 1);
 	err = sample_bpf__load(skel);
+	if (!err)
+		err = fill_span_sites(skel, s->opts.spans);
 	if (err) {
 		sample_bpf__destroy(skel);
 		return err;
@@ -218,6 +256,25 @@ static int load(struct sampler *s)
 static int spill(struct sampler *s, const struct sample_count_event *ev)
 {
 	return array__push((void **)&s->spilled, &s->nspilled, &s->spilled_cap, ev, sizeof(*ev));
+}
+
+/* A span level first seen: its parent, span and label as text. */
+static int keep_span(struct sampler *s, const struct sample_span_event *ev)
+{
+	struct span_node n = { .parent = ev->parent, .span = ev->span };
+	uint64_t one;
+
+	if (hashmap__get(&s->span_idx, ev->id, &one))
+		return 0;
+	if (ev->label == SPAN_LABEL_NUMBER)
+		snprintf(n.label, sizeof(n.label), "%" PRIu64, (uint64_t)ev->num);
+	else if (ev->label == SPAN_LABEL_STRING)
+		snprintf(n.label, sizeof(n.label), "%.*s", (int)strnlen(ev->text, SPAN_LABEL_LEN),
+			 ev->text);
+	if (array__push((void **)&s->span_nodes, &s->nspan_nodes, &s->span_nodes_cap, &n,
+			sizeof(n)))
+		return -ENOMEM;
+	return hashmap__set(&s->span_idx, ev->id, s->nspan_nodes);
 }
 
 static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
@@ -254,6 +311,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = spill(s, sample);
 	else if (proc->type == EV_TICK && size >= sizeof(*tick))
 		err = keep_tick(s, tick);
+	else if (proc->type == EV_SPAN && size >= sizeof(struct sample_span_event))
+		err = keep_span(s, data);
 	if (err && !s->event_err)
 		s->event_err = err;
 	return err;
@@ -272,10 +331,11 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		   : o->alloc			  ? "bytes allocated"
 		   : o->wall			  ? PROFILE_EVENT_WALL
 		   : o->offcpu			  ? PROFILE_EVENT_OFFCPU
-		   : o->usdt  ? (o->usdt->nnames == 1 ? o->usdt->names[0] : "USDT probes")
-		   : o->tp    ? o->tp->spec
-		   : o->event ? o->event->name
-			      : "cpu-clock";
+		   : o->usdt ? (o->usdt->nnames == 1 ? o->usdt->names[0] : "USDT probes")
+		   : o->spans && !o->freq ? "spans"
+		   : o->tp		  ? o->tp->spec
+		   : o->event		  ? o->event->name
+					  : "cpu-clock";
 	for (size_t i = 0; typed(s) && i < o->nevents; i++) {
 		size_t len = strlen(s->events_named);
 
@@ -468,43 +528,41 @@ static bool traced(pid_t pid, void *arg)
 	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pids), &key, &v);
 }
 
-/* A uprobe_multi link per binary, its semaphores raised by the kernel
- * while attached; system-wide on the file: the pid filter keeps the
- * targets (a COMMAND's children too). */
-static int attach_usdt(struct sampler *s)
+/* A uprobe_multi link per binary of pl for prog, its semaphores raised by
+ * the kernel while attached; system-wide on the file: the pid filter
+ * keeps the targets (a COMMAND's children too). */
+static int attach_sites(const struct usdt_plan *pl, struct bpf_program *prog, int **fds)
 {
-	const struct usdt_plan *pl = s->opts.usdt;
-	int prog = bpf_program__fd(s->skel->progs.on_usdt), err = 0;
+	int err = 0;
 
-	s->usdt_fds = malloc(pl->nbins * sizeof(*s->usdt_fds));
-	if (!s->usdt_fds)
+	*fds = malloc((pl->nbins ? pl->nbins : 1) * sizeof(**fds));
+	if (!*fds)
 		return -ENOMEM;
 	for (size_t i = 0; i < pl->nbins; i++)
-		s->usdt_fds[i] = -1;
+		(*fds)[i] = -1;
 	for (size_t i = 0; i < pl->nbins && !err; i++) {
 		uint64_t *block, *offsets, *refs, *cookies;
 
 		err = usdt_plan__arrays(&pl->bins[i], &block, &offsets, &refs, &cookies);
 		if (err)
 			break;
-		s->usdt_fds[i] =
-			uprobe_multi__attach_counted(prog, pl->bins[i].path, offsets, refs, cookies,
-						     pl->bins[i].n, UPROBE_MULTI_ENTRY, 0);
+		(*fds)[i] = uprobe_multi__attach_counted(bpf_program__fd(prog), pl->bins[i].path,
+							 offsets, refs, cookies, pl->bins[i].n,
+							 UPROBE_MULTI_ENTRY, 0);
 		free(block);
-		if (s->usdt_fds[i] < 0)
-			err = s->usdt_fds[i];
+		if ((*fds)[i] < 0)
+			err = (*fds)[i];
 	}
-	s->nattached = s->ncpus;
 	return err;
 }
 
-static void detach_usdt(struct sampler *s)
+static void detach_sites(const struct usdt_plan *pl, int **fds)
 {
-	for (size_t i = 0; s->usdt_fds && i < s->opts.usdt->nbins; i++)
-		if (s->usdt_fds[i] >= 0)
-			close(s->usdt_fds[i]);
-	free(s->usdt_fds);
-	s->usdt_fds = NULL;
+	for (size_t i = 0; *fds && i < pl->nbins; i++)
+		if ((*fds)[i] >= 0)
+			close((*fds)[i]);
+	free(*fds);
+	*fds = NULL;
 }
 
 int sampler__start(struct sampler *s)
@@ -517,8 +575,17 @@ int sampler__start(struct sampler *s)
 	if (s->opts.user &&
 	    mmap_events__open(&s->mmaps, s->procs, s->opts.filter_pids ? traced : NULL, s))
 		s->mmaps = NULL;
-	if (s->opts.usdt)
-		return attach_usdt(s);
+	if (s->opts.spans) {
+		err = attach_sites(&s->opts.spans->sites, s->skel->progs.on_span, &s->span_fds);
+		if (err || span_time(s)) {
+			s->nattached = s->ncpus;
+			return err;
+		}
+	}
+	if (s->opts.usdt) {
+		s->nattached = s->ncpus;
+		return attach_sites(s->opts.usdt, s->skel->progs.on_usdt, &s->usdt_fds);
+	}
 	if (s->opts.alloc) /* the caller attaches the allocators' probes */
 		return 0;
 	if (s->opts.tp) {
@@ -685,7 +752,10 @@ void sampler__stop(struct sampler *s)
 	}
 	bpf_link__destroy(s->tp_link);
 	s->tp_link = NULL;
-	detach_usdt(s);
+	if (s->opts.usdt)
+		detach_sites(s->opts.usdt, &s->usdt_fds);
+	if (s->opts.spans)
+		detach_sites(&s->opts.spans->sites, &s->span_fds);
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
@@ -777,6 +847,40 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	return err < 0 ? err : 0;
 }
 
+/* --span: the frames of span id and its parents, root first, right under
+ * the root: "[req GET /users]" ("[NAME LABEL]", "[NAME]" without one). A
+ * level whose text was lost is "[span ?]". */
+static int push_spans(struct collect_ctx *c, uint64_t id)
+{
+	const struct span_plan *pl = c->s->opts.spans;
+	uint32_t from = c->n, depth = 0;
+	uint64_t i;
+	int err = 0;
+
+	for (; id && depth < SPAN_MAX_DEPTH && !err; depth++) {
+		const struct span_node *n;
+		char name[SPAN_LABEL_LEN + 64];
+
+		if (!hashmap__get(&c->s->span_idx, id, &i)) {
+			err = push_frame(c, "[span ?]", FRAME_USER);
+			break;
+		}
+		n = &c->s->span_nodes[i - 1];
+		snprintf(name, sizeof(name), "[%s%s%s]",
+			 n->span && n->span <= pl->nspans ? pl->names[n->span - 1] : "span ?",
+			 n->label[0] ? " " : "", n->label);
+		err = push_frame(c, name, FRAME_USER);
+		id = n->parent;
+	}
+	for (uint32_t a = from, b = c->n; a + 1 < b; a++, b--) {
+		uint32_t t = c->frames[a];
+
+		c->frames[a] = c->frames[b - 1];
+		c->frames[b - 1] = t;
+	}
+	return err;
+}
+
 /* The leaf frame of time off the CPU: why the thread was off it. The BPF
  * states are profile.h's, after OFFCPU_NONE. */
 _Static_assert(OFFCPU_NR - OFFCPU_SLEEPING == PROFILE_OFF_NR &&
@@ -843,7 +947,9 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	c->n = 0;
 	/* several -e: the event is the stack's type, not a frame */
 	profile__set_type(c->p, typed(c->s) && key.probe ? key.probe - 1 : 0);
-	if (state_frame(c->s, &key) && c->s->opts.state_root)
+	if (key.span)
+		err = push_spans(c, key.span);
+	if (!err && state_frame(c->s, &key) && c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err)
 		err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
@@ -861,7 +967,9 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 		err = profile__add_stack_count(
 			c->p, &who, c->frames, c->n,
 			count * (c->s->opts.period ? c->s->opts.period : 1),
-			key.state || weighed(c->s) || counted_at_freq(c->s) ? 0 : count);
+			key.state || weighed(c->s) || counted_at_freq(c->s) || span_time(c->s)
+				? 0
+				: count);
 	if (!err && c->s->opts.wall)
 		err = add_thread_ns(c->s, key.tid, key.state ? count : count * c->s->period_ns);
 	if (!err && c->s->opts.timeline)
@@ -1118,6 +1226,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->event = s->event;
 	st->tracepoint = s->opts.tp != NULL;
 	st->usdt_probes = s->opts.usdt ? s->opts.usdt->nnames : 0;
+	st->spans = s->opts.spans ? s->opts.spans->nspans : 0;
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
 	st->collisions = s->stacks.collisions;
@@ -1151,6 +1260,8 @@ void sampler__free(struct sampler *s)
 	ring_buffer__free(s->rb);
 	hashmap__free(&s->thread_ns);
 	hashmap__free(&s->remapped);
+	hashmap__free(&s->span_idx);
+	free(s->span_nodes);
 	sample_bpf__destroy(s->skel);
 	procs__free(s->procs);
 	symcache__free(s->bins);

@@ -13,6 +13,7 @@
 #include "mmap_events.h"
 #include "perf_events.h"
 #include "tracepoint_spec.h"
+#include "span_plan.h"
 #include "usdt_plan.h"
 #include "sample.h"
 #include "unwind.h"
@@ -25,8 +26,11 @@ struct sampler_opts {
 	 * index); event is the first; nevents 0 or 1: event alone */
 	const struct perf_event_desc *const *events;
 	size_t nevents;
-	uint64_t period;		  /* counted events: events a sample (clocks: 0) */
-	const struct usdt_plan *usdt;	  /* -f usdt:...: probes counted; or NULL */
+	uint64_t period;	      /* counted events: events a sample (clocks: 0) */
+	const struct usdt_plan *usdt; /* -f usdt:...: probes counted; or NULL */
+	/* --span: the probes that open and close spans; or NULL. With freq,
+	 * samples carry their spans; without, the spans' time is counted */
+	const struct span_plan *spans;
 	const struct tracepoint_spec *tp; /* -e tracepoint:...: hits counted; or NULL */
 	int weight;			  /* ... weighed so (enum tp_weight) */
 	const char *weight_name;	  /* ... as the command line said it */
@@ -58,6 +62,7 @@ struct sampler_stats {
 	const char *event;   /* "cpu-clock" or "cycles" */
 	bool tracepoint;     /* counts are a tracepoint's hits (or values: event says which) */
 	size_t usdt_probes;  /* -f usdt:...: the probes whose hits are counted */
+	size_t spans;	     /* --span: the spans' names */
 	uint64_t ticks;	     /* timeline: samples whose time was kept */
 	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
 	uint64_t stacks;     /* unique raw stacks received */

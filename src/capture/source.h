@@ -15,6 +15,17 @@
 #include "tracepoint_spec.h"
 #include "unwind.h"
 
+/* --span NAME=BEGIN,END: BEGIN and END are "usdt:BINARY:PROVIDER:NAME";
+ * BEGIN's argument label_arg (from 0; -1: none) labels each span, as a
+ * string (the program passes a char *) or a number. */
+#define SOURCE_MAX_SPANS 8
+
+struct span_spec {
+	char *name, *begin, *end; /* malloc'd */
+	int label_arg;
+	bool label_number;
+};
+
 /* What the sources take from the command line (cli/options.c fills it);
  * the pointers stay the caller's and must outlive the source. */
 struct source_opts {
@@ -42,6 +53,8 @@ struct source_opts {
 	size_t nfuncs;
 	const char **usdt_specs; /* -f usdt:... arguments: probe hits counted */
 	size_t nusdt;
+	struct span_spec spans[SOURCE_MAX_SPANS]; /* --span */
+	size_t nspans;
 	const char *list; /* -l argument */
 	double duration;  /* seconds; 0 = until signal or targets exit */
 	pid_t *pids;

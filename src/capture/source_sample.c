@@ -16,7 +16,8 @@
 struct sample_source {
 	struct sampler *s; /* first: see sampler_of */
 	const struct source_opts *o;
-	struct usdt_plan usdt; /* -f usdt:...: the probes counted */
+	struct usdt_plan usdt;	/* -f usdt:...: the probes counted */
+	struct span_plan spans; /* --span: the probes that open and close spans */
 	int verbosity;
 };
 
@@ -55,8 +56,9 @@ static int start(void *impl)
 	int err = sampler__start(ss->s);
 	const struct perf_event_desc *ev = ss->o->event;
 
-	if (err && ss->o->nusdt)
-		p_err("cannot attach to the USDT probes: %s%s", strerror(-err),
+	if (err && (ss->o->nusdt || ss->o->nspans))
+		p_err("cannot attach to the USDT probes%s: %s%s", ss->o->nspans ? " of --span" : "",
+		      strerror(-err),
 		      err == -EOPNOTSUPP ? " (they need uprobe_multi links, Linux 6.6+)"
 					 : source__bpf_hint(err, ss->verbosity));
 	else if (err && ss->o->tracepoint && err == -ENOENT)
@@ -146,6 +148,7 @@ static void source_free(void *impl)
 		return;
 	sampler__free(ss->s);
 	usdt_plan__free(&ss->usdt);
+	span_plan__free(&ss->spans);
 	free(ss);
 }
 
@@ -161,6 +164,8 @@ static void source_free(void *impl)
 static const struct source_ops sample_ops = SAMPLER_OPS("samples");
 /* --off-cpu: blocks of time off the CPU (with --wall, samples besides) */
 static const struct source_ops offcpu_ops = SAMPLER_OPS("blocks");
+/* --span alone: the spans' time */
+static const struct source_ops span_ops = SAMPLER_OPS("spans");
 
 int source_sample__open(struct source *src, const struct source_opts *o, int verbosity)
 {
@@ -207,16 +212,24 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 		free(ss);
 		return err;
 	}
+	if (o->nspans && (err = span_plan__make(o, &ss->spans))) {
+		usdt_plan__free(&ss->usdt);
+		free(ss);
+		return err;
+	}
 	so.usdt = o->nusdt ? &ss->usdt : NULL;
+	so.spans = o->nspans ? &ss->spans : NULL;
 	err = sampler__open(&ss->s, &so);
 	if (err) {
 		p_err("cannot load the BPF sampler: %s%s", strerror(-err),
 		      source__bpf_hint(err, verbosity));
 		usdt_plan__free(&ss->usdt);
+		span_plan__free(&ss->spans);
 		free(ss);
 		return err;
 	}
-	*src = o->offcpu ? (struct source){ &offcpu_ops, ss, UNIT_NANOSECONDS }
-			 : (struct source){ &sample_ops, ss, UNIT_SAMPLES };
+	*src = o->offcpu	       ? (struct source){ &offcpu_ops, ss, UNIT_NANOSECONDS }
+	       : o->nspans && !o->freq ? (struct source){ &span_ops, ss, UNIT_NANOSECONDS }
+				       : (struct source){ &sample_ops, ss, UNIT_SAMPLES };
 	return 0;
 }

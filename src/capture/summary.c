@@ -33,6 +33,8 @@ void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b)
 	add_loss(b, c[CNT_ALLOC_DROPPED], "allocations (counts map full)");
 	add_loss(b, c[CNT_ALLOC_LIVE_FULL], "allocations not kept as live (live map full)");
 	add_loss(b, c[CNT_ALLOC_NO_CALL], "allocation calls (no task storage)");
+	add_loss(b, c[CNT_SPAN_DEEP], "spans (more than 8 open on a thread)");
+	add_loss(b, c[CNT_SPAN_LOST], "span labels (ring buffer full)");
 	add_loss(b, st->live_unnamed, "live allocations of stacks whose counts were lost");
 	add_loss(b, st->mmaps.lost,
 		 "mapping records (perf ring full: names of processes that exited)");
@@ -105,7 +107,14 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 {
 	uint64_t period = profile__meta(p)->period;
 
-	if (st->usdt_probes)
+	if (st->spans)
+		p_err("%" PRIu64 " spans begun (%zu --span), %" PRIu64 " ends of no open span",
+		      st->counter[CNT_SPANS], st->spans, st->counter[CNT_SPAN_UNMATCHED]);
+	if (st->spans && profile__unit(p) == UNIT_NANOSECONDS)
+		p_err("%.3f s in spans, %zu processes, %zu span paths in %.2f s",
+		      profile__total_weight(p) / 1e9, profile__nr_processes(p),
+		      profile__nr_stacks(p), secs);
+	else if (st->usdt_probes)
 		p_err("%" PRIu64 " hits of %zu USDT probe%s, %zu processes, %zu stacks in %.2f s",
 		      profile__total_weight(p), st->usdt_probes, st->usdt_probes == 1 ? "" : "s",
 		      profile__nr_processes(p), profile__nr_stacks(p), secs);
@@ -133,7 +142,9 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      profile__total_weight(p), profile__nr_processes(p), profile__nr_stacks(p),
 		      secs, freq, st->event, st->ncpus);
 	report_losses(st);
-	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
+	/* spans alone take no stacks */
+	if (!st->spans || profile__unit(p) == UNIT_SAMPLES)
+		report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 	if (verbose)
 		p_err("%" PRIu64 " unique raw stacks; BPF maps %.1f MiB; %" PRIu64
 		      " samples beyond the counts map; %" PRIu64

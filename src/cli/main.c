@@ -126,7 +126,7 @@ static int open_source(struct run *r)
 	int err = o->capture.alloc ? source_alloc__open(&r->src, &o->capture,
 							r->have_cmd ? r->cmd.pid : 0, verbosity)
 		  : o->capture.freq || o->capture.event || o->capture.tracepoint ||
-				  o->capture.nusdt || o->capture.offcpu
+				  o->capture.nusdt || o->capture.offcpu || o->capture.nspans
 			  ? source_sample__open(&r->src, &o->capture, verbosity)
 			  : source_trace__open(&r->src, &o->capture, r->have_cmd ? r->cmd.pid : 0,
 					       verbosity);

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "options.h"
+#include "span_opt.h"
 #include "weight.h"
 
 #define MAX_FREQ     1000000
@@ -42,6 +43,7 @@ enum {
 	OPT_ALLOC,
 	OPT_ALLOC_SAMPLE,
 	OPT_SHOW,
+	OPT_SPAN,
 };
 
 static const struct option long_opts[] = {
@@ -52,6 +54,7 @@ static const struct option long_opts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "show", required_argument, NULL, OPT_SHOW },
+	{ "span", required_argument, NULL, OPT_SPAN },
 	{ "count", required_argument, NULL, 'c' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -176,6 +179,13 @@ void options__usage(FILE *f)
 	      "                           and libraries, or in BINARY (a path, or a library\n"
 	      "                           name: libc, libc.so.6); repeatable. Folded counts\n"
 	      "                           are self wall time in ns. System-wide needs BINARY\n"
+	      "      --span NAME=BEGIN,END\n"
+	      "                           a span from a pair of USDT probes, each\n"
+	      "                           usdt:BINARY:PROVIDER:NAME, BEGIN's argument as its\n"
+	      "                           label: BEGIN(arg0) a string, BEGIN(arg0:int) a\n"
+	      "                           number; repeatable. With -F every sample sits\n"
+	      "                           under its thread's open spans ([NAME LABEL]);\n"
+	      "                           alone, the spans' own time (ns), nested\n"
 	      "      --alloc[=live]       memory: bytes allocated by user stack (malloc,\n"
 	      "                           calloc, realloc, aligned_alloc, posix_memalign,\n"
 	      "                           memalign, valloc, pvalloc, operator new, anonymous\n"
@@ -473,6 +483,8 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 	case OPT_SHOW:
 		o->show = arg;
 		return 0;
+	case OPT_SPAN:
+		return span_opt__parse(&o->capture, arg, err);
 	case OPT_WEIGHT:
 		o->weight_arg = arg;
 		return 0;
@@ -644,6 +656,22 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 	return 0;
 }
 
+/* --span: samples (-F) grouped under spans, or the spans' own time. */
+static int check_spans(const struct options *o, char *err)
+{
+	const struct source_opts *c = &o->capture;
+
+	if (!c->nspans)
+		return 0;
+	if (c->nfuncs || c->nusdt || c->offcpu || c->event || c->tracepoint)
+		return usage_err("--span groups -F's samples under spans, or times the spans "
+				 "alone: not with %s",
+				 c->nfuncs || c->nusdt ? "-f"
+				 : c->offcpu	       ? "--off-cpu or --wall"
+						       : "-e");
+	return 0;
+}
+
 /* --show's event: its index in c->events, or -1 when it is none of them. */
 static int shown_event(const struct source_opts *c, const char *name)
 {
@@ -782,9 +810,10 @@ static int check_alloc(const struct options *o, char *err)
 		return usage_err("--alloc-sample samples the allocations of --alloc");
 
 	if (c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu || c->period ||
-	    o->weight_arg)
+	    o->weight_arg || c->nspans)
 		return usage_err("--alloc is a mode of its own: not with %s",
-				 c->nfuncs		     ? "-f"
+				 c->nspans		     ? "--span"
+				 : c->nfuncs		     ? "-f"
 				 : c->offcpu		     ? "--off-cpu or --wall"
 				 : c->event || c->tracepoint ? "-e"
 				 : c->period		     ? "-c N"
@@ -819,15 +848,16 @@ static int check(struct options *o, bool format_set, char *err)
 		return -EINVAL;
 	if (c->alloc || c->alloc_sample)
 		return check_alloc(o, err);
-	if (check_event(o, err) || split_outputs(o, err))
+	if (check_event(o, err) || split_outputs(o, err) || check_spans(o, err))
 		return -EINVAL;
 	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu &&
-	    c->command)
+	    !c->nspans && c->command)
 		return usage_err(
 			"no mode given: use --sample FREQ, -e EVENT, --off-cpu, --alloc or "
 			"-f REGEX before the COMMAND '%s' (see --help)",
 			c->command[0]);
-	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu)
+	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu &&
+	    !c->nspans)
 		return usage_err(
 			"no mode given: use --sample FREQ, -e EVENT, --off-cpu, --alloc or "
 			"-f REGEX (see --help)");
@@ -904,6 +934,7 @@ int options__parse(int argc, char **argv, struct options *o, char *err)
 
 void options__free(struct options *o)
 {
+	span_opt__free(&o->capture);
 	for (size_t i = 0; i < OPTIONS_MAX_FILES; i++) {
 		free(o->owned[i]);
 		o->owned[i] = NULL;

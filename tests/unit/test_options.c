@@ -735,6 +735,39 @@ static void test_parse_events(void **state)
 			   "clock");
 }
 
+/* --span NAME=BEGIN,END: the probes, the label's argument and kind. */
+static void test_parse_span(void **state)
+{
+	struct options o;
+	struct args a;
+
+	(void)state;
+	parse_ok(&a,
+		 ARGS("--span", "req=usdt:./srv:app:start(arg1),usdt:./srv:app:end", "--span",
+		      "db=usdt::app:q(arg0:int),usdt::app:qe", "-p", "1"),
+		 &o);
+	assert_int_equal(o.capture.nspans, 2);
+	assert_string_equal(o.capture.spans[0].name, "req");
+	assert_string_equal(o.capture.spans[0].begin, "usdt:./srv:app:start");
+	assert_string_equal(o.capture.spans[0].end, "usdt:./srv:app:end");
+	assert_int_equal(o.capture.spans[0].label_arg, 1);
+	assert_false(o.capture.spans[0].label_number);
+	assert_int_equal(o.capture.spans[1].label_arg, 0);
+	assert_true(o.capture.spans[1].label_number);
+	options__free(&o);
+	parse_ok(&a, ARGS("-F", "99", "--span", "r=usdt:b:p:s,usdt:b:p:e", "-p", "1"), &o);
+	assert_int_equal(o.capture.spans[0].label_arg, -1);
+	options__free(&o);
+	expect_usage_error(ARGS("--span", "r=usdt:b:p,usdt:b:p:e", "-p", "1"), "each one probe",
+			   NULL);
+	expect_usage_error(ARGS("--span", "r=usdt:b:p:s(arg12),usdt:b:p:e", "-p", "1"), "bad label",
+			   NULL);
+	expect_usage_error(ARGS("--span", "=usdt:b:p:s,usdt:b:p:e", "-p", "1"), "invalid --span",
+			   NULL);
+	expect_usage_error(ARGS("--span", "r=usdt:b:p:s,usdt:b:p:e", "-e", "cs", "-p", "1"),
+			   "--span", "-e");
+}
+
 static void test_parse_bytes(void **state)
 {
 	uint64_t b;
@@ -820,6 +853,7 @@ int main(void)
 		cmocka_unit_test(test_parse_no_demangle),
 		cmocka_unit_test(test_parse_alloc),
 		cmocka_unit_test(test_parse_events),
+		cmocka_unit_test(test_parse_span),
 		cmocka_unit_test(test_parse_bytes),
 		cmocka_unit_test(test_parse_twice_reused_argv),
 		cmocka_unit_test(test_parse_twice_after_error),

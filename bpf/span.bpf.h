@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* --span NAME=BEGIN,END: USDT probe pairs (uprobe_multi links, each site's
+ * number as cookie) open and close spans on a thread's stack of them, in
+ * its task storage. Samples take the innermost span's id into their key;
+ * without samples, each span's time less its children's is counted by
+ * the ids, as traced calls' self time is. Included by sample.bpf.c after
+ * add_count() and send_tick(). */
+#ifndef FLAMEBPF_SPAN_BPF_H
+#define FLAMEBPF_SPAN_BPF_H
+
+#include "span.h"
+
+const volatile bool spans = false;     /* samples carry their span */
+const volatile bool span_time = false; /* no samples: spans' time is counted */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct span_site);
+	__uint(max_entries, 1); /* sized by user space: a site per cookie */
+} span_sites SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct span_stack);
+} span_stacks SEC(".maps");
+
+/* The innermost open span of task, 0 for none. */
+static __always_inline __u64 span_current(struct task_struct *task)
+{
+	struct span_stack *st;
+	__u32 d;
+
+	if (!spans)
+		return 0;
+	st = bpf_task_storage_get(&span_stacks, task, 0, 0);
+	if (!st)
+		return 0;
+	d = st->depth;
+	if (!d || d > SPAN_MAX_DEPTH)
+		return 0;
+	return st->l[(d - 1) & (SPAN_MAX_DEPTH - 1)].id;
+}
+
+/* A probe argument's value, as its spec says where it is. */
+static __always_inline __u64 span_fetch(struct pt_regs *ctx, const struct span_arg *a)
+{
+	__u64 v = 0, base = 0, mask;
+	__u32 n = a->size, bits;
+
+	if (a->kind == SPAN_ARG_CONST)
+		return a->val;
+	if (a->reg < SPAN_REG_COUNT &&
+	    bpf_probe_read_kernel(&base, sizeof(base), (void *)ctx + a->reg * 8))
+		return 0;
+	if (a->kind == SPAN_ARG_REG) {
+		v = base >> (a->shift & 63);
+	} else {
+		if (n == 0 || n > 8)
+			return 0;
+		if (bpf_probe_read_user(&v, n, (void *)(base + a->val)))
+			return 0;
+	}
+	if (n >= 8 || !n)
+		return v;
+	bits = n * 8;
+	mask = (1ULL << bits) - 1;
+	v &= mask;
+	if (a->is_signed && (v >> (bits - 1)) & 1)
+		v |= ~mask;
+	return v;
+}
+
+static __always_inline __u64 fnv(__u64 h, const void *p, __u32 n)
+{
+	const __u8 *b = p;
+
+	for (__u32 i = 0; i < n && i < SPAN_LABEL_LEN + 16; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Where a span level's text goes: per CPU, being too large for the stack
+ * beside the rest. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct sample_span_event);
+	__uint(max_entries, 1);
+} span_scratch SEC(".maps");
+
+/* BEGIN: a level on the thread's stack, its id from its parent's, its
+ * span and its label; the text sent once. */
+static __always_inline void span_begin(struct pt_regs *ctx, struct span_stack *st,
+				       const struct span_site *site)
+{
+	__u32 zero = 0, d = st->depth, one = 1;
+	struct sample_span_event *ev = bpf_map_lookup_elem(&span_scratch, &zero);
+	struct span_level *l;
+	__u64 arg, h;
+
+	if (!ev)
+		return;
+	if (d >= SPAN_MAX_DEPTH) {
+		if (d < 0xffff) /* its END closes nothing kept */
+			st->depth = d + 1;
+		count(CNT_SPAN_DEEP);
+		return;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = EV_SPAN;
+	ev->span = site->span;
+	ev->label = site->label;
+	ev->parent = d ? st->l[(d - 1) & (SPAN_MAX_DEPTH - 1)].id : 0;
+	arg = site->label ? span_fetch(ctx, &site->arg) : 0;
+	/* a string on a page the program has not touched yet cannot be read
+	 * here (no faults in BPF): "?" says so */
+	if (site->label == SPAN_LABEL_STRING &&
+	    bpf_probe_read_user_str(ev->text, sizeof(ev->text), (void *)arg) < 0)
+		ev->text[0] = '?';
+	else if (site->label == SPAN_LABEL_NUMBER)
+		ev->num = arg;
+	h = fnv(0xcbf29ce484222325ULL ^ ev->parent, &ev->span, sizeof(ev->span));
+	h = fnv(h, &ev->num, sizeof(ev->num));
+	h = fnv(h, ev->text, sizeof(ev->text));
+	ev->id = h ? h : 1;
+	l = &st->l[d & (SPAN_MAX_DEPTH - 1)];
+	l->id = ev->id;
+	l->ts = bpf_ktime_get_ns();
+	l->children_ns = 0;
+	l->span = site->span;
+	st->depth = d + 1;
+	count(CNT_SPANS);
+	if (bpf_map_lookup_elem(&sent, &ev->id))
+		return;
+	if (bpf_ringbuf_output(&events, ev, sizeof(*ev), 0)) {
+		count(CNT_SPAN_LOST);
+		return;
+	}
+	bpf_map_update_elem(&sent, &ev->id, &one, BPF_ANY);
+}
+
+/* Without samples: a span's time less its children's, counted by its id
+ * for the thread (and, for timelines, the span from BEGIN to END). */
+static __always_inline void span_count(struct span_stack *st, __u32 at, __u64 now)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 id = bpf_get_current_pid_tgid();
+	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id };
+	struct span_level *l = &st->l[at & (SPAN_MAX_DEPTH - 1)];
+	__u64 dur = now - l->ts;
+
+	key.span = l->id;
+	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
+	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
+	if (timeline)
+		send_tick(&key, l->ts, dur, 0);
+	add_count(&key, dur > l->children_ns ? dur - l->children_ns : 0);
+	if (at)
+		st->l[(at - 1) & (SPAN_MAX_DEPTH - 1)].children_ns += dur;
+}
+
+/* END: the innermost open level of its span closes, with any left open
+ * inside it (their ENDs never came); an END of no open span is counted. */
+static __always_inline void span_end(struct span_stack *st, const struct span_site *site)
+{
+	__u64 now = bpf_ktime_get_ns();
+	__u32 d = st->depth;
+
+	if (d > SPAN_MAX_DEPTH) { /* a level too deep to keep closes */
+		st->depth = d - 1;
+		return;
+	}
+	for (__u32 k = 0; k < SPAN_MAX_DEPTH; k++) {
+		__u32 at;
+
+		if (k >= d)
+			break;
+		at = d - 1 - k;
+		if (st->l[at & (SPAN_MAX_DEPTH - 1)].span != site->span)
+			continue;
+		/* at and the levels left open above it */
+		for (__u32 j = 0; j < SPAN_MAX_DEPTH && span_time; j++) {
+			if (j >= d - at)
+				break;
+			span_count(st, d - 1 - j, now);
+		}
+		st->depth = at;
+		return;
+	}
+	count(CNT_SPAN_UNMATCHED);
+}
+
+SEC("kprobe")
+int on_span(struct pt_regs *ctx)
+{
+	__u32 cookie = (__u32)bpf_get_attach_cookie(ctx), pid = bpf_get_current_pid_tgid() >> 32;
+	const struct span_site *site = bpf_map_lookup_elem(&span_sites, &cookie);
+	struct span_stack *st;
+
+	if (!site || !site->span)
+		return 0;
+	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
+		return 0;
+	st = bpf_task_storage_get(&span_stacks, bpf_get_current_task_btf(), 0,
+				  site->end ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st)
+		return 0;
+	if (site->end)
+		span_end(st, site);
+	else
+		span_begin(ctx, st, site);
+	return 0;
+}
+
+#endif

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* --span NAME=BEGIN,END: the ABI of bpf/span.bpf.h and the sampler. A
+ * thread's open spans are a stack in its task storage; each level has an
+ * id made of its parent's, its span and its label, whose text goes to user
+ * space once (EV_SPAN), so that a sample's key names its spans by the id
+ * of the innermost. */
+#ifndef FLAMEBPF_SPAN_H
+#define FLAMEBPF_SPAN_H
+
+#define SPAN_MAX_DEPTH 8 /* a power of two: levels are indexed by a mask */
+#define SPAN_LABEL_LEN 48
+
+enum span_label {
+	SPAN_LABEL_NONE,
+	SPAN_LABEL_STRING, /* the argument is a char * */
+	SPAN_LABEL_NUMBER, /* the argument is the value */
+};
+
+/* A USDT argument, as src/symbols/usdt_args.h's struct usdt_arg, whose
+ * kinds and "no register" these are too (the sampler checks). */
+#define SPAN_ARG_CONST 0
+#define SPAN_ARG_REG   1
+#define SPAN_ARG_MEM   2
+#define SPAN_REG_NONE  255
+#define SPAN_REG_COUNT 20 /* x86-64 struct pt_regs, r15 to sp: 8 bytes each */
+
+struct span_arg {
+	__u8 kind; /* enum usdt_arg_kind */
+	__u8 reg;  /* enum usdt_reg: its place in struct pt_regs, 8 bytes each */
+	__u8 size;
+	__u8 is_signed;
+	__u8 shift;
+	__u8 pad[3];
+	__s64 val;
+};
+
+/* A probe site, by its uprobe_multi cookie. */
+struct span_site {
+	__u32 span; /* its span, from 1 */
+	__u8 end;   /* 1: END closes the span; 0: BEGIN opens it */
+	__u8 label; /* enum span_label: BEGIN's label from arg */
+	__u8 pad[2];
+	struct span_arg arg;
+};
+
+struct span_level {
+	__u64 id;
+	__u64 ts;	   /* CLOCK_MONOTONIC at BEGIN */
+	__u64 children_ns; /* spans ended inside it */
+	__u32 span;
+	__u32 pad;
+};
+
+struct span_stack {
+	__u32 depth;
+	__u32 pad;
+	struct span_level l[SPAN_MAX_DEPTH];
+};
+
+/* The first sight of a span level: its id, its parent's (0: none), its
+ * span and its label. */
+struct sample_span_event {
+	__u32 type; /* EV_SPAN */
+	__u32 span;
+	__u64 id, parent;
+	__u64 num;   /* SPAN_LABEL_NUMBER's value */
+	__u32 label; /* enum span_label */
+	__u32 pad;
+	char text[SPAN_LABEL_LEN]; /* SPAN_LABEL_STRING's, NUL-ended */
+};
+
+#endif

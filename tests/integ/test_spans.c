@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * --span: tests/workloads/spans marks its requests with include/flamebpf.h
+ * (GET /users: 30 ms in json_encode; POST /orders: 10 ms in save, then a
+ * db span labelled 7 around 10 ms in query) and prints how long each took.
+ * Sampled, every sample of a request's work sits under its span's frame,
+ * in the shares the work has; alone, the spans' own time is what the
+ * workload measured, nested as traced calls are, a Chrome event each.
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NROUNDS "20"
+
+static char req[512], db[512];
+
+/* The two --span arguments for the workload's binary. */
+static void span_args(void)
+{
+	const char *w = h_workload("spans");
+
+	snprintf(req, sizeof(req), "req=usdt:%s:flamebpf:req_begin(arg0),usdt:%s:flamebpf:req_end",
+		 w, w);
+	snprintf(db, sizeof(db), "db=usdt:%s:flamebpf:db_begin(arg0:int),usdt:%s:flamebpf:db_end",
+		 w, w);
+}
+
+static bool under(const char *stack, const void *arg)
+{
+	return h_has_seq(stack, arg);
+}
+
+/* Whether stack's frames after its root begin with prefix. */
+static bool rooted(const char *stack, const void *prefix)
+{
+	const char *semi = strchr(stack, ';');
+
+	return semi && !strncmp(semi + 1, prefix, strlen(prefix));
+}
+
+/* Every sample of json_encode under [req GET /users], of save under [req
+ * POST /orders] alone, of query under it and [db 7]; the shares those of
+ * the work, 30 : 10 : 10 ms a round. */
+static void test_samples_under_spans(void **state)
+{
+	const char *out = h_path("spans.folded");
+	unsigned long long get, post, dbs, all;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	span_args();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "999", "--span", req, "--span", db, "-o", out, "--",
+			    h_workload("spans"), NROUNDS));
+	assert_non_null(strstr(r.err, "60 spans begun (2 --span), 0 ends of no open span"));
+	get = h_sum(&f, rooted, "[req GET /users];");
+	post = h_sum(&f, rooted, "[req POST /orders];");
+	dbs = h_sum(&f, rooted, "[req POST /orders];[db 7];");
+	all = h_sum(&f, under, "busy");
+	print_message("under spans: GET %llu, POST %llu (db %llu) of %llu samples in busy\n", get,
+		      post, dbs, all);
+	assert_int_equal(h_sum(&f, under, "json_encode;busy"),
+			 h_sum(&f, under, "[req GET /users];_start"));
+	for (size_t i = 0; i < f.n; i++) {
+		const char *s = f.lines[i].stack;
+
+		if ((h_has_frame(s, "json_encode") && !rooted(s, "[req GET /users];_start")) ||
+		    (h_has_frame(s, "save") && !rooted(s, "[req POST /orders];_start")) ||
+		    (h_has_frame(s, "query") && !rooted(s, "[req POST /orders];[db 7];_start")))
+			fail_msg("a sample outside its span: %s", s);
+	}
+	/* 60%, 40% and 20% of the busy time, within sampling error */
+	assert_in_range(get * 100, all * 54, all * 66);
+	assert_in_range(post * 100, all * 34, all * 46);
+	assert_in_range(dbs * 100, all * 15, all * 25);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* The workload's own times: "GET NS POST NS DB NS". */
+static void measured(const char *out, double t[3])
+{
+	if (!out || sscanf(out, "GET %lf POST %lf DB %lf", &t[0], &t[1], &t[2]) != 3)
+		fail_msg("spans printed no times: %s", out ? out : "(nothing)");
+}
+
+/* Without samples: each span's time less its children's, as the workload
+ * measured it around its markers (within 2%: the probes' own traps);
+ * Chrome JSON has an event per span, db's inside POST's. */
+static void test_span_time(void **state)
+{
+	const char *out = h_path("time.folded"), *json = h_path("time.json");
+	double t[3], get, post, dbt;
+	struct h_folded f;
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	span_args();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--span", req, "--span", db, "-o", out, "-o", json, "--",
+			    h_workload("spans"), NROUNDS));
+	measured(r.out, t);
+	assert_int_equal(f.n, 3);
+	get = h_sum(&f, under, "[req GET /users]");
+	post = h_sum(&f, under, "[req POST /orders]");
+	dbt = h_sum(&f, under, "[db 7]");
+	print_message("span time: GET %.1f ms (measured %.1f), POST %.1f ms (%.1f), db %.1f ms "
+		      "(%.1f)\n",
+		      get / 1e6, t[0] / 1e6, post / 1e6, t[1] / 1e6, dbt / 1e6, t[2] / 1e6);
+	assert_in_range(get, t[0] * 0.98, t[0] * 1.02);
+	assert_in_range(post, t[1] * 0.98, t[1] * 1.02);
+	assert_in_range(dbt, t[2] * 0.98, t[2] * 1.02);
+	assert_in_range(h_sum(&f, under, "[req POST /orders];[db 7]"), dbt, dbt);
+	text = h_slurp(json);
+	assert_non_null(text);
+	assert_non_null(strstr(text, "\"name\":\"[req GET /users]\""));
+	assert_non_null(strstr(text, "\"name\":\"[db 7]\""));
+	free(text);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* The C++ scope guard ends its span with the scope: 10 spans of 20 ms,
+ * as the workload measured them. */
+static void test_scope_guard(void **state)
+{
+	const char *w = h_workload("spans_scope"), *out = h_path("scope.folded");
+	char arg[512];
+	double took;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	snprintf(arg, sizeof(arg), "req=usdt:%s:flamebpf:req_begin(arg0),usdt:%s:flamebpf:req_end",
+		 w, w);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--span", arg, "-o", out, "--", w, "10"));
+	if (!r.out || sscanf(r.out, "SCOPED %lf", &took) != 1)
+		fail_msg("spans_scope printed no time: %s", r.out ? r.out : "");
+	print_message("scoped: %.1f ms (measured %.1f)\n", h_sum(&f, under, "[req scoped]") / 1e6,
+		      took / 1e6);
+	assert_int_equal(f.n, 1);
+	assert_in_range(h_sum(&f, under, "[req scoped]"), took * 0.98, took * 1.02);
+	assert_non_null(strstr(r.err, "10 spans begun (1 --span), 0 ends of no open span"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* Usage errors before anything runs, and a probe that is nowhere. */
+static void test_usage(void **state)
+{
+	static const struct {
+		const char *args[4], *said;
+	} cases[] = {
+		{ { "--span", "req" }, "invalid --span 'req'" },
+		{ { "--span", "req=usdt:x:p:a,usdt:x:p" }, "each one probe" },
+		{ { "--span", "a;b=usdt:x:p:a,usdt:x:p:b" }, "no ';'" },
+		{ { "--span", "r=usdt:x:p:a(argx),usdt:x:p:b" }, "bad label '(argx)'" },
+		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "-f", "main" }, "not with -f" },
+		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "--off-cpu" }, "not with --off-cpu" },
+		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "--alloc" }, "not with --span" },
+	};
+	static const char *const tail[] = { "--", "true", NULL };
+	char arg[512], probe[512];
+	struct h_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		h_assert_refused(cases[i].args, sizeof(cases[i].args) / sizeof(cases[i].args[0]),
+				 tail, cases[i].said);
+	require_bpf();
+	snprintf(arg, sizeof(arg), "r=usdt:%s:flamebpf:nosuch,usdt:%s:flamebpf:req_end",
+		 h_workload("spans"), h_workload("spans"));
+	snprintf(probe, sizeof(probe), "--span r: no USDT probe usdt:%s:flamebpf:nosuch",
+		 h_workload("spans"));
+	assert_int_equal(
+		h_run(&r, 30, H_ARGV(h_flamebpf(), "--span", arg, "--", h_workload("spans"), "1")),
+		0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, probe));
+	h_result_free(&r);
+	snprintf(arg, sizeof(arg), "r=usdt:%s:flamebpf:db_begin(arg1),usdt:%s:flamebpf:db_end",
+		 h_workload("spans"), h_workload("spans"));
+	assert_int_equal(
+		h_run(&r, 30, H_ARGV(h_flamebpf(), "--span", arg, "--", h_workload("spans"), "1")),
+		0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "has 1 argument: no arg1"));
+	h_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_samples_under_spans, h_test_teardown),
+		cmocka_unit_test_teardown(test_span_time, h_test_teardown),
+		cmocka_unit_test_teardown(test_scope_guard, h_test_teardown),
+		cmocka_unit_test_teardown(test_usage, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("spans", tests, h_group_setup, h_group_teardown);
+}

@@ -1,0 +1,88 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spans: requests marked with include/flamebpf.h, their work known.
+ *
+ *   spans N   N rounds of two requests: "GET /users", 30 ms busy in
+ *             json_encode(); "POST /orders", 10 ms busy in save(), then a
+ *             db span labelled with the number 7 around 10 ms busy in
+ *             query()
+ *
+ * Prints the wall time of each, as measured around its markers: "GET NS
+ * POST NS DB NS", what --span must find.
+ */
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../../include/flamebpf.h"
+#include "workload.h"
+
+FLAMEBPF_SPAN_DECLARE(req);
+FLAMEBPF_SPAN_DECLARE(db);
+
+static double took[3];
+
+NOINLINE static void busy(double ms)
+{
+	double until = now() + ms / 1000;
+
+	while (now() < until)
+		spin(1000);
+}
+
+NOINLINE static void json_encode(void)
+{
+	busy(30);
+}
+
+NOINLINE static void save(void)
+{
+	busy(10);
+}
+
+NOINLINE static void query(void)
+{
+	busy(10);
+}
+
+NOINLINE static void get_users(void)
+{
+	double t = now();
+
+	FLAMEBPF_SPAN_BEGIN(req, "GET /users");
+	json_encode();
+	FLAMEBPF_SPAN_END(req);
+	took[0] += now() - t;
+}
+
+NOINLINE static void post_orders(void)
+{
+	double t = now(), d;
+
+	FLAMEBPF_SPAN_BEGIN(req, "POST /orders");
+	save();
+	d = now();
+	FLAMEBPF_SPAN_BEGIN(db, 7);
+	query();
+	FLAMEBPF_SPAN_END(db);
+	took[2] += now() - d;
+	FLAMEBPF_SPAN_END(req);
+	took[1] += now() - t;
+}
+
+int main(int argc, char **argv)
+{
+	double n;
+
+	if (argc != 2 || parse_num(argv[1], &n) || n < 1) {
+		fprintf(stderr, "usage: spans N\n");
+		return 2;
+	}
+	/* a profiler reads a new process's tables in its first milliseconds */
+	usleep(300000);
+	for (long i = 0; i < (long)n; i++) {
+		get_users();
+		post_orders();
+	}
+	printf("GET %.0f POST %.0f DB %.0f\n", took[0] * 1e9, took[1] * 1e9, took[2] * 1e9);
+	return 0;
+}
