@@ -869,7 +869,8 @@ static int push_spans(struct collect_ctx *c, uint64_t id)
 		snprintf(name, sizeof(name), "[%s%s%s]",
 			 n->span && n->span <= pl->nspans ? pl->names[n->span - 1] : "span ?",
 			 n->label[0] ? " " : "", n->label);
-		err = push_frame(c, name, FRAME_USER);
+		err = profile__findnew_frame(c->p, name, PROFILE_SPAN_MODULE, FRAME_USER,
+					     &c->frames[c->n++]);
 		id = n->parent;
 	}
 	for (uint32_t a = from, b = c->n; a + 1 < b; a++, b--) {

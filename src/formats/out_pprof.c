@@ -19,7 +19,7 @@
 
 #define NSEC_PER_SEC  1000000000ULL
 #define MAX_VALUES    PROFILE_MAX_TYPES /* several -e's; --alloc's four */
-#define MAX_LABELS    4
+#define MAX_LABELS    6			/* pid, tid, comm, thread; --span's span and span_label */
 #define MAX_COMMENTS  4
 #define KERNEL_BINARY "[kernel.kallsyms]"
 #define GZ_CHUNK      (64 * 1024)
@@ -348,9 +348,42 @@ static void set_label(Perftools__Profiles__Label *l, int64_t key, int64_t str, i
 }
 
 /* pid and tid as numbers, the process and thread names when known. */
-static int add_labels(struct pprof *b, const struct stack_owner *who,
+/* --span: the sample's innermost span, "[req GET /users]", as the labels
+ * span=req and span_label=GET /users, which Pyroscope and Parca filter by. */
+static int add_span_labels(struct pprof *b, const struct profile_stack *s,
+			   Perftools__Profiles__Label *l, size_t *n)
+{
+	const struct frame *f = profile__stack_span(b->p, s);
+	size_t len = f ? strlen(f->name) : 0, name_len;
+	int64_t key, name, label;
+	char *copy;
+	int err;
+
+	if (len < 3 || f->name[0] != '[' || f->name[len - 1] != ']')
+		return 0;
+	name_len = strcspn(f->name + 1, " ]");
+	copy = strndup(f->name + 1, len - 2);
+	if (!copy)
+		return -ENOMEM;
+	copy[name_len] = '\0';
+	err = strtab__findnew(&b->st, "span", &key)
+		      ?: strtab__findnew_named(&b->st, "", copy, &name);
+	if (!err)
+		set_label(&l[(*n)++], key, name, 0);
+	if (!err && name_len + 1 < len - 2) {
+		err = strtab__findnew(&b->st, "span_label", &key)
+			      ?: strtab__findnew_named(&b->st, "", copy + name_len + 1, &label);
+		if (!err)
+			set_label(&l[(*n)++], key, label, 0);
+	}
+	free(copy);
+	return err;
+}
+
+static int add_labels(struct pprof *b, const struct profile_stack *s,
 		      Perftools__Profiles__Sample *smp, size_t at)
 {
+	const struct stack_owner *who = &s->who;
 	Perftools__Profiles__Label *l = &b->labels[at];
 	int64_t comm, thread;
 	size_t n = 0;
@@ -365,6 +398,8 @@ static int add_labels(struct pprof *b, const struct stack_owner *who,
 		set_label(&l[n++], b->label_key[2], comm, 0);
 	if (thread)
 		set_label(&l[n++], b->label_key[3], thread, 0);
+	if (add_span_labels(b, s, l, &n))
+		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		b->label_ptrs[at + i] = &l[i];
 	smp->label = &b->label_ptrs[at];
@@ -393,7 +428,7 @@ static int add_sample(struct pprof *b, size_t i, uint64_t *loc_ids)
 	smp->value = v;
 	smp->n_value = nv;
 	b->sample_ptrs[b->msg.n_sample++] = smp;
-	return add_labels(b, &s->who, smp, i * MAX_LABELS);
+	return add_labels(b, s, smp, i * MAX_LABELS);
 }
 
 static int add_samples(struct pprof *b)
@@ -542,12 +577,12 @@ static int add_comments(struct pprof *b)
 
 static int add_header(struct pprof *b)
 {
-	static const char *const keys[MAX_LABELS] = { "pid", "tid", "comm", "thread" };
+	static const char *const keys[] = { "pid", "tid", "comm", "thread" };
 	int64_t empty;
 
 	if (strtab__findnew(&b->st, "", &empty))
 		return -ENOMEM;
-	for (size_t i = 0; i < MAX_LABELS; i++)
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		if (strtab__findnew(&b->st, keys[i], &b->label_key[i]))
 			return -ENOMEM;
 	b->msg.duration_nanos = (int64_t)(profile__meta(b->p)->secs * NSEC_PER_SEC);

@@ -657,3 +657,17 @@ void profile__set_weight(struct profile *p, size_t stack, uint64_t weight, uint6
 	s->weight = weight;
 	s->count = count;
 }
+
+const struct frame *profile__stack_span(const struct profile *p, const struct profile_stack *s)
+{
+	const struct frame *span = NULL;
+
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct frame *f = profile__frame(p, s->frames[i]);
+
+		if (strcmp(f->module, PROFILE_SPAN_MODULE))
+			break;
+		span = f;
+	}
+	return span;
+}

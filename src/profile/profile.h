@@ -26,6 +26,9 @@ struct frame {
 	const char *build_id; /* the binary's GNU build-id in hex, or "" */
 };
 
+/* The module of the frames --span puts under the root, "[NAME LABEL]". */
+#define PROFILE_SPAN_MODULE "[span]"
+
 /* A pid the input did not give (perf script's default fields): roots read
  * "COMM-?", as stackcollapse-perf.pl writes them. */
 #define PROFILE_PID_UNKNOWN UINT32_MAX
@@ -266,6 +269,8 @@ bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stac
  * before a "--" frame (--wakers); NULL when none. Elsewhere a frame named
  * so is taken for another tool's function. */
 const char *profile__stack_state(const struct profile *p, const struct profile_stack *s);
+/* The innermost of the span frames a stack begins with, or NULL. */
+const struct frame *profile__stack_span(const struct profile *p, const struct profile_stack *s);
 size_t profile__nr_frames(const struct profile *p);
 const struct frame *profile__frame(const struct profile *p, uint32_t id);
 uint64_t profile__total_weight(const struct profile *p);

@@ -1026,9 +1026,11 @@ void h_require_go(void)
 	skip();
 }
 
-char *h_pprof_top(const char *file, const char *index, const char *unit, bool all_nodes)
+/* `go tool pprof FLAGS... FILE` (at most 8 flags), which must exit 0: its
+ * report, which the caller frees. */
+static char *go_pprof(const char *const *flags, size_t nflags, const char *file)
 {
-	char home[4096], cache[4096], gopath[4096], si[64], u[64];
+	char home[4096], cache[4096], gopath[4096];
 	const char *argv[24] = { "env",		home,	    cache, gopath, "GOTOOLCHAIN=local",
 				 "GOPROXY=off", "GOFLAGS=", "go",  "tool", "pprof" };
 	size_t n = 10;
@@ -1038,16 +1040,8 @@ char *h_pprof_top(const char *file, const char *index, const char *unit, bool al
 	snprintf(home, sizeof(home), "HOME=%s", h_tmpdir());
 	snprintf(cache, sizeof(cache), "GOCACHE=%s", h_path("gocache"));
 	snprintf(gopath, sizeof(gopath), "GOPATH=%s", h_path("gopath"));
-	snprintf(si, sizeof(si), "-sample_index=%s", index ? index : "");
-	snprintf(u, sizeof(u), "-unit=%s", unit);
-	if (index)
-		argv[n++] = si;
-	argv[n++] = u;
-	if (all_nodes) {
-		argv[n++] = "-nodefraction=0";
-		argv[n++] = "-nodecount=1000";
-	}
-	argv[n++] = "-top";
+	for (size_t i = 0; i < nflags && i < 8; i++)
+		argv[n++] = flags[i];
 	argv[n++] = file;
 	argv[n] = NULL;
 	assert_int_equal(h_run(&r, 120, argv), 0);
@@ -1056,4 +1050,30 @@ char *h_pprof_top(const char *file, const char *index, const char *unit, bool al
 	r.out = NULL;
 	h_result_free(&r);
 	return text;
+}
+
+char *h_pprof_top(const char *file, const char *index, const char *unit, bool all_nodes)
+{
+	char si[64], u[64];
+	const char *flags[8];
+	size_t n = 0;
+
+	snprintf(si, sizeof(si), "-sample_index=%s", index ? index : "");
+	snprintf(u, sizeof(u), "-unit=%s", unit);
+	if (index)
+		flags[n++] = si;
+	flags[n++] = u;
+	if (all_nodes) {
+		flags[n++] = "-nodefraction=0";
+		flags[n++] = "-nodecount=1000";
+	}
+	flags[n++] = "-top";
+	return go_pprof(flags, n, file);
+}
+
+char *h_pprof_tags(const char *file)
+{
+	static const char *const flags[] = { "-tags" };
+
+	return go_pprof(flags, 1, file);
 }

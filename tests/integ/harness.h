@@ -223,4 +223,8 @@ void h_require_go(void);
  * exit 0; the caller frees it. */
 char *h_pprof_top(const char *file, const char *index, const char *unit, bool all_nodes);
 
+/* The report of `go tool pprof -tags FILE`: each label's values and their
+ * shares. */
+char *h_pprof_tags(const char *file);
+
 #endif

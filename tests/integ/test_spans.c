@@ -41,12 +41,30 @@ static bool rooted(const char *stack, const void *prefix)
 	return semi && !strncmp(semi + 1, prefix, strlen(prefix));
 }
 
+/* pprof: each sample's innermost span as the labels span and span_label,
+ * as go tool pprof reads them. */
+static void expect_pprof_labels(const char *pb)
+{
+	static const char *const want[] = { " span: Total",    "): req\n",
+					    "): db\n",	       " span_label: Total",
+					    "): GET /users\n", "): POST /orders\n",
+					    "): 7\n" };
+	char *text;
+
+	h_require_go();
+	text = h_pprof_tags(pb);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		if (!strstr(text, want[i]))
+			fail_msg("no '%s' in go tool pprof -tags:\n%s", want[i], text);
+	free(text);
+}
+
 /* Every sample of json_encode under [req GET /users], of save under [req
  * POST /orders] alone, of query under it and [db 7]; the shares those of
  * the work, 30 : 10 : 10 ms a round. */
 static void test_samples_under_spans(void **state)
 {
-	const char *out = h_path("spans.folded");
+	const char *out = h_path("spans.folded"), *pb = h_path("spans.pb.gz");
 	unsigned long long get, post, dbs, all;
 	struct h_folded f;
 	struct h_result r;
@@ -55,8 +73,8 @@ static void test_samples_under_spans(void **state)
 	require_bpf();
 	span_args();
 	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "999", "--span", req, "--span", db, "-o", out, "--",
-			    h_workload("spans"), NROUNDS));
+		     H_ARGV(h_flamebpf(), "-F", "999", "--span", req, "--span", db, "-o", out, "-o",
+			    pb, "--", h_workload("spans"), NROUNDS));
 	assert_non_null(strstr(r.err, "60 spans begun (2 --span), 0 ends of no open span"));
 	get = h_sum(&f, rooted, "[req GET /users];");
 	post = h_sum(&f, rooted, "[req POST /orders];");
@@ -80,6 +98,7 @@ static void test_samples_under_spans(void **state)
 	assert_in_range(dbs * 100, all * 15, all * 25);
 	h_result_free(&r);
 	h_folded_free(&f);
+	expect_pprof_labels(pb);
 }
 
 /* The workload's own times: "GET NS POST NS DB NS". */

@@ -492,6 +492,36 @@ static void test_several_events(void **state)
 	profile__free(p);
 }
 
+/* --span: a sample's innermost span frame ([NAME LABEL] under the root,
+ * module [span]) as the labels span and span_label; none without one. */
+static void test_span_labels(void **state)
+{
+	struct profile *p = new_profile(UNIT_SAMPLES, 99);
+	uint32_t st[4];
+	pb_profile *pb;
+
+	(void)state;
+	assert_int_equal(profile__findnew_frame(p, "[req GET /users]", PROFILE_SPAN_MODULE,
+						FRAME_USER, &st[0]),
+			 0);
+	assert_int_equal(profile__findnew_frame(p, "[db]", PROFILE_SPAN_MODULE, FRAME_USER, &st[1]),
+			 0);
+	st[2] = ufr(p, "main", 0x401000);
+	add(p, 10, 10, "app", st, 3, 5); /* [req GET /users];[db];main */
+	st[1] = st[2];
+	add(p, 10, 10, "app", st, 2, 7); /* [req GET /users];main */
+	add(p, 10, 10, "app", &st[2], 1, 1);
+	pb = roundtrip(p);
+	assert_string_equal(label(pb, sample(pb, "main;[db];[req GET /users]"), "span"), "db");
+	assert_null(label(pb, sample(pb, "main;[db];[req GET /users]"), "span_label"));
+	assert_string_equal(label(pb, sample(pb, "main;[req GET /users]"), "span"), "req");
+	assert_string_equal(label(pb, sample(pb, "main;[req GET /users]"), "span_label"),
+			    "GET /users");
+	assert_null(label(pb, sample(pb, "main"), "span"));
+	pb_free(pb);
+	profile__free(p);
+}
+
 /* The calls column holds the calls each path's time is made of. */
 static void test_uprobe_calls(void **state)
 {
@@ -659,6 +689,7 @@ int main(void)
 		cmocka_unit_test(test_uprobe_wall),
 		cmocka_unit_test(test_alloc_views),
 		cmocka_unit_test(test_several_events),
+		cmocka_unit_test(test_span_labels),
 		cmocka_unit_test(test_uprobe_calls),
 		cmocka_unit_test(test_functions_by_binary),
 		cmocka_unit_test(test_frames_without_binary),
