@@ -218,14 +218,17 @@ static void test_mapped_later(void **state)
 			    "/usr/bin/python3", "-c", script));
 	all = h_sum(&f, bz2_pred, NULL);
 	rooted = h_sum(&f, bz2_pred, "Py_BytesMain");
-	print_message("%llu of %llu samples in libbz2 reach Py_BytesMain\n", rooted, all);
+	print_message("%llu of %llu samples in libbz2 reach Py_BytesMain (%llu fresh looks at "
+		      "mappings)\n",
+		      rooted, all, fresh_looks(&r));
 	if (all < 200 || rooted * 100 < all * 95) {
 		h_dump(&r, "flamebpf");
 		h_folded_dump(&f, 20);
 		fail_msg("libbz2's stacks are not unwound through");
 	}
-	/* the tables were loaded before bz2 was: the BPF side asked again */
-	assert_true(fresh_looks(&r) > 0);
+	/* the tables were loaded before bz2 was: the kernel's mmap record of
+	 * it, or the BPF side asking again when a stack fell outside them,
+	 * rebuilt them, whichever came first (a race: no count is asserted) */
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -237,11 +240,13 @@ static bool burn_under_main(const char *stack, const void *arg)
 }
 
 /* Uprobe mode: each call of burn under its real user stack, unwound by the
- * same tables. */
+ * same tables; but for the calls made before the tables of the new process
+ * were loaded (the summary's "early": frame pointers, which this program
+ * has not), at most the first two. */
 static void test_full_stack(void **state)
 {
 	const char *out = h_path("full.folded");
-	unsigned long long under;
+	unsigned long long under, early;
 	struct h_folded f;
 	struct h_result r;
 	struct unwind_counts c;
@@ -253,10 +258,13 @@ static void test_full_stack(void **state)
 			    h_workload("nofp/cpu_tree"), "1"));
 	c = must_unwind_counts(&r);
 	under = h_sum(&f, burn_under_main, NULL);
-	print_message("%.1f%% of burn's time under main; stacks by tables %llu, early %llu, "
-		      "truncated %llu\n",
-		      100.0 * under / f.total, c.tables, c.early, c.truncated);
-	if (under * 100 < f.total * 95) {
+	early = c.early ? h_sum_frame(&f, "burn") - under : 0;
+	print_message("%.1f%% of burn's time under main (%.1f%% but the early calls'); stacks "
+		      "by tables %llu, early %llu, truncated %llu\n",
+		      100.0 * under / f.total, 100.0 * under / (f.total - early), c.tables, c.early,
+		      c.truncated);
+	assert_true(c.early <= 2);
+	if (under * 100 < (f.total - early) * 95) {
 		h_folded_dump(&f, 10);
 		fail_msg("burn's calls are not under their real stacks");
 	}
