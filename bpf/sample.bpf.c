@@ -85,6 +85,35 @@ static __always_inline int add_count(const struct sample_key *key, __u64 weight)
 
 #include "span.bpf.h"
 
+/* -f usdt:... with a timeline output: each site's first arguments. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct probe_args);
+	__uint(max_entries, 1); /* sized by user space: a site per cookie */
+} usdt_args SEC(".maps");
+
+/* A hit of site as an event of the timeline, with its arguments. */
+static __always_inline void send_hit(struct pt_regs *ctx, const struct sample_key *key, __u32 site)
+{
+	const struct probe_args *pa = bpf_map_lookup_elem(&usdt_args, &site);
+	struct sample_hit_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+
+	if (!ev) {
+		count(CNT_TICKS_DROPPED);
+		return;
+	}
+	ev->type = EV_HIT;
+	ev->cpu = bpf_get_smp_processor_id();
+	ev->ts = bpf_ktime_get_ns();
+	ev->nargs = pa ? pa->n : 0;
+	ev->pad = 0;
+	for (int i = 0; i < PROBE_HIT_NARGS; i++)
+		ev->args[i] = pa && i < (int)pa->n ? probe_arg_fetch(ctx, &pa->a[i]) : 0;
+	ev->key = *key;
+	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
+}
+
 /* The current task's stacks, counted weight times more (a sample: once;
  * a tracepoint's hit: once, or by a value of it), as the probe or event
  * what (sample_key.probe). */
@@ -110,7 +139,9 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 		note_process(key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 
 	key.span = span_current(task);
-	if (timeline)
+	if (timeline && probe)
+		send_hit(ctx, &key, what);
+	else if (timeline)
 		send_tick(&key, bpf_ktime_get_ns(), 0, 0);
 	return add_count(&key, weight);
 }

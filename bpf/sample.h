@@ -103,6 +103,7 @@ enum sample_event_type {
 	EV_TICK,     /* struct sample_tick_event */
 	EV_MAPS,     /* struct sample_proc_event: its mappings changed since */
 	EV_SPAN,     /* struct sample_span_event (span.h) */
+	EV_HIT,	     /* struct sample_hit_event */
 };
 
 /* The first sample of a process (again after it execs): user space
@@ -139,6 +140,18 @@ struct sample_tick_event {
 	__u64 ts;     /* CLOCK_MONOTONIC ns */
 	__u64 dur;    /* --off-cpu: a block, from ts; 0 for a sample (its period) */
 	__u64 weight; /* --alloc: the allocation's bytes; 0: as its stack's samples */
+	struct sample_key key;
+};
+
+/* Timeline outputs of -f usdt:...: a probe's hit, when and where, with
+ * its first arguments. Its stacks went ahead of it. */
+struct sample_hit_event {
+	__u32 type;
+	__u32 cpu;
+	__u64 ts;
+	__u64 args[3]; /* PROBE_HIT_NARGS */
+	__u32 nargs;
+	__u32 pad;
 	struct sample_key key;
 };
 

@@ -8,6 +8,7 @@
 #ifndef FLAMEBPF_SPAN_BPF_H
 #define FLAMEBPF_SPAN_BPF_H
 
+#include "probe_arg.bpf.h"
 #include "span.h"
 
 const volatile bool spans = false;     /* samples carry their span */
@@ -42,35 +43,6 @@ static __always_inline __u64 span_current(struct task_struct *task)
 	if (!d || d > SPAN_MAX_DEPTH)
 		return 0;
 	return st->l[(d - 1) & (SPAN_MAX_DEPTH - 1)].id;
-}
-
-/* A probe argument's value, as its spec says where it is. */
-static __always_inline __u64 span_fetch(struct pt_regs *ctx, const struct span_arg *a)
-{
-	__u64 v = 0, base = 0, mask;
-	__u32 n = a->size, bits;
-
-	if (a->kind == SPAN_ARG_CONST)
-		return a->val;
-	if (a->reg < SPAN_REG_COUNT &&
-	    bpf_probe_read_kernel(&base, sizeof(base), (void *)ctx + a->reg * 8))
-		return 0;
-	if (a->kind == SPAN_ARG_REG) {
-		v = base >> (a->shift & 63);
-	} else {
-		if (n == 0 || n > 8)
-			return 0;
-		if (bpf_probe_read_user(&v, n, (void *)(base + a->val)))
-			return 0;
-	}
-	if (n >= 8 || !n)
-		return v;
-	bits = n * 8;
-	mask = (1ULL << bits) - 1;
-	v &= mask;
-	if (a->is_signed && (v >> (bits - 1)) & 1)
-		v |= ~mask;
-	return v;
 }
 
 static __always_inline __u64 fnv(__u64 h, const void *p, __u32 n)
@@ -114,7 +86,7 @@ static __always_inline void span_begin(struct pt_regs *ctx, struct span_stack *s
 	ev->span = site->span;
 	ev->label = site->label;
 	ev->parent = d ? st->l[(d - 1) & (SPAN_MAX_DEPTH - 1)].id : 0;
-	arg = site->label ? span_fetch(ctx, &site->arg) : 0;
+	arg = site->label ? probe_arg_fetch(ctx, &site->arg) : 0;
 	/* a string on a page the program has not touched yet cannot be read
 	 * here (no faults in BPF): "?" says so */
 	if (site->label == SPAN_LABEL_STRING &&

@@ -10,28 +10,12 @@
 #define SPAN_MAX_DEPTH 8 /* a power of two: levels are indexed by a mask */
 #define SPAN_LABEL_LEN 48
 
+#include "probe_arg.h"
+
 enum span_label {
 	SPAN_LABEL_NONE,
 	SPAN_LABEL_STRING, /* the argument is a char * */
 	SPAN_LABEL_NUMBER, /* the argument is the value */
-};
-
-/* A USDT argument, as src/symbols/usdt_args.h's struct usdt_arg, whose
- * kinds and "no register" these are too (the sampler checks). */
-#define SPAN_ARG_CONST 0
-#define SPAN_ARG_REG   1
-#define SPAN_ARG_MEM   2
-#define SPAN_REG_NONE  255
-#define SPAN_REG_COUNT 20 /* x86-64 struct pt_regs, r15 to sp: 8 bytes each */
-
-struct span_arg {
-	__u8 kind; /* enum usdt_arg_kind */
-	__u8 reg;  /* enum usdt_reg: its place in struct pt_regs, 8 bytes each */
-	__u8 size;
-	__u8 is_signed;
-	__u8 shift;
-	__u8 pad[3];
-	__s64 val;
 };
 
 /* A probe site, by its uprobe_multi cookie. */
@@ -40,7 +24,7 @@ struct span_site {
 	__u8 end;   /* 1: END closes the span; 0: BEGIN opens it */
 	__u8 label; /* enum span_label: BEGIN's label from arg */
 	__u8 pad[2];
-	struct span_arg arg;
+	struct usdt_loc arg;
 };
 
 struct span_level {

@@ -20,6 +20,7 @@
 #include "util/hashmap.h"
 #include "bpf_maps.h"
 #include "mmap_events.h"
+#include "probe_args.h"
 #include "sample.skel.h"
 #include "sampler.h"
 #include "stack_table.h"
@@ -75,6 +76,8 @@ struct sampler {
 	size_t nstill, still_cap;	 /* threads may be gone by the collection */
 	struct sample_tick_event *ticks; /* timeline: every sample's time and CPU */
 	size_t nticks, ticks_cap;
+	struct sample_hit_event *hits; /* timeline of -f usdt:...: every hit's */
+	size_t nhits, hits_cap;
 	uint64_t period_ns;	  /* 1/freq */
 	uint64_t rng;		  /* xorshift state for the jitter */
 	struct timespec jittered; /* when the periods last changed */
@@ -102,6 +105,24 @@ static int fill_span_sites(struct sample_bpf *skel, const struct span_plan *pl)
 	for (__u32 c = 1; pl && c <= pl->sites.nnames; c++)
 		if (bpf_map_update_elem(fd, &c, &pl->info[c - 1], BPF_ANY))
 			return -errno;
+	return 0;
+}
+
+/* -f usdt:... with a timeline: where each site's arguments are, by cookie. */
+static int fill_usdt_args(struct sample_bpf *skel, const struct usdt_plan *pl)
+{
+	int fd = bpf_map__fd(skel->maps.usdt_args);
+
+	for (size_t b = 0; b < pl->nbins; b++) {
+		for (size_t i = 0; i < pl->bins[b].n; i++) {
+			__u32 cookie = (__u32)pl->bins[b].v[i].cookie;
+			struct probe_args pa;
+
+			probe_args__of(pl->bins[b].v[i].args, &pa);
+			if (bpf_map_update_elem(fd, &cookie, &pa, BPF_ANY))
+				return -errno;
+		}
+	}
 	return 0;
 }
 
@@ -223,9 +244,13 @@ static int load_skel(struct sampler *s, bool with_iter)
 	size_maps(skel, &s->opts, s->ncpus);
 	bpf_map__set_max_entries(skel->maps.span_sites,
 				 s->opts.spans ? s->opts.spans->sites.nnames + 1 : 1);
+	bpf_map__set_max_entries(skel->maps.usdt_args,
+				 s->opts.usdt && s->opts.timeline ? s->opts.usdt->nnames + 1 : 1);
 	err = sample_bpf__load(skel);
 	if (!err)
 		err = fill_span_sites(skel, s->opts.spans);
+	if (!err && s->opts.usdt && s->opts.timeline)
+		err = fill_usdt_args(skel, s->opts.usdt);
 	if (err) {
 		sample_bpf__destroy(skel);
 		return err;
@@ -313,6 +338,9 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = keep_tick(s, tick);
 	else if (proc->type == EV_SPAN && size >= sizeof(struct sample_span_event))
 		err = keep_span(s, data);
+	else if (proc->type == EV_HIT && size >= sizeof(struct sample_hit_event))
+		err = array__push((void **)&s->hits, &s->nhits, &s->hits_cap, data,
+				  sizeof(struct sample_hit_event));
 	if (err && !s->event_err)
 		s->event_err = err;
 	return err;
@@ -1130,6 +1158,25 @@ static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
 	return err ? err : profile__add_stack_event(c->p, &ev);
 }
 
+/* A probe's hit becomes an instant event on its stack, with its arguments. */
+static int add_hit(struct collect_ctx *c, const struct sample_hit_event *h)
+{
+	struct profile_event ev = {
+		.cpu = h->cpu, .ts = h->ts, .dur = 1000, .flags = PROFILE_EVENT_INSTANT
+	};
+	uint64_t idx;
+	int err = 0;
+
+	for (uint32_t i = 0; i < h->nargs && i < PROFILE_NARGS; i++)
+		ev.args[i] = h->args[i];
+	if (!hashmap__get(&c->stack_of, key_hash(&h->key), &idx)) {
+		err = add_sample(c, &h->key, 0);
+		idx = profile__last_stack(c->p);
+	}
+	ev.stack = idx;
+	return err ? err : profile__add_stack_event(c->p, &ev);
+}
+
 /* Whether a block open at the stop is within --min-block and --max-block;
  * else it is counted as left out, as the kernel counts the others. */
 static bool kept_block(struct sampler *s, uint64_t ns)
@@ -1198,6 +1245,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		err = add_sample(c, &s->spilled[i].key, s->spilled[i].weight);
 	for (size_t i = 0; i < s->nticks && !err; i++)
 		err = add_tick(c, &s->ticks[i]);
+	for (size_t i = 0; i < s->nhits && !err; i++)
+		err = add_hit(c, &s->hits[i]);
 	symbolizer__free(c->sym);
 	hashmap__free(&c->stack_of);
 	free(c);
@@ -1271,6 +1320,7 @@ void sampler__free(struct sampler *s)
 	stack_table__free(&s->stacks);
 	free(s->spilled);
 	free(s->ticks);
+	free(s->hits);
 	free(s->still);
 	free(s->perf_fds);
 	free(s->links);

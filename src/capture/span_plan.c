@@ -4,14 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols/usdt_args.h"
 #include "util/msg.h"
+#include "probe_args.h"
 #include "span_plan.h"
-
-_Static_assert(SPAN_ARG_CONST == USDT_ARG_CONST && SPAN_ARG_REG == USDT_ARG_REG &&
-		       SPAN_ARG_MEM == USDT_ARG_MEM && SPAN_REG_NONE == USDT_REG_NONE &&
-		       SPAN_REG_COUNT == USDT_REG_RSP + 1,
-	       "span.h's argument kinds and registers are usdt_args.h's");
 
 /* "usdt:BIN:PROVIDER:NAME" as usdt_plan__add takes it: the name
  * anchored, so that req_start is not also req_start_fast. */
@@ -27,7 +22,7 @@ static char *anchored(const char *probe)
 }
 
 /* The label argument of a BEGIN site, from its spec. */
-static int label_arg(const struct span_spec *sp, const struct usdt_site *site, struct span_arg *out)
+static int label_arg(const struct span_spec *sp, const struct usdt_site *site, struct usdt_loc *out)
 {
 	struct usdt_arg args[USDT_MAX_ARGS];
 	size_t n = 0;
@@ -42,12 +37,7 @@ static int label_arg(const struct span_spec *sp, const struct usdt_site *site, s
 		      n == 1 ? "" : "s", sp->label_arg);
 		return -EINVAL;
 	}
-	*out = (struct span_arg){ .kind = args[sp->label_arg].kind,
-				  .reg = args[sp->label_arg].reg,
-				  .size = args[sp->label_arg].size,
-				  .is_signed = args[sp->label_arg].is_signed,
-				  .shift = args[sp->label_arg].shift,
-				  .val = args[sp->label_arg].val };
+	probe_args__from(&args[sp->label_arg], out);
 	return 0;
 }
 

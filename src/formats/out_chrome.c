@@ -148,17 +148,23 @@ static void write_split(struct chrome *c, const struct profile_split *sp, uint64
 	}
 }
 
+/* "args":{"arg0":..., "arg1":..., "arg2":..., left open. */
+static void put_args(struct chrome *c, const struct profile_event *e)
+{
+	fputs(",\"args\":{", c->f);
+	for (int i = 0; i < PROFILE_NARGS; i++) {
+		fprintf(c->f, "%s\"arg%d\":", i ? "," : "", i);
+		json_u64__put(c->f, e->args[i]);
+	}
+}
+
 static void write_call(struct chrome *c, const struct profile_event *e, uint64_t end)
 {
 	const struct profile_split *sp = profile__event_split(c->p, e);
 	const struct profile_stack *s = profile__stack(c->p, e->stack);
 
 	begin_x(c, s->nframes ? frame_at(c, s, s->nframes - 1) : NULL, e->ts, end - e->ts);
-	fputs(",\"args\":{", c->f);
-	for (int i = 0; i < PROFILE_NARGS; i++) {
-		fprintf(c->f, "%s\"arg%d\":", i ? "," : "", i);
-		json_u64__put(c->f, e->args[i]);
-	}
+	put_args(c, e);
 	if (e->flags & PROFILE_EVENT_UNFINISHED) {
 		fputs(",\"unfinished\":true", c->f);
 	} else {
@@ -270,6 +276,25 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
 	close_frames(c, 0);
 }
 
+/* A probe's hits (-f usdt:...): beside the spans their samples make, an
+ * instant event each, named by the probe (the leaf) with its arguments. */
+static void write_instants(struct chrome *c, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++) {
+		const struct profile_event *e = ev_at(c, i);
+		const struct profile_stack *s = stack_at(c, i);
+
+		if (!(e->flags & PROFILE_EVENT_INSTANT))
+			continue;
+		begin_event(c, "i", name_of(s->nframes ? frame_at(c, s, s->nframes - 1) : NULL),
+			    pid_of(c->who), c->who->tid);
+		fputs(",\"s\":\"t\",\"ts\":", c->f);
+		put_us(c->f, e->ts);
+		put_args(c, e);
+		fputs("}}", c->f);
+	}
+}
+
 /* ---- threads, metadata and the document ---- */
 
 /* The end of the run of events of the thread of event FROM; notes its names. */
@@ -306,9 +331,10 @@ static int write_threads(struct chrome *c)
 	c->comm = "";
 	for (size_t i = 0, end; i < c->n; i = end) {
 		end = thread_end(c, i);
-		if (spans)
+		if (spans) {
 			write_samples(c, i, end);
-		else
+			write_instants(c, i, end);
+		} else
 			write_calls(c, i, end);
 		write_meta(c, "thread_name", c->who->tid, c->tcomm);
 		if (end == c->n || pid_of(&stack_at(c, end)->who) != pid_of(c->who)) {

@@ -93,6 +93,7 @@ struct profile_stack {
 
 #define PROFILE_NARGS		 3
 #define PROFILE_EVENT_UNFINISHED 1 /* no end was seen: dur ends where that was noticed */
+#define PROFILE_EVENT_INSTANT	 2 /* a probe's hit: a moment, with its arguments */
 
 /* A timed event on a thread's timeline (a traced call), kept only when a
  * timeline output asks for it. */

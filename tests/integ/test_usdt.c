@@ -14,6 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <json-c/json.h>
+
 static void list(struct h_result *r, const char *spec)
 {
 	assert_int_equal(h_run(r, 30, H_ARGV(h_flamebpf(), "-l", spec)), 0);
@@ -119,6 +121,63 @@ static void test_count(void **state)
 	h_folded_free(&f);
 }
 
+/* The hits of a Chrome JSON trace: instant events named by the probe, with
+ * the arguments their specs give: work:tick's arg0 is the loop's i (0 to
+ * 999 in tick_a, 0 to 1999 in tick_b), guarded's arg1 how many it saw. */
+static void test_hit_events(void **state)
+{
+	const char *out = h_path("hits.json");
+	static int seen[2000];
+	json_object *doc, *evs;
+	size_t ticks = 0, guarded = 0;
+	uint64_t last_seen = 0;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-f", "usdt::^work:", "-o", out, "--",
+				      h_workload("usdt_work"), "1000")),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	doc = json_object_from_file(out);
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "traceEvents", &evs));
+	memset(seen, 0, sizeof(seen));
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		json_object *e = json_object_array_get_idx(evs, i), *v, *args;
+		const char *name;
+
+		if (!json_object_object_get_ex(e, "ph", &v) ||
+		    strcmp(json_object_get_string(v), "i"))
+			continue;
+		assert_true(json_object_object_get_ex(e, "name", &v));
+		name = json_object_get_string(v);
+		assert_true(json_object_object_get_ex(e, "args", &args));
+		if (!strcmp(name, "[work:tick]")) {
+			json_object_object_get_ex(args, "arg0", &v);
+			assert_in_range(json_object_get_int64(v), 0, 1999);
+			seen[json_object_get_int64(v)]++;
+			ticks++;
+		} else if (!strcmp(name, "[work:guarded]")) {
+			json_object_object_get_ex(args, "arg1", &v);
+			assert_true((uint64_t)json_object_get_int64(v) == last_seen + 1);
+			last_seen++;
+			guarded++;
+		} else {
+			fail_msg("an instant event of no probe: %s", name);
+		}
+	}
+	print_message("instant events: %zu ticks, %zu guarded\n", ticks, guarded);
+	assert_int_equal(ticks, 3000);
+	assert_int_equal(guarded, 1000);
+	for (int i = 0; i < 2000; i++)
+		if (seen[i] != (i < 1000 ? 2 : 1))
+			fail_msg("work:tick's arg0 %d seen %d times", i, seen[i]);
+	json_object_put(doc);
+}
+
 /* Only work:tick traced: guarded's semaphore stays down, it never fires. */
 static void test_semaphore(void **state)
 {
@@ -209,6 +268,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_libstdcxx, h_test_teardown),
 		cmocka_unit_test_teardown(test_python_process, h_test_teardown),
 		cmocka_unit_test_teardown(test_count, h_test_teardown),
+		cmocka_unit_test_teardown(test_hit_events, h_test_teardown),
 		cmocka_unit_test_teardown(test_semaphore, h_test_teardown),
 		cmocka_unit_test_teardown(test_libstdcxx_throw, h_test_teardown),
 		cmocka_unit_test_teardown(test_no_hits, h_test_teardown),
