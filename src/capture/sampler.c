@@ -359,7 +359,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		   : o->alloc			  ? "bytes allocated"
 		   : o->wall			  ? PROFILE_EVENT_WALL
 		   : o->offcpu			  ? PROFILE_EVENT_OFFCPU
-		   : o->usdt ? (o->usdt->nnames == 1 ? o->usdt->names[0] : "USDT probes")
+		   : o->usdt
+			   ? (usdt_plan__nprobes(o->usdt) == 1 ? o->usdt->names[0] : "USDT probes")
 		   : o->spans && !o->freq ? "spans"
 		   : o->tp		  ? o->tp->spec
 		   : o->event		  ? o->event->name
@@ -1275,7 +1276,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->thread_ns = &s->thread_ns;
 	st->event = s->event;
 	st->tracepoint = s->opts.tp != NULL;
-	st->usdt_probes = s->opts.usdt ? s->opts.usdt->nnames : 0;
+	st->usdt_probes = s->opts.usdt ? usdt_plan__nprobes(s->opts.usdt) : 0;
 	st->spans = s->opts.spans ? s->opts.spans->nspans : 0;
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;

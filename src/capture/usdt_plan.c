@@ -117,6 +117,20 @@ int usdt_plan__make(const struct source_opts *o, struct usdt_plan *plan)
 	return err;
 }
 
+size_t usdt_plan__nprobes(const struct usdt_plan *plan)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < plan->nnames; i++) {
+		size_t j = 0;
+
+		while (j < i && strcmp(plan->names[j], plan->names[i]))
+			j++;
+		n += j == i;
+	}
+	return n;
+}
+
 void usdt_plan__free(struct usdt_plan *plan)
 {
 	for (size_t i = 0; i < plan->nbins; i++)

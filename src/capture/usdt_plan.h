@@ -43,6 +43,10 @@ int usdt_plan__arrays(const struct usdt_site_set *set, uint64_t **block, uint64_
  * or -ENOMEM. */
 int usdt_plan__add(struct usdt_plan *plan, const struct source_opts *o, const char *spec);
 
+/* How many probes (PROVIDER:NAME) the plan's sites are of: a probe may
+ * sit in several places (inlined, or marked twice). */
+size_t usdt_plan__nprobes(const struct usdt_plan *plan);
+
 void usdt_plan__free(struct usdt_plan *plan);
 
 #endif
