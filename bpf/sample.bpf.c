@@ -528,6 +528,7 @@ int BPF_PROG(on_exit, struct task_struct *p)
 {
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
+	span_exit(p);
 	if (BPF_CORE_READ(p, pid) == pid)
 		forget_process(pid);
 	return 0;

@@ -51,6 +51,7 @@ enum sample_counter {
 	CNT_SPANS,	     /* --span: spans begun */
 	CNT_SPAN_DEEP,	     /* ... beyond SPAN_MAX_DEPTH open at once: not kept */
 	CNT_SPAN_UNMATCHED,  /* ... ends of no open span */
+	CNT_SPAN_UNCLOSED,   /* ... open when their thread exited: closed then */
 	CNT_SPAN_LOST,	     /* ... whose text found the ring buffer full */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,

@@ -165,6 +165,31 @@ static __always_inline void span_end(struct span_stack *st, const struct span_si
 	count(CNT_SPAN_UNMATCHED);
 }
 
+/* A thread that exits with spans open (its ENDs never came: an exception,
+ * pthread_exit): they close now, and are counted. */
+static __always_inline void span_exit(struct task_struct *p)
+{
+	struct span_stack *st;
+	__u64 now;
+	__u32 d;
+
+	if (!spans)
+		return;
+	st = bpf_task_storage_get(&span_stacks, p, 0, 0);
+	if (!st || !st->depth)
+		return;
+	d = st->depth > SPAN_MAX_DEPTH ? SPAN_MAX_DEPTH : st->depth;
+	now = bpf_ktime_get_ns();
+	for (__u32 j = 0; j < SPAN_MAX_DEPTH; j++) {
+		if (j >= d)
+			break;
+		count(CNT_SPAN_UNCLOSED);
+		if (span_time)
+			span_count(st, d - 1 - j, now);
+	}
+	st->depth = 0;
+}
+
 SEC("kprobe")
 int on_span(struct pt_regs *ctx)
 {

@@ -108,8 +108,10 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 	uint64_t period = profile__meta(p)->period;
 
 	if (st->spans)
-		p_err("%" PRIu64 " spans begun (%zu --span), %" PRIu64 " ends of no open span",
-		      st->counter[CNT_SPANS], st->spans, st->counter[CNT_SPAN_UNMATCHED]);
+		p_err("%" PRIu64 " spans begun (%zu --span), %" PRIu64
+		      " ends of no open span, %" PRIu64 " closed by their thread's exit",
+		      st->counter[CNT_SPANS], st->spans, st->counter[CNT_SPAN_UNMATCHED],
+		      st->counter[CNT_SPAN_UNCLOSED]);
 	if (st->spans && profile__unit(p) == UNIT_NANOSECONDS)
 		p_err("%.3f s in spans, %zu processes, %zu span paths in %.2f s",
 		      profile__total_weight(p) / 1e9, profile__nr_processes(p),

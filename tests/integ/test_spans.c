@@ -173,6 +173,32 @@ static void test_scope_guard(void **state)
 	h_folded_free(&f);
 }
 
+/* A thread that exits with its span open: the span closes at the exit,
+ * its time counted up to it (20 ms a thread, and the exit), and the
+ * summary says how many. */
+static void test_span_exit(void **state)
+{
+	const char *w = h_workload("spans"), *out = h_path("exit.folded");
+	double left, got;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	span_args();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--span", req, "-o", out, "--", w, "exit", "5"));
+	if (!r.out || sscanf(r.out, "LEFT %lf", &left) != 1)
+		fail_msg("spans exit printed no time: %s", r.out ? r.out : "");
+	got = h_sum(&f, under, "[req left open]");
+	print_message("left open: %.1f ms (measured to the join %.1f)\n", got / 1e6, left / 1e6);
+	assert_in_range(got, 5 * 20e6, left * 1.02);
+	assert_non_null(strstr(r.err, "5 spans begun (1 --span), 0 ends of no open span, 5 "
+				      "closed by their thread's exit"));
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* Usage errors before anything runs, and a probe that is nowhere. */
 static void test_usage(void **state)
 {
@@ -222,6 +248,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_samples_under_spans, h_test_teardown),
 		cmocka_unit_test_teardown(test_span_time, h_test_teardown),
 		cmocka_unit_test_teardown(test_scope_guard, h_test_teardown),
+		cmocka_unit_test_teardown(test_span_exit, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};
 

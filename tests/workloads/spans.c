@@ -7,10 +7,17 @@
  *             db span labelled with the number 7 around 10 ms busy in
  *             query()
  *
+ *   spans exit N
+ *             N threads, one after the other, each opens a "left open"
+ *             req span, is busy 20 ms and exits without closing it
+ *
  * Prints the wall time of each, as measured around its markers: "GET NS
- * POST NS DB NS", what --span must find.
+ * POST NS DB NS", what --span must find; in exit mode "LEFT NS", from each
+ * BEGIN to its thread's end.
  */
+#include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "../../include/flamebpf.h"
@@ -69,10 +76,39 @@ NOINLINE static void post_orders(void)
 	took[1] += now() - t;
 }
 
+NOINLINE static void *left_open(void *arg)
+{
+	*(double *)arg = now();
+	FLAMEBPF_SPAN_BEGIN(req, "left open");
+	busy(20);
+	return NULL;
+}
+
+static int exits(const char *arg)
+{
+	double n, left = 0, begun;
+	pthread_t t;
+
+	if (parse_num(arg, &n) || n < 1) {
+		fprintf(stderr, "usage: spans exit N\n");
+		return 2;
+	}
+	usleep(300000);
+	for (long i = 0; i < (long)n; i++) {
+		if (pthread_create(&t, NULL, left_open, &begun) || pthread_join(t, NULL))
+			return 1;
+		left += now() - begun;
+	}
+	printf("LEFT %.0f\n", left * 1e9);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	double n;
 
+	if (argc == 3 && !strcmp(argv[1], "exit"))
+		return exits(argv[2]);
 	if (argc != 2 || parse_num(argv[1], &n) || n < 1) {
 		fprintf(stderr, "usage: spans N\n");
 		return 2;
