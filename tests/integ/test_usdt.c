@@ -85,6 +85,38 @@ static void test_python_process(void **state)
 	h_result_free(&r);
 }
 
+/* python3.11's gc__start fires once a collection: a script that calls
+ * gc.collect() 50 times prints how many collections its interpreter made
+ * (gc.get_stats(), the automatic ones too) and leaves before finalizing
+ * makes more; the hits are exactly that many. */
+static void test_python_gc(void **state)
+{
+	static const char script[] =
+		"import gc, os\n"
+		"for _ in range(50): gc.collect()\n"
+		"print(sum(s['collections'] for s in gc.get_stats()), flush=True)\n"
+		"os._exit(0)\n";
+	const char *out = h_path("gc.folded");
+	unsigned long long made = 0;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	if (access("/usr/bin/python3.11", X_OK))
+		skip();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "usdt:/usr/bin/python3.11:^python:gc__start$", "-o",
+			    out, "--", "/usr/bin/python3.11", "-c", script));
+	if (!r.out || sscanf(r.out, "%llu", &made) != 1)
+		fail_msg("the script printed no count: %s", r.out ? r.out : "");
+	print_message("gc__start: %llu hits, %llu collections\n", f.total, made);
+	assert_true(made >= 50);
+	assert_int_equal(f.total, made);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 static bool hit_under(const char *stack, const void *arg)
 {
 	const char *const *w = arg;
@@ -270,6 +302,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_python_process, h_test_teardown),
 		cmocka_unit_test_teardown(test_count, h_test_teardown),
 		cmocka_unit_test_teardown(test_hit_events, h_test_teardown),
+		cmocka_unit_test_teardown(test_python_gc, h_test_teardown),
 		cmocka_unit_test_teardown(test_semaphore, h_test_teardown),
 		cmocka_unit_test_teardown(test_libstdcxx_throw, h_test_teardown),
 		cmocka_unit_test_teardown(test_no_hits, h_test_teardown),
