@@ -16,20 +16,20 @@
 #define NSEC_PER_SEC  UINT64_C(1000000000)
 #define NSEC_PER_USEC UINT64_C(1000)
 
-static void put_text(FILE *f, const char *s, const char *fallback)
+/* s with control bytes as '?' (fallback when s is empty); blank: what a
+ * space becomes ('-' in an event's name, which perf writes as one word,
+ * or a space kept). */
+static void put_chars(FILE *f, const char *s, const char *fallback, char blank)
 {
 	if (!*s)
 		s = fallback;
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		fputc(*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+		fputc(*c == ' ' ? blank : *c < 0x20 || *c == 0x7f ? '?' : *c, f);
 }
 
-/* An event's name as one word, as perf's are: "bytes allocated" (--alloc)
- * would read as a period and an event. */
-static void put_event(FILE *f, const char *s)
+static void put_text(FILE *f, const char *s, const char *fallback)
 {
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		fputc(*c == ' ' ? '-' : *c < 0x20 || *c == 0x7f ? '?' : *c, f);
+	put_chars(f, s, fallback, ' ');
 }
 
 static const struct frame *leaf_of(const struct profile *p, const struct profile_stack *s)
@@ -64,7 +64,8 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 		fputs("uprobe:", f);
 		put_text(f, leaf ? leaf->name : "", "[unknown]");
 	} else {
-		put_event(f, *event ? event : "cpu-clock");
+		/* "bytes allocated" (--alloc) would read as a period and an event */
+		put_chars(f, event, "cpu-clock", '-');
 	}
 	fputs(": \n", f);
 }
