@@ -82,8 +82,11 @@ static void test_samples_under_spans(void **state)
 	all = h_sum(&f, under, "busy");
 	print_message("under spans: GET %llu, POST %llu (db %llu) of %llu samples in busy\n", get,
 		      post, dbs, all);
-	assert_int_equal(h_sum(&f, under, "json_encode;busy"),
-			 h_sum(&f, under, "[req GET /users];_start"));
+	/* the span holds json_encode's samples (each checked below), and but
+	 * for get_users' own instructions around the call, nothing else */
+	assert_in_range(h_sum(&f, under, "[req GET /users];_start"),
+			h_sum(&f, under, "json_encode;busy"),
+			h_sum(&f, under, "json_encode;busy") + 3);
 	for (size_t i = 0; i < f.n; i++) {
 		const char *s = f.lines[i].stack;
 
