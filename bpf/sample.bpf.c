@@ -294,17 +294,11 @@ static __always_inline void add_blocked(const struct sample_key *key, __u64 ns)
 	count(CNT_OFF_BLOCKS);
 }
 
-static __always_inline void switch_in(struct task_struct *next, __u64 now)
+/* A block from ts to now ends: counted as key and flags (OFFCPU_F_*) say. */
+static __always_inline void end_block(const struct sample_key *key, __u64 flags, __u64 ts,
+				      __u64 now)
 {
-	struct offcpu_start *s = bpf_task_storage_get(&offcpu_starts, next, 0, 0);
-	struct sample_key key;
-	__u64 ts;
-
-	if (!s || !s->ts)
-		return;
-	ts = s->ts;
-	s->ts = 0;
-	if (s->flags & OFFCPU_F_KTHREAD) {
+	if (flags & OFFCPU_F_KTHREAD) {
 		count(CNT_OFF_KTHREAD);
 		count_by(CNT_OFF_KTHREAD_NS, now > ts ? now - ts : 0);
 		return;
@@ -321,10 +315,30 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		count_by(CNT_OFF_LONG_NS, now - ts);
 		return;
 	}
-	key = s->key;
-	add_blocked(&key, now - ts);
+	add_blocked(key, now - ts);
 	if (timeline)
-		send_tick(&key, ts, now - ts, 0);
+		send_tick(key, ts, now - ts, 0);
+}
+
+static __always_inline void switch_in(struct task_struct *next, __u64 now)
+{
+	struct offcpu_start *s = bpf_task_storage_get(&offcpu_starts, next, 0, 0);
+	struct sample_key key;
+	__u64 ts;
+
+	if (!s)
+		return;
+	ts = s->ts;
+	if (!ts) {
+		/* the start iterator found it blocked and is still walking it:
+		 * that block ends now, and the iterator ends it */
+		if (s->flags & OFFCPU_F_WALKING)
+			s->woke = now;
+		return;
+	}
+	s->ts = 0;
+	key = s->key; /* a wake-up may write it while this counts */
+	end_block(&key, s->flags, ts, now);
 }
 
 /* The stacks are taken here, where the thread leaving is still current,
@@ -461,6 +475,8 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 	s = bpf_task_storage_get(&offcpu_starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s || s->ts)
 		return 0;
+	s->woke = 0;
+	s->flags = OFFCPU_F_WALKING;
 	b.key.state = offcpu_state(false, state);
 	st = bpf_map_lookup_elem(&iter_scratch, &zero);
 	if (!st)
@@ -477,8 +493,14 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 		bpf_probe_read_kernel_str(&b.key.tcomm, sizeof(b.key.tcomm), task->comm);
 		note_process(b.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	}
-	if (!s->ts) /* one may have come while this walked */
+	/* it may have run, and left again, while this walked: its block
+	 * ended then (killed in its sleep, it never leaves again) */
+	if (s->woke) {
+		end_block(&b.key, b.flags, b.ts, s->woke);
+		s->woke = 0;
+	} else if (!s->ts) {
 		*s = b;
+	}
 	return 0;
 }
 
