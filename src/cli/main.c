@@ -45,6 +45,7 @@ struct run {
 	bool have_cmd, cmd_ran, cmd_stopped, exec_failed;
 	bool bad_input; /* the source found the options unusable: exit 2 */
 	int *pidfds;	/* -p targets, to notice when they all exit */
+	bool gone_at_start; /* they all exited while the probes went in */
 	struct profile *p;
 	struct profile *top; /* --top N: what is written; NULL: p */
 	/* several -e: the profile of each event, made for an output that draws it */
@@ -139,6 +140,18 @@ static int open_source(struct run *r)
 	return err;
 }
 
+/* Before the probes go in: a target that exits while they do is noticed
+ * (-ESRCH: gone already), not traced until the duration ends. */
+static void open_pidfds(struct run *r)
+{
+	r->pidfds = calloc(r->o->capture.npids ? r->o->capture.npids : 1, sizeof(int));
+	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++) {
+		r->pidfds[i] = syscall(SYS_pidfd_open, r->o->capture.pids[i], 0);
+		if (r->pidfds[i] < 0)
+			r->pidfds[i] = -errno;
+	}
+}
+
 static int start(struct run *r)
 {
 	int err;
@@ -151,6 +164,7 @@ static int start(struct run *r)
 		}
 		r->have_cmd = true;
 	}
+	open_pidfds(r);
 	err = open_source(r);
 	if (!err)
 		err = r->src.ops->start(r->src.impl);
@@ -172,13 +186,6 @@ static int start(struct run *r)
 	return 0;
 }
 
-static void open_pidfds(struct run *r)
-{
-	r->pidfds = calloc(r->o->capture.npids ? r->o->capture.npids : 1, sizeof(int));
-	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++)
-		r->pidfds[i] = syscall(SYS_pidfd_open, r->o->capture.pids[i], 0);
-}
-
 /* True when every -p target is gone; a pidfd polls readable on exit. */
 static bool targets_gone(struct run *r)
 {
@@ -187,9 +194,12 @@ static bool targets_gone(struct run *r)
 	for (size_t i = 0; i < r->o->capture.npids; i++) {
 		struct pollfd pfd = { .fd = r->pidfds[i], .events = POLLIN };
 
+		if (r->pidfds[i] == -ESRCH)
+			continue;
 		if (r->pidfds[i] < 0)
 			return false; /* cannot tell: run until stopped */
-		if (poll(&pfd, 1, 0) == 0)
+		/* only its exit: an error or POLLNVAL is not the target leaving */
+		if (poll(&pfd, 1, 0) != 1 || !(pfd.revents & (POLLIN | POLLHUP)))
 			return false;
 	}
 	return true;
@@ -213,7 +223,7 @@ static int capture(struct run *r)
 	double next_progress = 0, t;
 	int err;
 
-	open_pidfds(r);
+	r->gone_at_start = targets_gone(r);
 	while (!(r->why_stopped = stop_reason(r, t = now()))) {
 		if (t >= next_progress) {
 			report__progress(t - r->start, r->src.ops->progress(r->src.impl),
@@ -244,7 +254,10 @@ static void explain_empty(const struct run *r)
 			  : r->o->capture.npids ? "the target processes"
 						: "any process";
 
-	if (r->o->capture.alloc == PROFILE_ALLOC_LIVE)
+	if (r->gone_at_start)
+		p_err("no %s: the target processes exited before the capture began",
+		      r->o->capture.offcpu ? "time off the CPU" : "samples or calls");
+	else if (r->o->capture.alloc == PROFILE_ALLOC_LIVE)
 		p_err("no memory live at the end: %s freed every allocation the probes saw during "
 		      "the capture (or made none; --alloc shows what was allocated)",
 		      who);

@@ -151,6 +151,68 @@ static void test_pid_stops_when_target_exits(void **state)
 	h_folded_free(&f);
 }
 
+/* A target that exits while the probes go in ends the capture there, said
+ * so; it must not run to -d's end. An unreaped child is a zombie: exited
+ * yet still there for the check of -p, so the exit is always seen late. */
+static void test_pid_exited_before_capture(void **state)
+{
+	const char *out = h_path("pid-gone.folded");
+	struct h_proc target;
+	struct h_result r;
+	siginfo_t info = { 0 };
+	char pid[32];
+
+	(void)state;
+	require_bpf();
+	h_start_workload(&target, H_ARGV("true"));
+	assert_int_equal(waitid(P_PID, target.pid, &info, WEXITED | WNOWAIT), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
+	assert_int_equal(
+		h_run(&r, 20, H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "30", "-o", out)),
+		0);
+	h_stop(&target);
+	print_message("flamebpf -p of an exited target: status %d after %.2f s\n", r.status,
+		      r.elapsed);
+	h_assert_status(&r, 1);
+	if (!h_has_line(r.err, "flamebpf: no time off the CPU: the target processes exited "
+			       "before the capture began")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("no line saying that the target exited before the capture began");
+	}
+	assert_true(r.elapsed < 10);
+	assert_false(h_exists(out));
+	h_result_free(&r);
+}
+
+/* The same when the target is gone and reaped while the probes go in: the
+ * capture ends (status 1, or 2 where it was gone before the check of -p). */
+static void test_pid_reaped_during_start(void **state)
+{
+	const char *out = h_path("pid-reaped.folded");
+	struct h_proc target, fb;
+	struct h_result r, tr;
+	char pid[32];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_start(&target, H_ARGV("sleep", "0.1")), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
+	assert_int_equal(
+		h_start(&fb, H_ARGV(h_flamebpf(), "--sample", "99", "-p", pid, "-d", "30", "-o", out)),
+		0);
+	h_finish(&target, 10, &tr);
+	h_result_free(&tr);
+	h_finish(&fb, 20, &r);
+	print_message("flamebpf -p of a target reaped while it started: status %d after %.2f s\n",
+		      r.status, r.elapsed);
+	if (r.elapsed > 10 || (r.status != 1 && r.status != 2)) {
+		h_dump(&r, "flamebpf");
+		fail_msg("flamebpf ran %.1f s (status %d) for a target gone after 0.1 s", r.elapsed,
+			 r.status);
+	}
+	h_result_free(&r);
+}
+
 /* Runs flamebpf with ARGS after "--sample 99 -o OUT"; checks that the counts
  * of OUT add up to the summary and that nothing was lost. */
 static void check_sum_matches(const char *out, const char *const args[])
@@ -439,6 +501,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_exited_child_keeps_names, h_test_teardown),
 		cmocka_unit_test_teardown(test_pid_stops_when_target_exits, h_test_teardown),
+		cmocka_unit_test_teardown(test_pid_exited_before_capture, h_test_teardown),
+		cmocka_unit_test_teardown(test_pid_reaped_during_start, h_test_teardown),
 		cmocka_unit_test_teardown(test_sum_matches_summary, h_test_teardown),
 		cmocka_unit_test_teardown(test_sum_matches_summary_kernel_only, h_test_teardown),
 		cmocka_unit_test_teardown(test_pid_excludes_children, h_test_teardown),
