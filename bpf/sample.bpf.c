@@ -369,6 +369,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	s->flags = 0;
 	s->key = (struct sample_key){ .pid = pid, .tid = prev->pid };
 	s->key.state = offcpu_state(preempt, prev_state);
+	s->key.span = span_current(prev);
 	if (want_user)
 		s->key.ustack = user_stack(ctx, pid, prev, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
@@ -489,6 +490,7 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 						       CNT_STACKS_DROPPED);
 		if (want_kernel)
 			b.key.kstack = task_kernel_stack(task, st);
+		b.key.span = span_current(task);
 		BPF_CORE_READ_STR_INTO(&b.key.comm, task, group_leader, comm);
 		bpf_probe_read_kernel_str(&b.key.tcomm, sizeof(b.key.tcomm), task->comm);
 		note_process(b.key.pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);

@@ -91,10 +91,10 @@ static size_t event_slots(const struct sampler *s)
 	return s->opts.nevents > 1 ? s->opts.nevents : 1;
 }
 
-/* --span without samples: the spans' own time is the profile. */
+/* --span without samples or blocks: the spans' own time is the profile. */
 static bool span_time(const struct sampler *s)
 {
-	return s->opts.spans && !s->opts.freq;
+	return s->opts.spans && !s->opts.freq && !s->opts.offcpu;
 }
 
 /* What each span site does, by its cookie. */

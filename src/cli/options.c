@@ -183,8 +183,9 @@ void options__usage(FILE *f)
 	      "                           a span from a pair of USDT probes, each\n"
 	      "                           usdt:BINARY:PROVIDER:NAME, BEGIN's argument as its\n"
 	      "                           label: BEGIN(arg0) a string, BEGIN(arg0:int) a\n"
-	      "                           number; repeatable. With -F every sample sits\n"
-	      "                           under its thread's open spans ([NAME LABEL]);\n"
+	      "                           number; repeatable. With -F, --off-cpu, --wall\n"
+	      "                           every sample (block) sits under its thread's\n"
+	      "                           open spans ([NAME LABEL]);\n"
 	      "                           alone, the spans' own time (ns), nested\n"
 	      "      --alloc[=live]       memory: bytes allocated by user stack (malloc,\n"
 	      "                           calloc, realloc, aligned_alloc, posix_memalign,\n"
@@ -656,19 +657,18 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 	return 0;
 }
 
-/* --span: samples (-F) grouped under spans, or the spans' own time. */
+/* --span: samples (-F, --off-cpu, --wall) grouped under spans, or the
+ * spans' own time. */
 static int check_spans(const struct options *o, char *err)
 {
 	const struct source_opts *c = &o->capture;
 
 	if (!c->nspans)
 		return 0;
-	if (c->nfuncs || c->nusdt || c->offcpu || c->event || c->tracepoint)
-		return usage_err("--span groups -F's samples under spans, or times the spans "
-				 "alone: not with %s",
-				 c->nfuncs || c->nusdt ? "-f"
-				 : c->offcpu	       ? "--off-cpu or --wall"
-						       : "-e");
+	if (c->nfuncs || c->nusdt || c->event || c->tracepoint)
+		return usage_err("--span groups the samples of -F, --off-cpu or --wall under "
+				 "spans, or times the spans alone: not with %s",
+				 c->nfuncs || c->nusdt ? "-f" : "-e");
 	return 0;
 }
 

@@ -202,6 +202,81 @@ static void test_span_exit(void **state)
 	h_folded_free(&f);
 }
 
+/* "spans wait N": GET /users asleep 20 ms in fetch, POST /orders 10 ms in
+ * store, each round. Off the CPU, every block of fetch sits under [req GET
+ * /users], of store under [req POST /orders], their time what the workload
+ * measured around its markers (within 2%: the probes' traps); the 300 ms
+ * wait before the first request is under no span. */
+static void test_spans_off_cpu(void **state)
+{
+	const char *out = h_path("off.folded");
+	double t[3], get, post;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	span_args();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "--span", req, "-o", out, "--",
+			    h_workload("spans"), "wait", NROUNDS));
+	measured(r.out, t);
+	get = h_sum(&f, rooted, "[req GET /users];");
+	post = h_sum(&f, rooted, "[req POST /orders];");
+	print_message("off the CPU under spans: GET %.1f ms (measured %.1f), POST %.1f ms (%.1f)\n",
+		      get / 1e6, t[0] / 1e6, post / 1e6, t[1] / 1e6);
+	for (size_t i = 0; i < f.n; i++) {
+		const char *s = f.lines[i].stack;
+
+		if ((h_has_frame(s, "fetch") && !rooted(s, "[req GET /users];_start")) ||
+		    (h_has_frame(s, "store") && !rooted(s, "[req POST /orders];_start")) ||
+		    (!h_has_frame(s, "fetch") && !h_has_frame(s, "store") && strstr(s, "[req ")))
+			fail_msg("a block outside its span, or in one it is not: %s", s);
+	}
+	assert_in_range(get, t[0] * 0.98, t[0] * 1.02);
+	assert_in_range(post, t[1] * 0.98, t[1] * 1.02);
+	/* its stack may be taken before the process's unwind tables load */
+	if (f.total - get - post < 290 * 1000000ULL) {
+		h_folded_dump(&f, 10);
+		fail_msg("the 300 ms wait before the requests is not there, under no span");
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
+/* --wall: the same requests' wall time, asleep and running, under their
+ * spans; pprof labels each sample with its span. */
+static void test_spans_wall(void **state)
+{
+	const char *out = h_path("wall.folded"), *pb = h_path("wall.pb.gz");
+	double t[3], get, post;
+	struct h_folded f;
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	span_args();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "--wall", "-F", "99", "--span", req, "-o", out, "-o", pb,
+			    "--", h_workload("spans"), "wait", NROUNDS));
+	measured(r.out, t);
+	get = h_sum(&f, rooted, "[req GET /users];");
+	post = h_sum(&f, rooted, "[req POST /orders];");
+	print_message("wall time under spans: GET %.1f ms (measured %.1f), POST %.1f ms (%.1f)\n",
+		      get / 1e6, t[0] / 1e6, post / 1e6, t[1] / 1e6);
+	/* a sample stands for its 10 ms period: one more or fewer in a span */
+	assert_in_range(get, t[0] * 0.98 - 10.1e6, t[0] * 1.02 + 10.1e6);
+	assert_in_range(post, t[1] * 0.98 - 10.1e6, t[1] * 1.02 + 10.1e6);
+	h_require_go();
+	text = h_pprof_tags(pb);
+	if (!strstr(text, "): GET /users\n") || !strstr(text, "): POST /orders\n"))
+		fail_msg("no span labels in go tool pprof -tags:\n%s", text);
+	free(text);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* Usage errors before anything runs, and a probe that is nowhere. */
 static void test_usage(void **state)
 {
@@ -213,7 +288,7 @@ static void test_usage(void **state)
 		{ { "--span", "a;b=usdt:x:p:a,usdt:x:p:b" }, "no ';'" },
 		{ { "--span", "r=usdt:x:p:a(argx),usdt:x:p:b" }, "bad label '(argx)'" },
 		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "-f", "main" }, "not with -f" },
-		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "--off-cpu" }, "not with --off-cpu" },
+		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "-e", "page-faults" }, "not with -e" },
 		{ { "--span", "r=usdt:x:p:a,usdt:x:p:b", "--alloc" }, "not with --span" },
 	};
 	static const char *const tail[] = { "--", "true", NULL };
@@ -252,6 +327,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_span_time, h_test_teardown),
 		cmocka_unit_test_teardown(test_scope_guard, h_test_teardown),
 		cmocka_unit_test_teardown(test_span_exit, h_test_teardown),
+		cmocka_unit_test_teardown(test_spans_off_cpu, h_test_teardown),
+		cmocka_unit_test_teardown(test_spans_wall, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};
 

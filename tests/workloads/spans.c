@@ -7,6 +7,11 @@
  *             db span labelled with the number 7 around 10 ms busy in
  *             query()
  *
+ *   spans wait N
+ *             N rounds of the same two requests that wait, not compute:
+ *             "GET /users" asleep 20 ms in fetch(), "POST /orders" asleep
+ *             10 ms in store(); prints "GET NS POST NS DB 0"
+ *
  *   spans exit N
  *             N threads, one after the other, each opens a "left open"
  *             req span, is busy 20 ms and exits without closing it
@@ -16,6 +21,7 @@
  * BEGIN to its thread's end.
  */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -76,6 +82,37 @@ NOINLINE static void post_orders(void)
 	took[1] += now() - t;
 }
 
+/* Asleep: a wait of ms in nanosleep, which the CPU never sees. */
+NOINLINE static void fetch(void)
+{
+	usleep(20000);
+}
+
+NOINLINE static void store(void)
+{
+	usleep(10000);
+}
+
+NOINLINE static void get_users_waiting(void)
+{
+	double t = now();
+
+	FLAMEBPF_SPAN_BEGIN(req, "GET /users");
+	fetch();
+	FLAMEBPF_SPAN_END(req);
+	took[0] += now() - t;
+}
+
+NOINLINE static void post_orders_waiting(void)
+{
+	double t = now();
+
+	FLAMEBPF_SPAN_BEGIN(req, "POST /orders");
+	store();
+	FLAMEBPF_SPAN_END(req);
+	took[1] += now() - t;
+}
+
 NOINLINE static void *left_open(void *arg)
 {
 	*(double *)arg = now();
@@ -105,19 +142,25 @@ static int exits(const char *arg)
 
 int main(int argc, char **argv)
 {
+	bool wait = argc == 3 && !strcmp(argv[1], "wait");
 	double n;
 
 	if (argc == 3 && !strcmp(argv[1], "exit"))
 		return exits(argv[2]);
-	if (argc != 2 || parse_num(argv[1], &n) || n < 1) {
-		fprintf(stderr, "usage: spans N\n");
+	if (argc != 2 + wait || parse_num(argv[1 + wait], &n) || n < 1) {
+		fprintf(stderr, "usage: spans [wait] N\n");
 		return 2;
 	}
 	/* a profiler reads a new process's tables in its first milliseconds */
 	usleep(300000);
 	for (long i = 0; i < (long)n; i++) {
-		get_users();
-		post_orders();
+		if (wait) {
+			get_users_waiting();
+			post_orders_waiting();
+		} else {
+			get_users();
+			post_orders();
+		}
 	}
 	printf("GET %.0f POST %.0f DB %.0f\n", took[0] * 1e9, took[1] * 1e9, took[2] * 1e9);
 	return 0;
