@@ -145,19 +145,33 @@ static bool has_args(const struct profile *p)
 	return false;
 }
 
-/* Each call's arguments and return, PROFILE_NARGS + 1 values a call, the
- * return null where none came. */
-static void put_args(FILE *f, const struct profile *p, const size_t *order, size_t n)
+/* Whether the events are a probe's hits (-f usdt:), each with arguments. */
+static bool has_hits(const struct profile *p)
 {
-	fputs(",\n\"args\":[", f);
+	for (size_t i = 0; i < profile__nr_events(p); i++)
+		if (profile__event(p, i)->flags & PROFILE_EVENT_INSTANT)
+			return true;
+	return false;
+}
+
+/* Each event's arguments, PROFILE_NARGS values an event, under key; with
+ * ret, a call's return after them, null where none came. */
+static void put_args(FILE *f, const struct profile *p, const size_t *order, size_t n,
+		     const char *key, bool ret)
+{
+	fprintf(f, ",\n\"%s\":[", key);
 	for (size_t k = 0; k < n; k++) {
 		const struct profile_event *e = profile__event(p, order[k]);
 
 		fputs(k ? (k % 8 ? "," : ",\n") : "", f);
 		for (int a = 0; a < PROFILE_NARGS; a++) {
+			if (a)
+				fputc(',', f);
 			json_u64__put(f, e->args[a]);
-			fputc(',', f);
 		}
+		if (!ret)
+			continue;
+		fputc(',', f);
 		if (e->flags & PROFILE_EVENT_UNFINISHED)
 			fputs("null", f);
 		else
@@ -197,7 +211,9 @@ int html_events__write(const struct profile *p, FILE *f)
 		if (!calls && has_weights(p))
 			put_column(f, "w", order, n, col_weight, p, self);
 		if (calls && has_args(p))
-			put_args(f, p, order, n);
+			put_args(f, p, order, n, "args", true);
+		if (!calls && has_hits(p))
+			put_args(f, p, order, n, "hits", false);
 		fputc('}', f);
 	}
 	free(self);

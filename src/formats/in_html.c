@@ -386,22 +386,28 @@ static int column(struct html_in *h, struct json_object *ev, const char *key, si
 	return 0;
 }
 
-/* A traced call's arguments and return (events.args), as out_chrome
- * writes them; a null return is a call whose return never came. */
-static int call_args(struct html_in *h, struct json_object *a, size_t i, struct profile_event *ev)
+/* An event's arguments from column key, width values an event: a traced
+ * call's (events.args), its return after them, a null return a call
+ * whose return never came, as out_chrome writes them; or a probe's hit's
+ * (events.hits), arguments alone. */
+static int event_args(struct html_in *h, const char *key, struct json_object *a, size_t width,
+		      size_t i, struct profile_event *ev)
 {
-	const size_t width = PROFILE_NARGS + 1;
-	struct json_object *ret = json_object_array_get_idx(a, i * width + PROFILE_NARGS);
+	struct json_object *ret;
 
 	for (size_t k = 0; k < PROFILE_NARGS; k++)
 		if (json_u64__get(json_object_array_get_idx(a, i * width + k), &ev->args[k]))
-			return bad(h, "events.args", i, "not an unsigned integer");
+			return bad(h, key, i, "not an unsigned integer");
+	if (width == PROFILE_NARGS) {
+		ev->flags |= PROFILE_EVENT_INSTANT;
+		return 0;
+	}
+	ret = json_object_array_get_idx(a, i * width + PROFILE_NARGS);
 	if (!ret) {
 		ev->flags |= PROFILE_EVENT_UNFINISHED;
 		return 0;
 	}
-	return json_u64__get(ret, &ev->ret) ? bad(h, "events.args", i, "not an unsigned integer")
-					    : 0;
+	return json_u64__get(ret, &ev->ret) ? bad(h, key, i, "not an unsigned integer") : 0;
 }
 
 static int add_event(struct html_in *h, struct json_object **cols, size_t i, uint64_t *ts)
@@ -415,7 +421,9 @@ static int add_event(struct html_in *h, struct json_object **cols, size_t i, uin
 	if (!err && cols[2])
 		err = cell(h, "events.dur", cols[2], 1, i, 0, 0, INT64_MAX, &dur);
 	if (!err && cols[3])
-		err = call_args(h, cols[3], i, &ev);
+		err = event_args(h, "events.args", cols[3], PROFILE_NARGS + 1, i, &ev);
+	if (!err && cols[5])
+		err = event_args(h, "events.hits", cols[5], PROFILE_NARGS, i, &ev);
 	if (!err && cols[4])
 		err = cell(h, "events.w", cols[4], 1, i, 0, 0, INT64_MAX, &w);
 	if (err)
@@ -430,7 +438,7 @@ static int add_event(struct html_in *h, struct json_object **cols, size_t i, uin
 
 static int events(struct html_in *h)
 {
-	struct json_object *ev, *cols[5], *t0;
+	struct json_object *ev, *cols[6], *t0;
 	uint64_t ts;
 	size_t n;
 	int err;
@@ -450,6 +458,8 @@ static int events(struct html_in *h)
 		err = column(h, ev, "args", n, PROFILE_NARGS + 1, false, &cols[3]);
 	if (!err)
 		err = column(h, ev, "w", n, 1, false, &cols[4]);
+	if (!err)
+		err = column(h, ev, "hits", n, PROFILE_NARGS, false, &cols[5]);
 	if (err)
 		return err;
 	ts = events_t0(ev);

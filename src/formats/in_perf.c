@@ -58,6 +58,8 @@ struct hdr {
 	uint64_t ts, period;
 	struct token event;
 	const char *rest; /* after the event: trace text, or the frame of a record on one line */
+	uint64_t args[PROFILE_NARGS]; /* a probe's hit's, from its trace text */
+	bool hit;
 };
 
 struct frame_line {
@@ -236,6 +238,31 @@ static void set_ids(struct hdr *h, const struct token *t)
 	}
 }
 
+/* A probe's argument in the trace text after its event: "argK=V", K from
+ * 1 as perf names a probe's fields, V decimal or 0x hex. */
+static void parse_arg(const struct token *t, struct hdr *h)
+{
+	size_t d = 3;
+	uint64_t k, v;
+	char *end;
+
+	if (t->len < 6 || strncmp(t->s, "arg", 3))
+		return;
+	while (d < t->len && t->s[d] >= '0' && t->s[d] <= '9')
+		d++;
+	if (d == 3 || d > 4 || d + 1 >= t->len || t->s[d] != '=' || t->s[d + 1] == '-')
+		return;
+	k = parse_u64(t->s + 3, d - 3);
+	if (k < 1 || k > PROFILE_NARGS)
+		return;
+	errno = 0;
+	v = strtoull(t->s + d + 1, &end, t->len > d + 3 && !strncmp(t->s + d + 1, "0x", 2) ? 16 : 10);
+	if (errno || end != t->s + t->len)
+		return;
+	h->args[k - 1] = v;
+	h->hit = true;
+}
+
 /* What follows the ids: [CPU] TIME: PERIOD EVENT: REST, each optional. */
 static void parse_fields(struct hdr *h, const struct token *t, size_t i, size_t n)
 {
@@ -248,6 +275,8 @@ static void parse_fields(struct hdr *h, const struct token *t, size_t i, size_t 
 	if (i < n && is_event(&t[i]))
 		h->event = (struct token){ t[i].s, t[i].len - 1 }, i++;
 	h->rest = i < n ? t[i].s : "";
+	for (; i < n; i++)
+		parse_arg(&t[i], h);
 }
 
 static bool parse_header(const char *line, struct hdr *h)
@@ -729,6 +758,10 @@ static int push_event(struct perf *p, uint32_t stack)
 	e.ev = (struct profile_event){ .stack = stack, .cpu = h->cpu, .ts = h->ts };
 	e.timed = timed(p, h);
 	e.ev.dur = e.timed ? h->period : 0;
+	if (h->hit) {
+		memcpy(e.ev.args, h->args, sizeof(e.ev.args));
+		e.ev.flags |= PROFILE_EVENT_INSTANT;
+	}
 	return array__push((void **)&p->ev, &p->nev, &p->evcap, &e, sizeof(e));
 }
 

@@ -63,11 +63,25 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 	} else if (profile__unit(p) == UNIT_NANOSECONDS) {
 		fputs("uprobe:", f);
 		put_text(f, leaf ? leaf->name : "", "[unknown]");
+	} else if ((e->flags & PROFILE_EVENT_INSTANT) && leaf && leaf->name[0] == '[') {
+		/* a probe's hit is its probe's event, as perf names one:
+		 * "work:tick" of the leaf "[work:tick]" */
+		char probe[256];
+
+		snprintf(probe, sizeof(probe), "%.*s", (int)strcspn(leaf->name + 1, "]"),
+			 leaf->name + 1);
+		put_chars(f, probe, "[unknown]", '-');
 	} else {
 		/* "bytes allocated" (--alloc) would read as a period and an event */
 		put_chars(f, event, "cpu-clock", '-');
 	}
-	fputs(": \n", f);
+	fputs(": ", f);
+	/* a probe's hit (-f usdt:): its arguments, as perf prints an SDT
+	 * event's fields after its name (arg1 is flamebpf's arg0) */
+	if (e->flags & PROFILE_EVENT_INSTANT)
+		for (int a = 0; a < PROFILE_NARGS; a++)
+			fprintf(f, "%sarg%d=%" PRIu64, a ? " " : "", a + 1, e->args[a]);
+	fputc('\n', f);
 }
 
 static void write_frame(const struct frame *fr, FILE *f)

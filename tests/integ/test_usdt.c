@@ -157,24 +157,14 @@ static void test_count(void **state)
 /* The hits of a Chrome JSON trace: instant events named by the probe, with
  * the arguments their specs give: work:tick's arg0 is the loop's i (0 to
  * 999 in tick_a, 0 to 1999 in tick_b), guarded's arg1 how many it saw. */
-static void test_hit_events(void **state)
+static void check_hit_events(const char *json, size_t want_ticks, size_t want_guarded)
 {
-	const char *out = h_path("hits.json");
 	static int seen[2000];
 	json_object *doc, *evs;
 	size_t ticks = 0, guarded = 0;
 	uint64_t last_seen = 0;
-	struct h_result r;
 
-	(void)state;
-	require_bpf();
-	assert_int_equal(h_run(&r, 60,
-			       H_ARGV(h_flamebpf(), "-f", "usdt::^work:", "-o", out, "--",
-				      h_workload("usdt_work"), "1000")),
-			 0);
-	h_assert_status(&r, 0);
-	h_result_free(&r);
-	doc = json_object_from_file(out);
+	doc = json_object_from_file(json);
 	assert_non_null(doc);
 	assert_true(json_object_object_get_ex(doc, "traceEvents", &evs));
 	memset(seen, 0, sizeof(seen));
@@ -202,13 +192,50 @@ static void test_hit_events(void **state)
 			fail_msg("an instant event of no probe: %s", name);
 		}
 	}
-	print_message("instant events: %zu ticks, %zu guarded\n", ticks, guarded);
-	assert_int_equal(ticks, 3000);
-	assert_int_equal(guarded, 1000);
-	for (int i = 0; i < 2000; i++)
+	print_message("%s: instant events: %zu ticks, %zu guarded\n", json, ticks, guarded);
+	assert_int_equal(ticks, want_ticks);
+	assert_int_equal(guarded, want_guarded);
+	for (int i = 0; i < 2000 && want_ticks; i++)
 		if (seen[i] != (i < 1000 ? 2 : 1))
 			fail_msg("work:tick's arg0 %d seen %d times", i, seen[i]);
 	json_object_put(doc);
+}
+
+/* The same hits in perf script (each its probe's event, its arguments
+ * after it, arg1= first, as perf names an SDT event's fields) and in the
+ * HTML page (events.hits): rendered back to Chrome JSON, they are the
+ * same (from perf script, an event at a time, as its reader keeps one). */
+static void test_hit_events(void **state)
+{
+	const char *json = h_path("hits.json"), *perf = h_path("hits.perf"),
+		   *html = h_path("hits.html"), *again = h_path("again.json");
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-f", "usdt::^work:", "-o", json, "-o", perf,
+				      "-o", html, "--", h_workload("usdt_work"), "1000")),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	check_hit_events(json, 3000, 1000);
+	text = h_slurp(perf);
+	assert_non_null(text);
+	assert_non_null(strstr(text, " work:guarded: arg1=0 arg2=1 arg3=0\n"));
+	assert_non_null(strstr(text, " work:guarded: arg1=999 arg2=1000 arg3=0\n"));
+	free(text);
+	for (int k = 0; k < 3; k++) {
+		assert_int_equal(h_run(&r, 60,
+				       k == 2 ? H_ARGV(h_flamebpf(), "render", html, "-o", again)
+					      : H_ARGV(h_flamebpf(), "render", perf, "--event",
+						       k ? "work:guarded" : "work:tick", "-o", again)),
+				 0);
+		h_assert_status(&r, 0);
+		h_result_free(&r);
+		check_hit_events(again, k == 1 ? 0 : 3000, k == 0 ? 0 : 1000);
+	}
 }
 
 /* Only work:tick traced: guarded's semaphore stays down, it never fires. */

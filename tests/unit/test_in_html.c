@@ -317,6 +317,49 @@ static void test_damaged(void **state)
 	profile__free(p);
 }
 
+/* A probe's hits (-f usdt:): instant events whose arguments, past 2^53
+ * too, come back as they went (events.hits); a damaged one is named. */
+static void test_hits(void **state)
+{
+	struct profile *p = profile__new(UNIT_SAMPLES), *q = NULL;
+	struct stack_owner a = { 10, 10, "app", "app" };
+	uint32_t s1[] = { frame(p, "main", FRAME_USER), frame(p, "[work:tick]", FRAME_USER) };
+	struct profile_meta meta = {
+		.cmdline = "flamebpf -f usdt:", .event = "", .kernel = "", .host = "", .losses = ""
+	};
+	struct profile_event ev[] = {
+		{ .ts = 1000 * MS, .dur = 1000, .args = { 7, 0, 1 }, .flags = PROFILE_EVENT_INSTANT },
+		{ .ts = 1001 * MS,
+		  .dur = 1000,
+		  .args = { UINT64_MAX, (1ULL << 53) + 1, 0 },
+		  .flags = PROFILE_EVENT_INSTANT },
+	};
+	char *page, *bad, err[READER_ERR_LEN] = "";
+
+	(void)state;
+	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__add_stack(p, &a, s1, 2, 2), 0);
+	for (size_t i = 0; i < 2; i++)
+		assert_int_equal(profile__add_event(p, &a, s1, 2, &ev[i]), 0);
+	page = page_of(p);
+	assert_non_null(strstr(page, "\"hits\":[7,0,1,\"0xffffffffffffffff\""));
+	assert_int_equal(load(page, &q, err), 0);
+	assert_int_equal(profile__nr_events(q), 2);
+	for (size_t i = 0; i < 2; i++) {
+		assert_memory_equal(profile__event(q, i)->args, ev[i].args, sizeof(ev[i].args));
+		assert_true(profile__event(q, i)->flags & PROFILE_EVENT_INSTANT);
+	}
+	bad = edited(page, "\"hits\":[7,", "\"hits\":[-7,");
+	expect_error(bad, "events.hits row 0: not an unsigned integer");
+	free(bad);
+	bad = edited(page, "\"hits\":[7,0,1,", "\"hits\":[7,0,");
+	expect_error(bad, "the events' 'hits' column is not 6 long");
+	free(bad);
+	free(page);
+	profile__free(p);
+	profile__free(q);
+}
+
 static void test_not_a_report(void **state)
 {
 	(void)state;
@@ -330,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_samples_round_trip),
 		cmocka_unit_test(test_calls_round_trip),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_hits),
 		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_not_a_report),

@@ -310,6 +310,37 @@ static void test_events(void **state)
 	loaded_free(&l);
 }
 
+/* A probe's hit: its arguments after its event, argK=V as perf names an
+ * SDT event's fields (K from 1), decimal or 0x hex; anything else there
+ * is no argument. */
+static void test_hit_args(void **state)
+{
+	const struct profile_event *e;
+	struct loaded l;
+
+	(void)state;
+	load(&l,
+	     "a 1 [001] 1.000000: 1 sdt_work:guarded: (55d0) arg1=0x10 arg2=7 arg3=010\n"
+	     "\t 1 f (/a)\n\n"
+	     "a 1 [001] 1.000001: 1 sdt_work:guarded: arg0=5 arg4=6 arg1=-1 arg2=1x arg=3 "
+	     "arg3=18446744073709551615\n\t 1 f (/a)\n\n"
+	     "a 1 [001] 1.000002: 1 sdt_work:guarded: \n\t 1 f (/a)\n\n",
+	     &timeline);
+	assert_int_equal(profile__nr_events(l.p), 3);
+	e = profile__event(l.p, 0);
+	assert_true(e->flags & PROFILE_EVENT_INSTANT);
+	assert_int_equal(e->args[0], 16);
+	assert_int_equal(e->args[1], 7);
+	assert_int_equal(e->args[2], 10);
+	e = profile__event(l.p, 1);
+	assert_true(e->flags & PROFILE_EVENT_INSTANT);
+	assert_int_equal(e->args[0], 0);
+	assert_int_equal(e->args[1], 0);
+	assert_true(e->args[2] == UINT64_MAX);
+	assert_false(profile__event(l.p, 2)->flags & PROFILE_EVENT_INSTANT);
+	loaded_free(&l);
+}
+
 static void test_meta(void **state)
 {
 	char *text = data_text("perf-old.perf");
@@ -639,6 +670,7 @@ int main(void)
 		cmocka_unit_test(test_addresses),
 		cmocka_unit_test(test_ids),
 		cmocka_unit_test(test_events),
+		cmocka_unit_test(test_hit_args),
 		cmocka_unit_test(test_meta),
 		cmocka_unit_test(test_layouts),
 		cmocka_unit_test(test_period),

@@ -236,6 +236,34 @@ static void test_event_name(void **state)
 	profile__free(q);
 }
 
+/* A probe's hit (-f usdt:): its arguments after the event, named as perf
+ * names an SDT event's fields (arg1 first); other records end at the event. */
+static void test_hit_args(void **state)
+{
+	struct profile *p = profile__new(UNIT_SAMPLES);
+	struct stack_owner who = { .pid = 7, .tid = 7, .comm = "app", .tcomm = "app" };
+	uint32_t s[] = { fr(p, "main", 0x1000, 0x10, "/app", FRAME_USER) };
+	struct profile_event hit = { .ts = 2000000000,
+				     .dur = 1000,
+				     .args = { 5, UINT64_MAX, 0 },
+				     .flags = PROFILE_EVENT_INSTANT },
+			     sample = { .ts = 2000001000, .dur = 1000 };
+	struct profile_meta meta = { .event = "work:tick", .cmdline = "", .kernel = "", .host = "",
+				     .losses = "" };
+	char *text;
+
+	(void)state;
+	assert_int_equal(profile__set_meta(p, &meta), 0);
+	assert_int_equal(profile__add_event(p, &who, s, 1, &hit), 0);
+	assert_int_equal(profile__add_event(p, &who, s, 1, &sample), 0);
+	text = render(p);
+	assert_non_null(
+		strstr(text, " work:tick: arg1=5 arg2=18446744073709551615 arg3=0\n\t"));
+	assert_non_null(strstr(text, " work:tick: \n\t"));
+	free(text);
+	profile__free(p);
+}
+
 /* --alloc: an allocation's bytes are its period, and the event's name is
  * one word, as perf's are (a space would read as period and event). */
 static void test_alloc_weights(void **state)
@@ -394,6 +422,7 @@ int main(void)
 		cmocka_unit_test(test_sample_read_back), cmocka_unit_test(test_trace_text),
 		cmocka_unit_test(test_names_round_trip), cmocka_unit_test(test_matches_perf_layout),
 		cmocka_unit_test(test_write_error),	 cmocka_unit_test(test_alloc_weights),
+		cmocka_unit_test(test_hit_args),
 	};
 
 	return cmocka_run_group_tests_name("out_perf", tests, setup, teardown);

@@ -16,7 +16,9 @@
 //     view kept in the URL's hash, the sandwich of a function (cpu_tree's
 //     burn: its callers tree_a and tree_c), the process picker (a
 //     system-wide capture while cpu_tree runs), the diff page, the timeline
-//     of a thread (calls nested as they ran, samples merged into runs), and not one request beyond the page itself.
+//     of a thread (calls nested as they ran, samples merged into runs, a
+//     probe's hits with their arguments: build/workloads/usdt_work), and
+//     not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -43,6 +45,7 @@ const OUT = path.resolve(ROOT, process.env.VIEWERS_OUT || "build/tests/viewers")
 const WORKLOAD = path.join(ROOT, "build/workloads/cpu_tree");
 const PHASES = path.join(ROOT, "build/workloads/phases");
 const OFFCPU = path.join(ROOT, "build/workloads/offcpu");
+const USDT = path.join(ROOT, "build/workloads/usdt_work");
 const SPEEDSCOPE = path.join(MODULES, "speedscope/dist/release");
 const TIMEOUT_MS = 30000;
 const HIGHLIGHT = "rgb(230,0,230)";
@@ -145,6 +148,12 @@ function fromSystem(base) {
 function fromUprobes(base) {
 	flamebpf(["-f", "^(tree_.|burn)$", "-o", base + ".folded", "-o", base + ".json",
 		  "-o", base + ".svg", "-o", base + ".html", "--", WORKLOAD, "0.3"]);
+}
+
+// work:guarded hits 200 times, its arg1 1 to 200 (how many it saw).
+function fromUsdt(base) {
+	flamebpf(["-f", "usdt::^work:guarded", "-o", base + ".folded", "-o", base + ".json",
+		  "-o", base + ".html", "--", USDT, "200"]);
 }
 
 // ---- the browser side ----
@@ -968,6 +977,31 @@ async function checkHtmlDiff(browser, port, set) {
 	await htmlDone(page);
 }
 
+// A probe's hits on the timeline: work:guarded's leaf rects, each hit in
+// one of them, hold the arguments of their first hit and how many they
+// merge (200 in all, the first's arg1 1); hovering one shows them.
+async function checkHtmlHits(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	const tl = await page.evaluate(() => window.flamebpfReport.timeline());
+	const guarded = (r) => r.name === "[work:guarded]";
+	let hits = 0;
+	assert.ok(tl.drawn.some(guarded), "no [work:guarded] drawn");
+	tl.rects.filter(guarded).forEach((r, k) => {
+		const m = r.args.match(/^ arg0=\d+ arg1=(\d+) arg2=0( \(the first of (\d+) hits\))?$/);
+		assert.ok(m, `[work:guarded]'s args '${r.args}'`);
+		if (k === 0)
+			assert.strictEqual(m[1], "1", "the first hit's arg1");
+		hits += m[3] ? Number(m[3]) : 1;
+	});
+	assert.strictEqual(hits, 200, "hits in the [work:guarded] rects");
+	const widest = tl.drawn.filter(guarded).reduce((x, y) => (y.w > x.w ? y : x));
+	await page.locator("#timeline").scrollIntoViewIfNeeded();
+	const tb = await page.locator("#timeline").boundingBox();
+	await page.mouse.move(tb.x + widest.x + widest.w / 2, tb.y + widest.y + 3);
+	assert.match(await page.textContent("#timeline-details"), /^\[work:guarded\] .* arg0=\d+ arg1=\d+ arg2=0/);
+	await htmlDone(page);
+}
+
 // The timeline of the heaviest thread. Traced calls (cpu_tree): a rect per
 // call, as many as the Chrome JSON has calls of the thread, burn nested in
 // tree_a or tree_c. Samples (phases): phase_a's runs, then from about 2 s
@@ -1163,6 +1197,10 @@ function tests(sets, chromium) {
 			t.push([`html_processes_${s.name}`, need(checkHtmlProcesses)]);
 			continue;
 		}
+		if (s.name === "usdt") {
+			t.push([`html_timeline_hits_${s.name}`, need(checkHtmlHits)]);
+			continue;
+		}
 		if (s.name !== "phases" && s.name !== "offcpu") {
 			t.push([`speedscope_folded_${s.name}`, need(checkFolded)]);
 			if (s.name !== "uprobe")
@@ -1279,7 +1317,8 @@ async function main() {
 		      tryCapture("uprobe", fromUprobes, ".json"),
 		      tryCapture("phases", fromPhases, ".perf"),
 		      tryCapture("offcpu", fromOffcpu, ".perf"),
-		      tryCapture("system", fromSystem, ".perf")];
+		      tryCapture("system", fromSystem, ".perf"),
+		      tryCapture("usdt", fromUsdt, ".json")];
 	const only = process.argv.slice(2);
 	const list = tests(sets, chromium).filter(([n]) => !only.length || only.includes(n));
 	const server = await serve();

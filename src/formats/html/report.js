@@ -1521,6 +1521,12 @@
 					open.push({ node: path[d], from: evTs[j], to: end, depth: d });
 				break;
 			}
+			// a probe's hits: the leaf keeps its first hit and counts them
+			var leaf = open[path.length - 1];
+			if (leaf && leaf.ev === undefined)
+				leaf.ev = j;
+			if (leaf)
+				leaf.hits = (leaf.hits || 0) + 1;
 		});
 		return rects.concat(open).sort(function (a, b) {
 			return a.from - b.from || a.depth - b.depth;
@@ -1529,13 +1535,23 @@
 
 	// A traced call's arguments and return as the Chrome JSON output
 	// names them (events.args: arg0, arg1, arg2, ret; ret null when no
-	// return came), or "" where the page holds none.
-	function callArgs(j) {
-		if (j === undefined || !E.args)
+	// return came); a probe's hit's arguments (events.hits: arg0, arg1,
+	// arg2), the first hit's where the rectangle merges several; or ""
+	// where the page holds none.
+	function callArgs(r) {
+		var a;
+		if (r.ev === undefined)
 			return "";
-		var a = E.args.slice(4 * j, 4 * j + 4);
+		if (E.args) {
+			a = E.args.slice(4 * r.ev, 4 * r.ev + 4);
+			return " arg0=" + a[0] + " arg1=" + a[1] + " arg2=" + a[2] +
+				(a[3] === null ? " unfinished" : " ret=" + a[3]);
+		}
+		if (!E.hits)
+			return "";
+		a = E.hits.slice(3 * r.ev, 3 * r.ev + 3);
 		return " arg0=" + a[0] + " arg1=" + a[1] + " arg2=" + a[2] +
-			(a[3] === null ? " unfinished" : " ret=" + a[3]);
+			(r.hits > 1 ? " (the first of " + r.hits + " hits)" : "");
 	}
 
 	function setThread(t) {
@@ -1650,7 +1666,7 @@
 			}
 			var r = timelineAt(ev);
 			ui.tlDetails.textContent = r ? nameOf(r.node) + " (from " + (r.from / 1e9).toFixed(6) +
-				" s, " + fmtNs(r.to - r.from) + ")" + callArgs(r.ev) : "\u00a0";
+				" s, " + fmtNs(r.to - r.from) + ")" + callArgs(r) : "\u00a0";
 		});
 	}
 
@@ -1674,14 +1690,19 @@
 		},
 		select: select,
 		search: search,
-		// The timeline: its thread, window (ns) and the rectangles drawn
-		// ({name, from, to, depth}); with a thread index, shows that one's.
+		// The timeline: its thread, window (ns), the rectangles drawn
+		// ({name, from, to, depth, x, y, w, args}) and all of the thread's
+		// (rects, drawn or too narrow: {name, from, to, depth, args});
+		// with a thread index, shows that one's.
 		timeline: function (t) {
 			if (t !== undefined)
 				setThread(t);
 			return { thread: tl.thread, from: tl.from, to: tl.to, drawn: tl.drawn.map(function (f) {
 				return { name: nameOf(f.r.node), from: f.r.from, to: f.r.to, depth: f.r.depth,
-					 x: f.x, y: f.y, w: f.w, args: callArgs(f.r.ev) };
+					 x: f.x, y: f.y, w: f.w, args: callArgs(f.r) };
+			}), rects: tl.rects.map(function (r) {
+				return { name: nameOf(r.node), from: r.from, to: r.to, depth: r.depth,
+					 args: callArgs(r) };
 			}) };
 		},
 		// diff's rows as the page shows them, or null for no diff.
