@@ -31,9 +31,10 @@ struct calls {
 	double start[K], dur[K];
 };
 
-/* The calls of thrower, middle and catcher in a Chrome trace, in order. */
+/* The calls of thrower, middle, catcher (and libstdc++'s
+ * __cxa_begin_catch) in a Chrome trace, in order. */
 struct trace {
-	struct calls thrower, middle, catcher;
+	struct calls thrower, middle, catcher, begin_catch;
 };
 
 static struct calls *calls_of(struct trace *t, const char *name)
@@ -42,6 +43,8 @@ static struct calls *calls_of(struct trace *t, const char *name)
 		return &t->thrower;
 	if (!strncmp(name, "middle(", 7))
 		return &t->middle;
+	if (!strcmp(name, "__cxa_begin_catch"))
+		return &t->begin_catch;
 	return strncmp(name, "catcher(", 8) ? NULL : &t->catcher;
 }
 
@@ -80,11 +83,14 @@ static void load_trace(const char *path, struct trace *t)
 	json_object_put(doc);
 }
 
-/* Runs workload under flamebpf -f FUNCS into a Chrome trace at out, with
- * env (if not NULL) set to 1 in its environment. */
-static void run(const char *workload, const char *out, const char *env, struct trace *t,
-		struct h_result *r)
+/* Runs workload under flamebpf -f FUNCS (and -f more, if not NULL) into a
+ * Chrome trace at out, with env (if not NULL) set to 1 in its environment. */
+static void run_with(const char *workload, const char *more, const char *out, const char *env,
+		     struct trace *t, struct h_result *r)
 {
+	const char *argv[16] = { h_flamebpf(), "-f", "throw_timing:" FUNCS, "--format", "chrome",
+				 "-o",	       out };
+	size_t n = 7;
 	char k[16], throw_ms[16], catch_ms[16], caught[32];
 
 	snprintf(k, sizeof(k), "%d", K);
@@ -93,10 +99,12 @@ static void run(const char *workload, const char *out, const char *env, struct t
 	snprintf(caught, sizeof(caught), "caught %d", K);
 	if (env)
 		assert_int_equal(setenv(env, "1", 1), 0);
-	assert_int_equal(h_run(r, 60,
-			       H_ARGV(h_flamebpf(), "-f", "throw_timing:" FUNCS, "--format",
-				      "chrome", "-o", out, "--", workload, k, throw_ms, catch_ms)),
-			 0);
+	if (more) {
+		argv[n++] = "-f";
+		argv[n++] = more;
+	}
+	memcpy(&argv[n], H_ARGV("--", workload, k, throw_ms, catch_ms), 6 * sizeof(*argv));
+	assert_int_equal(h_run(r, 60, argv), 0);
 	if (env)
 		unsetenv(env);
 	if (r->status || !h_has_line(r->out, caught)) {
@@ -108,6 +116,12 @@ static void run(const char *workload, const char *out, const char *env, struct t
 	assert_int_equal(t->thrower.n, K);
 	assert_int_equal(t->middle.n, K);
 	assert_int_equal(t->catcher.n, K);
+}
+
+static void run(const char *workload, const char *out, const char *env, struct trace *t,
+		struct h_result *r)
+{
+	run_with(workload, NULL, out, env, t, r);
 }
 
 static void expect_within(const char *what, size_t i, double ms, double lo, double hi)
@@ -184,6 +198,38 @@ static void test_catch_static(void **state)
 	h_result_free(&r);
 }
 
+/*
+ * __cxa_begin_catch traced too: its frame sits in the slot the catch probe
+ * unwinds to, and stays, to end at its return (no return unmatched). Its
+ * entry ends thrower and middle first, by their stack pointer, at the same
+ * instant: counted as calls without a return.
+ */
+static void test_catch_traced_itself(void **state)
+{
+	struct h_result r;
+	struct trace t;
+
+	(void)state;
+	require_bpf();
+	run_with(h_workload("throw_timing"), "libstdc++:^__cxa_begin_catch$", h_path("begin.json"),
+		 NULL, &t, &r);
+	expect_ended_at_catch(&t);
+	assert_int_equal(t.begin_catch.n, K);
+	for (size_t i = 0; i < K; i++) {
+		double thrower_end = t.thrower.start[i] + t.thrower.dur[i];
+
+		expect_within("__cxa_begin_catch", i, t.begin_catch.dur[i] / MS, 0, 5);
+		assert_true(t.begin_catch.start[i] >= thrower_end - 0.01);
+		assert_true(t.begin_catch.start[i] - thrower_end < 5 * MS);
+	}
+	if (strstr(r.err, "returns of calls that began before")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("__cxa_begin_catch's frame was unwound at its own catch probe");
+	}
+	assert_int_equal(h_lost(r.err, "calls without a return"), 2 * K);
+	h_result_free(&r);
+}
+
 /* Kernels without uprobe_multi: one classic uprobe per probe site. */
 static void test_catch_classic(void **state)
 {
@@ -222,6 +268,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_catch_shared, h_test_teardown),
 		cmocka_unit_test_teardown(test_catch_static, h_test_teardown),
+		cmocka_unit_test_teardown(test_catch_traced_itself, h_test_teardown),
 		cmocka_unit_test_teardown(test_catch_classic, h_test_teardown),
 		cmocka_unit_test_teardown(test_no_catch_probe, h_test_teardown),
 	};
