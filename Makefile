@@ -109,7 +109,7 @@ WORKLOADS += $(BUILD)/workloads/stripped/cpu_tree
 GCC_WORKLOAD_CFLAGS := -O2 -g -fno-inline -Wall -Werror -pthread
 WORKLOADS += $(BUILD)/workloads/nofp/cpu_tree $(BUILD)/workloads/gccfp/leafy
 # Static, without frame pointers: it runs alone in a chroot directory.
-WORKLOADS += $(BUILD)/workloads/static/cpu_tree
+WORKLOADS += $(BUILD)/workloads/static/cpu_tree $(BUILD)/workloads/static/throw_timing
 # nofp/cpu_tree stripped, without a debuglink: its symbols are in buildid/cpu_tree.dbg,
 # which the names test installs under /usr/lib/debug/.build-id/ for the run.
 WORKLOADS += $(BUILD)/workloads/buildid/cpu_tree
@@ -387,6 +387,17 @@ $(BUILD)/workloads/rust_v0/rust_names: tests/workloads/rust_names.rs
 	$(call msg,RUSTC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)MAKEFLAGS= $(RUSTC) $(RUST_WORKLOAD_FLAGS) -C symbol-mangling-version=v0 $< -o $@
+
+# g++ -O2, as Debian builds C++; and with libstdc++ linked in (its exception
+# probes then in the program itself).
+$(BUILD)/workloads/throw_timing: tests/workloads/throw_timing.cpp | $(DEPS_STAMP)
+	$(call msg,CXX-WORK,$@)
+	$(Q)$(CXX) -O2 -Wall -Werror $< -o $@
+
+$(BUILD)/workloads/static/throw_timing: tests/workloads/throw_timing.cpp | $(DEPS_STAMP)
+	$(call msg,CXX-WORK,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CXX) -O2 -Wall -Werror -static-libstdc++ -static-libgcc $< -o $@
 
 $(UNWIND_DIR)/libcxx_thrower.so: tests/workloads/unwind/cxx_thrower.cpp | $(DEPS_STAMP)
 	$(call msg,CXX-WORK,$@)

@@ -294,10 +294,15 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 }
 
 /* Pops the frames whose stack slot lies below sp: they were left without a
- * return (longjmp, an exception, a uretprobe the kernel did not install). */
+ * return (longjmp, an exception, a uretprobe the kernel did not install).
+ * Each popped is counted in counter; a frame at keep_sp entered within 10
+ * bytes of keep_ip (the start of the function the caller is in, less one:
+ * either address may be one past the breakpoint) stays. */
 struct unwind_ctx {
 	struct shadow *sh;
 	__u64 sp, now, id;
+	__u32 counter;
+	__u64 keep_sp, keep_ip;
 };
 
 static int unwind_one(__u32 i, void *arg)
@@ -307,15 +312,17 @@ static int unwind_one(__u32 i, void *arg)
 
 	if (!d || d > TRACE_MAX_DEPTH || FR(u->sh, d - 1).sp >= u->sp)
 		return 1;
+	if (FR(u->sh, d - 1).sp == u->keep_sp && FR(u->sh, d - 1).ip - u->keep_ip < 10)
+		return 1;
 	close_frame(u->sh, d - 1, u->now, u->id, 0, CALL_UNFINISHED);
 	u->sh->depth = d - 1;
-	count(TCNT_UNFINISHED);
+	count(u->counter);
 	return 0;
 }
 
 static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
 {
-	struct unwind_ctx u = { sh, sp, now, id };
+	struct unwind_ctx u = { sh, sp, now, id, TCNT_UNFINISHED };
 	__u32 d = sh->depth;
 
 	/* the common case, nothing to pop, without the cost of a loop call */
@@ -742,6 +749,70 @@ int BPF_PROG(on_switch, bool preempt, struct task_struct *prev, struct task_stru
 	split_in(next, now);
 	if (!(prev_state & OFFCPU_TASK_DEAD))
 		split_out(prev, offcpu_state(preempt, prev_state), now);
+	return 0;
+}
+
+/* Whether a thread of a traced process runs: one without a shadow stack
+ * yet may be. */
+static __always_inline bool traced_thread(struct shadow *sh, __u64 id)
+{
+	__u32 pid = id >> 32;
+
+	return sh || !filter_pids || bpf_map_lookup_elem(&pids, &pid);
+}
+
+/*
+ * libstdc++'s catch probe, in __cxa_begin_catch, which the landing pad of
+ * the function that caught calls first. The exception left every frame
+ * below that function's: it ends here, at the catch, not at the thread's
+ * next traced event. A frame's sp is the slot of its return address; the
+ * catcher's callees had theirs below the stack pointer the catcher calls
+ * from, the one __cxa_begin_catch's CFA gives (the landing pad runs at the
+ * stack pointer of the call the exception came out of). The probe's own
+ * stack pointer would not do: __cxa_begin_catch's frame now lies over the
+ * slots of the frames that were left. The slot just below the CFA is the
+ * catcher's direct callee's, now __cxa_begin_catch's own return address:
+ * a frame there is popped unless it is __cxa_begin_catch's, traced itself
+ * (entered at the start of the function the probe is in), which is not
+ * over yet.
+ */
+static __always_inline void catch_at(struct pt_regs *ctx, struct shadow *sh, __u64 cookie,
+				     __u64 now, __u64 id)
+{
+	__u64 rbp = ctx->bp, rsp = PT_REGS_SP(ctx);
+	__u64 into = (cookie >> TRACE_EXC_INTO_SHIFT) & 0xffff;
+	struct unwind_ctx u = { sh, 0, now, id, TCNT_CATCH_UNWOUND };
+
+	/* both read before the choice: ctx takes no chosen offset */
+	barrier_var(rbp);
+	barrier_var(rsp);
+	u.sp = (cookie & TRACE_EXC_RBP ? rbp : rsp) + (__s32)cookie;
+	if (into != TRACE_EXC_INTO_NONE) {
+		u.keep_sp = u.sp - 8;
+		u.keep_ip = PT_REGS_IP(ctx) - into - 1;
+	}
+	bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
+}
+
+/* libstdc++'s throw, rethrow and catch probes (TRACE_EXC_* cookies). */
+SEC("kprobe")
+int on_exception(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	__u64 cookie = bpf_get_attach_cookie(ctx);
+	struct shadow *sh = shadow_of(id, false);
+
+	split_mark();
+
+	if (!traced_thread(sh, id))
+		return 0;
+	if ((cookie >> TRACE_EXC_KIND_SHIFT & 0xff) != TRACE_EXC_CATCH) {
+		count(TCNT_THROWN);
+		return 0;
+	}
+	count(TCNT_CAUGHT);
+	if (sh)
+		catch_at(ctx, sh, cookie, now, id);
 	return 0;
 }
 

@@ -25,6 +25,9 @@ enum trace_counter {
 	TCNT_NOT_PLAIN,	      /* calls not traced: uretprobe-only, in a process not plain */
 	TCNT_EXECS_LOST,      /* ring buffer full: an exec not told to user space */
 	TCNT_SPLIT_LOST,      /* --cpu-split: calls whose split storage could not be made */
+	TCNT_THROWN,	      /* exceptions thrown or rethrown (libstdc++'s probes) */
+	TCNT_CAUGHT,	      /* exceptions caught (libstdc++'s catch probe) */
+	TCNT_CATCH_UNWOUND,   /* calls an exception left, ended at its catch */
 	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
 	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };
@@ -42,6 +45,19 @@ enum trace_counter {
 #define TRACE_SITE_JMP	      1
 #define TRACE_SITE_JCC	      2
 #define TRACE_SITE_JMP_REG    18
+
+/* libstdc++'s exception probes (libstdcxx:throw, rethrow, catch) run
+ * on_exception with this cookie: what the probe is and, for a catch, where
+ * the stack pointer of the function that called the probe's function (its
+ * CFA) is: the register (rsp, or rbp with TRACE_EXC_RBP) plus the signed
+ * offset in the low 32 bits; and how many bytes into its function the probe
+ * is (TRACE_EXC_INTO_NONE: not known). */
+#define TRACE_EXC_KIND_SHIFT 48
+#define TRACE_EXC_THROW	     1
+#define TRACE_EXC_CATCH	     2
+#define TRACE_EXC_RBP	     (1ULL << 56)
+#define TRACE_EXC_INTO_SHIFT 32
+#define TRACE_EXC_INTO_NONE  0xffffU
 
 /* A call path is sent like a sampled stack (struct sample_stack_event, type
  * EV_STACK) with function ids in ip[], leaf first. Counts are keyed by

@@ -14,6 +14,7 @@
 
 #include "symbols/symbolize.h"
 #include "util/msg.h"
+#include "catch_sites.h"
 #include "fragments.h"
 #include "funcs.h"
 #include "privileges.h"
@@ -33,7 +34,8 @@ struct trace_source {
 	struct funcs funcs;
 	struct trace_func *names; /* by function id (index in funcs) */
 	struct trace_attach_stats at;
-	struct target_binary exe; /* the target's program (dev, ino only) */
+	struct target_binary exe;   /* the target's program (dev, ino only) */
+	struct catch_sites catches; /* libstdc++'s exception probes in the targets */
 	/* Every target process was judged plain (stack_walkers.h): no unwinder,
 	 * no Go, nothing that switches stacks. Functions that are no leaf may
 	 * then return by uretprobe, in the processes the BPF filter marks
@@ -142,11 +144,23 @@ out_free:
 	return err == -ENOEXEC ? -EINVAL : err;
 }
 
+/* Whether to put probes on libstdc++'s exceptions: FLAMEBPF_NO_CATCH_PROBES=1
+ * in the environment says no (to see, or test, the stack-pointer inference
+ * alone). */
+static bool wants_catches(void)
+{
+	const char *v = getenv("FLAMEBPF_NO_CATCH_PROBES");
+
+	return !v || strcmp(v, "1");
+}
+
 /* Selects the functions of the specs; *exe (if not NULL) gets the target's
- * main executable, the first of its binaries, and *walkers what walks the
- * stacks of the target processes (all of them, when there is no target). */
+ * main executable, the first of its binaries, *walkers what walks the
+ * stacks of the target processes (all of them, when there is no target),
+ * and *catches (if not NULL) the exception probes in the target's binaries. */
 static int select_funcs(const struct source_opts *o, const char *const *specs, size_t n,
-			struct funcs *list, struct target_binary *exe, unsigned int *walkers)
+			struct funcs *list, struct target_binary *exe, unsigned int *walkers,
+			struct catch_sites *catches)
 {
 	struct binaries target = {};
 	int err = targets__of(o, &target);
@@ -159,6 +173,8 @@ static int select_funcs(const struct source_opts *o, const char *const *specs, s
 	}
 	if (!err && walkers)
 		*walkers = target.n ? stack_walkers__of_binaries(&target) : ~0U;
+	if (!err && catches && wants_catches())
+		err = catch_sites__find(&target, catches);
 	binaries__free(&target);
 	return err;
 }
@@ -242,7 +258,7 @@ static int list_probeable(struct funcs *list)
 int source_trace__list(const struct source_opts *o)
 {
 	struct funcs list = {};
-	int err = select_funcs(o, &o->list, 1, &list, NULL, NULL);
+	int err = select_funcs(o, &o->list, 1, &list, NULL, NULL, NULL);
 
 	if (!err)
 		err = list_probeable(&list);
@@ -689,6 +705,7 @@ static void source_free(void *impl)
 	}
 	free(ts->kept);
 	free(ts->replanned);
+	catch_sites__free(&ts->catches);
 	funcs__free(&ts->funcs);
 	free(ts->names);
 	free(ts);
@@ -706,6 +723,31 @@ static const struct source_ops trace_ops = {
 	.describe = describe,
 	.free = source_free,
 };
+
+/* libstdc++'s exception probes, in the process -p names or else in every
+ * process (a COMMAND's children too; the BPF side passes over the threads
+ * of processes not traced). Where they cannot go, exceptions are still
+ * noticed by the stack pointer, later: said, not fatal. */
+static int attach_exceptions(struct trace_source *ts)
+{
+	pid_t pid = ts->o->npids == 1 ? ts->o->pids[0] : 0;
+
+	for (size_t i = 0; i < ts->catches.n; i++) {
+		const struct catch_site_set *set = &ts->catches.v[i];
+		int err = tracer__attach_exceptions(ts->t, set->path, set->offsets, set->ref_ctrs,
+						    set->cookies, set->n, pid);
+
+		if (err == -ENOMEM)
+			return err;
+		if (err)
+			p_err("cannot attach the exception probes of '%s': %s (calls an exception "
+			      "leaves end at the thread's next traced event)",
+			      set->path, strerror(-err));
+		else
+			ts->at.exception_binaries++;
+	}
+	return 0;
+}
 
 static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 {
@@ -736,6 +778,8 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 	for (size_t i = 0; i < n && !err; i++)
 		err = attach_one(ts, &plans[i]);
 	plans_free(plans, n);
+	if (!err)
+		err = attach_exceptions(ts);
 	return err == -EINVAL ? -EIO : err;
 }
 
@@ -764,7 +808,7 @@ int source_trace__open(struct source *src, const struct source_opts *o, pid_t cm
 	ts->verbosity = verbosity;
 	source__set_symbolizer(o);
 	ts->cmd_pid = cmd_pid;
-	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe, &walkers);
+	err = select_funcs(o, o->funcs, o->nfuncs, &ts->funcs, &ts->exe, &walkers, &ts->catches);
 	if (!err)
 		ts->plain = may_trust_plain(o, walkers);
 	if (!err)

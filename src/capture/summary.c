@@ -429,6 +429,11 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		      at->entries_stepped, at->attached);
 	report_left_out(at);
 	report_children(at);
+	if (at->exception_binaries)
+		p_err("exceptions: %" PRIu64 " thrown, %" PRIu64 " caught, %" PRIu64
+		      " calls they left ended at the catch (libstdc++'s probes)",
+		      st->counter[TCNT_THROWN], st->counter[TCNT_CAUGHT],
+		      st->counter[TCNT_CATCH_UNWOUND]);
 	if (st->counter[TCNT_UNMATCHED])
 		p_err("%" PRIu64 " returns of calls that began before the probes were in place "
 		      "(ignored)",

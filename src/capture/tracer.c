@@ -113,6 +113,8 @@ static int load(struct tracer *t)
 						      UPROBE_MULTI_ATTACH_TYPE);
 		bpf_program__set_expected_attach_type(skel->progs.on_ret_insn,
 						      UPROBE_MULTI_ATTACH_TYPE);
+		bpf_program__set_expected_attach_type(skel->progs.on_exception,
+						      UPROBE_MULTI_ATTACH_TYPE);
 	}
 	if (t->sessions)
 		bpf_program__set_expected_attach_type(skel->progs.on_session,
@@ -453,6 +455,39 @@ int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, b
 		err = attach_subset(t, entry, UPROBE_MULTI_ENTRY, tg, t->sessions ? BY_SITES : ALL,
 				    pid, bad);
 	return err;
+}
+
+/* Classic uprobes, as attach_classic (for every process), each with its
+ * semaphore. */
+static int attach_counted_classic(struct tracer *t, struct bpf_program *prog, const char *path,
+				  const uint64_t *offsets, const uint64_t *ref_ctrs,
+				  const uint64_t *cookies, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookies[i],
+			    .ref_ctr_offset = ref_ctrs[i]);
+		struct bpf_link *bl =
+			bpf_program__attach_uprobe_opts(prog, -1, path, offsets[i], &uo);
+		int err = bl ? keep_link(t, -1, bl) : -errno;
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t *offsets,
+			      const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n,
+			      pid_t pid)
+{
+	struct bpf_program *prog = t->skel->progs.on_exception;
+	int fd;
+
+	if (!t->multi)
+		return attach_counted_classic(t, prog, path, offsets, ref_ctrs, cookies, n);
+	fd = uprobe_multi__attach_counted(bpf_program__fd(prog), path, offsets, ref_ctrs, cookies,
+					  n, UPROBE_MULTI_ENTRY, pid);
+	return fd < 0 ? fd : keep_link(t, fd, NULL);
 }
 
 int tracer__poll(struct tracer *t, int timeout_ms)

@@ -84,7 +84,8 @@ struct trace_attach_stats {
 				 * their return sites could not be found */
 	size_t refused;		/* left out: the kernel cannot probe them */
 	const char *refused_names[5];
-	size_t bad_sites; /* return sites the kernel refused */
+	size_t bad_sites;	   /* return sites the kernel refused */
+	size_t exception_binaries; /* with libstdc++'s exception probes attached */
 	/* COMMAND mode: children of the command, traced in its libraries by
 	 * links of their own attached when they fork */
 	size_t children;	   /* so traced */
@@ -113,6 +114,14 @@ int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags);
  * counted in *bad_sites. Returns 0 or -errno. */
 int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, bool *bad,
 		   size_t *bad_sites);
+
+/* Attaches bpf on_exception at libstdc++'s exception probes in the binary
+ * at path (catch_sites.h): n file offsets, their semaphores' (0: none) and
+ * cookies (TRACE_EXC_*); pid > 0 limits them to that process. Returns 0 or
+ * -errno. */
+int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t *offsets,
+			      const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n,
+			      pid_t pid);
 
 /* The processes forked by traced ones (notify_forks, EV_FORK) and those
  * that exec'd a program not judged plain (notify_execs, EV_EXEC) since the
