@@ -34,4 +34,20 @@ static __always_inline __u64 probe_arg_fetch(struct pt_regs *ctx, const struct u
 	return v;
 }
 
+/* Lowest and highest address of a string in user memory, x86-64. */
+#define PROBE_USER_MIN 0x10000ULL
+#define PROBE_USER_MAX 0x00007fffffffffffULL
+
+/* What an argument that may be a char * points to, into buf: true when it
+ * read a string (user space says whether it looks like one). The spec
+ * cannot say char * from a pointer or an unsigned long: a pointer-sized
+ * unsigned value in user memory is tried. */
+static __always_inline bool probe_arg_str(const struct usdt_loc *a, __u64 v, char *buf)
+{
+	if (a->size != 8 || a->kind == PROBE_ARG_CONST || v < PROBE_USER_MIN ||
+	    v > PROBE_USER_MAX)
+		return false;
+	return bpf_probe_read_user_str(buf, PROBE_STR_LEN, (void *)v) > 1;
+}
+
 #endif

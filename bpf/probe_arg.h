@@ -12,6 +12,7 @@
 #define PROBE_REG_NONE	255
 #define PROBE_REG_COUNT 20 /* x86-64 struct pt_regs, r15 to sp: 8 bytes each */
 #define PROBE_HIT_NARGS 3  /* a hit's first arguments kept (profile.h's PROFILE_NARGS) */
+#define PROBE_STR_LEN	32 /* a hit's string argument's first bytes kept */
 
 struct usdt_loc {
 	__u8 kind; /* PROBE_ARG_* */

@@ -107,9 +107,18 @@ static __always_inline void send_hit(struct pt_regs *ctx, const struct sample_ke
 	ev->cpu = bpf_get_smp_processor_id();
 	ev->ts = bpf_ktime_get_ns();
 	ev->nargs = pa ? pa->n : 0;
+	ev->is_signed = ev->is_str = 0;
 	ev->pad = 0;
-	for (int i = 0; i < PROBE_HIT_NARGS; i++)
+	for (int i = 0; i < PROBE_HIT_NARGS; i++) {
 		ev->args[i] = pa && i < (int)pa->n ? probe_arg_fetch(ctx, &pa->a[i]) : 0;
+		ev->str[i][0] = 0;
+		if (!pa || i >= (int)pa->n)
+			continue;
+		if (pa->a[i].is_signed)
+			ev->is_signed |= 1 << i;
+		else if (probe_arg_str(&pa->a[i], ev->args[i], ev->str[i]))
+			ev->is_str |= 1 << i;
+	}
 	ev->key = *key;
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
 }

@@ -3,6 +3,7 @@
 #ifndef FLAMEBPF_SAMPLE_H
 #define FLAMEBPF_SAMPLE_H
 
+#include "probe_arg.h"
 #include "unwind.h"
 
 #define SAMPLE_MAX_DEPTH 127 /* perf's default kernel.perf_event_max_stack */
@@ -154,8 +155,11 @@ struct sample_hit_event {
 	__u64 ts;
 	__u64 args[3]; /* PROBE_HIT_NARGS */
 	__u32 nargs;
-	__u32 pad;
+	__u8 is_signed; /* bit i: argument i is signed */
+	__u8 is_str;	/* bit i: str[i] holds what argument i points to */
+	__u16 pad;
 	struct sample_key key;
+	char str[3][PROBE_STR_LEN]; /* NUL-terminated where is_str says */
 };
 
 #endif

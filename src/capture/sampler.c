@@ -1159,6 +1159,37 @@ static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
 	return err ? err : profile__add_stack_event(c->p, &ev);
 }
 
+/* Whether what a hit's argument pointed to reads as text: printable, or
+ * UTF-8's bytes, up to its NUL. */
+static bool is_text(const char *s, size_t len)
+{
+	size_t n = strnlen(s, len);
+
+	if (!n || n == len)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return false;
+	return true;
+}
+
+/* A hit's arguments: numbers, signed as the spec says, or the strings they
+ * point to. */
+static int hit_args(struct collect_ctx *c, const struct sample_hit_event *h,
+		    struct profile_event *ev)
+{
+	int err = 0;
+
+	for (uint32_t i = 0; i < h->nargs && i < PROFILE_NARGS && !err; i++) {
+		ev->args[i] = h->args[i];
+		if (h->is_signed & (1u << i))
+			ev->flags |= PROFILE_EVENT_ARG_SIGNED(i);
+		else if ((h->is_str & (1u << i)) && is_text(h->str[i], sizeof(h->str[i])))
+			err = profile__set_event_str(c->p, ev, i, h->str[i]);
+	}
+	return err;
+}
+
 /* A probe's hit becomes an instant event on its stack, with its arguments. */
 static int add_hit(struct collect_ctx *c, const struct sample_hit_event *h)
 {
@@ -1166,10 +1197,10 @@ static int add_hit(struct collect_ctx *c, const struct sample_hit_event *h)
 		.cpu = h->cpu, .ts = h->ts, .dur = 1000, .flags = PROFILE_EVENT_INSTANT
 	};
 	uint64_t idx;
-	int err = 0;
+	int err = hit_args(c, h, &ev);
 
-	for (uint32_t i = 0; i < h->nargs && i < PROFILE_NARGS; i++)
-		ev.args[i] = h->args[i];
+	if (err)
+		return err;
 	if (!hashmap__get(&c->stack_of, key_hash(&h->key), &idx)) {
 		err = add_sample(c, &h->key, 0);
 		idx = profile__last_stack(c->p);

@@ -11,6 +11,7 @@
 
 #include "html_data.h"
 #include "html_events.h"
+#include "json_arg.h"
 #include "json_u64.h"
 
 static int cmp_ts(const void *a, const void *b, void *arg)
@@ -167,7 +168,7 @@ static void put_args(FILE *f, const struct profile *p, const size_t *order, size
 		for (int a = 0; a < PROFILE_NARGS; a++) {
 			if (a)
 				fputc(',', f);
-			json_u64__put(f, e->args[a]);
+			json_arg__put(f, p, e, a, true);
 		}
 		if (!ret)
 			continue;

@@ -17,6 +17,7 @@
 #include "util/strbuf.h"
 #include "html_data.h"
 #include "in.h"
+#include "json_arg.h"
 #include "json_u64.h"
 
 #define DATA_OPEN  "id=\"flamebpf-data\">"
@@ -395,13 +396,21 @@ static int event_args(struct html_in *h, const char *key, struct json_object *a,
 {
 	struct json_object *ret;
 
+	if (width == PROFILE_NARGS) {
+		ev->flags |= PROFILE_EVENT_INSTANT;
+		for (size_t k = 0; k < PROFILE_NARGS; k++) {
+			int err = json_arg__get(json_object_array_get_idx(a, i * width + k),
+						h->c->p, ev, k);
+
+			if (err)
+				return err == -ENOMEM ? in__fail_errno(h->c, err)
+						      : bad(h, key, i, "not a number or {\"s\":string}");
+		}
+		return 0;
+	}
 	for (size_t k = 0; k < PROFILE_NARGS; k++)
 		if (json_u64__get(json_object_array_get_idx(a, i * width + k), &ev->args[k]))
 			return bad(h, key, i, "not an unsigned integer");
-	if (width == PROFILE_NARGS) {
-		ev->flags |= PROFILE_EVENT_INSTANT;
-		return 0;
-	}
 	ret = json_object_array_get_idx(a, i * width + PROFILE_NARGS);
 	if (!ret) {
 		ev->flags |= PROFILE_EVENT_UNFINISHED;

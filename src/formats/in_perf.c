@@ -41,6 +41,8 @@
 #include "in.h"
 
 #define MAX_TOKENS   24
+#define HIT_STR_MAX  64 /* a hit's string argument kept */
+#define HIT_DUR_NS   1000
 #define MAX_GAP_NS   10000000ULL /* a sample of an event that is no clock spans at most this */
 #define OFFCPU_EVENT "offcpu-time"
 
@@ -58,7 +60,11 @@ struct hdr {
 	uint64_t ts, period;
 	struct token event;
 	const char *rest; /* after the event: trace text, or the frame of a record on one line */
-	uint64_t args[PROFILE_NARGS]; /* a probe's hit's, from its trace text */
+	/* a probe's hit's arguments, from its trace text: numbers, or strings
+	 * (is_str), copied, the line being gone when the record ends */
+	uint64_t args[PROFILE_NARGS];
+	char str[PROFILE_NARGS][HIT_STR_MAX];
+	uint8_t is_signed, is_str;
 	bool hit;
 };
 
@@ -238,29 +244,55 @@ static void set_ids(struct hdr *h, const struct token *t)
 	}
 }
 
+/* A hit's string argument from its opening quote q to the closing one
+ * that ends a word, into h's slot k. Returns where it ended, or NULL. */
+static const char *parse_str_arg(const char *q, struct hdr *h, uint64_t k)
+{
+	const char *end = q + 1;
+
+	while (*end && !(*end == '"' && (end[1] == ' ' || end[1] == '\t' || end[1] == '\n' ||
+					 end[1] == '\r' || !end[1])))
+		end++;
+	if (!*end)
+		return NULL;
+	snprintf(h->str[k], sizeof(h->str[k]), "%.*s", (int)(end - q - 1), q + 1);
+	h->is_str |= 1u << k;
+	return end + 1;
+}
+
 /* A probe's argument in the trace text after its event: "argK=V", K from
- * 1 as perf names a probe's fields, V decimal or 0x hex. */
-static void parse_arg(const struct token *t, struct hdr *h)
+ * 1 as perf names a probe's fields, V decimal, negative, 0x hex, or a
+ * string in quotes (which may hold spaces). Returns where it ended, or
+ * NULL for no argument. */
+static const char *parse_arg(const struct token *t, struct hdr *h)
 {
 	size_t d = 3;
 	uint64_t k, v;
+	bool neg;
 	char *end;
 
 	if (t->len < 6 || strncmp(t->s, "arg", 3))
-		return;
+		return NULL;
 	while (d < t->len && t->s[d] >= '0' && t->s[d] <= '9')
 		d++;
-	if (d == 3 || d > 4 || d + 1 >= t->len || t->s[d] != '=' || t->s[d + 1] == '-')
-		return;
-	k = parse_u64(t->s + 3, d - 3);
-	if (k < 1 || k > PROFILE_NARGS)
-		return;
-	errno = 0;
-	v = strtoull(t->s + d + 1, &end, t->len > d + 3 && !strncmp(t->s + d + 1, "0x", 2) ? 16 : 10);
-	if (errno || end != t->s + t->len)
-		return;
-	h->args[k - 1] = v;
+	if (d == 3 || d > 4 || d + 1 >= t->len || t->s[d] != '=')
+		return NULL;
+	k = parse_u64(t->s + 3, d - 3) - 1;
+	if (k >= PROFILE_NARGS)
+		return NULL;
 	h->hit = true;
+	if (t->s[d + 1] == '"')
+		return parse_str_arg(t->s + d + 1, h, k);
+	neg = t->s[d + 1] == '-';
+	errno = 0;
+	v = neg ? (uint64_t)strtoll(t->s + d + 1, &end, 10)
+		: strtoull(t->s + d + 1, &end,
+			   t->len > d + 3 && !strncmp(t->s + d + 1, "0x", 2) ? 16 : 10);
+	if (errno || end != t->s + t->len || (!neg && !(t->s[d + 1] >= '0' && t->s[d + 1] <= '9')))
+		return NULL;
+	h->args[k] = v;
+	h->is_signed |= neg ? 1u << k : 0;
+	return end;
 }
 
 /* What follows the ids: [CPU] TIME: PERIOD EVENT: REST, each optional. */
@@ -275,8 +307,14 @@ static void parse_fields(struct hdr *h, const struct token *t, size_t i, size_t 
 	if (i < n && is_event(&t[i]))
 		h->event = (struct token){ t[i].s, t[i].len - 1 }, i++;
 	h->rest = i < n ? t[i].s : "";
-	for (; i < n; i++)
-		parse_arg(&t[i], h);
+	for (const char *past = NULL; i < n; i++) {
+		const char *end;
+
+		if (past && t[i].s < past)
+			continue; /* a word of a string argument */
+		end = parse_arg(&t[i], h);
+		past = end ? end : past;
+	}
 }
 
 static bool parse_header(const char *line, struct hdr *h)
@@ -750,6 +788,22 @@ static bool timed(const struct perf *p, const struct hdr *h)
 	return p->event && is_clock(p->event);
 }
 
+/* A probe's hit: an instant event with its arguments. Returns 0 or -ENOMEM. */
+static int hit_args(struct perf *p, const struct hdr *h, struct profile_event *ev)
+{
+	int err = 0;
+
+	ev->flags |= PROFILE_EVENT_INSTANT;
+	for (int k = 0; k < PROFILE_NARGS && !err; k++) {
+		ev->args[k] = h->args[k];
+		if (h->is_signed & (1u << k))
+			ev->flags |= PROFILE_EVENT_ARG_SIGNED(k);
+		if (h->is_str & (1u << k))
+			err = profile__set_event_str(p->c->p, ev, k, h->str[k]);
+	}
+	return err;
+}
+
 static int push_event(struct perf *p, uint32_t stack)
 {
 	const struct hdr *h = &p->r.h;
@@ -758,9 +812,13 @@ static int push_event(struct perf *p, uint32_t stack)
 	e.ev = (struct profile_event){ .stack = stack, .cpu = h->cpu, .ts = h->ts };
 	e.timed = timed(p, h);
 	e.ev.dur = e.timed ? h->period : 0;
+	/* a hit is a moment: a microsecond, as a capture gives it, not the
+	 * time until the next one, whose order a tie would then reverse */
+	if (h->hit && hit_args(p, h, &e.ev))
+		return -ENOMEM;
 	if (h->hit) {
-		memcpy(e.ev.args, h->args, sizeof(e.ev.args));
-		e.ev.flags |= PROFILE_EVENT_INSTANT;
+		e.timed = true;
+		e.ev.dur = HIT_DUR_NS;
 	}
 	return array__push((void **)&p->ev, &p->nev, &p->evcap, &e, sizeof(e));
 }

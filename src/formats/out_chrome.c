@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "util/utf8.h"
+#include "json_arg.h"
 #include "json_u64.h"
 #include "out_chrome.h"
 
@@ -154,7 +155,7 @@ static void put_args(struct chrome *c, const struct profile_event *e)
 	fputs(",\"args\":{", c->f);
 	for (int i = 0; i < PROFILE_NARGS; i++) {
 		fprintf(c->f, "%s\"arg%d\":", i ? "," : "", i);
-		json_u64__put(c->f, e->args[i]);
+		json_arg__put(c->f, c->p, e, i, false);
 	}
 }
 

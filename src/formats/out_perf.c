@@ -37,6 +37,24 @@ static const struct frame *leaf_of(const struct profile *p, const struct profile
 	return s->nframes ? profile__frame(p, s->frames[s->nframes - 1]) : NULL;
 }
 
+/* A hit's argument a as perf prints a probe's field: " argN=" (N from 1)
+ * and the number, signed where it is, or the string in quotes. */
+static void put_arg(FILE *f, const struct profile *p, const struct profile_event *e, int a)
+{
+	const char *str = profile__event_str(p, e, a);
+
+	fprintf(f, "%sarg%d=", a ? " " : "", a + 1);
+	if (str) {
+		fputc('"', f);
+		put_text(f, str, "");
+		fputc('"', f);
+	} else if (e->flags & PROFILE_EVENT_ARG_SIGNED(a)) {
+		fprintf(f, "%" PRId64, (int64_t)e->args[a]);
+	} else {
+		fprintf(f, "%" PRIu64, e->args[a]);
+	}
+}
+
 /* "COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT: " as perf pads it. */
 static void write_header(const struct profile *p, const struct profile_event *e, FILE *f)
 {
@@ -80,7 +98,7 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 	 * event's fields after its name (arg1 is flamebpf's arg0) */
 	if (e->flags & PROFILE_EVENT_INSTANT)
 		for (int a = 0; a < PROFILE_NARGS; a++)
-			fprintf(f, "%sarg%d=%" PRIu64, a ? " " : "", a + 1, e->args[a]);
+			put_arg(f, p, e, a);
 	fputc('\n', f);
 }
 

@@ -114,23 +114,51 @@ const char *profile__off_state_name(unsigned int state)
 	return off_states[state < PROFILE_OFF_NR ? state : PROFILE_OFF_NR];
 }
 
-const char *profile__intern(struct profile *p, const char *s)
+/* s's index in p->strings, added if new. Returns 0 or -ENOMEM. */
+static int intern_index(struct profile *p, const char *s, uint64_t *i)
 {
 	struct str_eq_arg arg = { p, s };
-	uint64_t i, key;
+	uint64_t key;
 	char *copy;
 
-	if (idx_find(&p->string_idx, hash_bytes(s, strlen(s), 0), str_eq, &arg, &i, &key))
-		return ((char **)p->strings.v)[i];
+	if (idx_find(&p->string_idx, hash_bytes(s, strlen(s), 0), str_eq, &arg, i, &key))
+		return 0;
 	copy = strdup(s);
 	if (!copy)
-		return NULL;
+		return -ENOMEM;
+	*i = p->strings.n;
 	if (hashmap__set(&p->string_idx, key, p->strings.n) ||
 	    vec_push(&p->strings, &copy, sizeof(copy))) {
 		free(copy);
-		return NULL;
+		return -ENOMEM;
 	}
-	return copy;
+	return 0;
+}
+
+const char *profile__intern(struct profile *p, const char *s)
+{
+	uint64_t i;
+
+	return intern_index(p, s, &i) ? NULL : ((char **)p->strings.v)[i];
+}
+
+int profile__set_event_str(struct profile *p, struct profile_event *e, int i, const char *s)
+{
+	uint64_t idx;
+	int err = intern_index(p, s, &idx);
+
+	if (err)
+		return err;
+	e->args[i] = idx;
+	e->flags |= PROFILE_EVENT_ARG_STR(i);
+	return 0;
+}
+
+const char *profile__event_str(const struct profile *p, const struct profile_event *e, int i)
+{
+	if (!(e->flags & PROFILE_EVENT_ARG_STR(i)) || e->args[i] >= p->strings.n)
+		return NULL;
+	return ((char **)p->strings.v)[e->args[i]];
 }
 
 struct frame_eq_arg {
@@ -370,6 +398,22 @@ int profile__merge_if(struct profile *dst, const struct profile *src,
 	return merge_stacks(dst, src, keep, arg, stack_map, false);
 }
 
+/* ev, of src, names its string arguments by their index in src: now in dst. */
+static int copy_event_strs(struct profile *dst, const struct profile *src,
+			   struct profile_event *ev)
+{
+	int err = 0;
+
+	for (int a = 0; a < PROFILE_NARGS && !err; a++) {
+		const char *str = profile__event_str(src, ev, a);
+
+		ev->flags &= ~PROFILE_EVENT_ARG_STR(a);
+		if (str)
+			err = profile__set_event_str(dst, ev, a, str);
+	}
+	return err;
+}
+
 /* The events of src on the stacks map gives them in dst (UINT32_MAX: none). */
 static int copy_events(struct profile *dst, const struct profile *src, const uint32_t *map)
 {
@@ -383,6 +427,7 @@ static int copy_events(struct profile *dst, const struct profile *src, const uin
 			continue;
 		ev.stack = map[ev.stack];
 		ev.split = 0;
+		err = copy_event_strs(dst, src, &ev);
 		err = sp ? vec_push(&dst->splits, sp, sizeof(*sp)) : 0;
 		if (sp && !err)
 			ev.split = dst->splits.n;

@@ -94,6 +94,10 @@ struct profile_stack {
 #define PROFILE_NARGS		 3
 #define PROFILE_EVENT_UNFINISHED 1 /* no end was seen: dur ends where that was noticed */
 #define PROFILE_EVENT_INSTANT	 2 /* a probe's hit: a moment, with its arguments */
+/* a hit's argument i is signed (args[i] holds its 64-bit two's complement),
+ * or a string the program passed (profile__event_str) */
+#define PROFILE_EVENT_ARG_SIGNED(i) (4u << (i))
+#define PROFILE_EVENT_ARG_STR(i)    (32u << (i))
 
 /* A timed event on a thread's timeline (a traced call), kept only when a
  * timeline output asks for it. */
@@ -221,6 +225,13 @@ int profile__add_event(struct profile *p, const struct stack_owner *who, const u
 int profile__add_split_event(struct profile *p, const struct stack_owner *who,
 			     const uint32_t *frames, uint32_t nframes,
 			     const struct profile_event *ev, const struct profile_split *split);
+
+/* A hit's argument i as a string: interned in p, kept in e by its index
+ * (PROFILE_EVENT_ARG_STR(i)). Returns 0 or -ENOMEM. */
+int profile__set_event_str(struct profile *p, struct profile_event *e, int i, const char *s);
+
+/* Argument i of e as a string, NULL when it is a number. */
+const char *profile__event_str(const struct profile *p, const struct profile_event *e, int i);
 
 /* The event's time off the CPU, or NULL when it has none. */
 const struct profile_split *profile__event_split(const struct profile *p,

@@ -238,6 +238,88 @@ static void test_hit_events(void **state)
 	}
 }
 
+/* The types: probes' hits in a Chrome JSON trace, each probe's args as
+ * JSON text (json-c's), n of each. */
+static void check_typed(const char *json, size_t n)
+{
+	static const char *const want[][2] = {
+		{ "[types:small]", "{ \"arg0\": -5, \"arg1\": 250, \"arg2\": -300 }" },
+		{ "[types:mid]", "{ \"arg0\": 65000, \"arg1\": -100000, \"arg2\": 4000000000 }" },
+		{ "[types:big]",
+		  "{ \"arg0\": -1099511627776, \"arg1\": \"0x8000000000000005\", \"arg2\": 42 }" },
+		{ "[types:regs]", "{ \"arg0\": -100000, \"arg1\": 65000, \"arg2\": -5 }" },
+	};
+	size_t seen[5] = { 0 };
+	json_object *doc = json_object_from_file(json), *evs;
+
+	assert_non_null(doc);
+	assert_true(json_object_object_get_ex(doc, "traceEvents", &evs));
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		json_object *e = json_object_array_get_idx(evs, i), *v, *args, *a;
+		const char *name, *text;
+		size_t k = 0;
+
+		if (!json_object_object_get_ex(e, "ph", &v) ||
+		    strcmp(json_object_get_string(v), "i"))
+			continue;
+		json_object_object_get_ex(e, "name", &v);
+		name = json_object_get_string(v);
+		assert_true(json_object_object_get_ex(e, "args", &args));
+		text = json_object_to_json_string_ext(args, JSON_C_TO_STRING_SPACED);
+		for (; k < 4 && strcmp(name, want[k][0]); k++)
+			;
+		if (k < 4 && strcmp(text, want[k][1]))
+			fail_msg("%s: %s's args %s, not %s", json, name, text, want[k][1]);
+		if (k == 4) {
+			/* a string; a pointer to no text, and one to "": numbers */
+			assert_string_equal(name, "[types:text]");
+			json_object_object_get_ex(args, "arg0", &a);
+			assert_string_equal(json_object_get_string(a), "GET /users");
+			json_object_object_get_ex(args, "arg1", &a);
+			assert_true(json_object_is_type(a, json_type_int) &&
+				    json_object_get_int64(a) > 0x10000);
+			json_object_object_get_ex(args, "arg2", &a);
+			assert_true(json_object_is_type(a, json_type_int) &&
+				    json_object_get_int64(a) > 0x10000);
+		}
+		seen[k]++;
+	}
+	for (size_t k = 0; k < 5; k++)
+		assert_int_equal(seen[k], n);
+	json_object_put(doc);
+}
+
+/* Arguments of every width and sign, in stack slots and registers, a
+ * constant, a string and pointers (usdt_work types): as the program passed
+ * them, in Chrome JSON, in perf script (types:text: arg1="GET /users"),
+ * and from the HTML report and perf script rendered back. */
+static void test_typed_args(void **state)
+{
+	const char *json = h_path("types.json"), *perf = h_path("types.perf"),
+		   *html = h_path("types.html"), *again = h_path("types-again.json");
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-f", "usdt::^types:", "-o", json, "-o", perf,
+				      "-o", html, "--", h_workload("usdt_work"), "types", "3")),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	check_typed(json, 3);
+	text = h_slurp(perf);
+	assert_non_null(text);
+	assert_non_null(strstr(text, " types:text: arg1=\"GET /users\" arg2="));
+	assert_non_null(strstr(text, " types:small: arg1=-5 arg2=250 arg3=-300\n"));
+	free(text);
+	assert_int_equal(h_run(&r, 60, H_ARGV(h_flamebpf(), "render", html, "-o", again)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	check_typed(again, 3);
+}
+
 /* Only work:tick traced: guarded's semaphore stays down, it never fires. */
 static void test_semaphore(void **state)
 {
@@ -329,6 +411,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_python_process, h_test_teardown),
 		cmocka_unit_test_teardown(test_count, h_test_teardown),
 		cmocka_unit_test_teardown(test_hit_events, h_test_teardown),
+		cmocka_unit_test_teardown(test_typed_args, h_test_teardown),
 		cmocka_unit_test_teardown(test_python_gc, h_test_teardown),
 		cmocka_unit_test_teardown(test_semaphore, h_test_teardown),
 		cmocka_unit_test_teardown(test_libstdcxx_throw, h_test_teardown),

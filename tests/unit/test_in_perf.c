@@ -311,8 +311,8 @@ static void test_events(void **state)
 }
 
 /* A probe's hit: its arguments after its event, argK=V as perf names an
- * SDT event's fields (K from 1), decimal or 0x hex; anything else there
- * is no argument. */
+ * SDT event's fields (K from 1): decimal, negative (signed), 0x hex, or a
+ * string in quotes, spaces and all; anything else there is no argument. */
 static void test_hit_args(void **state)
 {
 	const struct profile_event *e;
@@ -324,9 +324,11 @@ static void test_hit_args(void **state)
 	     "\t 1 f (/a)\n\n"
 	     "a 1 [001] 1.000001: 1 sdt_work:guarded: arg0=5 arg4=6 arg1=-1 arg2=1x arg=3 "
 	     "arg3=18446744073709551615\n\t 1 f (/a)\n\n"
-	     "a 1 [001] 1.000002: 1 sdt_work:guarded: \n\t 1 f (/a)\n\n",
+	     "a 1 [001] 1.000002: 1 sdt_work:guarded: \n\t 1 f (/a)\n\n"
+	     "a 1 [001] 1.000003: 1 sdt_work:guarded: arg1=\"GET /users arg2=9\" arg2=-5 "
+	     "arg3=\"x\"\n\t 1 f (/a)\n\n",
 	     &timeline);
-	assert_int_equal(profile__nr_events(l.p), 3);
+	assert_int_equal(profile__nr_events(l.p), 4);
 	e = profile__event(l.p, 0);
 	assert_true(e->flags & PROFILE_EVENT_INSTANT);
 	assert_int_equal(e->args[0], 16);
@@ -334,10 +336,16 @@ static void test_hit_args(void **state)
 	assert_int_equal(e->args[2], 10);
 	e = profile__event(l.p, 1);
 	assert_true(e->flags & PROFILE_EVENT_INSTANT);
-	assert_int_equal(e->args[0], 0);
+	assert_true(e->args[0] == UINT64_MAX);
+	assert_true(e->flags & PROFILE_EVENT_ARG_SIGNED(0));
 	assert_int_equal(e->args[1], 0);
 	assert_true(e->args[2] == UINT64_MAX);
+	assert_false(e->flags & PROFILE_EVENT_ARG_SIGNED(2));
 	assert_false(profile__event(l.p, 2)->flags & PROFILE_EVENT_INSTANT);
+	e = profile__event(l.p, 3);
+	assert_string_equal(profile__event_str(l.p, e, 0), "GET /users arg2=9");
+	assert_true((int64_t)e->args[1] == -5 && (e->flags & PROFILE_EVENT_ARG_SIGNED(1)));
+	assert_string_equal(profile__event_str(l.p, e, 2), "x");
 	loaded_free(&l);
 }
 

@@ -1549,7 +1549,10 @@
 		}
 		if (!E.hits)
 			return "";
-		a = E.hits.slice(3 * r.ev, 3 * r.ev + 3);
+		// a string the program passed is {s: "..."}: shown quoted
+		a = E.hits.slice(3 * r.ev, 3 * r.ev + 3).map(function (v) {
+			return v !== null && typeof v === "object" ? JSON.stringify(v.s) : v;
+		});
 		return " arg0=" + a[0] + " arg1=" + a[1] + " arg2=" + a[2] +
 			(r.hits > 1 ? " (the first of " + r.hits + " hits)" : "");
 	}
