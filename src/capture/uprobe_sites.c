@@ -55,7 +55,8 @@ static void note_failure(struct uprobe_sites *us, const struct uprobe_set *set, 
 static int attach_classic(struct uprobe_sites *us, struct bpf_program *prog,
 			  const struct uprobe_set *set, bool *bad)
 {
-	int first_err = 0, attached = 0, err;
+	size_t attached = 0, first_bad = 0;
+	int first_err = 0, err;
 
 	for (size_t i = 0; i < set->n; i++) {
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = set->cookies[i],
@@ -64,13 +65,14 @@ static int attach_classic(struct uprobe_sites *us, struct bpf_program *prog,
 		struct bpf_link *bl =
 			bpf_program__attach_uprobe_opts(prog, -1, set->path, set->offsets[i], &uo);
 
+		if (!bl && !first_err) {
+			first_err = errno ? -errno : -EINVAL;
+			first_bad = i;
+		}
+		if (!bl && !bad)
+			break;
 		if (!bl) {
-			err = -errno;
-			note_failure(us, set, i, true);
-			if (!bad)
-				return err;
 			bad[i] = true;
-			first_err = first_err ? first_err : err;
 			continue;
 		}
 		err = keep(us, -1, bl);
@@ -78,7 +80,9 @@ static int attach_classic(struct uprobe_sites *us, struct bpf_program *prog,
 			return err;
 		attached++;
 	}
-	return attached ? 0 : first_err;
+	if (first_err && (!bad || !attached))
+		note_failure(us, set, first_bad, true);
+	return bad && attached ? 0 : first_err;
 }
 
 static int attach_multi(struct uprobe_sites *us, struct bpf_program *prog,
