@@ -83,9 +83,12 @@ struct bin_set {
 static int attach_set(struct alloc_probes *ap, struct bpf_program *prog, const char *path,
 		      const struct bin_set *s, enum uprobe_multi_kind kind, pid_t pid)
 {
-	const struct uprobe_set set = {
-		.path = path, .offsets = s->off, .cookies = s->cookie, .n = s->n, .kind = kind, .pid = pid
-	};
+	const struct uprobe_set set = { .path = path,
+					.offsets = s->off,
+					.cookies = s->cookie,
+					.n = s->n,
+					.kind = kind,
+					.pid = pid };
 	int err = uprobe_sites__attach(&ap->links, prog, &set, s->bad);
 
 	for (size_t i = 0; !err && i < s->n; i++)

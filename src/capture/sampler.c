@@ -43,13 +43,13 @@ struct sampler {
 	int *perf_fds;		 /* per event slot and CPU: [slot * ncpus + cpu] */
 	struct bpf_link **links; /* ... the same */
 	struct bpf_link *fork_link, *exec_link, *exit_link;
-	struct bpf_link *switch_link; /* --off-cpu */
-	struct bpf_link *wakeup_link; /* --wakers */
-	struct bpf_link *tp_link;     /* -e tracepoint:... */
+	struct bpf_link *switch_link;	/* --off-cpu */
+	struct bpf_link *wakeup_link;	/* --wakers */
+	struct bpf_link *tp_link;	/* -e tracepoint:... */
 	struct uprobe_sites usdt_links; /* -f usdt:...: the probes' sites */
 	struct uprobe_sites span_links; /* --span: the spans' */
 	bool multi;			/* those as uprobe_multi links, else classic uprobes */
-	struct hashmap span_idx;      /* --span: a span level's id -> 1 + its index in span_nodes */
+	struct hashmap span_idx; /* --span: a span level's id -> 1 + its index in span_nodes */
 	struct span_node *span_nodes;
 	size_t nspan_nodes, span_nodes_cap;
 	uint64_t stop_ns;	   /* CLOCK_MONOTONIC at the stop */

@@ -57,8 +57,8 @@ static void report_usdt_failure(struct sample_source *ss, int err)
 	char site[PATH_MAX + 300];
 
 	sampler__failed_site(ss->s, site, sizeof(site));
-	p_err("cannot attach to the USDT probes%s%s%s: %s%s", ss->o->nspans ? " of --span" : "",
-	      site[0] ? " " : "", site, strerror(-err),
+	p_err("cannot attach to the USDT probes%s%s%s%s: %s%s", ss->o->nspans ? " of --span" : "",
+	      site[0] ? " (" : "", site, site[0] ? ")" : "", strerror(-err),
 	      err == -EOPNOTSUPP ? " (no uprobe_multi links in this kernel: "
 				   "FLAMEBPF_CLASSIC_UPROBES=1 attaches classic uprobes)"
 				 : source__bpf_hint(err, ss->verbosity));

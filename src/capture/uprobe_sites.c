@@ -37,8 +37,7 @@ static int keep(struct uprobe_sites *us, int fd, struct bpf_link *bl)
 }
 
 /* The first failure only: it is the one reported. */
-static void note_failure(struct uprobe_sites *us, const struct uprobe_set *set, size_t i,
-			 bool one)
+static void note_failure(struct uprobe_sites *us, const struct uprobe_set *set, size_t i, bool one)
 {
 	if (us->failed.path[0])
 		return;

@@ -25,8 +25,9 @@ struct uprobe_set {
 	const uint64_t *cookies;
 	size_t n;
 	enum uprobe_multi_kind kind; /* a session needs uprobe_multi */
-	pid_t pid; /* > 0: uprobe_multi links fire in that process only; classic
-		    * probes fire everywhere, for the BPF pid filter to sort */
+	/* > 0: a uprobe_multi link fires in that process only; classic
+	 * probes fire in every process, for the BPF pid filter to sort */
+	pid_t pid;
 };
 
 /* What the first refused attach was, for the error message. */
