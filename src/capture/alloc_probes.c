@@ -5,10 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <linux/types.h>
 
-#include "util/array.h"
 #include "alloc.h"
 #include "alloc_probes.h"
 #include "funcs.h"
