@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* --alloc: uprobes on the allocators' entry points (uprobe_multi links, the
- * function's enum alloc_kind as cookie). An entry saves what its return
+/* --alloc: uprobes on the allocators' entry points (uprobe_multi links or
+ * classic uprobes, the function's enum alloc_kind as cookie). An entry saves what its return
  * needs in the thread's task storage and takes the user stack there (the
  * allocating call's); the return counts bytes and calls by stack and keeps
  * the address as live until a free removes it. Included by sample.bpf.c,

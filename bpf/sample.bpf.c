@@ -164,8 +164,10 @@ int on_sample(struct bpf_perf_event_data *ctx)
 			   multi_event ? (__u32)bpf_get_attach_cookie(ctx) : 0, false);
 }
 
-/* -f usdt:...: a USDT probe's hit, its number in the uprobe_multi link's
- * cookie (from 1). */
+/* -f usdt:...: a USDT probe's hit, its number in the link's cookie (from
+ * 1). Loaded for uprobe_multi links, bpf_get_attach_cookie() reads the
+ * link's cookie of the probe hit; loaded without (classic uprobes), the
+ * perf event's: the expected attach type chooses the helper. */
 SEC("kprobe")
 int on_usdt(struct pt_regs *ctx)
 {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* --span NAME=BEGIN,END: USDT probe pairs (uprobe_multi links, each site's
- * number as cookie) open and close spans on a thread's stack of them, in
+/* --span NAME=BEGIN,END: USDT probe pairs (uprobe_multi links or classic
+ * uprobes, each site's number as cookie) open and close spans on a thread's stack of them, in
  * its task storage. Samples take the innermost span's id into their key;
  * without samples, each span's time less its children's is counted by
  * the ids, as traced calls' self time is. Included by sample.bpf.c after

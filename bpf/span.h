@@ -18,7 +18,7 @@ enum span_label {
 	SPAN_LABEL_NUMBER, /* the argument is the value */
 };
 
-/* A probe site, by its uprobe_multi cookie. */
+/* A probe site, by its probe's cookie. */
 struct span_site {
 	__u32 span; /* its span, from 1 */
 	__u8 end;   /* 1: END closes the span; 0: BEGIN opens it */

@@ -5,14 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <unistd.h>
 #include <linux/types.h>
 
-#include "util/array.h"
 #include "alloc.h"
 #include "alloc_probes.h"
 #include "funcs.h"
-#include "uprobe_multi.h"
+#include "uprobe_sites.h"
 
 /* The names as -l prints them; each is then told by its symbol. */
 #define ALLOC_REGEX                                                                                \
@@ -80,21 +78,20 @@ struct bin_set {
 	size_t n;
 };
 
-static int attach_set(struct alloc_probes *ap, int prog_fd, const char *path,
+static int attach_set(struct alloc_probes *ap, struct bpf_program *prog, const char *path,
 		      const struct bin_set *s, enum uprobe_multi_kind kind, pid_t pid)
 {
-	int fd;
+	const struct uprobe_set set = { .path = path,
+					.offsets = s->off,
+					.cookies = s->cookie,
+					.n = s->n,
+					.kind = kind,
+					.pid = pid };
+	int err = uprobe_sites__attach(&ap->links, prog, &set, s->bad);
 
-	if (!s->n)
-		return 0;
-	memset(s->bad, 0, s->n * sizeof(*s->bad));
-	fd = uprobe_multi__attach_skipping(prog_fd, path, s->off, s->cookie, s->n, kind, pid,
-					   s->bad);
-	if (fd < 0)
-		return fd;
-	for (size_t i = 0; i < s->n; i++)
+	for (size_t i = 0; !err && i < s->n; i++)
 		ap->refused += s->bad[i];
-	return array__push((void **)&ap->fds, &ap->nfds, &ap->fds_cap, &fd, sizeof(fd));
+	return err;
 }
 
 static void note_bin(struct alloc_probes *ap, const char *path, size_t n)
@@ -174,7 +171,7 @@ static bool frees(enum alloc_kind k)
  * entries of those and of the frees; an entry whose return the kernel
  * refused is left out (its call would stay open). */
 static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t b, pid_t pid,
-		      int enter_fd, int exit_fd)
+		      struct bpf_program *entries, struct bpf_program *returns)
 {
 	struct bin_set all = {}, ret = {};
 	size_t n = list->n + 1;
@@ -195,7 +192,7 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 		if (k && !frees(k))
 			set_push(&ret, list->v[i].offset, k);
 	}
-	err = attach_set(ap, exit_fd, list->bins.v[b].open_path, &ret, UPROBE_MULTI_RETURN, pid);
+	err = attach_set(ap, returns, list->bins.v[b].open_path, &ret, UPROBE_MULTI_RETURN, pid);
 	for (size_t i = 0, r = 0; !err && i < list->n; i++) {
 		enum alloc_kind k = probed_kind(list, i, b, cxx);
 
@@ -204,7 +201,7 @@ static int attach_bin(struct alloc_probes *ap, const struct funcs *list, size_t 
 		r += k && !frees(k);
 	}
 	if (!err)
-		err = attach_set(ap, enter_fd, list->bins.v[b].open_path, &all, UPROBE_MULTI_ENTRY,
+		err = attach_set(ap, entries, list->bins.v[b].open_path, &all, UPROBE_MULTI_ENTRY,
 				 pid);
 	if (!err && all.n) {
 		ap->nfuncs += all.n;
@@ -227,7 +224,8 @@ static bool is_exe(const struct binaries *bins, const struct target_binary *b)
 }
 
 int alloc_probes__attach(struct alloc_probes *ap, const struct binaries *bins,
-			 const struct alloc_target *t, int enter_fd, int exit_fd)
+			 const struct alloc_target *t, struct bpf_program *entries,
+			 struct bpf_program *returns)
 {
 	struct funcs list = {};
 	int err = find(bins, &list);
@@ -235,7 +233,7 @@ int alloc_probes__attach(struct alloc_probes *ap, const struct binaries *bins,
 	for (size_t b = 0; !err && b < list.bins.n; b++) {
 		pid_t pid = t->exe_everywhere && is_exe(bins, &list.bins.v[b]) ? 0 : t->pid;
 
-		err = attach_bin(ap, &list, b, pid, enter_fd, exit_fd);
+		err = attach_bin(ap, &list, b, pid, entries, returns);
 	}
 	if (!err && !ap->nfuncs)
 		err = -ENOENT;
@@ -245,9 +243,5 @@ int alloc_probes__attach(struct alloc_probes *ap, const struct binaries *bins,
 
 void alloc_probes__detach(struct alloc_probes *ap)
 {
-	for (size_t i = 0; i < ap->nfds; i++)
-		close(ap->fds[i]);
-	free(ap->fds);
-	ap->fds = NULL;
-	ap->nfds = ap->fds_cap = 0;
+	uprobe_sites__close(&ap->links);
 }

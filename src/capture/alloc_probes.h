@@ -1,7 +1,7 @@
 /* --alloc: the allocators' entry points (malloc, calloc, realloc, free,
  * aligned_alloc, posix_memalign, memalign, valloc, pvalloc, every exported
  * operator new and delete, mmap and munmap) in the binaries a target maps,
- * attached as uprobe_multi links to the sampler's allocation programs. */
+ * attached to the sampler's allocation programs (uprobe_sites.h). */
 #ifndef FLAMEBPF_ALLOC_PROBES_H
 #define FLAMEBPF_ALLOC_PROBES_H
 
@@ -9,10 +9,11 @@
 #include <sys/types.h>
 
 #include "symbols/binary_list.h"
+#include "uprobe_sites.h"
 
+/* Zeroed, with links.multi set as the programs were loaded. */
 struct alloc_probes {
-	int *fds; /* link fds */
-	size_t nfds, fds_cap;
+	struct uprobe_sites links;
 	size_t nfuncs;	 /* functions probed */
 	size_t nbins;	 /* binaries with one at least */
 	size_t refused;	 /* functions the kernel would not probe */
@@ -27,11 +28,13 @@ struct alloc_target {
 	int exe_everywhere;
 };
 
-/* Finds the allocators in bins and attaches enter_fd at their entries and
- * exit_fd at the returns of those that allocate. Returns 0, -ENOENT when
- * bins define none, or -errno of a failed read or attach. */
+/* Finds the allocators in bins and attaches entries at their entries and
+ * returns at the returns of those that allocate. Returns 0, -ENOENT when bins
+ * define none, or -errno of a failed read or attach (ap->links.failed
+ * says where). */
 int alloc_probes__attach(struct alloc_probes *ap, const struct binaries *bins,
-			 const struct alloc_target *t, int enter_fd, int exit_fd);
+			 const struct alloc_target *t, struct bpf_program *entries,
+			 struct bpf_program *returns);
 
 /* Closes the links: no probe fires after it. */
 void alloc_probes__detach(struct alloc_probes *ap);

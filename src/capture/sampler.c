@@ -26,7 +26,7 @@
 #include "stack_table.h"
 #include "tp_event.h"
 #include "unwinder.h"
-#include "uprobe_multi.h"
+#include "uprobe_sites.h"
 #include "alloc.h"
 
 /* A span level as its first sight told it (struct sample_span_event). */
@@ -43,12 +43,13 @@ struct sampler {
 	int *perf_fds;		 /* per event slot and CPU: [slot * ncpus + cpu] */
 	struct bpf_link **links; /* ... the same */
 	struct bpf_link *fork_link, *exec_link, *exit_link;
-	struct bpf_link *switch_link; /* --off-cpu */
-	struct bpf_link *wakeup_link; /* --wakers */
-	struct bpf_link *tp_link;     /* -e tracepoint:... */
-	int *usdt_fds;		      /* -f usdt:...: a uprobe_multi link per binary */
-	int *span_fds;		      /* --span: the same */
-	struct hashmap span_idx;      /* --span: a span level's id -> 1 + its index in span_nodes */
+	struct bpf_link *switch_link;	/* --off-cpu */
+	struct bpf_link *wakeup_link;	/* --wakers */
+	struct bpf_link *tp_link;	/* -e tracepoint:... */
+	struct uprobe_sites usdt_links; /* -f usdt:...: the probes' sites */
+	struct uprobe_sites span_links; /* --span: the spans' */
+	bool multi;			/* those as uprobe_multi links, else classic uprobes */
+	struct hashmap span_idx; /* --span: a span level's id -> 1 + its index in span_nodes */
 	struct span_node *span_nodes;
 	size_t nspan_nodes, span_nodes_cap;
 	uint64_t stop_ns;	   /* CLOCK_MONOTONIC at the stop */
@@ -184,15 +185,20 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.alloc_live, o->alloc ? o->alloc_live_max : 1);
 }
 
-/* --alloc: uprobe_multi programs (libbpf 1.1 knows no such section). */
-static void set_alloc_progs(struct sample_bpf *skel, bool alloc)
+/* The uprobe programs: for uprobe_multi links or classic uprobes, as the
+ * kernel has them (libbpf 1.1 knows no uprobe_multi section). */
+static void set_uprobe_progs(struct sampler *s, struct sample_bpf *skel)
 {
-	bpf_program__set_autoload(skel->progs.on_alloc_enter, alloc);
-	bpf_program__set_autoload(skel->progs.on_alloc_exit, alloc);
-	if (!alloc)
-		return;
-	bpf_program__set_expected_attach_type(skel->progs.on_alloc_enter, UPROBE_MULTI_ATTACH_TYPE);
-	bpf_program__set_expected_attach_type(skel->progs.on_alloc_exit, UPROBE_MULTI_ATTACH_TYPE);
+	const struct uprobe_sites *how = &s->usdt_links;
+
+	bpf_program__set_autoload(skel->progs.on_usdt, s->opts.usdt != NULL);
+	uprobe_sites__prepare(how, skel->progs.on_usdt, UPROBE_MULTI_ENTRY);
+	bpf_program__set_autoload(skel->progs.on_span, s->opts.spans != NULL);
+	uprobe_sites__prepare(how, skel->progs.on_span, UPROBE_MULTI_ENTRY);
+	bpf_program__set_autoload(skel->progs.on_alloc_enter, s->opts.alloc);
+	uprobe_sites__prepare(how, skel->progs.on_alloc_enter, UPROBE_MULTI_ENTRY);
+	bpf_program__set_autoload(skel->progs.on_alloc_exit, s->opts.alloc);
+	uprobe_sites__prepare(how, skel->progs.on_alloc_exit, UPROBE_MULTI_RETURN);
 }
 
 /* with_iter: offcpu_at_start too, which needs a sleepable task iterator
@@ -221,10 +227,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.offcpu_at_start, with_iter);
 	bpf_program__set_autoload(skel->progs.on_tracepoint, s->opts.tp && !by_field(s));
 	bpf_program__set_autoload(skel->progs.on_tracepoint_field, by_field(s));
-	bpf_program__set_autoload(skel->progs.on_usdt, s->opts.usdt != NULL);
-	bpf_program__set_expected_attach_type(skel->progs.on_usdt, UPROBE_MULTI_ATTACH_TYPE);
-	bpf_program__set_autoload(skel->progs.on_span, s->opts.spans != NULL);
-	bpf_program__set_expected_attach_type(skel->progs.on_span, UPROBE_MULTI_ATTACH_TYPE);
+	set_uprobe_progs(s, skel);
 	skel->rodata->spans = s->opts.spans != NULL;
 	skel->rodata->span_time = span_time(s);
 	if (s->opts.tp) {
@@ -238,7 +241,6 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.offcpu_at_stop, s->opts.offcpu);
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
-	set_alloc_progs(skel, s->opts.alloc);
 	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	skel->rodata->alloc_page_size = sysconf(_SC_PAGESIZE);
 	size_maps(skel, &s->opts, s->ncpus);
@@ -355,6 +357,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 		return -ENOMEM;
 	s->opts = *o;
 	s->ncpus = libbpf_num_possible_cpus();
+	uprobe_multi__features(&s->multi, &(bool){ false });
+	s->usdt_links.multi = s->span_links.multi = s->multi;
 	s->event = o->alloc == PROFILE_ALLOC_LIVE ? "bytes live"
 		   : o->alloc			  ? "bytes allocated"
 		   : o->wall			  ? PROFILE_EVENT_WALL
@@ -557,41 +561,28 @@ static bool traced(pid_t pid, void *arg)
 	return !bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.pids), &key, &v);
 }
 
-/* A uprobe_multi link per binary of pl for prog, its semaphores raised by
- * the kernel while attached; system-wide on the file: the pid filter
- * keeps the targets (a COMMAND's children too). */
-static int attach_sites(const struct usdt_plan *pl, struct bpf_program *prog, int **fds)
+/* The sites of each binary of pl for prog, their semaphores raised by the
+ * kernel while attached; system-wide on the file: the pid filter keeps
+ * the targets (a COMMAND's children too). */
+static int attach_sites(const struct usdt_plan *pl, struct bpf_program *prog,
+			struct uprobe_sites *links)
 {
 	int err = 0;
 
-	*fds = malloc((pl->nbins ? pl->nbins : 1) * sizeof(**fds));
-	if (!*fds)
-		return -ENOMEM;
-	for (size_t i = 0; i < pl->nbins; i++)
-		(*fds)[i] = -1;
 	for (size_t i = 0; i < pl->nbins && !err; i++) {
+		struct uprobe_set set = { .path = pl->bins[i].path, .n = pl->bins[i].n };
 		uint64_t *block, *offsets, *refs, *cookies;
 
 		err = usdt_plan__arrays(&pl->bins[i], &block, &offsets, &refs, &cookies);
 		if (err)
 			break;
-		(*fds)[i] = uprobe_multi__attach_counted(bpf_program__fd(prog), pl->bins[i].path,
-							 offsets, refs, cookies, pl->bins[i].n,
-							 UPROBE_MULTI_ENTRY, 0);
+		set.offsets = offsets;
+		set.ref_ctrs = refs;
+		set.cookies = cookies;
+		err = uprobe_sites__attach(links, prog, &set, NULL);
 		free(block);
-		if ((*fds)[i] < 0)
-			err = (*fds)[i];
 	}
 	return err;
-}
-
-static void detach_sites(const struct usdt_plan *pl, int **fds)
-{
-	for (size_t i = 0; *fds && i < pl->nbins; i++)
-		if ((*fds)[i] >= 0)
-			close((*fds)[i]);
-	free(*fds);
-	*fds = NULL;
 }
 
 int sampler__start(struct sampler *s)
@@ -605,7 +596,7 @@ int sampler__start(struct sampler *s)
 	    mmap_events__open(&s->mmaps, s->procs, s->opts.filter_pids ? traced : NULL, s))
 		s->mmaps = NULL;
 	if (s->opts.spans) {
-		err = attach_sites(&s->opts.spans->sites, s->skel->progs.on_span, &s->span_fds);
+		err = attach_sites(&s->opts.spans->sites, s->skel->progs.on_span, &s->span_links);
 		if (err || span_time(s)) {
 			s->nattached = s->ncpus;
 			return err;
@@ -613,7 +604,7 @@ int sampler__start(struct sampler *s)
 	}
 	if (s->opts.usdt) {
 		s->nattached = s->ncpus;
-		return attach_sites(s->opts.usdt, s->skel->progs.on_usdt, &s->usdt_fds);
+		return attach_sites(s->opts.usdt, s->skel->progs.on_usdt, &s->usdt_links);
 	}
 	if (s->opts.alloc) /* the caller attaches the allocators' probes */
 		return 0;
@@ -781,10 +772,8 @@ void sampler__stop(struct sampler *s)
 	}
 	bpf_link__destroy(s->tp_link);
 	s->tp_link = NULL;
-	if (s->opts.usdt)
-		detach_sites(s->opts.usdt, &s->usdt_fds);
-	if (s->opts.spans)
-		detach_sites(&s->opts.spans->sites, &s->span_fds);
+	uprobe_sites__close(&s->usdt_links);
+	uprobe_sites__close(&s->span_links);
 	bpf_link__destroy(s->fork_link);
 	bpf_link__destroy(s->exec_link);
 	bpf_link__destroy(s->exit_link);
@@ -1309,6 +1298,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->tracepoint = s->opts.tp != NULL;
 	st->usdt_probes = s->opts.usdt ? usdt_plan__nprobes(s->opts.usdt) : 0;
 	st->spans = s->opts.spans ? s->opts.spans->nspans : 0;
+	st->classic = !s->multi && (s->opts.usdt || s->opts.spans || s->opts.alloc);
 	st->ticks = s->nticks;
 	st->stacks = s->stacks.n;
 	st->collisions = s->stacks.collisions;
@@ -1327,10 +1317,36 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 			bpf_map__max_entries(s->skel->maps.events);
 }
 
-void sampler__alloc_progs(struct sampler *s, int *enter_fd, int *exit_fd)
+void sampler__alloc_progs(struct sampler *s, struct bpf_program **entries,
+			  struct bpf_program **returns, bool *multi)
 {
-	*enter_fd = bpf_program__fd(s->skel->progs.on_alloc_enter);
-	*exit_fd = bpf_program__fd(s->skel->progs.on_alloc_exit);
+	*entries = s->skel->progs.on_alloc_enter;
+	*returns = s->skel->progs.on_alloc_exit;
+	*multi = s->multi;
+}
+
+/* A site's probe, "PROVIDER:NAME", by its cookie in plan pl. */
+static const char *probe_name(const struct usdt_plan *pl, uint64_t cookie)
+{
+	return pl && cookie && cookie <= pl->nnames ? pl->names[cookie - 1] : "?";
+}
+
+void sampler__failed_site(struct sampler *s, char *buf, size_t len)
+{
+	const struct uprobe_failure *f = &s->span_links.failed;
+	const struct usdt_plan *pl = s->opts.spans ? &s->opts.spans->sites : NULL;
+
+	if (!f->path[0]) {
+		f = &s->usdt_links.failed;
+		pl = s->opts.usdt;
+	}
+	if (!f->path[0])
+		snprintf(buf, len, "%s", "");
+	else if (!f->one)
+		snprintf(buf, len, "in '%s'", f->path);
+	else
+		snprintf(buf, len, "%s at 0x%" PRIx64 " in '%s'", probe_name(pl, f->cookie),
+			 f->offset, f->path);
 }
 
 void sampler__free(struct sampler *s)

@@ -63,6 +63,7 @@ struct sampler_stats {
 	bool tracepoint;     /* counts are a tracepoint's hits (or values: event says which) */
 	size_t usdt_probes;  /* -f usdt:...: the probes whose hits are counted */
 	size_t spans;	     /* --span: the spans' names */
+	bool classic;	     /* USDT, span or allocator probes as classic uprobes */
 	uint64_t ticks;	     /* timeline: samples whose time was kept */
 	uint64_t map_bytes;  /* memory of the BPF maps (keys and values) */
 	uint64_t stacks;     /* unique raw stacks received */
@@ -79,6 +80,7 @@ struct sampler_stats {
 };
 
 struct sampler;
+struct bpf_program;
 
 /* Loads the BPF programs (not attached yet). Returns 0 or -errno. */
 int sampler__open(struct sampler **out, const struct sampler_opts *o);
@@ -105,8 +107,15 @@ int sampler__collect(struct sampler *s, struct profile *p);
 void sampler__stats(struct sampler *s, struct sampler_stats *st);
 
 /* --alloc: the programs for the allocators' entries (cookie: enum
- * alloc_kind) and returns, to attach as uprobe_multi links. */
-void sampler__alloc_progs(struct sampler *s, int *enter_fd, int *exit_fd);
+ * alloc_kind) and returns, loaded for uprobe_multi links (multi) or
+ * classic uprobes. */
+void sampler__alloc_progs(struct sampler *s, struct bpf_program **entries,
+			  struct bpf_program **returns, bool *multi);
+
+/* After a failed sampler__start: the USDT or span site that could not be
+ * attached, in words ("work:tick at 0x1139 in '/bin/w'", or "in '/bin/w'"
+ * when the binary's link as a whole was refused), or "". */
+void sampler__failed_site(struct sampler *s, char *buf, size_t len);
 
 void sampler__free(struct sampler *s);
 

@@ -2,6 +2,7 @@
 /* --alloc: the sampler's BPF object with its allocation programs, fed by
  * uprobes on the allocators of the target's binaries. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +27,19 @@ struct alloc_source {
 	struct alloc_probes probes;
 };
 
+static void report_failure(struct alloc_source *as, int err)
+{
+	const struct uprobe_failure *f = &as->probes.links.failed;
+
+	if (f->one)
+		p_err("cannot attach the allocation probes: '%s' at 0x%" PRIx64 ": %s%s", f->path,
+		      f->offset, strerror(-err), source__bpf_hint(err, as->verbosity));
+	else
+		p_err("cannot attach the allocation probes%s%s%s: %s%s", f->path[0] ? " to '" : "",
+		      f->path, f->path[0] ? "'" : "", strerror(-err),
+		      source__bpf_hint(err, as->verbosity));
+}
+
 /* One process: probes in it alone. A COMMAND: its libraries in it, its
  * program in every process (its children run it; the BPF filter keeps
  * them). Several processes: everywhere, the BPF filter keeps them. */
@@ -34,22 +48,23 @@ static int attach_probes(struct alloc_source *as)
 	struct alloc_target t = { .pid = as->o->npids == 1 ? as->o->pids[0] : as->cmd_pid,
 				  .exe_everywhere = as->o->command != NULL };
 	struct binaries bins = {};
-	int enter_fd, exit_fd, err = targets__of(as->o, &bins);
+	struct bpf_program *entries, *returns;
+	int err = targets__of(as->o, &bins);
 
 	if (err)
 		goto out;
-	sampler__alloc_progs(as->s, &enter_fd, &exit_fd);
-	err = alloc_probes__attach(&as->probes, &bins, &t, enter_fd, exit_fd);
+	sampler__alloc_progs(as->s, &entries, &returns, &as->probes.links.multi);
+	err = alloc_probes__attach(&as->probes, &bins, &t, entries, returns);
 	if (err == -ENOENT)
 		p_err("no allocator to probe: the target's binaries define no malloc, free, "
 		      "operator new, ... (%zu binaries)",
 		      bins.n);
 	else if (err)
-		p_err("cannot attach the allocation probes: %s%s", strerror(-err),
-		      source__bpf_hint(err, as->verbosity));
+		report_failure(as, err);
 	else if (as->verbosity)
-		p_err("allocation probes: %zu functions in %s", as->probes.nfuncs,
-		      as->probes.first);
+		p_err("allocation probes: %zu functions in %s%s", as->probes.nfuncs,
+		      as->probes.first,
+		      as->probes.links.multi ? "" : " (classic uprobes: no uprobe_multi links)");
 out:
 	binaries__free(&bins);
 	return err;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The sampling source for the command line. */
 #include <errno.h>
+#include <limits.h>
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,19 @@ int source_sampler__add_pid(void *impl, pid_t pid)
 	return err;
 }
 
+/* Which site failed, as the sampler noted it. */
+static void report_usdt_failure(struct sample_source *ss, int err)
+{
+	char site[PATH_MAX + 300];
+
+	sampler__failed_site(ss->s, site, sizeof(site));
+	p_err("cannot attach to the USDT probes%s%s%s%s: %s%s", ss->o->nspans ? " of --span" : "",
+	      site[0] ? " (" : "", site, site[0] ? ")" : "", strerror(-err),
+	      err == -EOPNOTSUPP ? " (no uprobe_multi links in this kernel: "
+				   "FLAMEBPF_CLASSIC_UPROBES=1 attaches classic uprobes)"
+				 : source__bpf_hint(err, ss->verbosity));
+}
+
 static int start(void *impl)
 {
 	struct sample_source *ss = impl;
@@ -57,10 +71,7 @@ static int start(void *impl)
 	const struct perf_event_desc *ev = ss->o->event;
 
 	if (err && (ss->o->nusdt || ss->o->nspans))
-		p_err("cannot attach to the USDT probes%s: %s%s", ss->o->nspans ? " of --span" : "",
-		      strerror(-err),
-		      err == -EOPNOTSUPP ? " (they need uprobe_multi links, Linux 6.6+)"
-					 : source__bpf_hint(err, ss->verbosity));
+		report_usdt_failure(ss, err);
 	else if (err && ss->o->tracepoint && err == -ENOENT)
 		p_err("this kernel has no tracepoint '%s' (%s); tracefs lists them: "
 		      "/sys/kernel/tracing/available_events",

@@ -1,5 +1,5 @@
 /* --span: the USDT sites that open and close each span, as the sampler's
- * span program takes them: a uprobe_multi cookie per site, and what the
+ * span program takes them: a probe cookie per site, and what the
  * site does (span.h's struct span_site) by cookie. */
 #ifndef FLAMEBPF_SPAN_PLAN_H
 #define FLAMEBPF_SPAN_PLAN_H

@@ -102,6 +102,14 @@ static void summary_types(const struct profile *p, const struct sampler_stats *s
 	      secs, st->ncpus);
 }
 
+/* Uprobes attached one by one (FLAMEBPF_CLASSIC_UPROBES=1, or a kernel
+ * before 6.6), which a slow start or a probe's cost may come of. */
+static void report_classic(void)
+{
+	p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
+	      "(Linux 6.6+)");
+}
+
 void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
@@ -143,6 +151,8 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      "CPUs)",
 		      profile__total_weight(p), profile__nr_processes(p), profile__nr_stacks(p),
 		      secs, freq, st->event, st->ncpus);
+	if (st->classic)
+		report_classic();
 	report_losses(st);
 	/* spans alone take no stacks */
 	if (!st->spans || profile__unit(p) == UNIT_SAMPLES)
@@ -200,6 +210,8 @@ void summary__alloc(const struct profile *p, const struct sampler_stats *st, dou
 		      "counts, and what they held before it is not seen (nor leaked)");
 	if (c[CNT_ALLOC_FAILED])
 		p_err("%" PRIu64 " allocation calls returned no memory", c[CNT_ALLOC_FAILED]);
+	if (st->classic)
+		report_classic();
 	report_losses(st);
 	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 	if (verbose)
@@ -415,8 +427,7 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 	if (st->cpu_split)
 		report_split(p);
 	if (st->classic)
-		p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
-		      "(Linux 6.6+)");
+		report_classic();
 	if (at->attached)
 		p_err("returns: %zu by uretprobe (%zu leaves, %zu in plain processes), %zu by "
 		      "probes "

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -17,19 +16,14 @@
 #include "stack_table.h"
 #include "trace.skel.h"
 #include "tracer.h"
-#include "uprobe_multi.h"
+#include "uprobe_sites.h"
 
 struct tracer {
 	struct tracer_opts opts;
 	struct trace_bpf *skel;
 	int ncpus;
-	struct tlink {
-		int fd;		     /* a uprobe_multi link */
-		struct bpf_link *bl; /* or a classic uprobe's */
-	} * links;
-	size_t nlinks, links_cap;
-	bool multi;    /* the kernel has uprobe_multi links */
-	bool sessions; /* ... and uprobe sessions */
+	struct uprobe_sites links; /* links.multi: the kernel has uprobe_multi links */
+	bool sessions;		   /* ... and uprobe sessions */
 	struct bpf_link *exit_link, *fork_link, *exec_link, *switch_link;
 	struct ring_buffer *rb;
 	struct stack_table paths;	  /* call paths: function ids, leaf first */
@@ -106,19 +100,12 @@ static int load(struct tracer *t)
 	skel->rodata->cpu_split = t->opts.cpu_split;
 	/* a hook on every switch of the system: paid only when asked for */
 	bpf_program__set_autoload(skel->progs.on_switch, t->opts.cpu_split);
-	if (t->multi) {
-		bpf_program__set_expected_attach_type(skel->progs.on_entry,
-						      UPROBE_MULTI_ATTACH_TYPE);
-		bpf_program__set_expected_attach_type(skel->progs.on_return,
-						      UPROBE_MULTI_ATTACH_TYPE);
-		bpf_program__set_expected_attach_type(skel->progs.on_ret_insn,
-						      UPROBE_MULTI_ATTACH_TYPE);
-		bpf_program__set_expected_attach_type(skel->progs.on_exception,
-						      UPROBE_MULTI_ATTACH_TYPE);
-	}
+	uprobe_sites__prepare(&t->links, skel->progs.on_entry, UPROBE_MULTI_ENTRY);
+	uprobe_sites__prepare(&t->links, skel->progs.on_return, UPROBE_MULTI_RETURN);
+	uprobe_sites__prepare(&t->links, skel->progs.on_ret_insn, UPROBE_MULTI_ENTRY);
+	uprobe_sites__prepare(&t->links, skel->progs.on_exception, UPROBE_MULTI_ENTRY);
 	if (t->sessions)
-		bpf_program__set_expected_attach_type(skel->progs.on_session,
-						      UPROBE_SESSION_ATTACH_TYPE);
+		uprobe_sites__prepare(&t->links, skel->progs.on_session, UPROBE_MULTI_SESSION);
 	else
 		bpf_program__set_autoload(skel->progs.on_session, false);
 	bpf_map__set_max_entries(skel->maps.counts, 65536);
@@ -249,7 +236,7 @@ int tracer__open(struct tracer **out, const struct tracer_opts *o)
 	t->opts = *o;
 	if (!t->opts.max_calls)
 		t->opts.max_calls = 1000000;
-	uprobe_multi__features(&t->multi, &t->sessions);
+	uprobe_multi__features(&t->links.multi, &t->sessions);
 	t->procs = procs__new();
 	t->bins = symbolizer__new_cache();
 	if (!t->procs || !t->bins) {
@@ -309,70 +296,17 @@ int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags)
 	return t->opts.want_stacks ? snapshot(t, pid) : 0;
 }
 
-static int keep_link(struct tracer *t, int fd, struct bpf_link *bl)
-{
-	if (t->nlinks == t->links_cap) {
-		size_t cap = t->links_cap ? t->links_cap * 2 : 16;
-		struct tlink *v = realloc(t->links, cap * sizeof(*v));
-
-		if (!v) {
-			if (fd >= 0)
-				close(fd);
-			bpf_link__destroy(bl);
-			return -ENOMEM;
-		}
-		t->links = v;
-		t->links_cap = cap;
-	}
-	t->links[t->nlinks++] = (struct tlink){ fd, bl };
-	return 0;
-}
-
-/* Kernels before 6.6: one classic uprobe (perf_event uprobe PMU, no tracefs)
- * per offset, for every process (a perf event on one pid would see one
- * thread only; the BPF pid filter does the rest). Slow to attach and detach
- * by the thousand, but it works. */
-static int attach_classic(struct tracer *t, struct bpf_program *prog, const char *path,
-			  const uint64_t *offsets, const uint64_t *ids, size_t n, bool ret,
-			  bool *bad)
-{
-	int first_err = 0, attached = 0, err;
-
-	for (size_t i = 0; i < n; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = ids[i], .retprobe = ret);
-		struct bpf_link *bl =
-			bpf_program__attach_uprobe_opts(prog, -1, path, offsets[i], &uo);
-
-		if (!bl) {
-			bad[i] = true;
-			first_err = first_err ? first_err : -errno;
-			continue;
-		}
-		err = keep_link(t, -1, bl);
-		if (err)
-			return err;
-		attached++;
-	}
-	return attached ? 0 : first_err;
-}
-
-/* One link for the probes at offsets[i] with cookies ids[i], skipping those
- * the kernel refuses (flagged in bad[]). A set with nothing to attach is
- * not an error. */
+/* The probes at offsets[i] with cookies ids[i], skipping those the kernel
+ * refuses (flagged in bad[]). */
 static int attach_set(struct tracer *t, struct bpf_program *prog, const char *path,
 		      const uint64_t *offsets, const uint64_t *ids, size_t n,
 		      enum uprobe_multi_kind kind, pid_t pid, bool *bad)
 {
-	int fd;
+	const struct uprobe_set set = {
+		.path = path, .offsets = offsets, .cookies = ids, .n = n, .kind = kind, .pid = pid
+	};
 
-	if (!n)
-		return 0;
-	if (!t->multi)
-		return attach_classic(t, prog, path, offsets, ids, n, kind == UPROBE_MULTI_RETURN,
-				      bad);
-	fd = uprobe_multi__attach_skipping(bpf_program__fd(prog), path, offsets, ids, n, kind, pid,
-					   bad);
-	return fd < 0 ? fd : keep_link(t, fd, NULL);
+	return uprobe_sites__attach(&t->links, prog, &set, bad);
 }
 
 enum subset {
@@ -457,37 +391,19 @@ int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, b
 	return err;
 }
 
-/* Classic uprobes, as attach_classic (for every process), each with its
- * semaphore. */
-static int attach_counted_classic(struct tracer *t, struct bpf_program *prog, const char *path,
-				  const uint64_t *offsets, const uint64_t *ref_ctrs,
-				  const uint64_t *cookies, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookies[i],
-			    .ref_ctr_offset = ref_ctrs[i]);
-		struct bpf_link *bl =
-			bpf_program__attach_uprobe_opts(prog, -1, path, offsets[i], &uo);
-		int err = bl ? keep_link(t, -1, bl) : -errno;
-
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
 int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t *offsets,
 			      const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n,
 			      pid_t pid)
 {
-	struct bpf_program *prog = t->skel->progs.on_exception;
-	int fd;
+	const struct uprobe_set set = { .path = path,
+					.offsets = offsets,
+					.ref_ctrs = ref_ctrs,
+					.cookies = cookies,
+					.n = n,
+					.kind = UPROBE_MULTI_ENTRY,
+					.pid = pid };
 
-	if (!t->multi)
-		return attach_counted_classic(t, prog, path, offsets, ref_ctrs, cookies, n);
-	fd = uprobe_multi__attach_counted(bpf_program__fd(prog), path, offsets, ref_ctrs, cookies,
-					  n, UPROBE_MULTI_ENTRY, pid);
-	return fd < 0 ? fd : keep_link(t, fd, NULL);
+	return uprobe_sites__attach(&t->links, t->skel->progs.on_exception, &set, NULL);
 }
 
 int tracer__poll(struct tracer *t, int timeout_ms)
@@ -516,18 +432,12 @@ void tracer__stop(struct tracer *t)
 	struct timespec drain = { 0, 20 * 1000 * 1000 };
 
 	/* let calls in flight return before their probes go */
-	if (t->skel->bss && t->nlinks) {
+	if (t->skel->bss && t->links.n) {
 		t->skel->bss->stopping = true;
 		nanosleep(&drain, NULL);
 	}
 	/* newest first: entries go before the returns they need */
-	while (t->nlinks) {
-		struct tlink *l = &t->links[--t->nlinks];
-
-		if (l->fd >= 0)
-			close(l->fd);
-		bpf_link__destroy(l->bl);
-	}
+	uprobe_sites__close(&t->links);
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exec_link);
@@ -765,7 +675,7 @@ void tracer__stats(struct tracer *t, struct tracer_stats *st)
 	bpf_maps__sum_percpu(bpf_map__fd(t->skel->maps.counters), TCNT_NR, t->ncpus, st->counter);
 	st->paths = t->paths.n;
 	st->calls_over = t->records_over;
-	st->classic = !t->multi;
+	st->classic = !t->links.multi;
 	st->sessions = t->sessions;
 	st->cpu_split = t->opts.cpu_split;
 	st->collisions = t->paths.collisions;
@@ -794,6 +704,5 @@ void tracer__free(struct tracer *t)
 	free(t->args);
 	free(t->splits);
 	free(t->procs_ev);
-	free(t->links);
 	free(t);
 }

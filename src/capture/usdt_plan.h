@@ -1,4 +1,4 @@
-/* -f usdt:BINARY:REGEX: the USDT probes to count, by binary, as uprobe_multi
+/* -f usdt:BINARY:REGEX: the USDT probes to count, by binary, as uprobe
  * links take them (offsets, semaphores, a cookie naming each). */
 #ifndef FLAMEBPF_USDT_PLAN_H
 #define FLAMEBPF_USDT_PLAN_H
@@ -33,8 +33,8 @@ struct usdt_plan {
  * spec, an unknown binary or no probe matched; -ENOMEM. */
 int usdt_plan__make(const struct source_opts *o, struct usdt_plan *plan);
 
-/* The offsets, semaphores and cookies of set as three arrays, for a
- * uprobe_multi link: one malloc'd block in *block (free it), or -ENOMEM. */
+/* The offsets, semaphores and cookies of set as three arrays, for
+ * uprobe_sites__attach: one malloc'd block in *block (free it), or -ENOMEM. */
 int usdt_plan__arrays(const struct usdt_site_set *set, uint64_t **block, uint64_t **offsets,
 		      uint64_t **ref_ctrs, uint64_t **cookies);
 

@@ -953,6 +953,28 @@ bool h_has_line(const char *text, const char *line)
 	return false;
 }
 
+/* ---- uprobe fallbacks ---- */
+
+void h_classic_uprobes(void)
+{
+	setenv("FLAMEBPF_CLASSIC_UPROBES", "1", 1);
+}
+
+int h_classic_teardown(void **state)
+{
+	unsetenv("FLAMEBPF_CLASSIC_UPROBES");
+	return h_test_teardown(state);
+}
+
+void h_expect_classic(const struct h_result *r)
+{
+	if (h_has_line(r->err, "flamebpf: classic uprobes, one per probe: this kernel has no "
+			       "uprobe_multi links (Linux 6.6+)"))
+		return;
+	h_dump(r, "flamebpf");
+	fail_msg("the run did not say it used classic uprobes");
+}
+
 /* ---- privileges ---- */
 
 static bool permission_error(const char *err)

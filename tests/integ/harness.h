@@ -195,6 +195,31 @@ const char *h_find_line(const char *text, const char *prefix, char *buf, size_t 
 /* Whether LINE is one whole line of TEXT. */
 bool h_has_line(const char *text, const char *line);
 
+/* Classic uprobes (one perf event per probe, as on kernels before 6.6) for
+ * the flamebpf runs of the current test: FLAMEBPF_CLASSIC_UPROBES=1 until
+ * h_classic_teardown, the test's teardown. */
+void h_classic_uprobes(void);
+int h_classic_teardown(void **state);
+
+/* Fails the test unless R's summary says it used classic uprobes. */
+void h_expect_classic(const struct h_result *r);
+
+/* test_NAME and test_NAME_classic: expect_NAME(false) with uprobe_multi
+ * links, expect_NAME(true) with classic uprobes (teardown:
+ * h_classic_teardown). */
+#define H_UPROBE_TESTS(name)                                                                       \
+	static void test_##name(void **state)                                                      \
+	{                                                                                          \
+		(void)state;                                                                       \
+		expect_##name(false);                                                              \
+	}                                                                                          \
+	static void test_##name##_classic(void **state)                                            \
+	{                                                                                          \
+		(void)state;                                                                       \
+		h_classic_uprobes();                                                               \
+		expect_##name(true);                                                               \
+	}
+
 /* Skips the current test, with a printed reason, when real BPF cannot run. */
 void h_require_bpf(void);
 #define require_bpf() h_require_bpf()

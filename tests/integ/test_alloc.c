@@ -7,7 +7,8 @@
  * what alloc_b kept, -p counting only what is allocated after the start;
  * and against `alloc mmap`: anonymous mmaps counted by the page, a file's
  * not at all, a munmap freeing the block it starts, glibc's own mmap and
- * munmap inside malloc and free not counted again.
+ * munmap inside malloc and free not counted again. The bytes the same by
+ * classic uprobes (kernels before 6.6).
  */
 #include "harness.h"
 
@@ -97,17 +98,19 @@ static void expect_bytes(const struct h_folded *f, const struct expect *e, size_
 	}
 }
 
-/* Every byte of the run: per function exact, the allocator at the leaf. */
-static void test_alloc_total(void **state)
+/* Every byte of the run: per function exact, the allocator at the leaf;
+ * by uprobe_multi links or classic uprobes alike. */
+static void expect_alloc_total(bool classic)
 {
 	const char *out = h_path("alloc.folded");
 	struct h_folded f;
 	struct h_result r;
 
-	(void)state;
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "--alloc", "-o", out, "--", h_workload("alloc")));
+	if (classic)
+		h_expect_classic(&r);
 	expect_bytes(&f, expected, NEXPECTED, false);
 	assert_true(h_sum(&f, under, "malloc") >= 1000 * 4 * KIB + 100 * 64 * KIB);
 	assert_int_equal(h_sum(&f, under, "operator new(unsigned long)"), 5000 * 48);
@@ -125,21 +128,26 @@ static void test_alloc_total(void **state)
 	h_folded_free(&f);
 }
 
+H_UPROBE_TESTS(alloc_total)
+
 /* What is live at the end: alloc_b's 6400 KiB, nothing of the others. */
-static void test_alloc_live(void **state)
+static void expect_alloc_live(bool classic)
 {
 	const char *out = h_path("live.folded");
 	struct h_folded f;
 	struct h_result r;
 
-	(void)state;
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "--alloc=live", "-o", out, "--", h_workload("alloc")));
+	if (classic)
+		h_expect_classic(&r);
 	expect_bytes(&f, expected, NEXPECTED, true);
 	h_result_free(&r);
 	h_folded_free(&f);
 }
+
+H_UPROBE_TESTS(alloc_live)
 
 /* `go tool pprof -sample_index=INDEX -top FILE` (every node, bytes in B):
  * its report, which the caller frees. */
@@ -477,7 +485,9 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_alloc_total, h_test_teardown),
+		cmocka_unit_test_teardown(test_alloc_total_classic, h_classic_teardown),
 		cmocka_unit_test_teardown(test_alloc_live, h_test_teardown),
+		cmocka_unit_test_teardown(test_alloc_live_classic, h_classic_teardown),
 		cmocka_unit_test_teardown(test_pprof, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
 		cmocka_unit_test_teardown(test_sampled, h_test_teardown),

@@ -5,7 +5,8 @@
  * db span labelled 7 around 10 ms in query) and prints how long each took.
  * Sampled, every sample of a request's work sits under its span's frame,
  * in the shares the work has; alone, the spans' own time is what the
- * workload measured, nested as traced calls are, a Chrome event each.
+ * workload measured, nested as traced calls are, a Chrome event each; the
+ * same by classic uprobes (kernels before 6.6).
  */
 #include "harness.h"
 
@@ -113,8 +114,9 @@ static void measured(const char *out, double t[3])
 
 /* Without samples: each span's time less its children's, as the workload
  * measured it around its markers (within 2%: the probes' own traps);
- * Chrome JSON has an event per span, db's inside POST's. */
-static void test_span_time(void **state)
+ * Chrome JSON has an event per span, db's inside POST's. By uprobe_multi
+ * links or classic uprobes alike. */
+static void expect_span_time(bool classic)
 {
 	const char *out = h_path("time.folded"), *json = h_path("time.json");
 	double t[3], get, post, dbt;
@@ -122,13 +124,16 @@ static void test_span_time(void **state)
 	struct h_result r;
 	char *text;
 
-	(void)state;
 	require_bpf();
 	span_args();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "--span", req, "--span", db, "-o", out, "-o", json, "--",
 			    h_workload("spans"), NROUNDS));
+	if (classic)
+		h_expect_classic(&r);
 	measured(r.out, t);
+	assert_non_null(strstr(r.err, "60 spans begun (2 --span), 0 ends of no open span, 0 "
+				      "closed by their thread's exit"));
 	assert_int_equal(f.n, 3);
 	get = h_sum(&f, under, "[req GET /users]");
 	post = h_sum(&f, under, "[req POST /orders]");
@@ -148,6 +153,8 @@ static void test_span_time(void **state)
 	h_result_free(&r);
 	h_folded_free(&f);
 }
+
+H_UPROBE_TESTS(span_time)
 
 /* The C++ scope guard ends its span with the scope: 10 spans of 20 ms,
  * as the workload measured them. */
@@ -325,6 +332,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_samples_under_spans, h_test_teardown),
 		cmocka_unit_test_teardown(test_span_time, h_test_teardown),
+		cmocka_unit_test_teardown(test_span_time_classic, h_classic_teardown),
 		cmocka_unit_test_teardown(test_scope_guard, h_test_teardown),
 		cmocka_unit_test_teardown(test_span_exit, h_test_teardown),
 		cmocka_unit_test_teardown(test_spans_off_cpu, h_test_teardown),

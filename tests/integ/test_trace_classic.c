@@ -28,10 +28,7 @@ static void run_traced(struct h_result *r, struct h_folded *f, const char *out,
 		       const char *const argv[])
 {
 	h_run_folded(r, 60, out, f, argv);
-	if (!strstr(r->err, "flamebpf: classic uprobes")) {
-		h_dump(r, "flamebpf");
-		fail_msg("the run did not say it used classic uprobes");
-	}
+	h_expect_classic(r);
 }
 
 static void test_exact_count(void **state)

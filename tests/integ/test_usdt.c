@@ -5,7 +5,8 @@
  * Debian's libstdc++'s and python3.11's, a running process's (no BPF: ELF
  * notes). -f 'usdt:...': every hit counted by its stack, under a
  * [PROVIDER:NAME] leaf: usdt_work's known counts, its semaphore raised only
- * while its probe is traced, libstdc++'s throw and catch in throw_count.
+ * while its probe is traced, libstdc++'s throw and catch in throw_count;
+ * the counts and the semaphore the same with classic uprobes (before 6.6).
  */
 #include "harness.h"
 
@@ -126,8 +127,9 @@ static bool hit_under(const char *stack, const void *arg)
 }
 
 /* usdt_work 1000: work:tick 1000 times in tick_a and 2000 in tick_b, and
- * work:guarded 1000 times, for its semaphore is raised while traced. */
-static void test_count(void **state)
+ * work:guarded 1000 times, for its semaphore is raised while traced; by
+ * uprobe_multi links or classic uprobes alike. */
+static void expect_count(bool classic)
 {
 	static const char *const a[] = { "tick_a", "[work:tick]" },
 				 *b[] = { "tick_b", "[work:tick]" },
@@ -136,11 +138,12 @@ static void test_count(void **state)
 	struct h_folded f;
 	struct h_result r;
 
-	(void)state;
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "-f", "usdt::^work:", "-o", out, "--",
 			    h_workload("usdt_work"), "1000"));
+	if (classic)
+		h_expect_classic(&r);
 	print_message("tick_a %llu, tick_b %llu, guarded %llu; %s", h_sum(&f, hit_under, a),
 		      h_sum(&f, hit_under, b), h_sum(&f, hit_under, g), r.out);
 	assert_int_equal(h_sum(&f, hit_under, a), 1000);
@@ -150,9 +153,12 @@ static void test_count(void **state)
 	assert_non_null(strstr(r.out, "guarded 1000"));
 	/* work:tick in three places (tick_a, tick_b, the bench loop), work:guarded */
 	assert_non_null(strstr(r.err, "4000 hits of 2 USDT probes"));
+	assert_true(h_has_line(r.err, "flamebpf: lost: nothing"));
 	h_result_free(&r);
 	h_folded_free(&f);
 }
+
+H_UPROBE_TESTS(count)
 
 /* The hits of a Chrome JSON trace: instant events named by the probe, with
  * the arguments their specs give: work:tick's arg0 is the loop's i (0 to
@@ -321,22 +327,25 @@ static void test_typed_args(void **state)
 }
 
 /* Only work:tick traced: guarded's semaphore stays down, it never fires. */
-static void test_semaphore(void **state)
+static void expect_semaphore(bool classic)
 {
 	const char *out = h_path("tick.folded");
 	struct h_folded f;
 	struct h_result r;
 
-	(void)state;
 	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "-f", "usdt::work:tick", "-o", out, "--",
 			    h_workload("usdt_work"), "1000"));
+	if (classic)
+		h_expect_classic(&r);
 	assert_int_equal(f.total, 3000);
 	assert_non_null(strstr(r.out, "guarded 0"));
 	h_result_free(&r);
 	h_folded_free(&f);
 }
+
+H_UPROBE_TESTS(semaphore)
 
 /* throw_count 200: libstdc++'s throw probe 200 times under thrower, its
  * catch probe 200 times under catcher. */
@@ -410,10 +419,12 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_libstdcxx, h_test_teardown),
 		cmocka_unit_test_teardown(test_python_process, h_test_teardown),
 		cmocka_unit_test_teardown(test_count, h_test_teardown),
+		cmocka_unit_test_teardown(test_count_classic, h_classic_teardown),
 		cmocka_unit_test_teardown(test_hit_events, h_test_teardown),
 		cmocka_unit_test_teardown(test_typed_args, h_test_teardown),
 		cmocka_unit_test_teardown(test_python_gc, h_test_teardown),
 		cmocka_unit_test_teardown(test_semaphore, h_test_teardown),
+		cmocka_unit_test_teardown(test_semaphore_classic, h_classic_teardown),
 		cmocka_unit_test_teardown(test_libstdcxx_throw, h_test_teardown),
 		cmocka_unit_test_teardown(test_no_hits, h_test_teardown),
 		cmocka_unit_test_teardown(test_refused, h_test_teardown),
