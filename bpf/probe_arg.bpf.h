@@ -44,8 +44,7 @@ static __always_inline __u64 probe_arg_fetch(struct pt_regs *ctx, const struct u
  * unsigned value in user memory is tried. */
 static __always_inline bool probe_arg_str(const struct usdt_loc *a, __u64 v, char *buf)
 {
-	if (a->size != 8 || a->kind == PROBE_ARG_CONST || v < PROBE_USER_MIN ||
-	    v > PROBE_USER_MAX)
+	if (a->size != 8 || a->kind == PROBE_ARG_CONST || v < PROBE_USER_MIN || v > PROBE_USER_MAX)
 		return false;
 	return bpf_probe_read_user_str(buf, PROBE_STR_LEN, (void *)v) > 1;
 }

@@ -43,8 +43,8 @@ struct run {
 	struct source src;
 	struct command cmd;
 	bool have_cmd, cmd_ran, cmd_stopped, exec_failed;
-	bool bad_input; /* the source found the options unusable: exit 2 */
-	int *pidfds;	/* -p targets, to notice when they all exit */
+	bool bad_input;	    /* the source found the options unusable: exit 2 */
+	int *pidfds;	    /* -p targets, to notice when they all exit */
 	bool gone_at_start; /* they all exited while the probes went in */
 	struct profile *p;
 	struct profile *top; /* --top N: what is written; NULL: p */

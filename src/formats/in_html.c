@@ -403,8 +403,9 @@ static int event_args(struct html_in *h, const char *key, struct json_object *a,
 						h->c->p, ev, k);
 
 			if (err)
-				return err == -ENOMEM ? in__fail_errno(h->c, err)
-						      : bad(h, key, i, "not a number or {\"s\":string}");
+				return err == -ENOMEM
+					       ? in__fail_errno(h->c, err)
+					       : bad(h, key, i, "not a number or {\"s\":string}");
 		}
 		return 0;
 	}

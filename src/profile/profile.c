@@ -399,8 +399,7 @@ int profile__merge_if(struct profile *dst, const struct profile *src,
 }
 
 /* ev, of src, names its string arguments by their index in src: now in dst. */
-static int copy_event_strs(struct profile *dst, const struct profile *src,
-			   struct profile_event *ev)
+static int copy_event_strs(struct profile *dst, const struct profile *src, struct profile_event *ev)
 {
 	int err = 0;
 
