@@ -318,7 +318,8 @@ static void test_damaged(void **state)
 }
 
 /* A probe's hits (-f usdt:): instant events whose arguments, past 2^53
- * too, come back as they went (events.hits); a damaged one is named. */
+ * too, signed and strings too, come back as they went (events.hits); a
+ * damaged one is named. */
 static void test_hits(void **state)
 {
 	struct profile *p = profile__new(UNIT_SAMPLES), *q = NULL;
@@ -333,27 +334,43 @@ static void test_hits(void **state)
 		  .dur = 1000,
 		  .args = { UINT64_MAX, (1ULL << 53) + 1, 0 },
 		  .flags = PROFILE_EVENT_INSTANT },
+		{ .ts = 1002 * MS,
+		  .dur = 1000,
+		  .args = { (uint64_t)-5, 0, 0 },
+		  .flags = PROFILE_EVENT_INSTANT | PROFILE_EVENT_ARG_SIGNED(0) },
 	};
 	char *page, *bad, err[READER_ERR_LEN] = "";
 
 	(void)state;
 	assert_int_equal(profile__set_meta(p, &meta), 0);
-	assert_int_equal(profile__add_stack(p, &a, s1, 2, 2), 0);
-	for (size_t i = 0; i < 2; i++)
+	assert_int_equal(profile__add_stack(p, &a, s1, 2, 3), 0);
+	assert_int_equal(profile__set_event_str(p, &ev[2], 2, "GET </script>"), 0);
+	for (size_t i = 0; i < 3; i++)
 		assert_int_equal(profile__add_event(p, &a, s1, 2, &ev[i]), 0);
 	page = page_of(p);
 	assert_non_null(strstr(page, "\"hits\":[7,0,1,\"0xffffffffffffffff\""));
+	assert_non_null(strstr(page, ",-5,0,{\"s\":\"GET \\u003c/script\\u003e\"}]"));
 	assert_int_equal(load(page, &q, err), 0);
-	assert_int_equal(profile__nr_events(q), 2);
-	for (size_t i = 0; i < 2; i++) {
-		assert_memory_equal(profile__event(q, i)->args, ev[i].args, sizeof(ev[i].args));
-		assert_true(profile__event(q, i)->flags & PROFILE_EVENT_INSTANT);
+	assert_int_equal(profile__nr_events(q), 3);
+	for (size_t i = 0; i < 3; i++) {
+		const struct profile_event *e = profile__event(q, i);
+
+		assert_int_equal(e->flags, ev[i].flags);
+		for (int k = 0; k < PROFILE_NARGS; k++)
+			if (e->flags & PROFILE_EVENT_ARG_STR(k))
+				assert_string_equal(profile__event_str(q, e, k),
+						    profile__event_str(p, &ev[i], k));
+			else
+				assert_true(e->args[k] == ev[i].args[k]);
 	}
-	bad = edited(page, "\"hits\":[7,", "\"hits\":[-7,");
-	expect_error(bad, "events.hits row 0: not an unsigned integer");
+	bad = edited(page, "\"hits\":[7,", "\"hits\":[true,");
+	expect_error(bad, "events.hits row 0: not a number or {\"s\":string}");
+	free(bad);
+	bad = edited(page, "\"hits\":[7,", "\"hits\":[{\"t\":1},");
+	expect_error(bad, "events.hits row 0: not a number or {\"s\":string}");
 	free(bad);
 	bad = edited(page, "\"hits\":[7,0,1,", "\"hits\":[7,0,");
-	expect_error(bad, "the events' 'hits' column is not 6 long");
+	expect_error(bad, "the events' 'hits' column is not 9 long");
 	free(bad);
 	free(page);
 	profile__free(p);
