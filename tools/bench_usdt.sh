@@ -98,12 +98,17 @@ sys.exit(1)' "$1"
 }
 
 # --span's cost per sample: on_sample's run time per run, spans workload
-# sampled at 4999 Hz for ROUNDS rounds, with (span) or without (plain) it.
+# sampled at 4999 Hz for ROUNDS rounds, with (span*) or without (plain*)
+# it; *K with kernel stacks only (-K), where the user stack's unwinding,
+# whose time varies from run to run by more than the span's lookup, is
+# left out.
+SPAN_CONDS=(plain span plainK spanK)
 run_span() {
 	local args=(-F 4999 -o "$WORK/span.folded") pid stats='' s rt rc
 	local req="req=usdt:$SPANS:flamebpf:req_begin(arg0),usdt:$SPANS:flamebpf:req_end"
 
-	[[ $1 == plain ]] || args+=(--span "$req")
+	[[ $1 == plain* ]] || args+=(--span "$req")
+	[[ $1 != *K ]] || args+=(-K)
 	start_job "$FLAMEBPF" "${args[@]}" -- "$SPANS" "$ROUNDS" >/dev/null 2>&1
 	pid=$!
 	# the last reading before it exits
@@ -141,13 +146,20 @@ table() {
 			"$([[ $c == none ]] || ns_fmt "$cost")"
 	done
 	printf '\n| sampling at 4999 Hz | on_sample per run |\n| --- | --- |\n'
-	for c in plain span; do
+	for c in "${SPAN_CONDS[@]}"; do
 		if [[ -n ${WHY[span_$c]:-} ]]; then
 			row "$c" "${WHY[span_$c]}"
 		else
-			row "$([[ $c == plain ]] && echo "-F 4999" || echo "-F 4999 --span")" \
+			row "-F 4999$([[ $c == *K ]] && echo " -K")$([[ $c == span* ]] && echo " --span")" \
 				"$(spread "span:$c" ns_fmt)"
 		fi
+	done
+	for k in "" K; do
+		[[ -n ${WHY[span_plain$k]:-}${WHY[span_span$k]:-} ]] ||
+			printf '\n--span adds %s per sample%s (difference of the medians).\n' \
+				"$(ns_fmt "$(calc 'a - b' a="$(mstat median "span:span$k")" \
+					b="$(mstat median "span:plain$k")")")" \
+				"$([[ -n $k ]] && echo " with kernel stacks only" || echo "")"
 	done
 }
 
@@ -168,8 +180,9 @@ main() {
 		for c in "${CONDS[@]}"; do
 			[[ -n ${WHY[$c]:-} ]] || run_one "$c"
 		done
-		run_span plain
-		run_span span
+		for c in "${SPAN_CONDS[@]}"; do
+			run_span "$c"
+		done
 	done
 	echo "$was" >"$STATS"
 	check_idle
