@@ -284,6 +284,70 @@ static void test_spans_wall(void **state)
 	h_folded_free(&f);
 }
 
+/* Writes v to /proc/sys/kernel/pid_max; returns the value it had, or -1. */
+static long set_pid_max(long v)
+{
+	const char *path = "/proc/sys/kernel/pid_max";
+	FILE *f = fopen(path, "r");
+	long was = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &was) != 1)
+		was = -1;
+	fclose(f);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	if (fprintf(f, "%ld\n", v) < 0)
+		was = -1;
+	if (fclose(f))
+		was = -1;
+	return was;
+}
+
+/* Two threads whose tids share a span slot (spans collide): the main
+ * thread holds it with its "holder" span open while the other's "collider"
+ * span is found in its task storage; each one's work under its own span.
+ * Tids that far apart need pid_max above 65536: raised for the test. */
+static void test_span_slot_shared(void **state)
+{
+	const char *out = h_path("collide.folded");
+	unsigned long long holder, collider;
+	struct h_folded f;
+	struct h_result r;
+	long was;
+
+	(void)state;
+	require_bpf();
+	span_args();
+	was = set_pid_max(4194304);
+	if (was < 0) {
+		print_message("SKIP: cannot raise kernel.pid_max above 65536\n");
+		skip();
+	}
+	h_run_folded(&r, 120, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "999", "--span", req, "-o", out, "--",
+			    h_workload("spans"), "collide"));
+	set_pid_max(was);
+	if (!r.out || strncmp(r.out, "COLLIDED ", 9))
+		fail_msg("spans collide found no thread of the same slot: %s", r.out ? r.out : "");
+	holder = h_sum(&f, under, "holder_work");
+	collider = h_sum(&f, under, "collider_work");
+	print_message("%s: holder_work %llu samples, collider_work %llu\n", r.out, holder,
+		      collider);
+	for (size_t i = 0; i < f.n; i++) {
+		const char *s = f.lines[i].stack;
+
+		if ((h_has_frame(s, "holder_work") && !rooted(s, "[req holder];")) ||
+		    (h_has_frame(s, "collider_work") && !rooted(s, "[req collider];")))
+			fail_msg("a sample outside its span: %s", s);
+	}
+	assert_true(holder >= 50 && collider >= 50);
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 /* Usage errors before anything runs, and a probe that is nowhere. */
 static void test_usage(void **state)
 {
@@ -337,6 +401,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_span_exit, h_test_teardown),
 		cmocka_unit_test_teardown(test_spans_off_cpu, h_test_teardown),
 		cmocka_unit_test_teardown(test_spans_wall, h_test_teardown),
+		cmocka_unit_test_teardown(test_span_slot_shared, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage, h_test_teardown),
 	};
 

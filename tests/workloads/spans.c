@@ -12,6 +12,14 @@
  *             "GET /users" asleep 20 ms in fetch(), "POST /orders" asleep
  *             10 ms in store(); prints "GET NS POST NS DB 0"
  *
+ *   spans collide
+ *             the main thread opens a "holder" span and is busy 100 ms in
+ *             holder_work; then threads come and go until one's tid is
+ *             the main thread's plus a multiple of 65536 (a span slot's
+ *             count, bpf/span.bpf.h), which opens a "collider" span and is
+ *             busy 100 ms in collider_work; prints "COLLIDED TID" or
+ *             "NO COLLISION" (pid_max too small, or too many tries)
+ *
  *   spans exit N
  *             N threads, one after the other, each opens a "left open"
  *             req span, is busy 20 ms and exits without closing it
@@ -24,6 +32,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../../include/flamebpf.h"
@@ -121,6 +130,49 @@ NOINLINE static void *left_open(void *arg)
 	return NULL;
 }
 
+NOINLINE static void holder_work(void)
+{
+	busy(100);
+}
+
+NOINLINE static void collider_work(void)
+{
+	busy(100);
+}
+
+/* A thread whose tid shares the main thread's span slot does the work. */
+static void *maybe_collide(void *arg)
+{
+	long tid = syscall(SYS_gettid);
+
+	if (tid % 65536 != *(long *)arg % 65536 || tid == *(long *)arg)
+		return NULL;
+	FLAMEBPF_SPAN_BEGIN(req, "collider");
+	collider_work();
+	FLAMEBPF_SPAN_END(req);
+	return (void *)tid;
+}
+
+static int collide(void)
+{
+	long main_tid = syscall(SYS_gettid);
+	void *got = NULL;
+	pthread_t t;
+
+	usleep(300000);
+	FLAMEBPF_SPAN_BEGIN(req, "holder");
+	holder_work();
+	for (long i = 0; i < 300000 && !got; i++)
+		if (pthread_create(&t, NULL, maybe_collide, &main_tid) || pthread_join(t, &got))
+			return 1;
+	FLAMEBPF_SPAN_END(req);
+	if (got)
+		printf("COLLIDED %ld\n", (long)got);
+	else
+		printf("NO COLLISION\n");
+	return 0;
+}
+
 static int exits(const char *arg)
 {
 	double n, left = 0, begun;
@@ -147,6 +199,8 @@ int main(int argc, char **argv)
 
 	if (argc == 3 && !strcmp(argv[1], "exit"))
 		return exits(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "collide"))
+		return collide();
 	if (argc != 2 + wait || parse_num(argv[1 + wait], &n) || n < 1) {
 		fprintf(stderr, "usage: spans [wait] N\n");
 		return 2;
