@@ -326,10 +326,13 @@ static void test_span_slot_shared(void **state)
 		print_message("SKIP: cannot raise kernel.pid_max above 65536\n");
 		skip();
 	}
-	h_run_folded(&r, 120, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "999", "--span", req, "-o", out, "--",
-			    h_workload("spans"), "collide"));
+	/* pid_max back before anything can fail */
+	h_run(&r, 120,
+	      H_ARGV(h_flamebpf(), "-F", "999", "--span", req, "-o", out, "--", h_workload("spans"),
+		     "collide"));
 	set_pid_max(was);
+	h_assert_status(&r, 0);
+	h_folded_must_load(out, &f);
 	if (!r.out || strncmp(r.out, "COLLIDED ", 9))
 		fail_msg("spans collide found no thread of the same slot: %s", r.out ? r.out : "");
 	holder = h_sum(&f, under, "holder_work");
