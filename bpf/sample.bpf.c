@@ -343,7 +343,7 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 	if (!ts) {
 		/* the start iterator found it blocked and is still walking it:
 		 * that block ends now, and the iterator ends it */
-		if (s->flags & OFFCPU_F_WALKING)
+		if (s->walking)
 			s->woke = now;
 		return;
 	}
@@ -488,7 +488,7 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 	if (!s || s->ts)
 		return 0;
 	s->woke = 0;
-	s->flags = OFFCPU_F_WALKING;
+	s->walking = 1;
 	b.key.state = offcpu_state(false, state);
 	st = bpf_map_lookup_elem(&iter_scratch, &zero);
 	if (!st)
@@ -508,11 +508,18 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 	}
 	/* it may have run, and left again, while this walked: its block
 	 * ended then (killed in its sleep, it never leaves again) */
+	if (!s->woke && !s->ts) {
+		s->key = b.key;
+		s->flags = b.flags;
+		s->ts = b.ts;
+	}
+	/* a run seen after the store ends the block as one before it */
+	s->walking = 0;
 	if (s->woke) {
+		if (s->ts == b.ts)
+			s->ts = 0;
 		end_block(&b.key, b.flags, b.ts, s->woke);
 		s->woke = 0;
-	} else if (!s->ts) {
-		*s = b;
 	}
 	return 0;
 }

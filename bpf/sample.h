@@ -88,14 +88,18 @@ enum offcpu_state {
 /* struct offcpu_start's flags. */
 #define OFFCPU_F_KTHREAD  1 /* a kernel thread's, counted apart (CNT_OFF_KTHREAD) */
 #define OFFCPU_F_AT_START 2 /* off the CPU already when the capture started */
-#define OFFCPU_F_WALKING  4 /* the start iterator is taking its stacks */
 
 /* --off-cpu: a thread off the CPU since ts (CLOCK_MONOTONIC ns; 0: on
  * it), left as key says, woken by whom key says (--wakers). */
 struct offcpu_start {
 	__u64 ts;
 	__u64 flags; /* OFFCPU_F_* */
-	__u64 woke;  /* OFFCPU_F_WALKING: when it ran again, while walked */
+	/* the start iterator is taking its stacks (a field of its own: a
+	 * switch on another CPU writes flags meanwhile); woke: when it ran
+	 * again while walked */
+	__u32 walking;
+	__u32 pad;
+	__u64 woke;
 	struct sample_key key;
 };
 

@@ -65,9 +65,11 @@ static __always_inline void span_publish(__u32 tid, __u64 id)
 {
 	struct span_slot *sl = span_slot_of(tid);
 
+	/* tid first: between the stores, a slot taken reads as tid with no
+	 * span (its id is 0 to be taken), never as another's with this span */
 	if (sl && (sl->tid == tid || !sl->id)) {
-		sl->id = id;
 		sl->tid = tid;
+		sl->id = id;
 	}
 }
 

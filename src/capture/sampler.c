@@ -1171,11 +1171,10 @@ static int hit_args(struct collect_ctx *c, const struct sample_hit_event *h,
 	int err = 0;
 
 	for (uint32_t i = 0; i < h->nargs && i < PROFILE_NARGS && !err; i++) {
-		ev->args[i] = h->args[i];
-		if (h->is_signed & (1u << i))
-			ev->flags |= PROFILE_EVENT_ARG_SIGNED(i);
-		else if ((h->is_str & (1u << i)) && is_text(h->str[i], sizeof(h->str[i])))
-			err = profile__set_event_str(c->p, ev, i, h->str[i]);
+		bool str = (h->is_str & (1u << i)) && is_text(h->str[i], sizeof(h->str[i]));
+
+		err = profile__set_hit_arg(c->p, ev, i, h->args[i], h->is_signed & (1u << i),
+					   str ? h->str[i] : NULL);
 	}
 	return err;
 }
@@ -1183,9 +1182,10 @@ static int hit_args(struct collect_ctx *c, const struct sample_hit_event *h,
 /* A probe's hit becomes an instant event on its stack, with its arguments. */
 static int add_hit(struct collect_ctx *c, const struct sample_hit_event *h)
 {
-	struct profile_event ev = {
-		.cpu = h->cpu, .ts = h->ts, .dur = 1000, .flags = PROFILE_EVENT_INSTANT
-	};
+	struct profile_event ev = { .cpu = h->cpu,
+				    .ts = h->ts,
+				    .dur = PROFILE_HIT_DUR_NS,
+				    .flags = PROFILE_EVENT_INSTANT };
 	uint64_t idx;
 	int err = hit_args(c, h, &ev);
 

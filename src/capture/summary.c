@@ -9,6 +9,7 @@
 #include "util/msg.h"
 #include "util/strbuf.h"
 #include "summary.h"
+#include "uprobe_multi.h"
 
 static void add_loss(struct strbuf *b, uint64_t n, const char *what)
 {
@@ -106,8 +107,9 @@ static void summary_types(const struct profile *p, const struct sampler_stats *s
  * before 6.6), which a slow start or a probe's cost may come of. */
 static void report_classic(void)
 {
-	p_err("classic uprobes, one per probe: this kernel has no uprobe_multi links "
-	      "(Linux 6.6+)");
+	p_err("classic uprobes, one per probe: %s",
+	      uprobe_multi__classic_asked() ? "FLAMEBPF_CLASSIC_UPROBES=1 asked for them"
+					    : "this kernel has no uprobe_multi links (Linux 6.6+)");
 }
 
 void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,

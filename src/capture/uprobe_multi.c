@@ -36,6 +36,11 @@ static bool forced_off(const char *var)
 	return v && !strcmp(v, "1");
 }
 
+bool uprobe_multi__classic_asked(void)
+{
+	return forced_off("FLAMEBPF_CLASSIC_UPROBES");
+}
+
 void uprobe_multi__features(bool *multi, bool *sessions)
 {
 	static const char *const types[] = { "BPF_TRACE_UPROBE_MULTI", "BPF_TRACE_UPROBE_SESSION" };
@@ -46,7 +51,7 @@ void uprobe_multi__features(bool *multi, bool *sessions)
 		has[0] = 1;
 		has[1] = 0;
 	}
-	*multi = has[0] && !forced_off("FLAMEBPF_CLASSIC_UPROBES");
+	*multi = has[0] && !uprobe_multi__classic_asked();
 	*sessions = *multi && has[1] && !forced_off("FLAMEBPF_NO_UPROBE_SESSIONS");
 }
 

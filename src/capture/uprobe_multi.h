@@ -23,6 +23,10 @@ enum uprobe_multi_kind {
  * FLAMEBPF_NO_UPROBE_SESSIONS=1 to sessions. */
 void uprobe_multi__features(bool *multi, bool *sessions);
 
+/* Whether FLAMEBPF_CLASSIC_UPROBES=1 asks for classic uprobes (tests, and
+ * a way round a uprobe_multi bug). */
+bool uprobe_multi__classic_asked(void);
+
 /* Attaches prog_fd at the file offsets of path, each with its cookie, as
  * kind; pid > 0 limits the probes to that process.
  * Returns the link fd, or -errno (-EOPNOTSUPP: the kernel has no

@@ -387,37 +387,38 @@ static int column(struct html_in *h, struct json_object *ev, const char *key, si
 	return 0;
 }
 
-/* An event's arguments from column key, width values an event: a traced
- * call's (events.args), its return after them, a null return a call
- * whose return never came, as out_chrome writes them; or a probe's hit's
- * (events.hits), arguments alone. */
-static int event_args(struct html_in *h, const char *key, struct json_object *a, size_t width,
-		      size_t i, struct profile_event *ev)
+/* A traced call's arguments and return (events.args), as out_chrome
+ * writes them; a null return is a call whose return never came. */
+static int call_args(struct html_in *h, struct json_object *a, size_t i, struct profile_event *ev)
 {
-	struct json_object *ret;
+	const size_t width = PROFILE_NARGS + 1;
+	struct json_object *ret = json_object_array_get_idx(a, i * width + PROFILE_NARGS);
 
-	if (width == PROFILE_NARGS) {
-		ev->flags |= PROFILE_EVENT_INSTANT;
-		for (size_t k = 0; k < PROFILE_NARGS; k++) {
-			int err = json_arg__get(json_object_array_get_idx(a, i * width + k),
-						h->c->p, ev, k);
-
-			if (err)
-				return err == -ENOMEM
-					       ? in__fail_errno(h->c, err)
-					       : bad(h, key, i, "not a number or {\"s\":string}");
-		}
-		return 0;
-	}
 	for (size_t k = 0; k < PROFILE_NARGS; k++)
 		if (json_u64__get(json_object_array_get_idx(a, i * width + k), &ev->args[k]))
-			return bad(h, key, i, "not an unsigned integer");
-	ret = json_object_array_get_idx(a, i * width + PROFILE_NARGS);
+			return bad(h, "events.args", i, "not an unsigned integer");
 	if (!ret) {
 		ev->flags |= PROFILE_EVENT_UNFINISHED;
 		return 0;
 	}
-	return json_u64__get(ret, &ev->ret) ? bad(h, key, i, "not an unsigned integer") : 0;
+	return json_u64__get(ret, &ev->ret) ? bad(h, "events.args", i, "not an unsigned integer")
+					    : 0;
+}
+
+/* A probe's hit's arguments (events.hits): numbers, signed ones, strings. */
+static int hit_args(struct html_in *h, struct json_object *a, size_t i, struct profile_event *ev)
+{
+	ev->flags |= PROFILE_EVENT_INSTANT;
+	for (size_t k = 0; k < PROFILE_NARGS; k++) {
+		int err = json_arg__get(json_object_array_get_idx(a, i * PROFILE_NARGS + k),
+					h->c->p, ev, k);
+
+		if (err)
+			return err == -ENOMEM
+				       ? in__fail_errno(h->c, err)
+				       : bad(h, "events.hits", i, "not a number or {\"s\":string}");
+	}
+	return 0;
 }
 
 static int add_event(struct html_in *h, struct json_object **cols, size_t i, uint64_t *ts)
@@ -431,9 +432,9 @@ static int add_event(struct html_in *h, struct json_object **cols, size_t i, uin
 	if (!err && cols[2])
 		err = cell(h, "events.dur", cols[2], 1, i, 0, 0, INT64_MAX, &dur);
 	if (!err && cols[3])
-		err = event_args(h, "events.args", cols[3], PROFILE_NARGS + 1, i, &ev);
+		err = call_args(h, cols[3], i, &ev);
 	if (!err && cols[5])
-		err = event_args(h, "events.hits", cols[5], PROFILE_NARGS, i, &ev);
+		err = hit_args(h, cols[5], i, &ev);
 	if (!err && cols[4])
 		err = cell(h, "events.w", cols[4], 1, i, 0, 0, INT64_MAX, &w);
 	if (err)

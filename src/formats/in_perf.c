@@ -41,8 +41,7 @@
 #include "in.h"
 
 #define MAX_TOKENS   24
-#define HIT_STR_MAX  64 /* a hit's string argument kept */
-#define HIT_DUR_NS   1000
+#define HIT_STR_MAX  64		 /* a hit's string argument kept */
 #define MAX_GAP_NS   10000000ULL /* a sample of an event that is no clock spans at most this */
 #define OFFCPU_EVENT "offcpu-time"
 
@@ -257,6 +256,7 @@ static const char *parse_str_arg(const char *q, struct hdr *h, uint64_t k)
 		return NULL;
 	snprintf(h->str[k], sizeof(h->str[k]), "%.*s", (int)(end - q - 1), q + 1);
 	h->is_str |= 1u << k;
+	h->hit = true;
 	return end + 1;
 }
 
@@ -280,7 +280,6 @@ static const char *parse_arg(const struct token *t, struct hdr *h)
 	k = parse_u64(t->s + 3, d - 3) - 1;
 	if (k >= PROFILE_NARGS)
 		return NULL;
-	h->hit = true;
 	if (t->s[d + 1] == '"')
 		return parse_str_arg(t->s + d + 1, h, k);
 	neg = t->s[d + 1] == '-';
@@ -292,6 +291,7 @@ static const char *parse_arg(const struct token *t, struct hdr *h)
 		return NULL;
 	h->args[k] = v;
 	h->is_signed |= neg ? 1u << k : 0;
+	h->hit = true;
 	return end;
 }
 
@@ -793,14 +793,9 @@ static int hit_args(struct perf *p, const struct hdr *h, struct profile_event *e
 {
 	int err = 0;
 
-	ev->flags |= PROFILE_EVENT_INSTANT;
-	for (int k = 0; k < PROFILE_NARGS && !err; k++) {
-		ev->args[k] = h->args[k];
-		if (h->is_signed & (1u << k))
-			ev->flags |= PROFILE_EVENT_ARG_SIGNED(k);
-		if (h->is_str & (1u << k))
-			err = profile__set_event_str(p->c->p, ev, k, h->str[k]);
-	}
+	for (int k = 0; k < PROFILE_NARGS && !err; k++)
+		err = profile__set_hit_arg(p->c->p, ev, k, h->args[k], h->is_signed & (1u << k),
+					   h->is_str & (1u << k) ? h->str[k] : NULL);
 	return err;
 }
 
@@ -812,13 +807,13 @@ static int push_event(struct perf *p, uint32_t stack)
 	e.ev = (struct profile_event){ .stack = stack, .cpu = h->cpu, .ts = h->ts };
 	e.timed = timed(p, h);
 	e.ev.dur = e.timed ? h->period : 0;
-	/* a hit is a moment: a microsecond, as a capture gives it, not the
-	 * time until the next one, whose order a tie would then reverse */
-	if (h->hit && hit_args(p, h, &e.ev))
-		return -ENOMEM;
+	/* a hit is a moment, as a capture gives it, not the time until the
+	 * next one, whose order a tie would then reverse */
 	if (h->hit) {
+		if (hit_args(p, h, &e.ev))
+			return -ENOMEM;
 		e.timed = true;
-		e.ev.dur = HIT_DUR_NS;
+		e.ev.dur = PROFILE_HIT_DUR_NS;
 	}
 	return array__push((void **)&p->ev, &p->nev, &p->evcap, &e, sizeof(e));
 }

@@ -16,20 +16,23 @@
 #define NSEC_PER_SEC  UINT64_C(1000000000)
 #define NSEC_PER_USEC UINT64_C(1000)
 
-/* s with control bytes as '?' (fallback when s is empty); blank: what a
- * space becomes ('-' in an event's name, which perf writes as one word,
- * or a space kept). */
-static void put_chars(FILE *f, const char *s, const char *fallback, char blank)
+/* s with control bytes, and quote (if not 0), as '?' (fallback when s is
+ * empty); blank: what a space becomes ('-' in an event's name, which perf
+ * writes as one word, or a space kept). */
+static void put_chars(FILE *f, const char *s, const char *fallback, char blank, char quote)
 {
 	if (!*s)
 		s = fallback;
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
-		fputc(*c == ' ' ? blank : *c < 0x20 || *c == 0x7f ? '?' : *c, f);
+		fputc(*c == ' '						  ? blank
+		      : *c < 0x20 || *c == 0x7f || (quote && *c == quote) ? '?'
+									  : *c,
+		      f);
 }
 
 static void put_text(FILE *f, const char *s, const char *fallback)
 {
-	put_chars(f, s, fallback, ' ');
+	put_chars(f, s, fallback, ' ', 0);
 }
 
 static const struct frame *leaf_of(const struct profile *p, const struct profile_stack *s)
@@ -45,8 +48,9 @@ static void put_arg(FILE *f, const struct profile *p, const struct profile_event
 
 	fprintf(f, "%sarg%d=", a ? " " : "", a + 1);
 	if (str) {
+		/* a quote inside would end it early for a reader */
 		fputc('"', f);
-		put_text(f, str, "");
+		put_chars(f, str, "", ' ', '"');
 		fputc('"', f);
 	} else if (e->flags & PROFILE_EVENT_ARG_SIGNED(a)) {
 		fprintf(f, "%" PRId64, (int64_t)e->args[a]);
@@ -88,10 +92,10 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 
 		snprintf(probe, sizeof(probe), "%.*s", (int)strcspn(leaf->name + 1, "]"),
 			 leaf->name + 1);
-		put_chars(f, probe, "[unknown]", '-');
+		put_chars(f, probe, "[unknown]", '-', 0);
 	} else {
 		/* "bytes allocated" (--alloc) would read as a period and an event */
-		put_chars(f, event, "cpu-clock", '-');
+		put_chars(f, event, "cpu-clock", '-', 0);
 	}
 	fputs(": ", f);
 	/* a probe's hit (-f usdt:): its arguments, as perf prints an SDT

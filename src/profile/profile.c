@@ -127,8 +127,13 @@ static int intern_index(struct profile *p, const char *s, uint64_t *i)
 	if (!copy)
 		return -ENOMEM;
 	*i = p->strings.n;
-	if (hashmap__set(&p->string_idx, key, p->strings.n) ||
-	    vec_push(&p->strings, &copy, sizeof(copy))) {
+	/* the string first: the index never names one that is not there */
+	if (vec_push(&p->strings, &copy, sizeof(copy))) {
+		free(copy);
+		return -ENOMEM;
+	}
+	if (hashmap__set(&p->string_idx, key, *i)) {
+		p->strings.n--;
 		free(copy);
 		return -ENOMEM;
 	}
@@ -151,6 +156,18 @@ int profile__set_event_str(struct profile *p, struct profile_event *e, int i, co
 		return err;
 	e->args[i] = idx;
 	e->flags |= PROFILE_EVENT_ARG_STR(i);
+	return 0;
+}
+
+int profile__set_hit_arg(struct profile *p, struct profile_event *e, int i, uint64_t v,
+			 bool is_signed, const char *str)
+{
+	e->flags |= PROFILE_EVENT_INSTANT;
+	if (str)
+		return profile__set_event_str(p, e, i, str);
+	e->args[i] = v;
+	if (is_signed)
+		e->flags |= PROFILE_EVENT_ARG_SIGNED(i);
 	return 0;
 }
 
@@ -427,7 +444,8 @@ static int copy_events(struct profile *dst, const struct profile *src, const uin
 		ev.stack = map[ev.stack];
 		ev.split = 0;
 		err = copy_event_strs(dst, src, &ev);
-		err = sp ? vec_push(&dst->splits, sp, sizeof(*sp)) : 0;
+		if (!err && sp)
+			err = vec_push(&dst->splits, sp, sizeof(*sp));
 		if (sp && !err)
 			ev.split = dst->splits.n;
 		if (!err)

@@ -98,6 +98,9 @@ struct profile_stack {
  * or a string the program passed (profile__event_str) */
 #define PROFILE_EVENT_ARG_SIGNED(i) (4u << (i))
 #define PROFILE_EVENT_ARG_STR(i)    (32u << (i))
+_Static_assert(PROFILE_EVENT_ARG_STR(PROFILE_NARGS - 1) < 256,
+	       "a hit's argument flags fit the 8-bit masks readers keep them in");
+#define PROFILE_HIT_DUR_NS 1000 /* a hit is a moment: a microsecond on a timeline */
 
 /* A timed event on a thread's timeline (a traced call), kept only when a
  * timeline output asks for it. */
@@ -229,6 +232,11 @@ int profile__add_split_event(struct profile *p, const struct stack_owner *who,
 /* A hit's argument i as a string: interned in p, kept in e by its index
  * (PROFILE_EVENT_ARG_STR(i)). Returns 0 or -ENOMEM. */
 int profile__set_event_str(struct profile *p, struct profile_event *e, int i, const char *s);
+
+/* A hit's argument i: the string str where there is one, else v, signed
+ * or not. Returns 0 or -ENOMEM. */
+int profile__set_hit_arg(struct profile *p, struct profile_event *e, int i, uint64_t v,
+			 bool is_signed, const char *str);
 
 /* Argument i of e as a string, NULL when it is a number. */
 const char *profile__event_str(const struct profile *p, const struct profile_event *e, int i);
