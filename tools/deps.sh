@@ -13,9 +13,9 @@ BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-d
 TEST_PKGS="libcmocka-dev systemtap-sdt-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go rustc qpdf libxml2-utils chromium libclang-rt-14-dev valgrind"
 BENCH_PKGS="linux-perf time bpfcc-tools heaptrack"
 # The runtimes whose JIT frames test_runtimes names: Erlang (OTP 25, its
-# JIT; erlang-base has erl and erlc) and Elixir. Optional: without them
-# those tests skip, saying why.
-RUNTIME_PKGS="erlang-base elixir"
+# JIT; erlang-base has erl and erlc), Elixir, OpenJDK 17 (java, javac,
+# jcmd). Optional: without them those tests skip, saying why.
+RUNTIME_PKGS="erlang-base elixir openjdk-17-jdk-headless"
 
 # The viewer tests' node modules, pinned by tests/viewers/package-lock.json,
 # into build/viewers, once per version of the lock file. Without npm or the
@@ -48,8 +48,8 @@ runtime_pkgs() {
 	done
 	[ -n "$rmissing" ] || return 0
 	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
-		echo "flamebpf: cannot install$rmissing (needs root and apt-get): the Erlang" \
-			"and Elixir tests will be skipped" >&2
+		echo "flamebpf: cannot install$rmissing (needs root and apt-get): the Erlang," \
+			"Elixir and Java tests will be skipped" >&2
 		return 0
 	fi
 	echo "flamebpf: installing the runtimes the tests name:$rmissing" >&2
@@ -57,8 +57,8 @@ runtime_pkgs() {
 	if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
 		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
 			$rmissing; } >/dev/null 2>&1; then
-		echo "flamebpf: apt-get could not install$rmissing: the Erlang and Elixir" \
-			"tests will be skipped" >&2
+		echo "flamebpf: apt-get could not install$rmissing: the Erlang, Elixir and" \
+			"Java tests will be skipped" >&2
 	fi
 }
 

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
 #include <string.h>
 
 #include "util/hashmap.h"
@@ -15,6 +17,39 @@ static enum runtime runtime_of(struct procs *ps, pid_t pid, const char **jvm)
 		return r;
 	hist = procs__history(ps, pid);
 	return runtime__of(&hist, jvm);
+}
+
+static void ask_jvm(struct runtimes *rt, struct procs *ps, pid_t pid, const char *libjvm)
+{
+	struct jvm_ask a;
+	int err;
+
+	/* in a container its /tmp and its pid are not ours to give jcmd */
+	if (procs__root(ps, pid) > 0 || kill(pid, 0))
+		return;
+	err = jvm_perfmap__ask(pid, libjvm, JVM_PERFMAP_TIMEOUT_MS, &a);
+	rt->jvm_asked++;
+	rt->jvm_secs += a.secs;
+	procs__perfmap_changed(ps, pid);
+	if (!err && !procs__perfmap(ps, pid))
+		err = -ENODATA; /* it said yes but wrote nothing we could read */
+	rt->jvm_made += !err;
+	if (err && !rt->jvm_err) {
+		rt->jvm_err = err;
+		rt->jvm_failed = pid;
+		rt->jvm_fail = a;
+	}
+}
+
+void runtimes__ask_jvms(struct runtimes *rt, struct procs *ps)
+{
+	for (size_t i = 0; i < procs__size(ps); i++) {
+		pid_t pid = procs__pid_at(ps, i);
+		const char *libjvm;
+
+		if (pid && runtime_of(ps, pid, &libjvm) == RUNTIME_JVM && !procs__perfmap(ps, pid))
+			ask_jvm(rt, ps, pid, libjvm);
+	}
 }
 
 static bool has_prefix(const char *s, const char *prefix)

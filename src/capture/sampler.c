@@ -1260,6 +1260,9 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	c->s = s;
 	c->p = p;
 	memset(&s->runtimes, 0, sizeof(s->runtimes));
+	/* before any name is looked up: the maps JVMs write now name them */
+	if (s->opts.user)
+		runtimes__ask_jvms(&s->runtimes, s->procs);
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)

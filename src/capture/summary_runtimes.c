@@ -2,8 +2,10 @@
 /* What a capture tells about the language runtimes it sampled: how their
  * JIT frames were named, what share of their samples got names, and for
  * those left unnamed, why and what would name them. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include "util/msg.h"
 #include "util/strbuf.h"
@@ -20,6 +22,11 @@ static void add_how(struct strbuf *b, const struct runtimes *rt, enum runtime r)
 		strbuf__addf(b, "perf map");
 	else
 		strbuf__addf(b, "perf map for %zu", c->with_map);
+	if (r == RUNTIME_JVM && rt->jvm_made)
+		strbuf__addf(b,
+			     " (%zu asked of the JVM at the end with jcmd Compiler.perfmap, "
+			     "%.1f s)",
+			     rt->jvm_made, rt->jvm_secs);
 }
 
 static void add_runtime(struct strbuf *b, const struct runtimes *rt, enum runtime r,
@@ -44,10 +51,35 @@ static void add_pids(struct strbuf *b, const struct runtime_count *c)
 		strbuf__addf(b, ", ...");
 }
 
+/* Why jcmd gave no map, in words. */
+static void add_jvm_failure(struct strbuf *b, const struct runtimes *rt)
+{
+	const struct jvm_ask *a = &rt->jvm_fail;
+
+	if (rt->jvm_err == -ENOENT)
+		strbuf__addf(b, "jcmd is not installed (Debian: openjdk-17-jdk-headless)");
+	else if (rt->jvm_err == -ETIMEDOUT)
+		strbuf__addf(b, "'%s %d Compiler.perfmap' took over %d s and was killed", a->jcmd,
+			     (int)rt->jvm_failed, JVM_PERFMAP_TIMEOUT_MS / 1000);
+	else if (rt->jvm_err == -EPERM)
+		strbuf__addf(b, "cannot run jcmd as the JVM's user");
+	else if (rt->jvm_err == -ENODATA)
+		strbuf__addf(b, "'%s %d Compiler.perfmap' wrote no perf map we could read", a->jcmd,
+			     (int)rt->jvm_failed);
+	else if (rt->jvm_err == -ECHILD && WIFEXITED(a->status))
+		strbuf__addf(b, "'%s %d Compiler.perfmap' failed (exit status %d%s%s)", a->jcmd,
+			     (int)rt->jvm_failed, WEXITSTATUS(a->status), a->said[0] ? ": " : "",
+			     a->said);
+	else
+		strbuf__addf(b, "cannot run '%s': %s", a->jcmd,
+			     rt->jvm_err == -ECHILD ? "killed by a signal"
+						    : strerror(-rt->jvm_err));
+}
+
 static void advise(const struct runtimes *rt, enum runtime r)
 {
 	const struct runtime_count *c = &rt->r[r];
-	struct strbuf b = {};
+	struct strbuf b = {}, why = {};
 
 	if (c->with_map == c->procs)
 		return;
@@ -61,11 +93,16 @@ static void advise(const struct runtimes *rt, enum runtime r)
 		p_err("node (pid %s): no perf map, so its JavaScript frames are unnamed: start "
 		      "it with --perf-basic-prof",
 		      b.s);
-	else if (r == RUNTIME_JVM)
-		p_err("java (pid %s): no perf map, so its JIT frames are unnamed: "
+	else if (r == RUNTIME_JVM && rt->jvm_err) {
+		add_jvm_failure(&why, rt);
+		p_err("java (pid %s): no perf map, so its JIT frames are unnamed: %s", b.s, why.s);
+	} else if (r == RUNTIME_JVM)
+		p_err("java (pid %s): no perf map, so its JIT frames are unnamed: it could not be "
+		      "asked for one (it exited first, or runs in a container); "
 		      "-XX:+UnlockDiagnosticVMOptions -XX:+DumpPerfMapAtExit writes one at its "
 		      "exit",
 		      b.s);
+	strbuf__free(&why);
 	strbuf__free(&b);
 }
 

@@ -4,8 +4,12 @@
  * an Erlang module and an Elixir script (tests/workloads/busy.erl, busy.exs)
  * on Debian's BEAM with +JPperf true, named and split as they run (heavy/0
  * about 70%, light/0 30%); the same node without +JPperf, which the summary
- * must call unnamed and say which flag names it. Each skips, saying so, where its runtime is not
- * installed (tools/deps.sh --test installs them).
+ * must call unnamed and say which flag names it; a Java program
+ * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
+ * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
+ * with; and a JVM that refuses jcmd, whose capture still succeeds, saying
+ * why. Each skips, saying so, where its runtime is not installed
+ * (tools/deps.sh --test installs them).
  */
 #include "harness.h"
 
@@ -196,12 +200,98 @@ static void test_beam_unnamed(void **state)
 	h_result_free(&r);
 }
 
+/* Starts Hot (compiled now) for 10 s with extra, a JVM option or NULL, and
+ * gives the JIT time to compile hot(). */
+static void start_hot(struct h_proc *p, const char *extra)
+{
+	struct h_result r;
+
+	assert_int_equal(
+		h_run(&r, 120, H_ARGV("javac", "-d", h_tmpdir(), "tests/workloads/Hot.java")), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	/* hot() stays a method of its own: inlined, its time would be main's */
+	h_start_workload(p, H_ARGV("java", "-XX:CompileCommand=quiet",
+				   "-XX:CompileCommand=dontinline,Hot::hot",
+				   extra ? extra : "-Xshare:auto", "-cp", h_tmpdir(), "Hot", "10"));
+	h_sleep(2);
+}
+
+static void sample_pid(pid_t pid, const char *out, struct h_result *r, struct h_folded *f)
+{
+	char spid[16];
+
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	h_run_folded(r, 60, out, f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-p", spid, "-d", "2", "--pids", "-o", out));
+}
+
+/* No perf map: flamebpf asks the JVM for one with jcmd and names hot(). */
+static void test_java_jcmd(void **state)
+{
+	const char *out = h_path("java.folded");
+	unsigned long long hot, java;
+	char line[1024];
+	struct h_result r;
+	struct h_folded f;
+	struct h_proc p;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
+	start_hot(&p, NULL);
+	sample_pid(p.pid, out, &r, &f);
+	h_stop(&p);
+	remove_perf_maps(&f, "java");
+	runtimes_line(&r, line, sizeof(line));
+	hot = h_sum(&f, has_text, "Hot.hot");
+	java = h_sum(&f, of_comm, "java");
+	print_message("%s\n%llu of %llu samples of the JVM in Hot.hot\n", line, hot, java);
+	if (!strstr(line, "java 1 process, perf map (1 asked of the JVM") ||
+	    hot * 100 < java * 60) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("the JVM's perf map was not asked for, or hot() is not named");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* A JVM that takes no jcmd: the capture succeeds and says why it has no
+ * names. */
+static void test_java_jcmd_refused(void **state)
+{
+	const char *out = h_path("refused.folded");
+	char advice[1024];
+	struct h_result r;
+	struct h_folded f;
+	struct h_proc p;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	start_hot(&p, "-XX:+DisableAttachMechanism");
+	sample_pid(p.pid, out, &r, &f);
+	h_stop(&p);
+	if (!h_find_line(r.err, "flamebpf: java (pid ", advice, sizeof(advice)) ||
+	    !strstr(advice, "no perf map")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say why the JVM has no perf map");
+	}
+	print_message("%s\n", advice);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_erlang_jpperf, h_test_teardown),
 		cmocka_unit_test_teardown(test_elixir_jpperf, h_test_teardown),
 		cmocka_unit_test_teardown(test_beam_unnamed, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_jcmd, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_jcmd_refused, h_test_teardown),
 	};
 
 	h_init(argc, argv);
