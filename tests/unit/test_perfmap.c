@@ -343,7 +343,7 @@ static double now(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-/* A JVM's map of a million lines (about 90 MB; JIT code recycled, so
+/* A JVM's map of a million lines (83 MB; JIT code recycled, so
  * later lines overlap earlier ones) is read in linear-logarithmic time: a
  * quadratic reading would take hours. Prints the time it took. */
 static void test_read_million(void **state)
