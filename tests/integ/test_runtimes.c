@@ -7,7 +7,8 @@
  * must call unnamed and say which flag names it; a Java program
  * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
  * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
- * with; and a JVM that refuses jcmd, whose capture still succeeds, saying
+ * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
+ * on; and a JVM that refuses jcmd, whose capture still succeeds, saying
  * why. Each skips, saying so, where its runtime is not installed
  * (tools/deps.sh --test installs them).
  */
@@ -258,6 +259,42 @@ static void test_java_jcmd(void **state)
 	h_result_free(&r);
 }
 
+static bool hot_from_main(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, "Hot.hot") && h_has_frame(stack, "JavaMain");
+}
+
+/* With -XX:+PreserveFramePointer the JIT's frames keep the chain: stacks
+ * go on from Hot.hot through the interpreter to the launcher's JavaMain
+ * (without it they stop at the first JIT frame). */
+static void test_java_frame_pointers(void **state)
+{
+	const char *out = h_path("java-fp.folded");
+	unsigned long long hot, whole;
+	struct h_result r;
+	struct h_folded f;
+	struct h_proc p;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
+	start_hot(&p, "-XX:+PreserveFramePointer");
+	sample_pid(p.pid, out, &r, &f);
+	h_stop(&p);
+	remove_perf_maps(&f, "java");
+	hot = h_sum(&f, has_text, "Hot.hot");
+	whole = h_sum(&f, hot_from_main, NULL);
+	print_message("%llu samples in Hot.hot, %llu of them from JavaMain\n", hot, whole);
+	if (hot < 200 || whole * 100 < hot * 90) {
+		h_folded_dump(&f, 10);
+		fail_msg("the JIT frames do not chain up to JavaMain");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 /* A JVM that takes no jcmd: the capture succeeds and says why it has no
  * names. */
 static void test_java_jcmd_refused(void **state)
@@ -291,6 +328,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_elixir_jpperf, h_test_teardown),
 		cmocka_unit_test_teardown(test_beam_unnamed, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_frame_pointers, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd_refused, h_test_teardown),
 	};
 
