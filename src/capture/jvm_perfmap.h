@@ -9,7 +9,8 @@
 #include <sys/types.h>
 
 /* A large code cache takes the JVM a while to write; jcmd itself starts a
- * JVM (about half a second). */
+ * JVM (0.3 to 0.5 s here). The time all the asks of a capture may take
+ * together: a machine may run many JVMs. */
 #define JVM_PERFMAP_TIMEOUT_MS 10000
 
 struct jvm_ask {

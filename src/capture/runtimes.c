@@ -24,10 +24,16 @@ static void ask_jvm(struct runtimes *rt, struct procs *ps, pid_t pid, const char
 	struct jvm_ask a;
 	int err;
 
+	int left = JVM_PERFMAP_TIMEOUT_MS - (int)(rt->jvm_secs * 1000);
+
 	/* in a container its /tmp and its pid are not ours to give jcmd */
 	if (procs__root(ps, pid) > 0 || kill(pid, 0))
 		return;
-	err = jvm_perfmap__ask(pid, libjvm, JVM_PERFMAP_TIMEOUT_MS, &a);
+	if (left <= 0) {
+		rt->jvm_unasked++;
+		return;
+	}
+	err = jvm_perfmap__ask(pid, libjvm, left, &a);
 	rt->jvm_asked++;
 	rt->jvm_secs += a.secs;
 	procs__perfmap_changed(ps, pid);

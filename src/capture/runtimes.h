@@ -26,6 +26,7 @@ struct runtime_count {
 struct runtimes {
 	struct runtime_count r[RUNTIME_NR];
 	size_t jvm_asked, jvm_made; /* JVMs asked for a perf map; those that wrote one */
+	size_t jvm_unasked;	    /* JVMs not asked: the time for asking was spent */
 	double jvm_secs;	    /* the time jcmd took, all asks together */
 	int jvm_err;		    /* why the first ask that failed did */
 	pid_t jvm_failed;	    /* ... its JVM */
@@ -33,7 +34,7 @@ struct runtimes {
 };
 
 /* Asks each live JVM ps holds that has no perf map for one, and has ps
- * read it again. */
+ * read it again; all in JVM_PERFMAP_TIMEOUT_MS. */
 void runtimes__ask_jvms(struct runtimes *rt, struct procs *ps);
 
 /* Counts the profile's processes by runtime, and their samples: named

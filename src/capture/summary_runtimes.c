@@ -59,8 +59,8 @@ static void add_jvm_failure(struct strbuf *b, const struct runtimes *rt)
 	if (rt->jvm_err == -ENOENT)
 		strbuf__addf(b, "jcmd is not installed (Debian: openjdk-17-jdk-headless)");
 	else if (rt->jvm_err == -ETIMEDOUT)
-		strbuf__addf(b, "'%s %d Compiler.perfmap' took over %d s and was killed", a->jcmd,
-			     (int)rt->jvm_failed, JVM_PERFMAP_TIMEOUT_MS / 1000);
+		strbuf__addf(b, "'%s %d Compiler.perfmap' took too long (%.1f s) and was killed",
+			     a->jcmd, (int)rt->jvm_failed, a->secs);
 	else if (rt->jvm_err == -EPERM)
 		strbuf__addf(b, "cannot run jcmd as the JVM's user");
 	else if (rt->jvm_err == -ENODATA)
@@ -93,6 +93,11 @@ static void advise(const struct runtimes *rt, enum runtime r)
 		p_err("node (pid %s): no perf map, so its JavaScript frames are unnamed: start "
 		      "it with --perf-basic-prof",
 		      b.s);
+	else if (r == RUNTIME_JVM && rt->jvm_unasked)
+		p_err("java (pid %s): no perf map, so its JIT frames are unnamed: %zu JVMs were "
+		      "not "
+		      "asked for one, jcmd having taken the %d s allowed",
+		      b.s, rt->jvm_unasked, JVM_PERFMAP_TIMEOUT_MS / 1000);
 	else if (r == RUNTIME_JVM && rt->jvm_err) {
 		add_jvm_failure(&why, rt);
 		p_err("java (pid %s): no perf map, so its JIT frames are unnamed: %s", b.s, why.s);
