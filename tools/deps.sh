@@ -12,6 +12,10 @@ BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-d
 # rustc, golang-go, qpdf: programs that unwind, for the uprobe tests.
 TEST_PKGS="libcmocka-dev systemtap-sdt-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go rustc qpdf libxml2-utils chromium libclang-rt-14-dev valgrind"
 BENCH_PKGS="linux-perf time bpfcc-tools heaptrack"
+# The runtimes whose JIT frames test_runtimes names: Erlang (OTP 25, its
+# JIT; erlang-base has erl and erlc), Elixir, OpenJDK 17 (java, javac,
+# jcmd). Optional: without them those tests skip, saying why.
+RUNTIME_PKGS="erlang-base elixir openjdk-17-jdk-headless"
 
 # The viewer tests' node modules, pinned by tests/viewers/package-lock.json,
 # into build/viewers, once per version of the lock file. Without npm or the
@@ -34,12 +38,36 @@ viewer_modules() (
 	echo "flamebpf: npm ci failed (see $dir/npm.log): the viewer tests will be skipped" >&2
 )
 
-npm=
+# Installs what RUNTIME_PKGS lacks, quietly; when it cannot, says why and
+# goes on.
+runtime_pkgs() {
+	rmissing=
+	for p in $RUNTIME_PKGS; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			rmissing="$rmissing $p"
+	done
+	[ -n "$rmissing" ] || return 0
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
+		echo "flamebpf: cannot install$rmissing (needs root and apt-get): the Erlang," \
+			"Elixir and Java tests will be skipped" >&2
+		return 0
+	fi
+	echo "flamebpf: installing the runtimes the tests name:$rmissing" >&2
+	# shellcheck disable=SC2086
+	if ! { DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+			$rmissing; } >/dev/null 2>&1; then
+		echo "flamebpf: apt-get could not install$rmissing: the Erlang, Elixir and" \
+			"Java tests will be skipped" >&2
+	fi
+}
+
+npm= rt=
 case "${1:-}" in
 "") want=$BUILD_PKGS ;;
---test) want="$BUILD_PKGS $TEST_PKGS" npm=1 ;;
+--test) want="$BUILD_PKGS $TEST_PKGS" npm=1 rt=1 ;;
 --bench) want="$BUILD_PKGS $BENCH_PKGS" ;;
---all) want="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" npm=1 ;;
+--all) want="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" npm=1 rt=1 ;;
 *) echo "usage: $0 [--test|--bench|--all]" >&2; exit 2 ;;
 esac
 
@@ -49,6 +77,7 @@ for p in $want; do
 		missing="$missing $p"
 done
 if [ -z "$missing" ]; then
+	[ -z "$rt" ] || runtime_pkgs
 	[ -z "$npm" ] || viewer_modules
 	exit 0
 fi
@@ -62,4 +91,5 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing >/dev/null
+[ -z "$rt" ] || runtime_pkgs
 [ -z "$npm" ] || viewer_modules

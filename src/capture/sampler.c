@@ -49,6 +49,7 @@ struct sampler {
 	struct uprobe_sites usdt_links; /* -f usdt:...: the probes' sites */
 	struct uprobe_sites span_links; /* --span: the spans' */
 	bool multi;			/* those as uprobe_multi links, else classic uprobes */
+	struct runtimes runtimes;	/* of the last collect */
 	struct hashmap span_idx; /* --span: a span level's id -> 1 + its index in span_nodes */
 	struct span_node *span_nodes;
 	size_t nspan_nodes, span_nodes_cap;
@@ -1259,6 +1260,10 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		return -ENOMEM;
 	c->s = s;
 	c->p = p;
+	memset(&s->runtimes, 0, sizeof(s->runtimes));
+	/* before any name is looked up: the maps JVMs write now name them */
+	if (s->opts.user)
+		runtimes__ask_jvms(&s->runtimes, s->procs);
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)
@@ -1269,6 +1274,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		err = add_tick(c, &s->ticks[i]);
 	for (size_t i = 0; i < s->nhits && !err; i++)
 		err = add_hit(c, &s->hits[i]);
+	if (!err)
+		runtimes__count(&s->runtimes, p, s->procs);
 	symbolizer__free(c->sym);
 	hashmap__free(&c->stack_of);
 	free(c);
@@ -1311,6 +1318,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->live = (s->live[0] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
 	st->live_bytes = s->live[1];
 	st->live_unnamed = (s->live[2] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
+	st->runtimes = &s->runtimes;
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
 			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +

@@ -12,6 +12,7 @@
 #include "profile/profile.h"
 #include "mmap_events.h"
 #include "perf_events.h"
+#include "runtimes.h"
 #include "tracepoint_spec.h"
 #include "span_plan.h"
 #include "usdt_plan.h"
@@ -77,6 +78,7 @@ struct sampler_stats {
 	bool still_unread;		 /* ... the blocks open at the stop could not be read */
 	uint64_t live, live_bytes;	 /* --alloc: allocations live at the stop, their bytes */
 	uint64_t live_unnamed;		 /* ... of stacks whose counts were lost: left out */
+	const struct runtimes *runtimes; /* the language runtimes sampled, after collecting */
 };
 
 struct sampler;

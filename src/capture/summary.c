@@ -155,6 +155,9 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		      secs, freq, st->event, st->ncpus);
 	if (st->classic)
 		report_classic();
+	if (st->runtimes)
+		summary__runtimes(st->runtimes,
+				  profile__unit(p) == UNIT_SAMPLES ? "samples" : "time");
 	report_losses(st);
 	/* spans alone take no stacks */
 	if (!st->spans || profile__unit(p) == UNIT_SAMPLES)
@@ -214,6 +217,8 @@ void summary__alloc(const struct profile *p, const struct sampler_stats *st, dou
 		p_err("%" PRIu64 " allocation calls returned no memory", c[CNT_ALLOC_FAILED]);
 	if (st->classic)
 		report_classic();
+	if (st->runtimes)
+		summary__runtimes(st->runtimes, "bytes");
 	report_losses(st);
 	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 	if (verbose)
@@ -311,6 +316,8 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 	if (st->counter[CNT_OFF_LONG])
 		p_err("left out: %" PRIu64 " blocks longer than --max-block (%.3f s)",
 		      st->counter[CNT_OFF_LONG], st->counter[CNT_OFF_LONG_NS] / 1e9);
+	if (st->runtimes)
+		summary__runtimes(st->runtimes, "time");
 	report_losses(st);
 	report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);
 }

@@ -9,6 +9,7 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 #include "funcs.h"
+#include "runtimes.h"
 #include "sampler.h"
 #include "tracer.h"
 
@@ -27,6 +28,12 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
  * --alloc-sample period (0: none). */
 void summary__alloc(const struct profile *p, const struct sampler_stats *st, double secs,
 		    bool attached, uint64_t sample, bool verbose);
+
+/* Per language runtime sampled (runtimes.h): one line of how its frames
+ * were named and what share of its weight (what: "samples", "time",
+ * "bytes") got names, then for the processes left without a perf map, why
+ * and what flag names them. */
+void summary__runtimes(const struct runtimes *rt, const char *what);
 
 /* What a capture lost, in words ("" for nothing), appended to b. */
 void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b);

@@ -91,13 +91,34 @@ static int parse_line(const char *s, size_t len, struct pm_line *l)
 	return l->name_len ? 0 : -EINVAL;
 }
 
+/* Room for len more bytes of names. */
+static int reserve_pool(struct perfmap *m, size_t len)
+{
+	size_t cap = m->pool_cap ? m->pool_cap : 4096;
+	char *pool;
+
+	if (len <= m->pool_cap - m->pool_len)
+		return 0;
+	/* names come from at most PERFMAP_MAX_BYTES of text: offsets fit in 32 bits */
+	if (m->pool_len + len > PERFMAP_MAX_BYTES + 1)
+		return -EOVERFLOW;
+	while (cap - m->pool_len < len)
+		cap *= 2;
+	pool = realloc(m->pool, cap);
+	if (!pool)
+		return -ENOMEM;
+	m->pool = pool;
+	m->pool_cap = cap;
+	return 0;
+}
+
 static int add_entry(struct perfmap *m, const struct pm_line *l)
 {
 	struct entry *e;
+	int err = reserve_pool(m, l->name_len + 1);
 
-	/* a name is shorter than its line: the pool holds the text's size */
-	if (l->name_len + 1 > m->pool_cap - m->pool_len)
-		return -EOVERFLOW;
+	if (err)
+		return err;
 	if (m->n == m->e_cap) {
 		size_t cap = m->e_cap ? m->e_cap * 2 : 256;
 
@@ -259,9 +280,7 @@ int perfmap__parse(const char *text, size_t len, struct perfmap **out)
 		return -ENOMEM;
 	if (len > PERFMAP_MAX_BYTES)
 		len = PERFMAP_MAX_BYTES;
-	m->pool_cap = len + 1;
-	m->pool = malloc(m->pool_cap);
-	err = m->pool ? take_lines(m, text, len) : -ENOMEM;
+	err = take_lines(m, text, len);
 	if (!err)
 		err = build_segments(m);
 	if (err) {
@@ -272,7 +291,7 @@ int perfmap__parse(const char *text, size_t len, struct perfmap **out)
 	return 0;
 }
 
-static int check_file(int fd, uid_t uid, uint64_t *size)
+static int check_file(int fd, uid_t uid)
 {
 	struct stat st;
 
@@ -282,58 +301,112 @@ static int check_file(int fd, uid_t uid, uint64_t *size)
 		return -EINVAL;
 	if (st.st_uid != 0 && st.st_uid != uid)
 		return -EPERM;
-	*size = (uint64_t)st.st_size;
 	return 0;
 }
 
-/* At most PERFMAP_MAX_BYTES, and then only whole lines. */
-static int read_bounded(int fd, uint64_t size, char **buf, size_t *len)
+int perfmap__open(int root, const char *path, uid_t uid)
 {
-	size_t want = size < PERFMAP_MAX_BYTES ? size : PERFMAP_MAX_BYTES, got = 0;
-	char *b = malloc(want + 1);
-	ssize_t n;
+	/* O_NONBLOCK: a FIFO put there must not hang us */
+	int fd = proc_root__open(root, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int err;
 
-	if (!b)
-		return -ENOMEM;
-	while (got < want) {
-		n = read(fd, b + got, want - got);
+	if (fd < 0)
+		return fd;
+	err = check_file(fd, uid);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/* The text is read a chunk at a time: maps of hundreds of MB never sit in
+ * memory whole, only their names. */
+#define CHUNK (1 << 20)
+
+struct reading {
+	char *buf;
+	size_t have;	/* bytes in buf: the start of a line not ended yet */
+	uint64_t taken; /* bytes of the file read */
+	bool skipping;	/* in a line longer than CHUNK: dropped up to its end */
+};
+
+/* Takes buf's complete lines and keeps the rest for the next chunk. */
+static int take_chunk(struct perfmap *m, struct reading *r)
+{
+	const char *nl = memrchr(r->buf, '\n', r->have), *from = r->buf;
+	int err;
+
+	if (!nl) {
+		r->skipping |= r->have == CHUNK; /* a line longer than a chunk */
+		r->have = r->skipping ? 0 : r->have;
+		return 0;
+	}
+	if (r->skipping) {
+		from = (const char *)memchr(r->buf, '\n', r->have) + 1;
+		r->skipping = false;
+	}
+	err = from <= nl ? take_lines(m, from, (size_t)(nl - from)) : 0;
+	r->have -= (size_t)(nl + 1 - r->buf);
+	memmove(r->buf, nl + 1, r->have);
+	return err;
+}
+
+/* At most PERFMAP_MAX_BYTES, then only whole lines; to the end of the
+ * file, its last line too. */
+static int read_lines(struct perfmap *m, int fd)
+{
+	struct reading r = { malloc(CHUNK), 0, 0, false };
+	ssize_t n = 1;
+	int err = r.buf ? 0 : -ENOMEM;
+
+	while (!err && n > 0 && r.taken < PERFMAP_MAX_BYTES && m->n < PERFMAP_MAX_ENTRIES) {
+		size_t want = CHUNK - r.have;
+
+		if (want > PERFMAP_MAX_BYTES - r.taken)
+			want = (size_t)(PERFMAP_MAX_BYTES - r.taken);
+		n = pread(fd, r.buf + r.have, want, (off_t)r.taken);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			free(b);
-			return -errno;
-		}
-		if (n == 0)
+		if (n < 0)
+			err = -errno;
+		if (n <= 0)
 			break;
-		got += (size_t)n;
+		r.have += (size_t)n;
+		r.taken += (uint64_t)n;
+		err = take_chunk(m, &r);
 	}
-	while (size > PERFMAP_MAX_BYTES && got && b[got - 1] != '\n')
-		got--;
-	*buf = b;
-	*len = got;
+	if (!err && n == 0 && !r.skipping && m->n < PERFMAP_MAX_ENTRIES)
+		err = take_lines(m, r.buf, r.have);
+	free(r.buf);
+	return err;
+}
+
+int perfmap__read_fd(int fd, struct perfmap **out)
+{
+	struct perfmap *m = calloc(1, sizeof(*m));
+	int err = m ? read_lines(m, fd) : -ENOMEM;
+
+	*out = NULL;
+	if (!err)
+		err = build_segments(m);
+	if (err) {
+		perfmap__free(m);
+		return err;
+	}
+	*out = m;
 	return 0;
 }
 
 int perfmap__read(int root, const char *path, uid_t uid, struct perfmap **out)
 {
-	/* O_NONBLOCK: a FIFO put there must not hang us */
-	int fd = proc_root__open(root, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	uint64_t size = 0;
-	char *buf = NULL;
-	size_t len = 0;
-	int err;
+	int fd = perfmap__open(root, path, uid), err;
 
 	*out = NULL;
 	if (fd < 0)
 		return fd;
-	err = check_file(fd, uid, &size);
-	if (!err)
-		err = read_bounded(fd, size, &buf, &len);
+	err = perfmap__read_fd(fd, out);
 	close(fd);
-	if (err)
-		return err;
-	err = perfmap__parse(buf, len, out);
-	free(buf);
 	return err;
 }
 

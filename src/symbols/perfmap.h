@@ -11,8 +11,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define PERFMAP_MAX_BYTES   (64UL << 20) /* the first 64 MiB of a file are read */
-#define PERFMAP_MAX_ENTRIES (1UL << 21)
+/* A JVM's map reaches hundreds of MB: the first GiB of a file is read. */
+#define PERFMAP_MAX_BYTES   (1UL << 30)
+#define PERFMAP_MAX_ENTRIES (1UL << 23)
 #define PERFMAP_MAX_NAME    1024 /* longer names are cut, at a UTF-8 boundary */
 
 struct perfmap;
@@ -23,10 +24,18 @@ struct perfmap;
  * memory of code it freed. Returns 0 or -ENOMEM. */
 int perfmap__parse(const char *text, size_t len, struct perfmap **out);
 
-/* Reads the map at path (absolute; from the root proc_root__get() gave, or
- * as we see it when 0). Only a regular file owned by root or by uid is taken,
- * never through a symbolic link. Returns 0, -ENOENT, -ELOOP (a link), -EPERM
+/* Opens the map at path (absolute; from the root proc_root__get() gave, or
+ * as we see it when 0) to read it now or later, when the process may have
+ * deleted it. Only a regular file owned by root or by uid is taken, never
+ * through a symbolic link. Returns an fd, -ENOENT, -ELOOP (a link), -EPERM
  * (another owner), -EINVAL (not a regular file), or -errno. */
+int perfmap__open(int root, const char *path, uid_t uid);
+
+/* Reads the map an fd of perfmap__open holds, from its start, at most
+ * PERFMAP_MAX_BYTES and then only whole lines. Returns 0 or -errno. */
+int perfmap__read_fd(int fd, struct perfmap **out);
+
+/* perfmap__open, then perfmap__read_fd. */
 int perfmap__read(int root, const char *path, uid_t uid, struct perfmap **out);
 
 /* The region holding addr: its name and addr's offset in it, or NULL. The

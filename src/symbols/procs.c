@@ -21,6 +21,8 @@ struct proc {
 	bool refreshed;		 /* a lookup miss already took a fresh snapshot */
 	bool known;		 /* uid, nspid and root were read */
 	bool pm_read;		 /* procs__perfmap read the perf map afresh */
+	bool pm_held;		 /* pm_fd is its perf map, opened at a snapshot */
+	int pm_fd;		 /* ... read when the file is gone by the end */
 	uid_t uid;		 /* effective: who may own its perf map, besides root */
 	pid_t nspid;		 /* its pid in its own pid namespace */
 	int root;		 /* its root when not ours (proc_root__get), else 0 */
@@ -148,7 +150,13 @@ static int read_identity(struct proc *p)
 	return 0;
 }
 
-/* Replaces the copy of its perf map, if it has one now. */
+static void perfmap_path(const struct proc *p, char *path, size_t len)
+{
+	snprintf(path, len, "/tmp/perf-%d.map", (int)(p->root > 0 ? p->nspid : p->pid));
+}
+
+/* Reads its perf map afresh, or else the file a snapshot opened (a JIT may
+ * delete it at exit). */
 static void read_perfmap(struct proc *p)
 {
 	struct perfmap *pm;
@@ -156,11 +164,30 @@ static void read_perfmap(struct proc *p)
 
 	if (!p->known)
 		return;
-	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)(p->root > 0 ? p->nspid : p->pid));
-	if (perfmap__read(p->root, path, p->uid, &pm))
+	perfmap_path(p, path, sizeof(path));
+	if (perfmap__read(p->root, path, p->uid, &pm) &&
+	    (!p->pm_held || perfmap__read_fd(p->pm_fd, &pm)))
 		return;
 	perfmap__free(p->pm);
 	p->pm = pm;
+}
+
+/* Opens its perf map, if it has one, to read it at the end: parsed at
+ * every snapshot, a map of hundreds of MB would cost that much each time
+ * a JIT maps code. */
+static void hold_perfmap(struct proc *p)
+{
+	char path[64];
+	int fd;
+
+	if (!p->known || p->pm_held)
+		return;
+	perfmap_path(p, path, sizeof(path));
+	fd = perfmap__open(p->root, path, p->uid);
+	if (fd < 0)
+		return;
+	p->pm_fd = fd;
+	p->pm_held = true;
 }
 
 static int add_snapshot(struct proc *p)
@@ -179,7 +206,7 @@ static int add_snapshot(struct proc *p)
 	p->snaps[p->nsnaps++] = m;
 	/* an exec may have changed who it runs as */
 	read_identity(p);
-	read_perfmap(p);
+	hold_perfmap(p);
 	return 0;
 }
 
@@ -312,6 +339,33 @@ const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid)
 	return p->pm;
 }
 
+struct proc_maps procs__history(const struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	if (!hashmap__get(&ps->by_pid, pid, &i))
+		return (struct proc_maps){ NULL, 0 };
+	return (struct proc_maps){ ps->v[i].hist, ps->v[i].nhist };
+}
+
+void procs__perfmap_changed(struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	if (hashmap__get(&ps->by_pid, pid, &i))
+		ps->v[i].pm_read = false;
+}
+
+size_t procs__size(const struct procs *ps)
+{
+	return ps->n;
+}
+
+pid_t procs__pid_at(const struct procs *ps, size_t i)
+{
+	return i < ps->n && ps->v[i].nsnaps ? ps->v[i].pid : 0;
+}
+
 size_t procs__count(const struct procs *ps)
 {
 	size_t n = 0;
@@ -333,6 +387,8 @@ void procs__free(struct procs *ps)
 			free(ps->v[i].hist[j].path);
 		free(ps->v[i].hist);
 		perfmap__free(ps->v[i].pm);
+		if (ps->v[i].pm_held)
+			close(ps->v[i].pm_fd);
 		if (ps->v[i].root > 0)
 			close(ps->v[i].root);
 	}

@@ -15,7 +15,7 @@ struct procs;
 struct procs *procs__new(void);
 
 /* Takes a new snapshot of pid's executable mappings (kept beside the older
- * ones: an exec replaces the image), and of its perf map if it has one.
+ * ones: an exec replaces the image), and opens its perf map if it has one.
  * Returns 0, -ESRCH, or -errno. */
 int procs__snapshot(struct procs *ps, pid_t pid);
 
@@ -41,10 +41,24 @@ const struct proc_maps *procs__latest(struct procs *ps, pid_t pid);
 
 /* The JIT symbols pid wrote to its perf map (perfmap.h): /tmp/perf-PID.map,
  * under the process's own root and pid number when it is in a container.
- * Read on the first call, when the process may have written more since its
- * snapshot; the copy read at its snapshot stands in when it is gone (JITs
- * may delete the file at exit). NULL when there is none. */
+ * Read on the first call, once, with all the process wrote; when the file
+ * is gone by then (JITs may delete it at exit), the one its first snapshot
+ * found and kept open. NULL when there is none. */
 const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid);
+
+/* The mappings pid made as procs__add_history recorded them, oldest
+ * first, as a proc_maps view (not sorted; empty when none): all that is
+ * known of a process gone before a snapshot. Valid until ps changes. */
+struct proc_maps procs__history(const struct procs *ps, pid_t pid);
+
+/* pid's perf map may have been written since it was read: the next
+ * procs__perfmap reads it again. */
+void procs__perfmap_changed(struct procs *ps, pid_t pid);
+
+/* The processes seen, in the order they were: the pid of the i-th, for i
+ * below procs__size; 0 for one that never had a snapshot. */
+size_t procs__size(const struct procs *ps);
+pid_t procs__pid_at(const struct procs *ps, size_t i);
 
 /* pid's root directory when it is not ours (a container, a chroot), as
  * proc_root__get() gave it at its snapshot: it reaches the process's files

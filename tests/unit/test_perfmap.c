@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "symbols/perfmap.h"
@@ -334,6 +335,46 @@ static void test_read_huge(void **state)
 	remove_dir(&d);
 }
 
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* A JVM's map of a million lines (83 MB; JIT code recycled, so
+ * later lines overlap earlier ones) is read in linear-logarithmic time: a
+ * quadratic reading would take hours. Prints the time it took. */
+static void test_read_million(void **state)
+{
+	const size_t n = 1000000;
+	struct perfmap *m = NULL;
+	struct dir d;
+	double t0, secs;
+	FILE *f;
+
+	(void)state;
+	make_dir(&d);
+	f = fopen(d.file, "w");
+	assert_non_null(f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "7f%010zx %zx Lcom/example/service/Handler%zu;::process(Ljava/lang/String;)V\n",
+			(i * 0x140) % (n * 0x100), (size_t)0x100 + i % 0x80, i);
+	assert_int_equal(fclose(f), 0);
+	t0 = now();
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), 0);
+	secs = now() - t0;
+	print_message("1M-line perf map read in %.2f s\n", secs);
+	assert_int_equal(perfmap__count(m), n);
+	/* the last line written over an address wins */
+	expect(m, 0x7f0000000000 + (n - 1) * 0x140 % (n * 0x100),
+	       "Lcom/example/service/Handler999999;::process(Ljava/lang/String;)V", 0);
+	assert_true(secs < 30);
+	perfmap__free(m);
+	remove_dir(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +389,7 @@ int main(void)
 		cmocka_unit_test(test_read_not_regular),
 		cmocka_unit_test(test_read_owner),
 		cmocka_unit_test(test_read_huge),
+		cmocka_unit_test(test_read_million),
 	};
 
 	return cmocka_run_group_tests_name("perfmap", tests, NULL, NULL);

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+
+#include "util/hashmap.h"
+#include "runtimes.h"
+
+/* From its newest snapshot, else from the mappings it was seen to make
+ * (a COMMAND that exec'd its way to the runtime may have none). */
+static enum runtime runtime_of(struct procs *ps, pid_t pid, const char **jvm)
+{
+	enum runtime r = runtime__of(procs__latest(ps, pid), jvm);
+	struct proc_maps hist;
+
+	if (r != RUNTIME_NONE)
+		return r;
+	hist = procs__history(ps, pid);
+	return runtime__of(&hist, jvm);
+}
+
+static void ask_jvm(struct runtimes *rt, struct procs *ps, pid_t pid, const char *libjvm)
+{
+	struct jvm_ask a;
+	int err;
+
+	int left = JVM_PERFMAP_TIMEOUT_MS - (int)(rt->jvm_secs * 1000);
+
+	/* in a container its /tmp and its pid are not ours to give jcmd */
+	if (procs__root(ps, pid) > 0 || kill(pid, 0))
+		return;
+	if (left <= 0) {
+		rt->jvm_unasked++;
+		return;
+	}
+	err = jvm_perfmap__ask(pid, libjvm, left, &a);
+	rt->jvm_asked++;
+	rt->jvm_secs += a.secs;
+	procs__perfmap_changed(ps, pid);
+	if (!err && !procs__perfmap(ps, pid))
+		err = -ENODATA; /* it said yes but wrote nothing we could read */
+	rt->jvm_made += !err;
+	if (err && !rt->jvm_err) {
+		rt->jvm_err = err;
+		rt->jvm_failed = pid;
+		rt->jvm_fail = a;
+	}
+}
+
+void runtimes__ask_jvms(struct runtimes *rt, struct procs *ps)
+{
+	for (size_t i = 0; i < procs__size(ps); i++) {
+		pid_t pid = procs__pid_at(ps, i);
+		const char *libjvm;
+
+		if (pid && runtime_of(ps, pid, &libjvm) == RUNTIME_JVM && !procs__perfmap(ps, pid))
+			ask_jvm(rt, ps, pid, libjvm);
+	}
+}
+
+static bool has_prefix(const char *s, const char *prefix)
+{
+	return s && !strncmp(s, prefix, strlen(prefix));
+}
+
+/* JIT code without a name: outside every mapping, in anonymous memory, or
+ * in the memfd a JIT maps twice. */
+static bool unnamed_jit(const struct frame *f)
+{
+	return f->kind == FRAME_USER &&
+	       (!strcmp(f->name, "[unknown]") || has_prefix(f->module, "[anon") ||
+		has_prefix(f->dso, "/memfd:"));
+}
+
+static bool stack_named(const struct profile *p, const struct profile_stack *s)
+{
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (unnamed_jit(profile__frame(p, s->frames[i])))
+			return false;
+	return true;
+}
+
+static void count_proc(struct runtime_count *c, struct procs *ps, pid_t pid)
+{
+	c->procs++;
+	if (procs__perfmap(ps, pid))
+		c->with_map++;
+	else if (c->nunmapped < RUNTIMES_MAX_NOTED)
+		c->unmapped[c->nunmapped++] = pid;
+}
+
+void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs *ps)
+{
+	struct hashmap seen = {}; /* pid -> 1 + its runtime */
+	const char *jvm;
+
+	for (size_t i = 0; i < profile__nr_stacks(p); i++) {
+		const struct profile_stack *s = profile__stack(p, i);
+		uint64_t r;
+
+		if (!hashmap__get(&seen, s->who.pid, &r)) {
+			r = 1 + runtime_of(ps, (pid_t)s->who.pid, &jvm);
+			if (hashmap__set(&seen, s->who.pid, r))
+				break; /* no memory: the counts so far */
+			if (r - 1 != RUNTIME_NONE)
+				count_proc(&rt->r[r - 1], ps, (pid_t)s->who.pid);
+		}
+		rt->r[r - 1].weight += s->weight;
+		if (stack_named(p, s))
+			rt->r[r - 1].named += s->weight;
+	}
+	hashmap__free(&seen);
+}

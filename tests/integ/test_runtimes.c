@@ -1,0 +1,337 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Language runtimes whose JIT code only a perf map names, sampled for real:
+ * an Erlang module and an Elixir script (tests/workloads/busy.erl, busy.exs)
+ * on Debian's BEAM with +JPperf true, named and split as they run (heavy/0
+ * about 70%, light/0 30%); the same node without +JPperf, which the summary
+ * must call unnamed and say which flag names it; a Java program
+ * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
+ * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
+ * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
+ * on; and a JVM that refuses jcmd, whose capture still succeeds, saying
+ * why. Each skips, saying so, where its runtime is not installed
+ * (tools/deps.sh --test installs them).
+ */
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define BEAM_MS "3000"
+
+static void require_program(const char *path, const char *package)
+{
+	if (access(path, X_OK)) {
+		print_message("SKIP: %s is not installed (Debian's %s)\n", path, package);
+		skip();
+	}
+}
+
+/* Maps left by the processes of root COMM: the test removes them. */
+static void remove_perf_maps(const struct h_folded *f, const char *want)
+{
+	char root[256], comm[64], path[64];
+	long pid, tid;
+
+	for (size_t i = 0; i < f->n; i++) {
+		h_root(f->lines[i].stack, root, sizeof(root));
+		if (h_root_ids(root, comm, sizeof(comm), &pid, &tid) || strcmp(comm, want))
+			continue;
+		snprintf(path, sizeof(path), "/tmp/perf-%ld.map", pid);
+		unlink(path);
+	}
+}
+
+static bool has_text(const char *stack, const void *text)
+{
+	return strstr(stack, text) != NULL;
+}
+
+static bool of_comm(const char *stack, const void *comm)
+{
+	size_t len = strlen(comm);
+
+	return !strncmp(stack, comm, len) && stack[len] == '-';
+}
+
+/* The "runtimes:" line of the summary, which must be there. */
+static const char *runtimes_line(const struct h_result *r, char *buf, size_t len)
+{
+	if (!h_find_line(r->err, "flamebpf: runtimes: ", buf, len)) {
+		h_dump(r, "flamebpf");
+		fail_msg("the summary has no runtimes line");
+	}
+	return buf;
+}
+
+/* Its "N% of its samples named". */
+static int named_share(const char *line)
+{
+	const char *p = strstr(line, "% of its samples named");
+	int pct = -1;
+
+	while (p && p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	if (p)
+		sscanf(p, "%d", &pct);
+	return pct;
+}
+
+/* heavy/0 and light/0 named (their names contain heavy and light), split
+ * 70/30 within 10 points, and most of the node's samples in them. */
+static void expect_split(const struct h_folded *f, const char *heavy, const char *light)
+{
+	unsigned long long h = h_sum(f, has_text, heavy), l = h_sum(f, has_text, light);
+	unsigned long long beam = h_sum(f, of_comm, "beam.smp");
+
+	print_message("%llu samples of beam.smp: %llu in %s, %llu in %s (%.1f%% : %.1f%%)\n", beam,
+		      h, heavy, l, light, h + l ? 100.0 * h / (h + l) : 0,
+		      h + l ? 100.0 * l / (h + l) : 0);
+	if (h + l < beam / 2 || beam < 200) {
+		h_folded_dump(f, 20);
+		fail_msg("%s and %s are not named in most of the node's samples", heavy, light);
+	}
+	if (h * 100 < (h + l) * 60 || h * 100 > (h + l) * 80)
+		fail_msg("%s has %.1f%% of the work, expected 70%% within 10", heavy,
+			 100.0 * h / (h + l));
+}
+
+/* Runs a BEAM command under -F 499 with ERL_FLAGS (NULL: none). */
+static void run_beam(const char *erl_flags, const char *out, struct h_result *r, struct h_folded *f,
+		     const char *const cmd[])
+{
+	const char *argv[16] = { h_flamebpf(), "-F", "499", "--pids", "-o", out, "--" };
+	size_t n = 7;
+
+	for (size_t i = 0; cmd[i] && n < 15; i++)
+		argv[n++] = cmd[i];
+	argv[n] = NULL;
+	if (erl_flags)
+		setenv("ERL_FLAGS", erl_flags, 1);
+	else
+		unsetenv("ERL_FLAGS");
+	h_run_folded(r, 90, out, f, argv);
+	unsetenv("ERL_FLAGS");
+	remove_perf_maps(f, "beam.smp");
+}
+
+static const char *compile_busy_erl(void)
+{
+	struct h_result r;
+
+	assert_int_equal(
+		h_run(&r, 60, H_ARGV("erlc", "-o", h_tmpdir(), "tests/workloads/busy.erl")), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	return h_tmpdir();
+}
+
+static void test_erlang_jpperf(void **state)
+{
+	const char *out = h_path("erlang.folded");
+	char line[1024];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/erlc", "erlang-base");
+	run_beam("+JPperf true", out, &r, &f,
+		 H_ARGV("erl", "-noshell", "-pa", compile_busy_erl(), "-eval",
+			"busy:run(" BEAM_MS "), halt()."));
+	runtimes_line(&r, line, sizeof(line));
+	print_message("%s\n", line);
+	expect_split(&f, "busy:heavy/0", "busy:light/0");
+	assert_non_null(strstr(line, "beam.smp 1 process, perf map, "));
+	assert_true(named_share(line) >= 90);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+static void test_elixir_jpperf(void **state)
+{
+	const char *out = h_path("elixir.folded");
+	char line[1024];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/elixir", "elixir");
+	run_beam("+JPperf true", out, &r, &f,
+		 H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
+	runtimes_line(&r, line, sizeof(line));
+	print_message("%s\n", line);
+	expect_split(&f, "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0");
+	assert_non_null(strstr(line, "beam.smp 1 process, perf map, "));
+	assert_true(named_share(line) >= 90);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* Without +JPperf the node's JIT frames have no names: the summary says
+ * which process that is and what flag to add. */
+static void test_beam_unnamed(void **state)
+{
+	const char *out = h_path("unnamed.folded");
+	char line[1024], advice[1024];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/erlc", "erlang-base");
+	run_beam(NULL, out, &r, &f,
+		 H_ARGV("erl", "-noshell", "-pa", compile_busy_erl(), "-eval",
+			"busy:run(1500), halt()."));
+	runtimes_line(&r, line, sizeof(line));
+	print_message("%s\n", line);
+	if (!h_find_line(r.err, "flamebpf: beam.smp (pid ", advice, sizeof(advice)) ||
+	    !strstr(advice, "+JPperf true") || !strstr(advice, "ERL_FLAGS")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say the node is unnamed and how to name it");
+	}
+	print_message("%s\n", advice);
+	assert_non_null(strstr(line, "beam.smp 1 process, no perf map, "));
+	assert_true(named_share(line) <= 50);
+	assert_int_equal(h_sum(&f, has_text, "busy:heavy"), 0);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* Starts Hot (compiled now) for 10 s with extra, a JVM option or NULL, and
+ * gives the JIT time to compile hot(). */
+static void start_hot(struct h_proc *p, const char *extra)
+{
+	struct h_result r;
+
+	assert_int_equal(
+		h_run(&r, 120, H_ARGV("javac", "-d", h_tmpdir(), "tests/workloads/Hot.java")), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	/* hot() stays a method of its own: inlined, its time would be main's */
+	h_start_workload(p, H_ARGV("java", "-XX:CompileCommand=quiet",
+				   "-XX:CompileCommand=dontinline,Hot::hot",
+				   extra ? extra : "-Xshare:auto", "-cp", h_tmpdir(), "Hot", "10"));
+	h_sleep(2);
+}
+
+static void sample_pid(pid_t pid, const char *out, struct h_result *r, struct h_folded *f)
+{
+	char spid[16];
+
+	snprintf(spid, sizeof(spid), "%d", (int)pid);
+	h_run_folded(r, 60, out, f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-p", spid, "-d", "2", "--pids", "-o", out));
+}
+
+/* No perf map: flamebpf asks the JVM for one with jcmd and names hot(). */
+static void test_java_jcmd(void **state)
+{
+	const char *out = h_path("java.folded");
+	unsigned long long hot, java;
+	char line[1024];
+	struct h_result r;
+	struct h_folded f;
+	struct h_proc p;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
+	start_hot(&p, NULL);
+	sample_pid(p.pid, out, &r, &f);
+	h_stop(&p);
+	remove_perf_maps(&f, "java");
+	runtimes_line(&r, line, sizeof(line));
+	hot = h_sum(&f, has_text, "Hot.hot");
+	java = h_sum(&f, of_comm, "java");
+	print_message("%s\n%llu of %llu samples of the JVM in Hot.hot\n", line, hot, java);
+	if (!strstr(line, "java 1 process, perf map (1 asked of the JVM") ||
+	    hot * 100 < java * 60) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("the JVM's perf map was not asked for, or hot() is not named");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+static bool hot_from_main(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, "Hot.hot") && h_has_frame(stack, "JavaMain");
+}
+
+/* With -XX:+PreserveFramePointer the JIT's frames keep the chain: stacks
+ * go on from Hot.hot through the interpreter to the launcher's JavaMain
+ * (without it they stop at the first JIT frame). */
+static void test_java_frame_pointers(void **state)
+{
+	const char *out = h_path("java-fp.folded");
+	unsigned long long hot, whole;
+	struct h_result r;
+	struct h_folded f;
+	struct h_proc p;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
+	start_hot(&p, "-XX:+PreserveFramePointer");
+	sample_pid(p.pid, out, &r, &f);
+	h_stop(&p);
+	remove_perf_maps(&f, "java");
+	hot = h_sum(&f, has_text, "Hot.hot");
+	whole = h_sum(&f, hot_from_main, NULL);
+	print_message("%llu samples in Hot.hot, %llu of them from JavaMain\n", hot, whole);
+	if (hot < 200 || whole * 100 < hot * 90) {
+		h_folded_dump(&f, 10);
+		fail_msg("the JIT frames do not chain up to JavaMain");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* A JVM that takes no jcmd: the capture succeeds and says why it has no
+ * names. */
+static void test_java_jcmd_refused(void **state)
+{
+	const char *out = h_path("refused.folded");
+	char advice[1024];
+	struct h_result r;
+	struct h_folded f;
+	struct h_proc p;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	start_hot(&p, "-XX:+DisableAttachMechanism");
+	sample_pid(p.pid, out, &r, &f);
+	h_stop(&p);
+	if (!h_find_line(r.err, "flamebpf: java (pid ", advice, sizeof(advice)) ||
+	    !strstr(advice, "no perf map")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say why the JVM has no perf map");
+	}
+	print_message("%s\n", advice);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_erlang_jpperf, h_test_teardown),
+		cmocka_unit_test_teardown(test_elixir_jpperf, h_test_teardown),
+		cmocka_unit_test_teardown(test_beam_unnamed, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_jcmd, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_frame_pointers, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_jcmd_refused, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("runtimes", tests, h_group_setup, h_group_teardown);
+}
