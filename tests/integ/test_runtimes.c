@@ -128,47 +128,43 @@ static const char *compile_busy_erl(void)
 	return h_tmpdir();
 }
 
-static void test_erlang_jpperf(void **state)
+/* A node started with +JPperf true: its functions named through its perf
+ * map, heavy/0 and light/0 in their shares, the summary's runtimes line
+ * saying so. */
+static void check_jpperf(const char *out, const char *heavy, const char *light,
+			 const char *const cmd[])
 {
-	const char *out = h_path("erlang.folded");
 	char line[1024];
 	struct h_result r;
 	struct h_folded f;
 
-	(void)state;
-	require_bpf();
-	require_program("/usr/bin/erlc", "erlang-base");
-	run_beam("+JPperf true", out, &r, &f,
-		 H_ARGV("erl", "-noshell", "-pa", compile_busy_erl(), "-eval",
-			"busy:run(" BEAM_MS "), halt()."));
+	run_beam("+JPperf true", out, &r, &f, cmd);
 	runtimes_line(&r, line, sizeof(line));
 	print_message("%s\n", line);
-	expect_split(&f, "busy:heavy/0", "busy:light/0");
+	expect_split(&f, heavy, light);
 	assert_non_null(strstr(line, "beam.smp 1 process, perf map, "));
 	assert_true(named_share(line) >= 90);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
 
+static void test_erlang_jpperf(void **state)
+{
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/erlc", "erlang-base");
+	check_jpperf(h_path("erlang.folded"), "busy:heavy/0", "busy:light/0",
+		     H_ARGV("erl", "-noshell", "-pa", compile_busy_erl(), "-eval",
+			    "busy:run(" BEAM_MS "), halt()."));
+}
+
 static void test_elixir_jpperf(void **state)
 {
-	const char *out = h_path("elixir.folded");
-	char line[1024];
-	struct h_result r;
-	struct h_folded f;
-
 	(void)state;
 	require_bpf();
 	require_program("/usr/bin/elixir", "elixir");
-	run_beam("+JPperf true", out, &r, &f,
-		 H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
-	runtimes_line(&r, line, sizeof(line));
-	print_message("%s\n", line);
-	expect_split(&f, "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0");
-	assert_non_null(strstr(line, "beam.smp 1 process, perf map, "));
-	assert_true(named_share(line) >= 90);
-	h_folded_free(&f);
-	h_result_free(&r);
+	check_jpperf(h_path("elixir.folded"), "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0",
+		     H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
 }
 
 /* Without +JPperf the node's JIT frames have no names: the summary says
