@@ -77,15 +77,17 @@ static bool python_name(const char *path, unsigned int *major, unsigned int *min
 	return sscanf(base, "python%u.%u", major, minor) == 2;
 }
 
-/* A mapping of pid's that looks like CPython's runtime. */
-static const struct map_entry *python_mapping(struct procs *ps, pid_t pid, unsigned int *major,
-					      unsigned int *minor)
+/* The first mapping of pid's from the i-th on that looks like CPython's
+ * runtime (a python3.N executable may be a launcher of libpython3.N.so),
+ * its index in *i. */
+static const struct map_entry *python_mapping(struct procs *ps, pid_t pid, size_t *i,
+					      unsigned int *major, unsigned int *minor)
 {
 	const struct proc_maps *m = procs__latest(ps, pid);
 
-	for (size_t i = 0; m && i < m->n; i++)
-		if (m->v[i].path[0] == '/' && python_name(m->v[i].path, major, minor))
-			return &m->v[i];
+	for (; m && *i < m->n; (*i)++)
+		if (m->v[*i].path[0] == '/' && python_name(m->v[*i].path, major, minor))
+			return &m->v[*i];
 	return NULL;
 }
 
@@ -128,17 +130,25 @@ static void reset(struct py_proc_entry *e)
 	e->layout = NULL;
 }
 
+/* The runtime of the first mapping that has one. */
+static int find_runtime(struct procs *ps, pid_t pid, uint64_t *runtime, unsigned int *major,
+			unsigned int *minor)
+{
+	const struct map_entry *m;
+	int err = -ENOENT;
+
+	for (size_t i = 0; err && (m = python_mapping(ps, pid, &i, major, minor)); i++)
+		err = locate_runtime(m, pid, runtime, major, minor);
+	return err;
+}
+
 int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py_proc *out)
 {
 	unsigned int major, minor;
-	const struct map_entry *m = python_mapping(ps, pid, &major, &minor);
 	struct py_proc_entry *e;
 	uint64_t runtime = 0;
-	int err;
+	int err = find_runtime(ps, pid, &runtime, &major, &minor);
 
-	if (!m)
-		return -ENOENT;
-	err = locate_runtime(m, pid, &runtime, &major, &minor);
 	if (err)
 		return err;
 	e = findnew(pp, pid);
@@ -191,12 +201,26 @@ int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr)
 	return 0;
 }
 
+/* A Python frame as the outputs show it: its file as the binary (the path
+ * as perf's DSO, its base name as the module). */
+static struct frame py_frame(const char *name, const struct py_code *c)
+{
+	const char *file = c ? c->file : "[python]", *base = strrchr(file, '/');
+
+	return (struct frame){ .name = name,
+			       .module = base && base[1] ? base + 1 : file,
+			       .kind = FRAME_USER,
+			       .dso = file,
+			       .build_id = "" };
+}
+
 int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip, uint32_t nr,
 		     uint32_t *ids, bool *entry, size_t cap)
 {
 	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
 	size_t n = (nr - 1) / 2;
 	char name[PY_NAME_MAX];
+	struct frame f;
 	int err = 0;
 
 	if (!e || n > cap)
@@ -212,8 +236,8 @@ int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip,
 		else
 			snprintf(name, sizeof(name), "[python code 0x%llx]",
 				 (unsigned long long)ip[at]);
-		err = profile__findnew_frame(p, name, c ? c->file : "[python]", FRAME_USER,
-					     &ids[k]);
+		f = py_frame(name, c);
+		err = profile__findnew_frame_at(p, &f, &ids[k]);
 	}
 	return err ? err : (int)n;
 }

@@ -30,7 +30,7 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
 int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr);
 
 /* The Python frames of an EV_PYSTACK record, root first, as profile frames
- * ("NAME (FILE:LINE)", module FILE) into ids, with entry[i] where the
+ * ("NAME (FILE:LINE)", of binary FILE) into ids, with entry[i] where the
  * evaluation loop was entered (py_merge.h). Returns how many (at most cap)
  * or -ENOMEM. */
 int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip, uint32_t nr,
