@@ -6,7 +6,8 @@
  * itself. Attached with -p and started as COMMAND, its samples must carry
  * Python frames ("compute (FILE:LINE)") in place of the evaluation loop's,
  * nested as the program called them, with zlib's native frames under
- * encode, in shares within 10% of the truth.
+ * encode, in shares within 10% of the truth. And each thread of
+ * tests/workloads/py_threads.py under its own function.
  */
 #include "harness.h"
 
@@ -227,11 +228,59 @@ static void test_command(void **state)
 	h_result_free(&r);
 }
 
+/* Each thread's samples carry its own function: the walk finds the
+ * sampled thread's state among the interpreter's by native thread id. */
+static void test_threads(void **state)
+{
+	const char *out = h_path("py_threads.folded");
+	unsigned long long own = 0, all = 0;
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "--tids", "-o", out, "--", PYTHON,
+			    "tests/workloads/py_threads.py", "2"));
+	for (size_t i = 0; i < f.n; i++) {
+		const char *stack = f.lines[i].stack, *slash = strchr(stack, '/');
+		char want[64], line[64];
+		long tid = slash ? strtol(slash + 1, NULL, 10) : 0;
+		const char *at = strstr(r.out, "thread ");
+
+		/* the threads' own lines: "thread TID spin_K" */
+		for (; at; at = strstr(at + 1, "thread ")) {
+			if (sscanf(at, "thread %*d %63s", want) == 1 &&
+			    snprintf(line, sizeof(line), "thread %ld %s", tid, want) > 0 &&
+			    !strncmp(at, line, strlen(line)))
+				break;
+		}
+		if (!at || !find_frame(stack, "spin ("))
+			continue; /* the main thread, or outside the loop */
+		all += f.lines[i].count;
+		strcat(want, " (");
+		if (find_frame(stack, want))
+			own += f.lines[i].count;
+		else
+			print_message("not its own function (%s): %s\n", want, stack);
+	}
+	print_message("%llu samples of the threads in spin, %.1f%% under their own function\n", all,
+		      pct(own, all));
+	if (all < 300 || own != all) {
+		h_dump(&r, "flamebpf");
+		fail_msg("threads' samples under another thread's function");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
 		cmocka_unit_test_teardown(test_command, h_test_teardown),
+		cmocka_unit_test_teardown(test_threads, h_test_teardown),
 	};
 
 	h_init(argc, argv);
