@@ -388,6 +388,9 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	if (want_user)
 		s->key.ustack = user_stack(ctx, pid, prev, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+	/* prev is still the current task: its Python frames read as a sample's */
+	if (want_python && want_user)
+		s->key.pystack = python_stack(pid, prev->pid, CNT_STACKS_DROPPED);
 	if (want_kernel)
 		s->key.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
 					   CNT_STACKS_DROPPED);

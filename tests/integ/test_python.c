@@ -7,7 +7,8 @@
  * Python frames ("compute (FILE:LINE)") in place of the evaluation loop's,
  * nested as the program called them, with zlib's native frames under
  * encode, in shares within 10% of the truth. And each thread of
- * tests/workloads/py_threads.py under its own function.
+ * tests/workloads/py_threads.py under its own function, and time off the
+ * CPU (--off-cpu) under the function that slept.
  */
 #include "harness.h"
 
@@ -275,12 +276,38 @@ static void test_threads(void **state)
 	h_result_free(&r);
 }
 
+/* --off-cpu: time blocked carries the Python frames where it blocked. */
+static void test_offcpu(void **state)
+{
+	const char *out = h_path("py_nap.folded");
+	unsigned long long nap;
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", PYTHON,
+			    "tests/workloads/py_nap.py", "2"));
+	nap = h_sum(&f, under_func, "nap (");
+	print_message("%.1f%% of %.2f s off the CPU under nap\n", pct(nap, f.total), f.total / 1e9);
+	/* nap sleeps about 1.3 s of the 2: the rest is startup and exit */
+	if (nap * 100 < f.total * 80) {
+		h_folded_dump(&f, 20);
+		fail_msg("blocked time is not under nap");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
 		cmocka_unit_test_teardown(test_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_offcpu, h_test_teardown),
 	};
 
 	h_init(argc, argv);
