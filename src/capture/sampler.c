@@ -174,8 +174,9 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 		o->timeline ? bpf_maps__clamp((double)o->freq * ncpus * 256, 1 << 20, 32 << 20)
 			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
-	/* a record per block or allocation: they come far faster than ticks */
-	if (o->timeline && (o->offcpu || o->alloc))
+	/* a record per block, allocation or probe hit: they come far faster
+	 * than ticks (4000 hits of usdt_work in a burst overflowed 1 MiB) */
+	if (o->timeline && (o->offcpu || o->alloc || o->usdt))
 		ring = 32 << 20;
 
 	/* off the CPU: a key per (thread, stacks, state) */
