@@ -17,6 +17,16 @@ struct {
 	__uint(max_entries, 4096);
 } py_procs SEC(".maps");
 
+/* Each thread's state, found once: the next samples check it (its
+ * native thread id still the thread's) rather than walk the list again,
+ * which bounds how many threads the walk may pass over. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__type(key, __u32);
+	__type(value, __u64);
+	__uint(max_entries, 16384);
+} py_tstates SEC(".maps");
+
 struct py_window {
 	__u8 b[PY_FRAME_WINDOW + 64];
 };
@@ -103,6 +113,28 @@ static long py_frame_step(__u32 i, void *data)
 	return 0;
 }
 
+/* The sampled thread's state into w->at: the one found last time if it is
+ * still the thread's, else from the interpreter's list. */
+static __always_inline bool py_find_thread(struct py_walk *w)
+{
+	const struct py_offsets *o = &w->pp->o;
+	__u64 *cached = bpf_map_lookup_elem(&py_tstates, &w->tid);
+	__u64 interp;
+
+	if (cached && *cached && py_read_ptr(*cached + o->tstate_native_tid) == w->tid) {
+		w->at = *cached;
+		return true;
+	}
+	interp = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
+	if (!interp)
+		return false;
+	w->at = py_read_ptr(interp + o->interp_threads_head);
+	bpf_loop(PY_MAX_THREADS, py_thread_step, w, 0);
+	if (w->found)
+		bpf_map_update_elem(&py_tstates, &w->tid, &w->at, BPF_ANY);
+	return w->found;
+}
+
 /* The current thread's Python frames as a record id (send_stack()), for a
  * process of py_procs; STACK_ID_NONE when it has none or is not one. The
  * stack scratch buffer is free: the user stack was sent already. */
@@ -111,7 +143,6 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
 	struct py_walk w = { .tid = tid, .nr = 1 };
 	__u32 zero = 0;
-	__u64 interp;
 
 	if (!pp)
 		return STACK_ID_NONE;
@@ -121,12 +152,7 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 	w.win = bpf_map_lookup_elem(&py_win, &zero);
 	if (!w.st || !w.win)
 		return STACK_ID_NONE;
-	interp = py_read_ptr(pp->runtime + pp->o.runtime_interp_head);
-	if (!interp)
-		return STACK_ID_NONE;
-	w.at = py_read_ptr(interp + pp->o.interp_threads_head);
-	bpf_loop(PY_MAX_THREADS, py_thread_step, &w, 0);
-	if (!w.found)
+	if (!py_find_thread(&w))
 		return STACK_ID_NONE;
 	w.at = py_read_ptr(w.at + pp->o.tstate_cframe);
 	w.at = w.at ? py_read_ptr(w.at + pp->o.cframe_current) : 0;
