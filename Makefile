@@ -252,6 +252,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ASAN_LIB_OBJS) | $(DEPS_
 	$(Q)$(CC) $(ALL_CFLAGS) $(ASAN_FLAGS) -Itests -DFIXTURE_DIR='"$(abspath $(BUILD))/tests/fixtures"' \
 		$< $(UNIT_HELPERS) $(ASAN_LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -lcmocka -ldl -o $@
 
+# test_py_layout checks the Python layout table against CPython's own
+# headers, where they are installed (libpython3.11-dev).
+$(BUILD)/tests/unit/test_py_layout: private ALL_CFLAGS += \
+	$(if $(wildcard /usr/include/python3.11/Python.h),-I/usr/include/python3.11)
+
 # Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
 $(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c
 	$(Q)mkdir -p $(@D)

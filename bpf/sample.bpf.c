@@ -11,6 +11,7 @@
 #define NR_COUNTERS CNT_NR
 #include "common.bpf.h"
 #include "unwind.bpf.h"
+#include "python.bpf.h"
 #include "offcpu.bpf.h"
 
 const volatile bool filter_pids = false;
@@ -22,7 +23,8 @@ const volatile bool weigh_period = false; /* -e page-faults -F FREQ */
 const volatile bool multi_event = false;  /* several -e: the link's cookie says which */
 const volatile bool want_wakers = false;
 const volatile bool want_kthreads = false;
-const volatile __u64 min_block_ns = 0; /* 0: no bound */
+const volatile bool want_python = false; /* walk the frames of py_procs' processes */
+const volatile __u64 min_block_ns = 0;	 /* 0: no bound */
 const volatile __u64 max_block_ns = 0;
 
 struct {
@@ -139,6 +141,8 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 	if (want_user && key.pid)
 		key.ustack = user_stack(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+	if (want_python && want_user && key.pid)
+		key.pystack = python_stack(key.pid, key.tid, CNT_STACKS_DROPPED);
 	/* a probe's hit in user code: its kernel stack is the trap's */
 	if (want_kernel && !probe)
 		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
@@ -384,6 +388,9 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	if (want_user)
 		s->key.ustack = user_stack(ctx, pid, prev, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+	/* prev is still the current task: its Python frames read as a sample's */
+	if (want_python && want_user)
+		s->key.pystack = python_stack(pid, prev->pid, CNT_STACKS_DROPPED);
 	if (want_kernel)
 		s->key.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
 					   CNT_STACKS_DROPPED);
@@ -556,6 +563,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
 	forget_process(pid);
+	python_forget(pid);
 	/* a look at its maps now, while it runs ld.so: a process that lives a
 	 * few milliseconds is gone before its first sample would be read */
 	if (want_user && (!filter_pids || bpf_map_lookup_elem(&pids, &pid)))
@@ -571,8 +579,10 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
 	span_exit(p);
-	if (BPF_CORE_READ(p, pid) == pid)
+	if (BPF_CORE_READ(p, pid) == pid) {
 		forget_process(pid);
+		python_forget(pid);
+	}
 	return 0;
 }
 

@@ -4,6 +4,7 @@
 #define FLAMEBPF_SAMPLE_H
 
 #include "probe_arg.h"
+#include "python.h"
 #include "unwind.h"
 
 #define SAMPLE_MAX_DEPTH 127 /* perf's default kernel.perf_event_max_stack */
@@ -54,6 +55,8 @@ enum sample_counter {
 	CNT_SPAN_UNMATCHED,  /* ... ends of no open span */
 	CNT_SPAN_UNCLOSED,   /* ... open when their thread exited: closed then */
 	CNT_SPAN_LOST,	     /* ... whose text found the ring buffer full */
+	CNT_PY_SAMPLES,	     /* samples of Python processes whose layout is known */
+	CNT_PY_STACKS,	     /* ... that carry Python frames */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,
 };
@@ -73,6 +76,7 @@ struct sample_key {
 	__u64 wustack, wkstack;	     /* ... its stacks when it did */
 	char wcomm[SAMPLE_COMM_LEN]; /* ... its name */
 	__u64 span;		     /* --span: the innermost open span's id (span.h); 0: none */
+	__u64 pystack;		     /* its Python frames (EV_PYSTACK); 0: none */
 };
 
 /* --off-cpu: why a thread was off the CPU, from how it left it. */
@@ -112,6 +116,7 @@ enum sample_event_type {
 	EV_MAPS,     /* struct sample_proc_event: its mappings changed since */
 	EV_SPAN,     /* struct sample_span_event (span.h) */
 	EV_HIT,	     /* struct sample_hit_event */
+	EV_PYSTACK,  /* struct sample_stack_event of Python frames (python.h) */
 };
 
 /* The first sample of a process (again after it execs): user space

@@ -10,7 +10,9 @@ set -eu
 BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcapstone-dev libiberty-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler liblzma-dev"
 # libclang-rt-14-dev: libFuzzer (tests/fuzz/), which clang only recommends.
 # rustc, golang-go, qpdf: programs that unwind, for the uprobe tests.
-TEST_PKGS="libcmocka-dev systemtap-sdt-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go rustc qpdf libxml2-utils chromium libclang-rt-14-dev valgrind"
+# python3.11: Debian's own CPython, whose frames test_python names; its
+# headers (libpython3.11-dev) check the layout table (test_py_layout).
+TEST_PKGS="python3.11 libpython3.11-dev libcmocka-dev systemtap-sdt-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go rustc qpdf libxml2-utils chromium libclang-rt-14-dev valgrind"
 BENCH_PKGS="linux-perf time bpfcc-tools heaptrack"
 # The runtimes whose JIT frames test_runtimes names: Erlang (OTP 25, its
 # JIT; erlang-base has erl and erlc), Elixir, OpenJDK 17 (java, javac,

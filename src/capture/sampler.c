@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include <bpf/libbpf.h>
 
 #include "symbols/procs.h"
+#include "symbols/py_merge.h"
+#include "symbols/py_procs.h"
 #include "symbols/symbolize.h"
 #include "symbols/symcache.h"
 #include "util/array.h"
@@ -70,6 +73,7 @@ struct sampler {
 	struct procs *procs;
 	struct symcache *bins;	   /* binaries read during the capture (containers) */
 	struct unwinder *unwinder; /* NULL with --unwind fp */
+	struct py_procs *py;	   /* Python processes found; NULL without user stacks */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
 	struct sample_count_event *spilled; /* samples that did not fit in the counts map */
@@ -172,7 +176,7 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 			    : bpf_maps__clamp((double)o->freq * ncpus * 128, 256 << 10, 2 << 20);
 
 	/* a record per block, allocation or probe hit: they come far faster
-	 * than ticks */
+	 * than ticks (4000 hits of usdt_work in a burst overflowed 1 MiB) */
 	if (o->timeline && (o->offcpu || o->alloc || o->usdt))
 		ring = 32 << 20;
 
@@ -243,6 +247,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	bpf_program__set_autoload(skel->progs.offcpu_at_stop, s->opts.offcpu);
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
+	skel->rodata->want_python = s->py != NULL;
 	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	skel->rodata->alloc_page_size = sysconf(_SC_PAGESIZE);
 	size_maps(skel, &s->opts, s->ncpus);
@@ -311,6 +316,18 @@ static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
 	return array__push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
 }
 
+/* A Python of a known layout in pid: its frames walked from now on. What
+ * is not Python, or not known, is left as it is (the summary names a
+ * version whose layout is unknown). */
+static void find_python(struct sampler *s, pid_t pid)
+{
+	struct py_proc info = {};
+	__u32 key = (__u32)pid;
+
+	if (s->py && !py_procs__detect(s->py, s->procs, pid, &info))
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &key, &info, BPF_ANY);
+}
+
 /* A process's maps, read now: its unwind tables and, in a container, its
  * binaries' symbols (symbolizer__preload). */
 static int snapshot(struct sampler *s, pid_t pid)
@@ -318,7 +335,21 @@ static int snapshot(struct sampler *s, pid_t pid)
 	int err = unwinder__snapshot(s->unwinder, s->procs, pid);
 
 	symbolizer__preload(s->bins, s->procs, pid);
+	find_python(s, pid);
 	return err;
+}
+
+/* Python frames: kept with the stacks, their code objects read now, while
+ * the process lives. */
+static int add_py_stack(struct sampler *s, const void *data, size_t size)
+{
+	const struct sample_stack_event *ev = data;
+	int err = stack_table__add_event(&s->stacks, data, size);
+
+	if (err || size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
+	    ev->nr > SAMPLE_MAX_DEPTH || !s->py)
+		return err;
+	return py_procs__read_record(s->py, (const uint64_t *)ev->ip, ev->nr);
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
@@ -336,6 +367,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = snapshot(s, proc->pid);
 	else if (proc->type == EV_STACK)
 		err = stack_table__add_event(&s->stacks, data, size);
+	else if (proc->type == EV_PYSTACK)
+		err = add_py_stack(s, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
 		err = spill(s, sample);
 	else if (proc->type == EV_TICK && size >= sizeof(*tick))
@@ -387,6 +420,10 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
+	if (o->user && !(s->py = py_procs__new())) {
+		err = -ENOMEM;
+		goto err_free;
+	}
 	s->perf_fds = calloc(s->ncpus > 0 ? s->ncpus * event_slots(s) : 1, sizeof(int));
 	s->links = calloc(s->ncpus > 0 ? s->ncpus * event_slots(s) : 1, sizeof(*s->links));
 	if (s->ncpus <= 0 || !s->procs || !s->bins || !s->perf_fds || !s->links) {
@@ -791,9 +828,15 @@ struct collect_ctx {
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
-	/* a user and a kernel stack, twice with --wakers, and a few more */
-	uint32_t frames[2 * SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + 4];
+	/* a user and a kernel stack, twice with --wakers, Python frames and a
+	 * few more */
+	uint32_t frames[2 * SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + PY_MAX_FRAMES + 4];
 	uint32_t n;
+	/* a user stack and its Python frames, before they are merged */
+	uint32_t native[SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1)];
+	bool is_eval[SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1)];
+	uint32_t py[PY_MAX_FRAMES];
+	bool entry[PY_MAX_FRAMES];
 };
 
 static int push_frame(struct collect_ctx *c, const char *name, enum frame_kind kind)
@@ -865,6 +908,43 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 		c->n += err > 0 ? err : 0;
 	}
 	return err < 0 ? err : 0;
+}
+
+/* The evaluation loop of CPython, whose frames give way to Python's (its
+ * parts split off by the compiler too: "_PyEval_EvalFrameDefault.cold"). */
+#define PY_EVAL_FUNC "_PyEval_EvalFrameDefault"
+
+static bool is_eval_loop(const char *name)
+{
+	size_t len = strlen(PY_EVAL_FUNC);
+
+	return name && !strncmp(name, PY_EVAL_FUNC, len) && (!name[len] || name[len] == '.');
+}
+
+/* A user stack with Python frames (k->pystack): the native frames, then
+ * each of the evaluation loop's replaced by the Python frames it ran. */
+static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
+{
+	const struct raw_stack *py = stack_table__find(&c->s->stacks, k->pystack);
+	uint32_t from = c->n, nn;
+	int np, err;
+
+	if (!py)
+		return push_stack(c, k->ustack, k->pid, FRAME_USER, false);
+	np = py_procs__frames(c->s->py, c->p, py->ip, py->nr, c->py, c->entry, PY_MAX_FRAMES);
+	err = np < 0 ? np : push_stack(c, k->ustack, k->pid, FRAME_USER, false);
+	if (err)
+		return err;
+	nn = c->n - from;
+	memcpy(c->native, &c->frames[from], nn * sizeof(c->native[0]));
+	for (uint32_t i = 0; i < nn; i++)
+		c->is_eval[i] = is_eval_loop(profile__frame(c->p, c->native[i])->name);
+	err = py_merge(c->native, c->is_eval, nn, c->py, c->entry, np, &c->frames[from],
+		       sizeof(c->frames) / sizeof(c->frames[0]) - from);
+	if (err < 0)
+		return err;
+	c->n = from + err;
+	return 0;
 }
 
 /* --span: the frames of span id and its parents, root first, right under
@@ -973,7 +1053,8 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	if (!err && state_frame(c->s, &key) && c->s->opts.state_root)
 		err = push_frame(c, state_frame(c->s, &key), FRAME_USER);
 	if (!err)
-		err = push_stack(c, key.ustack, key.pid, FRAME_USER, false);
+		err = key.pystack ? push_user_py(c, &key)
+				  : push_stack(c, key.ustack, key.pid, FRAME_USER, false);
 	if (!err)
 		err = push_stack(c, key.kstack, key.pid, FRAME_KERNEL, key.state || c->s->opts.tp);
 	if (!err && state_frame(c->s, &key) && !c->s->opts.state_root)
@@ -1319,6 +1400,10 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->live_bytes = s->live[1];
 	st->live_unnamed = (s->live[2] + ALLOC_COUNT_ONE / 2) / ALLOC_COUNT_ONE;
 	st->runtimes = &s->runtimes;
+	if (s->py) {
+		st->python_procs = py_procs__count(s->py, st->python_name, sizeof(st->python_name));
+		st->python_unknown = py_procs__unknown(s->py);
+	}
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
 			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +
@@ -1373,6 +1458,7 @@ void sampler__free(struct sampler *s)
 	procs__free(s->procs);
 	symcache__free(s->bins);
 	unwinder__free(s->unwinder);
+	py_procs__free(s->py);
 	mmap_events__free(s->mmaps);
 	stack_table__free(&s->stacks);
 	free(s->spilled);

@@ -112,6 +112,20 @@ static void report_classic(void)
 					    : "this kernel has no uprobe_multi links (Linux 6.6+)");
 }
 
+/* Python processes: how many of their samples carry Python frames; a
+ * version whose layout is unknown is named rather than misread. */
+static void report_python(const struct sampler_stats *st)
+{
+	uint64_t all = st->counter[CNT_PY_SAMPLES], named = st->counter[CNT_PY_STACKS];
+
+	if (st->python_procs)
+		p_err("python: %zu process%s (%s), %.0f%% of %s samples with Python frames",
+		      st->python_procs, st->python_procs == 1 ? "" : "es", st->python_name,
+		      all ? 100.0 * named / all : 0.0, st->python_procs == 1 ? "its" : "their");
+	if (st->python_unknown)
+		p_err("%s: frames not named: layout unknown", st->python_unknown);
+}
+
 void summary__sample(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
@@ -159,6 +173,7 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		summary__runtimes(st->runtimes,
 				  profile__unit(p) == UNIT_SAMPLES ? "samples" : "time");
 	report_losses(st);
+	report_python(st);
 	/* spans alone take no stacks */
 	if (!st->spans || profile__unit(p) == UNIT_SAMPLES)
 		report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);

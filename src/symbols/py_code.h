@@ -1,0 +1,36 @@
+/* A CPython code object read from a process's memory: the function's
+ * name, file, first line and location table, which name its frames. */
+#ifndef FLAMEBPF_PY_CODE_H
+#define FLAMEBPF_PY_CODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "py_layout.h"
+
+/* Reads len bytes at addr of some process into buf: 0 or -errno. */
+struct py_mem {
+	int (*read)(void *arg, uint64_t addr, void *buf, size_t len);
+	void *arg;
+};
+
+struct py_code {
+	char *name; /* co_qualname ("Class.method"), else co_name; "?" unreadable */
+	char *file; /* co_filename */
+	int firstlineno;
+	uint8_t *linetable; /* co_linetable's bytes (NULL: none) */
+	size_t ntable;
+};
+
+/* Reads the code object at addr as layout l says. A string that is not
+ * compact (or not UTF-8 nor Latin-1) reads as "?". Returns 0, -EFAULT when
+ * the object itself cannot be read, or -ENOMEM. */
+int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+		  struct py_code *out);
+
+/* "NAME (FILE:LINE)" of a frame at code unit lasti, into buf. */
+void py_code__frame_name(const struct py_code *c, int lasti, char *buf, size_t len);
+
+void py_code__free(struct py_code *c);
+
+#endif

@@ -1,0 +1,26 @@
+/* CPython's structures as each version lays them out: what the BPF walk
+ * reads (struct py_offsets of bpf/python.h) and what user space reads of a
+ * code object and its strings. */
+#ifndef FLAMEBPF_PY_LAYOUT_H
+#define FLAMEBPF_PY_LAYOUT_H
+
+#include <linux/types.h>
+#include <stdint.h>
+
+#include "python.h"
+
+struct py_layout {
+	unsigned int major, minor;
+	struct py_offsets walk;
+	/* PyCodeObject */
+	uint32_t co_firstlineno, co_filename, co_name, co_qualname, co_linetable;
+	/* PyUnicodeObject (PEP 393) and PyBytesObject */
+	uint32_t str_length, str_state, str_ascii_data;	      /* PyASCIIObject */
+	uint32_t str_utf8_length, str_utf8, str_compact_data; /* PyCompactUnicodeObject */
+	uint32_t bytes_size, bytes_data;
+};
+
+/* The layout of CPython major.minor, or NULL when it is not known. */
+const struct py_layout *py_layout__find(unsigned int major, unsigned int minor);
+
+#endif

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "util/array.h"
+#include "util/hashmap.h"
+#include "elf_object.h"
+#include "py_procs.h"
+
+#define PY_NAME_MAX 1200
+
+struct py_proc_entry {
+	pid_t pid;
+	uint64_t runtime; /* _PyRuntime in the process; 0: not Python */
+	const struct py_layout *layout;
+	struct hashmap idx; /* code object address -> 1 + its index in codes */
+	struct py_code *codes;
+	size_t ncodes, codes_cap;
+};
+
+struct py_procs {
+	struct hashmap by_pid; /* pid -> 1 + index in v */
+	struct py_proc_entry *v;
+	size_t n, cap;
+	char unknown[32]; /* the first version without a layout */
+	char known[32];	  /* the first with one */
+};
+
+struct py_procs *py_procs__new(void)
+{
+	return calloc(1, sizeof(struct py_procs));
+}
+
+static struct py_proc_entry *find(const struct py_procs *pp, pid_t pid)
+{
+	uint64_t i;
+
+	return hashmap__get(&pp->by_pid, (uint64_t)pid, &i) ? &pp->v[i - 1] : NULL;
+}
+
+static struct py_proc_entry *findnew(struct py_procs *pp, pid_t pid)
+{
+	struct py_proc_entry *e = find(pp, pid), zero = { .pid = pid };
+
+	if (e)
+		return e;
+	if (array__push((void **)&pp->v, &pp->n, &pp->cap, &zero, sizeof(zero)) ||
+	    hashmap__set(&pp->by_pid, (uint64_t)pid, pp->n))
+		return NULL;
+	return &pp->v[pp->n - 1];
+}
+
+static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	pid_t pid = (pid_t)(intptr_t)arg;
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+
+	if (n < 0)
+		return -errno;
+	return (size_t)n == len ? 0 : -EFAULT;
+}
+
+/* The version in a file name: python3.11, libpython3.11.so.1.0. */
+static bool python_name(const char *path, unsigned int *major, unsigned int *minor)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "lib", 3))
+		base += 3;
+	return sscanf(base, "python%u.%u", major, minor) == 2;
+}
+
+/* The first mapping of pid's from the i-th on that looks like CPython's
+ * runtime (a python3.N executable may be a launcher of libpython3.N.so),
+ * its index in *i. */
+static const struct map_entry *python_mapping(struct procs *ps, pid_t pid, size_t *i,
+					      unsigned int *major, unsigned int *minor)
+{
+	const struct proc_maps *m = procs__latest(ps, pid);
+
+	for (; m && *i < m->n; (*i)++)
+		if (m->v[*i].path[0] == '/' && python_name(m->v[*i].path, major, minor))
+			return &m->v[*i];
+	return NULL;
+}
+
+/* _PyRuntime's address in pid, and its version from Py_Version (3.11+;
+ * else the file name's). */
+static int locate_runtime(const struct map_entry *m, pid_t pid, uint64_t *runtime,
+			  unsigned int *major, unsigned int *minor)
+{
+	static const char *const names[] = { "_PyRuntime", "Py_Version" };
+	uint64_t at[2], start;
+	uint32_t version;
+	int fd = open(m->path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = elf_object__find(fd, names, 2, at);
+	if (!err)
+		err = elf_object__vaddr(fd, m->offset, &start);
+	close(fd);
+	if (err || !at[0])
+		return err ? err : -ENOENT;
+	*runtime = m->start - start + at[0];
+	if (at[1] &&
+	    !read_mem((void *)(intptr_t)pid, m->start - start + at[1], &version, sizeof(version))) {
+		*major = version >> 24;
+		*minor = (version >> 16) & 0xff;
+	}
+	return 0;
+}
+
+static void reset(struct py_proc_entry *e)
+{
+	for (size_t i = 0; i < e->ncodes; i++)
+		py_code__free(&e->codes[i]);
+	free(e->codes);
+	hashmap__free(&e->idx);
+	e->codes = NULL;
+	e->ncodes = e->codes_cap = 0;
+	e->runtime = 0;
+	e->layout = NULL;
+}
+
+/* The runtime of the first mapping that has one. */
+static int find_runtime(struct procs *ps, pid_t pid, uint64_t *runtime, unsigned int *major,
+			unsigned int *minor)
+{
+	const struct map_entry *m;
+	int err = -ENOENT;
+
+	for (size_t i = 0; err && (m = python_mapping(ps, pid, &i, major, minor)); i++)
+		err = locate_runtime(m, pid, runtime, major, minor);
+	return err;
+}
+
+int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py_proc *out)
+{
+	unsigned int major, minor;
+	struct py_proc_entry *e;
+	uint64_t runtime = 0;
+	int err = find_runtime(ps, pid, &runtime, &major, &minor);
+
+	if (err)
+		return err;
+	e = findnew(pp, pid);
+	if (!e)
+		return -ENOMEM;
+	/* the same image looked at again (new mappings): its code objects
+	 * stay known */
+	if (e->runtime != runtime || !e->layout)
+		reset(e);
+	e->layout = py_layout__find(major, minor);
+	if (!e->layout) {
+		if (!pp->unknown[0])
+			snprintf(pp->unknown, sizeof(pp->unknown), "python%u.%u", major, minor);
+		return -EPROTONOSUPPORT;
+	}
+	if (!pp->known[0])
+		snprintf(pp->known, sizeof(pp->known), "python%u.%u", major, minor);
+	e->runtime = runtime;
+	out->runtime = runtime;
+	out->o = e->layout->walk;
+	return 0;
+}
+
+/* The code object at addr of e's process: read now unless known. NULL when
+ * it cannot be read (the process is gone) or memory ran out. */
+static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, bool read)
+{
+	struct py_mem mem = { read_mem, (void *)(intptr_t)e->pid };
+	struct py_code c;
+	uint64_t i;
+
+	if (hashmap__get(&e->idx, addr, &i))
+		return &e->codes[i - 1];
+	if (!read || !e->layout || py_code__read(&mem, e->layout, addr, &c))
+		return NULL;
+	if (array__push((void **)&e->codes, &e->ncodes, &e->codes_cap, &c, sizeof(c)) ||
+	    hashmap__set(&e->idx, addr, e->ncodes)) {
+		py_code__free(&c);
+		return NULL;
+	}
+	return &e->codes[e->ncodes - 1];
+}
+
+int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr)
+{
+	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
+
+	for (uint32_t i = 1; e && i + 1 < nr; i += 2)
+		code_of(e, ip[i], true);
+	return 0;
+}
+
+/* A Python frame as the outputs show it: its file as the binary (the path
+ * as perf's DSO, its base name as the module). */
+static struct frame py_frame(const char *name, const struct py_code *c)
+{
+	const char *file = c ? c->file : "[python]", *base = strrchr(file, '/');
+
+	return (struct frame){ .name = name,
+			       .module = base && base[1] ? base + 1 : file,
+			       .kind = FRAME_USER,
+			       .dso = file,
+			       .build_id = "" };
+}
+
+int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip, uint32_t nr,
+		     uint32_t *ids, bool *entry, size_t cap)
+{
+	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
+	size_t n = (nr - 1) / 2;
+	char name[PY_NAME_MAX];
+	struct frame f;
+	int err = 0;
+
+	if (!e || n > cap)
+		n = e ? cap : 0;
+	/* the record is innermost first */
+	for (size_t k = 0; k < n && !err; k++) {
+		uint32_t at = 1 + 2 * (uint32_t)(n - 1 - k);
+		const struct py_code *c = code_of(e, ip[at], true);
+
+		entry[k] = ip[at + 1] & PY_FRAME_ENTRY;
+		if (c)
+			py_code__frame_name(c, (int32_t)(uint32_t)ip[at + 1], name, sizeof(name));
+		else
+			snprintf(name, sizeof(name), "[python code 0x%llx]",
+				 (unsigned long long)ip[at]);
+		f = py_frame(name, c);
+		err = profile__findnew_frame_at(p, &f, &ids[k]);
+	}
+	return err ? err : (int)n;
+}
+
+bool py_procs__is_python(const struct py_procs *pp, pid_t pid)
+{
+	const struct py_proc_entry *e = find(pp, pid);
+
+	return e && e->layout;
+}
+
+size_t py_procs__count(const struct py_procs *pp, char *name, size_t len)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pp->n; i++)
+		n += pp->v[i].layout != NULL;
+	snprintf(name, len, "%s", pp->known);
+	return n;
+}
+
+const char *py_procs__unknown(const struct py_procs *pp)
+{
+	return pp->unknown[0] ? pp->unknown : NULL;
+}
+
+void py_procs__free(struct py_procs *pp)
+{
+	if (!pp)
+		return;
+	for (size_t i = 0; i < pp->n; i++)
+		reset(&pp->v[i]);
+	free(pp->v);
+	hashmap__free(&pp->by_pid);
+	free(pp);
+}
