@@ -994,12 +994,23 @@ async function checkHtmlHits(browser, port, set) {
 		hits += m[3] ? Number(m[3]) : 1;
 	});
 	assert.strictEqual(hits, 200, "hits in the [work:guarded] rects");
-	const widest = tl.drawn.filter(guarded).reduce((x, y) => (y.w > x.w ? y : x));
-	await page.locator("#timeline").scrollIntoViewIfNeeded();
-	const tb = await page.locator("#timeline").boundingBox();
-	await page.mouse.move(tb.x + widest.x + widest.w / 2, tb.y + widest.y + 3);
-	assert.match(await page.textContent("#timeline-details"), /^\[work:guarded\] .* arg0=\d+ arg1=\d+ arg2=0/);
 	await htmlDone(page);
+	/* hovering: the window zoomed (through the URL) to the longest run of
+	 * hits, which the whole capture draws under a pixel wide */
+	const run = tl.rects.filter(guarded).reduce((x, y) => (y.to - y.from > x.to - x.from ? y : x));
+	const pad = (run.to - run.from) / 2 + 1000;
+	const zoomed = await openHtml(browser, port, set,
+				      `#tl=${(run.from - pad) / 1e9}-${(run.to + pad) / 1e9}`);
+	const drawn = (await zoomed.evaluate(() => window.flamebpfReport.timeline())).drawn
+		.filter(guarded);
+	assert.ok(drawn.length > 0, "no [work:guarded] drawn in the zoomed window");
+	const widest = drawn.reduce((x, y) => (y.w > x.w ? y : x));
+	assert.ok(widest.w >= 4, `[work:guarded] ${widest.w} px wide in the zoomed window`);
+	await zoomed.locator("#timeline").scrollIntoViewIfNeeded();
+	const tb = await zoomed.locator("#timeline").boundingBox();
+	await zoomed.mouse.move(tb.x + widest.x + widest.w / 2, tb.y + widest.y + 3);
+	assert.match(await zoomed.textContent("#timeline-details"), /^\[work:guarded\] .* arg0=\d+ arg1=\d+ arg2=0/);
+	await htmlDone(zoomed);
 }
 
 // The timeline of the heaviest thread. Traced calls (cpu_tree): a rect per
