@@ -108,18 +108,45 @@ static int read_table(const struct py_mem *m, const struct py_layout *l, uint64_
 	return 0;
 }
 
+/* The fields that name a code object, and their identity: a hash of
+ * them, which another object at the same address shares by chance only. */
+static int read_fields(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+		       uint64_t f[4], int32_t *first, uint64_t *ident)
+{
+	if (read_u64(m, addr + l->co_filename, &f[0]) || read_u64(m, addr + l->co_name, &f[1]) ||
+	    read_u64(m, addr + l->co_qualname, &f[2]) ||
+	    read_u64(m, addr + l->co_linetable, &f[3]) ||
+	    m->read(m->arg, addr + l->co_firstlineno, first, sizeof(*first)))
+		return -EFAULT;
+	*ident = (uint64_t)(uint32_t)*first;
+	for (int i = 0; i < 4; i++)
+		*ident = (*ident ^ f[i]) * 0x100000001b3ULL;
+	return 0;
+}
+
+int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+		   uint64_t *ident)
+{
+	uint64_t f[4];
+	int32_t first;
+
+	return read_fields(m, l, addr, f, &first, ident);
+}
+
 int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
 		  struct py_code *out)
 {
-	uint64_t file, name, qualname, table;
+	uint64_t f[4], ident, file, name, qualname, table;
 	int32_t first;
 
 	memset(out, 0, sizeof(*out));
-	if (read_u64(m, addr + l->co_filename, &file) || read_u64(m, addr + l->co_name, &name) ||
-	    read_u64(m, addr + l->co_qualname, &qualname) ||
-	    read_u64(m, addr + l->co_linetable, &table) ||
-	    m->read(m->arg, addr + l->co_firstlineno, &first, sizeof(first)))
+	if (read_fields(m, l, addr, f, &first, &ident))
 		return -EFAULT;
+	file = f[0];
+	name = f[1];
+	qualname = f[2];
+	table = f[3];
+	out->ident = ident;
 	out->firstlineno = first;
 	out->name = read_str(m, l, qualname ? qualname : name);
 	out->file = read_str(m, l, file);

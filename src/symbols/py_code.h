@@ -20,6 +20,9 @@ struct py_code {
 	int firstlineno;
 	uint8_t *linetable; /* co_linetable's bytes (NULL: none) */
 	size_t ntable;
+	/* what tells this code object from another at the same address once it
+	 * is freed: its strings' and table's addresses, its first line */
+	uint64_t ident;
 };
 
 /* Reads the code object at addr as layout l says. A string that is not
@@ -27,6 +30,12 @@ struct py_code {
  * the object itself cannot be read, or -ENOMEM. */
 int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
 		  struct py_code *out);
+
+/* The identity (py_code.ident) of the code object at addr now: 0 or
+ * -EFAULT. Cheaper than py_code__read, to check that an address still
+ * holds the code object read from it. */
+int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+		   uint64_t *ident);
 
 /* "NAME (FILE:LINE)" of a frame at code unit lasti, into buf. */
 void py_code__frame_name(const struct py_code *c, int lasti, char *buf, size_t len);

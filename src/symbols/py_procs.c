@@ -192,12 +192,34 @@ static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, boo
 	return &e->codes[e->ncodes - 1];
 }
 
+/* The code object read from addr, read again if the address now holds
+ * another: a function's code freed (start-up's, an import's) and its
+ * memory taken by a new one would otherwise keep the old one's name. The
+ * record of a new stack is where this is checked, while the process lives:
+ * stacks named from the old one before get the new name too. */
+static void refresh_code(struct py_proc_entry *e, uint64_t addr)
+{
+	struct py_mem mem = { read_mem, (void *)(intptr_t)e->pid };
+	struct py_code c;
+	uint64_t i, ident;
+
+	if (!hashmap__get(&e->idx, addr, &i)) {
+		code_of(e, addr, true);
+		return;
+	}
+	if (!e->layout || py_code__ident(&mem, e->layout, addr, &ident) ||
+	    ident == e->codes[i - 1].ident || py_code__read(&mem, e->layout, addr, &c))
+		return;
+	py_code__free(&e->codes[i - 1]);
+	e->codes[i - 1] = c;
+}
+
 int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr)
 {
 	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
 
 	for (uint32_t i = 1; e && i + 1 < nr; i += 2)
-		code_of(e, ip[i], true);
+		refresh_code(e, ip[i]);
 	return 0;
 }
 

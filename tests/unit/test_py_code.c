@@ -104,6 +104,7 @@ static void test_read_code(void **state)
 {
 	const struct py_layout *l = py_layout__find(3, 11);
 	uint64_t code = BASE, name = BASE + 0x1000, qual = BASE + 0x1100, file = BASE + 0x1200;
+	uint64_t ident;
 	struct py_code c;
 	char frame[256];
 
@@ -126,10 +127,16 @@ static void test_read_code(void **state)
 	assert_string_equal(frame, "Worker.compute (/tmp/prog.py:2)");
 	py_code__free(&c);
 
-	/* without a qualname, the name */
+	/* without a qualname, the name; another object at the same address
+	 * (the first freed, its memory taken) has another identity */
 	put_u64(code + l->co_qualname, 0);
 	assert_int_equal(py_code__read(&mem, l, code, &c), 0);
 	assert_string_equal(c.name, "compute");
+	assert_int_equal(py_code__ident(&mem, l, code, &ident), 0);
+	assert_true(ident == c.ident);
+	put_u64(code + l->co_name, qual);
+	assert_int_equal(py_code__ident(&mem, l, code, &ident), 0);
+	assert_true(ident != c.ident);
 	py_code__free(&c);
 
 	/* the code object itself unreadable */
