@@ -101,10 +101,12 @@ static void test_blocked_at_stop(void **state)
 	h_folded_free(&f);
 }
 
-/* sleep, started 0.5 s before the capture, sleeps 2 s: its time from the
+/* sleep, started 0.7 s before flamebpf, sleeps 2 s: its time from the
  * start of the capture to its wake-up counts, asleep (the kernel keeps no
  * scheduler frames in the stack of a task not running: the leaf kernel
- * frames are the nanosleep syscall's). */
+ * frames are the nanosleep syscall's). flamebpf's start-up takes 0.3 s of
+ * the 1.3 s left (0.28-0.30 s in CI): 0.9 s at least, where a block not
+ * counted from the start would give none. */
 static void test_blocked_at_start(void **state)
 {
 	const char *out = h_path("start.folded");
@@ -124,11 +126,11 @@ static void test_blocked_at_start(void **state)
 		     H_ARGV(h_flamebpf(), "--off-cpu", "-p", pid, "-d", "10", "-o", out));
 	h_stop(&p);
 	slept = h_sum(&f, under_in_state, &asleep);
-	print_message("sleep: %.3f s asleep of its last 1.5 s; %.3f s in all\n", slept / 1e9,
+	print_message("sleep: %.3f s asleep of its last 1.3 s; %.3f s in all\n", slept / 1e9,
 		      f.total / 1e9);
-	if (slept < 1000 * 1000000ULL || f.total > 1550 * 1000000ULL) {
+	if (slept < 900 * 1000000ULL || f.total > 1550 * 1000000ULL) {
 		h_folded_dump(&f, 20);
-		fail_msg("%.3f s asleep in the last 1.5 s of a 2 s sleep", slept / 1e9);
+		fail_msg("%.3f s asleep in the last 1.3 s of a 2 s sleep", slept / 1e9);
 	}
 	h_result_free(&r);
 	h_folded_free(&f);
