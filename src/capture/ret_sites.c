@@ -30,6 +30,11 @@ int disasm__new(struct disasm **out)
 	return 0;
 }
 
+size_t disasm__handle(struct disasm *d)
+{
+	return d->cs;
+}
+
 void disasm__free(struct disasm *d)
 {
 	if (!d)
@@ -96,7 +101,7 @@ static bool stays_inside(struct walk *w, uint64_t addr)
 	return true;
 }
 
-static bool in_group(const cs_insn *insn, uint8_t group)
+bool disasm__in_group(const cs_insn *insn, uint8_t group)
 {
 	for (uint8_t i = 0; i < insn->detail->groups_count; i++)
 		if (insn->detail->groups[i] == group)
@@ -104,11 +109,11 @@ static bool in_group(const cs_insn *insn, uint8_t group)
 	return false;
 }
 
-static bool is_direct_branch(const cs_insn *insn, uint64_t *target)
+bool disasm__direct_branch(const cs_insn *insn, uint64_t *target)
 {
 	const cs_x86 *x = &insn->detail->x86;
 
-	if (!in_group(insn, CS_GRP_JUMP) && !in_group(insn, CS_GRP_BRANCH_RELATIVE))
+	if (!disasm__in_group(insn, CS_GRP_JUMP) && !disasm__in_group(insn, CS_GRP_BRANCH_RELATIVE))
 		return false;
 	if (x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
 		return false;
@@ -131,8 +136,8 @@ static bool may_trap(const cs_insn *insn)
 	case X86_INS_RETFQ:
 		return true;
 	}
-	return in_group(insn, CS_GRP_INT) || in_group(insn, CS_GRP_IRET) ||
-	       in_group(insn, CS_GRP_PRIVILEGE);
+	return disasm__in_group(insn, CS_GRP_INT) || disasm__in_group(insn, CS_GRP_IRET) ||
+	       disasm__in_group(insn, CS_GRP_PRIVILEGE);
 }
 
 /* The site kind of a jump out: a jcc's condition code is in its opcode
@@ -152,7 +157,7 @@ static int jump_kind(const cs_insn *insn)
 }
 
 /* The number x86 encodes a 64-bit register by (rax 0 ... r15 15), or -1. */
-static int reg_number(x86_reg r)
+int disasm__reg_number(int r)
 {
 	static const x86_reg regs[] = { X86_REG_RAX, X86_REG_RCX, X86_REG_RDX, X86_REG_RBX,
 					X86_REG_RSP, X86_REG_RBP, X86_REG_RSI, X86_REG_RDI,
@@ -160,7 +165,7 @@ static int reg_number(x86_reg r)
 					X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15 };
 
 	for (int i = 0; i < 16; i++)
-		if (regs[i] == r)
+		if ((int)regs[i] == r)
 			return i;
 	return -1;
 }
@@ -180,7 +185,7 @@ static int indirect_kind(const cs_insn *insn)
 		return x->operands[0].mem.index == X86_REG_INVALID ? SITE_JMP : -1;
 	if (x->operands[0].type != X86_OP_REG || x->prefix[1] == 0x3e)
 		return -1;
-	reg = reg_number(x->operands[0].reg);
+	reg = disasm__reg_number(x->operands[0].reg);
 	return reg < 0 ? -1 : SITE_JMP_REG + reg;
 }
 
@@ -192,12 +197,12 @@ static int visit(struct walk *w, const struct code_range *r, const cs_insn *insn
 
 	if (insn->id == X86_INS_RET)
 		return add_site(w->out, off, SITE_RET);
-	if (in_group(insn, CS_GRP_CALL) || may_trap(insn)) {
+	if (disasm__in_group(insn, CS_GRP_CALL) || may_trap(insn)) {
 		w->out->leaf = false;
 		return 0;
 	}
-	if (!is_direct_branch(insn, &target)) {
-		if (!in_group(insn, CS_GRP_JUMP))
+	if (!disasm__direct_branch(insn, &target)) {
+		if (!disasm__in_group(insn, CS_GRP_JUMP))
 			return 0;
 		w->out->leaf = false; /* indirect: anywhere */
 		w->out->tail = true;

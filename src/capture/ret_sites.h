@@ -56,6 +56,16 @@ struct disasm;
 int disasm__new(struct disasm **out);
 void disasm__free(struct disasm *d);
 
+/* For other readers of code: d's capstone handle (a csh), and what they
+ * ask of an instruction it decoded with details. */
+struct cs_insn;
+size_t disasm__handle(struct disasm *d);
+bool disasm__in_group(const struct cs_insn *insn, uint8_t group);
+/* A jmp, jcc or call to a constant address: sets *target. */
+bool disasm__direct_branch(const struct cs_insn *insn, uint64_t *target);
+/* The number x86 encodes a 64-bit register by (rax 0 ... r15 15), or -1. */
+int disasm__reg_number(int capstone_reg);
+
 /* Disassembles the function body of the file open on fd, and the fragments
  * its jumps reach (frag may be NULL: no fragments), and appends its return
  * sites to *out (which starts zeroed): ret instructions, and tail calls:
