@@ -393,9 +393,29 @@ static int find_site(struct image *im, struct handler *h, uint32_t prev_instr)
 	return err;
 }
 
+/* The code around t that no symbol covers: from the end of the function
+ * below it to the start of the one above, inside its section. */
+static struct range gap_around(const struct image *im, uint64_t t)
+{
+	struct range g = { t, t + 1 };
+	struct elf_func f;
+
+	for (size_t i = 0; i < im->nexec; i++)
+		if (in_range(&im->exec[i], t))
+			g = im->exec[i];
+	for (size_t i = 0; !elf_symtab__func(im->syms, i, &f); i++) {
+		if (f.vaddr + f.size <= t && f.vaddr + f.size > g.start)
+			g.start = f.vaddr + f.size;
+		if (f.vaddr > t && f.vaddr < g.end)
+			g.end = f.vaddr;
+	}
+	return g;
+}
+
 /* The code to check for jumps into the handlers: the function, and the
- * parts gcc split off it that the table points into (their symbol's
- * bytes; a stripped file's guess is capped). */
+ * parts gcc split off it that the table points into: their symbol's bytes
+ * ("f.cold"), or in a stripped file the gap between symbols around them
+ * (which may hold the split-off parts of other functions too). */
 static size_t code_ranges(const struct image *im, struct range *r)
 {
 	struct elf_func f;
@@ -408,10 +428,15 @@ static size_t code_ranges(const struct image *im, struct range *r)
 
 		for (size_t k = 0; k < n; k++)
 			seen |= in_range(&r[k], t);
-		if (seen || elf_symtab__func_at(im->syms, t, &f))
+		if (seen)
 			continue;
-		r[n++] = (struct range){ f.vaddr,
-					 f.vaddr + (f.size < SWEEP_MAX ? f.size : SWEEP_MAX) };
+		if (elf_symtab__func_at(im->syms, t, &f))
+			r[n] = gap_around(im, t);
+		else
+			r[n] = (struct range){ f.vaddr, f.vaddr + f.size };
+		if (r[n].end - r[n].start > SWEEP_MAX)
+			r[n].end = r[n].start + SWEEP_MAX;
+		n++;
 	}
 	return n;
 }
