@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "array.h"
 #include "regex_dfa.h"
 
 #define DUP_MAX	  255  /* RE_DUP_MAX of POSIX */
@@ -34,7 +35,8 @@ struct ast {
 struct parser {
 	const char *p;
 	struct ast *nodes;
-	int n, cap, depth;
+	size_t cap;
+	int n, depth;
 	char *err;
 	size_t errlen;
 };
@@ -70,15 +72,8 @@ static int ast_new(struct parser *ps, enum ast_type type)
 {
 	struct ast *a;
 
-	if (ps->n == ps->cap) {
-		int cap = ps->cap ? ps->cap * 2 : 64;
-
-		a = realloc(ps->nodes, cap * sizeof(*a));
-		if (!a)
-			return fail(ps->err, ps->errlen, -ENOMEM, "out of memory");
-		ps->nodes = a;
-		ps->cap = cap;
-	}
+	if (array__reserve((void **)&ps->nodes, &ps->cap, ps->n + 1, sizeof(*a)))
+		return fail(ps->err, ps->errlen, -ENOMEM, "out of memory");
 	a = &ps->nodes[ps->n];
 	memset(a, 0, sizeof(*a));
 	a->type = type;
@@ -402,7 +397,8 @@ struct nfa_node {
 struct compiler {
 	const struct ast *ast;
 	struct nfa_node *nfa;
-	int n, cap, start, match;
+	size_t cap;
+	int n, start, match;
 	char *err;
 	size_t errlen;
 	/* subset construction: a set of NFA nodes per DFA state */
@@ -414,20 +410,11 @@ struct compiler {
 
 static int nfa_new(struct compiler *c, enum nfa_type type, int out0, int out1, int ast)
 {
-	struct nfa_node *n;
-
 	if (c->n == NFA_MAX)
 		return fail(c->err, c->errlen, -E2BIG,
 			    "the regex expands to more than %d NFA nodes", NFA_MAX);
-	if (c->n == c->cap) {
-		int cap = c->cap ? c->cap * 2 : 64;
-
-		n = realloc(c->nfa, cap * sizeof(*n));
-		if (!n)
-			return fail(c->err, c->errlen, -ENOMEM, "out of memory");
-		c->nfa = n;
-		c->cap = cap;
-	}
+	if (array__reserve((void **)&c->nfa, &c->cap, c->n + 1, sizeof(*c->nfa)))
+		return fail(c->err, c->errlen, -ENOMEM, "out of memory");
 	c->nfa[c->n] = (struct nfa_node){ type, out0, out1, ast };
 	return c->n++;
 }
