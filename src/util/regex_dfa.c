@@ -156,8 +156,13 @@ static int parse_bracket_item(struct parser *ps, struct bset *set, bool first)
 	const unsigned char *p = (const unsigned char *)ps->p;
 	unsigned int lo = p[0], hi;
 
-	if (lo == '[' && p[1] == ':')
-		return parse_class(ps, set);
+	if (lo == '[' && p[1] == ':') {
+		int err = parse_class(ps, set);
+
+		if (!err && ps->p[0] == '-' && ps->p[1] != ']')
+			return PFAIL(ps, "a range from a character class");
+		return err;
+	}
 	if (lo == '[' && (p[1] == '.' || p[1] == '='))
 		return PFAIL(ps, "'[%c' (collating element or equivalence class) is not supported",
 			     p[1]);

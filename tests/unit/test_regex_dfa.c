@@ -69,6 +69,7 @@ static const struct sample samples[] = {
 	{ "[[:space:]]", "\t \n \v \f \r a" },
 	{ "^[[:upper:]][[:lower:]]+$", "A Z a z 0" },
 	{ "[[:punct:]]", "! / : @ [ ` { ~ a 0" },
+	{ "[[:digit:]-]", "- 5 a" },
 	{ "[^[:alnum:]]", "a Z 0 . _" },
 	{ "[.]\\\\", ". \\ a" },
 	{ "\\(\\)\\*\\+\\?\\{\\}\\|\\^\\$\\[\\]", "( ) * + ? { } | ^ $ [ ] a" },
@@ -358,6 +359,7 @@ static void test_errors(void **state)
 	expect_error(d, "[z-a]", -EINVAL, "invalid range 'z-a'");
 	expect_error(d, "[[:word:]]", -EINVAL, "unknown character class '[:word:]'");
 	expect_error(d, "[[.a.]]", -EINVAL, "collating element");
+	expect_error(d, "[[:alpha:]-z]", -EINVAL, "a range from a character class");
 	expect_error(d, "\\w+", -EINVAL, "escape '\\w'");
 	expect_error(d, "a\\", -EINVAL, "trailing '\\'");
 	expect_error(d, "*a", -EINVAL, "repetition '*' follows nothing");
