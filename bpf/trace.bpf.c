@@ -830,4 +830,6 @@ int on_session(struct pt_regs *ctx)
 		     PT_REGS_RC(ctx), false);
 }
 
+#include "py_trace.bpf.h"
+
 char LICENSE[] SEC("license") = "GPL";

@@ -28,6 +28,11 @@ enum trace_counter {
 	TCNT_THROWN,	      /* exceptions thrown or rethrown (libstdc++'s probes) */
 	TCNT_CAUGHT,	      /* exceptions caught (libstdc++'s catch probe) */
 	TCNT_CATCH_UNWOUND,   /* calls an exception left, ended at its catch */
+	TCNT_PY_CODES,	      /* -f py: code objects whose name was matched */
+	TCNT_PY_MATCHED,      /* ... that matched */
+	TCNT_PY_UNREAD,	      /* ... whose name could not be read (not ASCII, too long) */
+	TCNT_PY_NAMES_LOST,   /* ring buffer full: a matching code object left unnamed */
+	TCNT_PY_UNWOUND,      /* Python calls an exception left, ended at the next event */
 	TCNT_USTACK,	      /* --full-stack: enum ustack_counter from here */
 	TCNT_NR = TCNT_USTACK + USTACK_NR,
 };

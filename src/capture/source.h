@@ -99,6 +99,11 @@ int source_sample__open(struct source *src, const struct source_opts *o, int ver
 int source_trace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
 		       int verbosity);
 
+/* -f 'py:REGEX' (source_trace__open hands them over): Python calls. */
+bool source_pytrace__wanted(const struct source_opts *o);
+int source_pytrace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
+			 int verbosity);
+
 int source_alloc__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
 		       int verbosity);
 

@@ -798,10 +798,13 @@ static bool may_trust_plain(const struct source_opts *o, unsigned int walkers)
 int source_trace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
 		       int verbosity)
 {
-	struct trace_source *ts = calloc(1, sizeof(*ts));
+	struct trace_source *ts;
 	unsigned int walkers = 0;
 	int err;
 
+	if (source_pytrace__wanted(o))
+		return source_pytrace__open(src, o, cmd_pid, verbosity);
+	ts = calloc(1, sizeof(*ts));
 	if (!ts)
 		return -ENOMEM;
 	ts->o = o;

@@ -452,7 +452,7 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		report_split(p);
 	if (st->classic)
 		report_classic();
-	if (at->attached)
+	if (at->by_uret_leaf + at->by_uret_plain + at->by_ret_sites)
 		p_err("returns: %zu by uretprobe (%zu leaves, %zu in plain processes), %zu by "
 		      "probes "
 		      "on ret instructions (where an unwinder may pass; slower: single-stepped)",

@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "bpf_maps.h"
+#include "py_trace.h"
 #include "stack_table.h"
 #include "trace.skel.h"
 #include "tracer.h"
@@ -43,6 +44,8 @@ struct tracer {
 	uint64_t records_over;
 	struct trace_proc_event *procs_ev; /* not yet handed out by tracer__proc_events() */
 	size_t nprocs_ev, procs_ev_cap;
+	struct py_code_event *py_ev; /* not yet handed out by tracer__py_codes() */
+	size_t npy_ev, py_ev_cap;
 	int event_err;
 };
 
@@ -100,6 +103,12 @@ static int load(struct tracer *t)
 	skel->rodata->cpu_split = t->opts.cpu_split;
 	/* a hook on every switch of the system: paid only when asked for */
 	bpf_program__set_autoload(skel->progs.on_switch, t->opts.cpu_split);
+	if (t->opts.python)
+		skel->rodata->py_lay = *t->opts.python;
+	uprobe_sites__prepare(&t->links, skel->progs.on_py_entry, UPROBE_MULTI_ENTRY);
+	uprobe_sites__prepare(&t->links, skel->progs.on_py_exit, UPROBE_MULTI_ENTRY);
+	bpf_program__set_autoload(skel->progs.on_py_entry, t->opts.python);
+	bpf_program__set_autoload(skel->progs.on_py_exit, t->opts.python);
 	uprobe_sites__prepare(&t->links, skel->progs.on_entry, UPROBE_MULTI_ENTRY);
 	uprobe_sites__prepare(&t->links, skel->progs.on_return, UPROBE_MULTI_RETURN);
 	uprobe_sites__prepare(&t->links, skel->progs.on_ret_insn, UPROBE_MULTI_ENTRY);
@@ -169,6 +178,20 @@ static int keep_proc_event(struct tracer *t, const struct trace_proc_event *ev)
 	return array__push((void **)&t->procs_ev, &t->nprocs_ev, &t->procs_ev_cap, ev, sizeof(*ev));
 }
 
+static int keep_py_code(struct tracer *t, const struct py_code_event *ev)
+{
+	return array__push((void **)&t->py_ev, &t->npy_ev, &t->py_ev_cap, ev, sizeof(*ev));
+}
+
+size_t tracer__py_codes(struct tracer *t, const struct py_code_event **ev)
+{
+	size_t n = t->npy_ev;
+
+	*ev = t->py_ev;
+	t->npy_ev = 0;
+	return n;
+}
+
 size_t tracer__proc_events(struct tracer *t, const struct trace_proc_event **ev)
 {
 	size_t n = t->nprocs_ev;
@@ -221,6 +244,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = keep_record(t, data, size);
 	else if ((*type == EV_FORK || *type == EV_EXEC) && size >= sizeof(struct trace_proc_event))
 		err = keep_proc_event(t, data);
+	else if (*type == EV_PY_CODE && size >= sizeof(struct py_code_event))
+		err = keep_py_code(t, data);
 	if (err && !t->event_err)
 		t->event_err = err;
 	return err;
@@ -404,6 +429,41 @@ int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t
 					.pid = pid };
 
 	return uprobe_sites__attach(&t->links, t->skel->progs.on_exception, &set, NULL);
+}
+
+/* The register numbers as cookies. */
+static int attach_python_set(struct tracer *t, struct bpf_program *prog, const char *path,
+			     const uint64_t *off, const uint8_t *reg, size_t n, pid_t pid)
+{
+	uint64_t cookies[8];
+	bool bad[8] = {};
+	int err;
+
+	if (n > 8)
+		return -E2BIG;
+	for (size_t i = 0; i < n; i++)
+		cookies[i] = reg[i];
+	err = attach_set(t, prog, path, off, cookies, n, UPROBE_MULTI_ENTRY, pid, bad);
+	for (size_t i = 0; !err && i < n; i++)
+		if (bad[i])
+			err = -EINVAL;
+	return err;
+}
+
+int tracer__attach_python(struct tracer *t, const struct py_dfa *dfa, const char *path,
+			  const uint64_t *entry, const uint8_t *entry_reg, size_t nentry,
+			  const uint64_t *exit, const uint8_t *exit_reg, size_t nexit, pid_t pid)
+{
+	__u32 zero = 0;
+	int err = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.py_dfa), &zero, dfa, BPF_ANY))
+		return -errno;
+	err = attach_python_set(t, t->skel->progs.on_py_exit, path, exit, exit_reg, nexit, pid);
+	if (!err)
+		err = attach_python_set(t, t->skel->progs.on_py_entry, path, entry, entry_reg,
+					nentry, pid);
+	return err;
 }
 
 int tracer__poll(struct tracer *t, int timeout_ms)
@@ -704,5 +764,6 @@ void tracer__free(struct tracer *t)
 	free(t->args);
 	free(t->splits);
 	free(t->procs_ev);
+	free(t->py_ev);
 	free(t);
 }

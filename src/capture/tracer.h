@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "profile/profile.h"
+#include "py_trace.h"
 #include "trace.h"
 #include "unwinder.h"
 
@@ -50,7 +51,9 @@ struct tracer_opts {
 	bool cpu_split;		 /* --cpu-split: calls' time on and off the CPU */
 	bool state_root;	 /* ... with the state frame under the root */
 	size_t max_calls;	 /* at most this many (0: a default) */
-	double duration;	 /* expected seconds (0: unknown), for sizing maps */
+	/* -f py: Python calls, read where this says (NULL: none) */
+	const struct py_trace_layout *python;
+	double duration; /* expected seconds (0: unknown), for sizing maps */
 };
 
 struct tracer_stats {
@@ -122,6 +125,19 @@ int tracer__attach(struct tracer *t, const struct trace_target *tg, pid_t pid, b
 int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t *offsets,
 			      const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n,
 			      pid_t pid);
+
+/* -f py: the name matcher (a struct py_dfa) and the probes in the
+ * evaluation loop of the CPython binary at path: entries where a frame
+ * starts or resumes, exits where it returns or suspends, each with the
+ * register that holds the frame (x86 encoding). Exits go in first. pid > 0
+ * limits them to that process. Returns 0 or -errno. */
+int tracer__attach_python(struct tracer *t, const struct py_dfa *dfa, const char *path,
+			  const uint64_t *entry, const uint8_t *entry_reg, size_t nentry,
+			  const uint64_t *exit, const uint8_t *exit_reg, size_t nexit, pid_t pid);
+
+/* The code objects that matched since the last call (EV_PY_CODE), in *ev
+ * (owned by the tracer, valid until the next poll); returns how many. */
+size_t tracer__py_codes(struct tracer *t, const struct py_code_event **ev);
 
 /* The processes forked by traced ones (notify_forks, EV_FORK) and those
  * that exec'd a program not judged plain (notify_execs, EV_EXEC) since the

@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0
+/* -f 'py:REGEX': every call of the Python functions whose qualified name
+ * matches, in the CPython 3.11 processes of -p or of the COMMAND, timed and
+ * nested as -f times native functions. The probes sit in the evaluation
+ * loop (py_sites.h), the names are matched in the kernel (regex_dfa.h), and
+ * each matching code object is named from the process's memory while the
+ * process runs. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "symbols/binaries.h"
+#include "symbols/elf_object.h"
+#include "symbols/py_code.h"
+#include "symbols/py_layout.h"
+#include "util/array.h"
+#include "util/msg.h"
+#include "util/regex_dfa.h"
+#include "privileges.h"
+#include "py_sites.h"
+#include "ret_sites.h"
+#include "source.h"
+#include "summary.h"
+#include "tracer.h"
+
+#define PY_PREFIX "py:"
+
+struct py_source {
+	const struct source_opts *o;
+	int verbosity;
+	struct tracer *t;
+	const struct py_layout *layout;
+	struct py_dfa *dfa;
+	struct trace_func *names; /* by function id; NULL name: not read (yet) */
+	size_t nnames, names_cap;
+	size_t unread; /* matching code objects whose name could not be read */
+	struct trace_attach_stats at;
+	struct py_trace_layout lay; /* what the probes read, for the tracer */
+	char *regex;
+};
+
+bool source_pytrace__wanted(const struct source_opts *o)
+{
+	for (size_t i = 0; i < o->nfuncs; i++)
+		if (!strncmp(o->funcs[i], PY_PREFIX, strlen(PY_PREFIX)))
+			return true;
+	return false;
+}
+
+/* The -f py: regexes as one: "(A)|(B)". */
+static int join_regexes(struct py_source *s)
+{
+	size_t len = 1;
+	char *r;
+
+	for (size_t i = 0; i < s->o->nfuncs; i++) {
+		if (strncmp(s->o->funcs[i], PY_PREFIX, strlen(PY_PREFIX))) {
+			p_err("-f '%s': Python functions (-f py:) cannot be traced with native "
+			      "ones "
+			      "in one capture",
+			      s->o->funcs[i]);
+			return -EINVAL;
+		}
+		len += strlen(s->o->funcs[i]) + 3;
+	}
+	r = s->regex = calloc(1, len);
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->o->nfuncs; i++)
+		r += sprintf(r, s->o->nfuncs == 1 ? "%s%s" : "%s(%s)", i ? "|" : "",
+			     s->o->funcs[i] + strlen(PY_PREFIX));
+	return 0;
+}
+
+static int compile_regex(struct py_source *s)
+{
+	struct dfa *d = calloc(1, sizeof(*d));
+	char why[160];
+	int err;
+
+	s->dfa = calloc(1, sizeof(*s->dfa));
+	if (!d || !s->dfa) {
+		free(d);
+		return -ENOMEM;
+	}
+	err = dfa__compile(s->regex, d, why, sizeof(why));
+	if (err == -E2BIG)
+		snprintf(why, sizeof(why), "too complex to match in the kernel (over %d states)",
+			 DFA_MAX_STATES);
+	if (err) {
+		p_err("-f 'py:%s': %s", s->regex, why);
+		free(d);
+		return -EINVAL;
+	}
+	s->dfa->nstates = d->nstates;
+	s->dfa->nclasses = d->nclasses;
+	memcpy(s->dfa->cls, d->cls, sizeof(s->dfa->cls));
+	memcpy(s->dfa->next, d->next, sizeof(s->dfa->next));
+	memcpy(s->dfa->accept, d->accept, sizeof(s->dfa->accept));
+	free(d);
+	return 0;
+}
+
+/* "python3.11" or "libpython3.11.so.1.0": its version. */
+static bool python_file(const char *path, unsigned int *major, unsigned int *minor)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+
+	if (!strncmp(base, "lib", 3))
+		base += 3;
+	return sscanf(base, "python%u.%u", major, minor) == 2;
+}
+
+/* Attaches the probes in the CPython binary at path, open on fd. */
+static int attach_binary(struct py_source *s, struct disasm *d, const char *path, int fd,
+			 unsigned int major, unsigned int minor, pid_t pid)
+{
+	struct py_sites ps = {};
+	char why[160];
+	int err = py_sites__find(d, fd, major, minor, s->layout->walk.frame_prev_instr, &ps, why,
+				 sizeof(why));
+
+	if (err == -EPROTONOSUPPORT) {
+		p_err("-f py: '%s' is CPython %u.%u: Python function tracing knows 3.11 only", path,
+		      major, minor);
+		return -EINVAL;
+	}
+	if (err) {
+		p_err("-f py: cannot place the probes in '%s': %s", path, why);
+		return err == -ENOMEM ? err : -EINVAL;
+	}
+	err = tracer__attach_python(s->t, s->dfa, path, ps.entry_off, ps.entry_reg, ps.nentry,
+				    ps.exit_off, ps.exit_reg, ps.nexit, pid);
+	if (err)
+		p_err("-f py: cannot attach the probes in '%s': %s", path, strerror(-err));
+	else
+		s->at.binaries++;
+	return err;
+}
+
+/* The binary of bins that runs Python (python3.N or libpython3.N with the
+ * evaluation loop), attached for pid; -ENOENT when none does. */
+static int attach_target(struct py_source *s, struct disasm *d, const struct binaries *bins,
+			 pid_t pid)
+{
+	static const char *const names[] = { "_PyEval_EvalFrameDefault" };
+
+	for (size_t i = 0; i < bins->n; i++) {
+		const struct target_binary *b = &bins->v[i];
+		unsigned int major, minor;
+		uint64_t vaddr = 0;
+		int fd, err;
+
+		if (!python_file(b->path, &major, &minor))
+			continue;
+		fd = open(b->open_path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		err = elf_object__find(fd, names, 1, &vaddr);
+		if (!err)
+			err = attach_binary(s, d, b->open_path, fd, major, minor, pid);
+		close(fd);
+		if (err != -ENOENT)
+			return err;
+	}
+	return -ENOENT;
+}
+
+static int attach_all(struct py_source *s, pid_t cmd_pid)
+{
+	struct disasm *d = NULL;
+	int err = disasm__new(&d);
+
+	for (size_t i = 0; !err && i <= s->o->npids; i++) {
+		struct binaries bins = {};
+		pid_t pid = i < s->o->npids ? s->o->pids[i] : cmd_pid;
+
+		if (i == s->o->npids && !s->o->command)
+			break;
+		err = i < s->o->npids ? binaries__of_pid(pid, &bins)
+				      : binaries__of_command(s->o->command[0], &bins);
+		if (!err)
+			err = attach_target(s, d, &bins, pid);
+		if (err == -ENOENT) {
+			if (i < s->o->npids)
+				p_err("-f py: pid %d runs no CPython (no python3.N or libpython3.N "
+				      "with its evaluation loop)",
+				      (int)pid);
+			else
+				p_err("-f py: '%s' is not CPython (no python3.N or libpython3.N "
+				      "with "
+				      "its evaluation loop)",
+				      s->o->command[0]);
+			err = -EINVAL;
+		}
+		binaries__free(&bins);
+	}
+	disasm__free(d);
+	return err;
+}
+
+static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n = process_vm_readv((pid_t)(intptr_t)arg, &local, 1, &remote, 1, 0);
+
+	return n == (ssize_t)len ? 0 : -EFAULT;
+}
+
+/* The code object's name and file as the kernel sent them, or read now
+ * from the process (a name not in ASCII, a long file name). */
+static int code_names(struct py_source *s, const struct py_code_event *ev, struct py_code *c)
+{
+	struct py_mem m = { read_mem, (void *)(intptr_t)ev->pid };
+	int err;
+
+	if (ev->name_len >= 0 && ev->file_len >= 0) {
+		c->name = strndup(ev->name, ev->name_len);
+		c->file = strndup(ev->file, ev->file_len);
+		c->firstlineno = ev->firstlineno;
+		return c->name && c->file ? 0 : -ENOMEM;
+	}
+	err = py_code__read(&m, s->layout, ev->code, c);
+	return err == -ENOMEM ? err : err ? -EFAULT : 0;
+}
+
+/* Names function id ev->id after its code object: "NAME (FILE:LINE)", the
+ * line its definition's. */
+static int name_code(struct py_source *s, const struct py_code_event *ev)
+{
+	struct trace_func *f, none = {};
+	struct py_code c = {};
+	char *name = NULL;
+	int err;
+
+	while (s->nnames <= ev->id)
+		if ((err = array__push((void **)&s->names, &s->nnames, &s->names_cap, &none,
+				       sizeof(none))))
+			return err;
+	f = &s->names[ev->id];
+	err = code_names(s, ev, &c);
+	if (!err && asprintf(&name, "%s (%s:%d)", c.name, c.file, c.firstlineno) < 0)
+		err = -ENOMEM;
+	if (err) {
+		s->unread += err == -EFAULT;
+		py_code__free(&c);
+		return err == -EFAULT ? 0 : err;
+	}
+	f->name = name;
+	f->path = c.file;
+	f->module = strrchr(c.file, '/') ? strrchr(c.file, '/') + 1 : c.file;
+	c.file = NULL;
+	py_code__free(&c);
+	return 0;
+}
+
+static int add_pid(void *impl, pid_t pid)
+{
+	struct py_source *s = impl;
+	int err = tracer__add_pid(s->t, pid, 0);
+
+	if (err)
+		p_err("cannot set the process filter: %s", strerror(-err));
+	return err;
+}
+
+static int start(void *impl)
+{
+	(void)impl; /* the probes are live from attach on */
+	return 0;
+}
+
+static int poll_events(void *impl, int timeout_ms)
+{
+	struct py_source *s = impl;
+	const struct py_code_event *ev;
+	int err = tracer__poll(s->t, timeout_ms);
+	size_t n = err ? 0 : tracer__py_codes(s->t, &ev);
+
+	for (size_t i = 0; i < n && !err; i++)
+		err = name_code(s, &ev[i]);
+	return err;
+}
+
+static uint64_t progress(void *impl)
+{
+	return tracer__calls(((struct py_source *)impl)->t);
+}
+
+static void stop(void *impl)
+{
+	struct py_source *s = impl;
+
+	tracer__stop(s->t);
+	poll_events(s, 0);
+}
+
+static int collect(void *impl, struct profile *p)
+{
+	static const char unnamed[] = "[Python function not read]";
+	struct py_source *s = impl;
+
+	for (size_t i = 0; i < s->nnames; i++)
+		if (!s->names[i].name) {
+			s->names[i].name = unnamed;
+			s->names[i].module = s->names[i].path = "";
+		}
+	return tracer__collect(s->t, s->names, s->nnames, p);
+}
+
+static void summary(void *impl, const struct profile *p, double secs)
+{
+	struct py_source *s = impl;
+	struct tracer_stats st;
+
+	tracer__stats(s->t, &st);
+	s->at.attached = st.counter[TCNT_PY_MATCHED];
+	summary__trace(p, &st, &s->at, secs, s->verbosity > 0);
+	p_err("py: %" PRIu64 " Python functions matched '%s' among %" PRIu64
+	      " code objects run; %" PRIu64 " calls an exception left ended at the next event",
+	      st.counter[TCNT_PY_MATCHED], s->regex, st.counter[TCNT_PY_CODES],
+	      st.counter[TCNT_PY_UNWOUND]);
+	if (st.counter[TCNT_PY_UNREAD])
+		p_err("py: %" PRIu64 " code objects not matched: their names are not ASCII or "
+		      "longer than %d bytes",
+		      st.counter[TCNT_PY_UNREAD], PY_NAME_MAX);
+	if (st.counter[TCNT_PY_NAMES_LOST] || s->unread)
+		p_err("py: %" PRIu64 " matching functions left unnamed ('[Python function not "
+		      "read]'): %" PRIu64 " lost in a full ring buffer, %zu unreadable",
+		      st.counter[TCNT_PY_NAMES_LOST] + s->unread, st.counter[TCNT_PY_NAMES_LOST],
+		      s->unread);
+}
+
+static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
+{
+	struct tracer_stats st;
+
+	tracer__stats(((struct py_source *)impl)->t, &st);
+	summary__trace_losses(&st, b);
+	m->losses = b->len ? b->s : "";
+}
+
+static void source_free(void *impl)
+{
+	struct py_source *s = impl;
+
+	if (!s)
+		return;
+	tracer__free(s->t);
+	for (size_t i = 0; i < s->nnames; i++)
+		if (s->names[i].path && *s->names[i].path) {
+			free((char *)s->names[i].name);
+			free((char *)s->names[i].path);
+		}
+	free(s->names);
+	free(s->dfa);
+	free(s->regex);
+	free(s);
+}
+
+static const struct source_ops py_ops = {
+	.what = "calls",
+	.add_pid = add_pid,
+	.start = start,
+	.poll = poll_events,
+	.progress = progress,
+	.stop = stop,
+	.collect = collect,
+	.summary = summary,
+	.describe = describe,
+	.free = source_free,
+};
+
+static int check_opts(const struct source_opts *o)
+{
+	if (!o->npids && !o->command) {
+		p_err("-f py: needs the Python processes: -p PID or a COMMAND");
+		return -EINVAL;
+	}
+	if (o->full_stack) {
+		p_err("-f py: --full-stack is not supported: the calls are Python's");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int open_tracer(struct py_source *s)
+{
+	const struct py_layout *l = s->layout;
+	struct tracer_opts to = {
+		.filter_pids = true,
+		.follow_children = s->o->command != NULL,
+		.want_calls = s->o->timeline,
+		.max_calls = s->o->max_calls,
+		.cpu_split = s->o->cpu_split,
+		.state_root = s->o->state_root,
+		.duration = s->o->duration,
+		.python = &s->lay,
+	};
+	char missing[64];
+	int err;
+
+	s->lay = (struct py_trace_layout){
+		.frame_code = l->walk.frame_code,
+		.frame_previous = l->walk.frame_previous,
+		.co_qualname = l->co_qualname,
+		.co_filename = l->co_filename,
+		.co_firstlineno = l->co_firstlineno,
+		.str_length = l->str_length,
+		.str_state = l->str_state,
+		.str_ascii_data = l->str_ascii_data,
+	};
+
+	if (privileges__missing(missing, sizeof(missing))) {
+		p_err("tracing needs root, or CAP_BPF and CAP_PERFMON (missing %s)", missing);
+		return -EPERM;
+	}
+	err = tracer__open(&s->t, &to);
+	if (err)
+		p_err("cannot load the BPF tracer: %s%s", strerror(-err),
+		      source__bpf_hint(err, s->verbosity));
+	return err;
+}
+
+int source_pytrace__open(struct source *src, const struct source_opts *o, pid_t cmd_pid,
+			 int verbosity)
+{
+	struct py_source *s = calloc(1, sizeof(*s));
+	int err;
+
+	if (!s)
+		return -ENOMEM;
+	s->o = o;
+	s->verbosity = verbosity;
+	s->layout = py_layout__find(3, 11);
+	err = check_opts(o);
+	if (!err)
+		err = join_regexes(s);
+	if (!err)
+		err = compile_regex(s);
+	if (!err)
+		err = open_tracer(s);
+	if (!err)
+		err = attach_all(s, cmd_pid);
+	if (err) {
+		source_free(s);
+		return err;
+	}
+	*src = (struct source){ &py_ops, s, UNIT_NANOSECONDS };
+	return 0;
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * -f 'py:REGEX' on Debian's python3.11, unmodified: tests/workloads/
+ * py_calls.py counts its own calls of parse (from Python, from C through
+ * map(), and under compute through an untraced helper), compute, boom (which
+ * raises every time) and the runs of the generator gen_values. Started as
+ * COMMAND and attached with -p, the Chrome JSON must hold exactly as many
+ * calls of each as the program counted, parse's under compute exactly as
+ * many as it counted there; the folded output nests them the same way; bad
+ * regexes and targets are refused with one line.
+ */
+#include "harness.h"
+
+#include <dirent.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define PYTHON	 "/usr/bin/python3.11"
+#define WORKLOAD "tests/workloads/py_calls.py"
+#define REGEX	 "py:^(parse|compute|boom|gen_values)$"
+
+static void require_python(void)
+{
+	if (access(PYTHON, X_OK)) {
+		print_message("SKIP: Debian's python3.11 is not installed\n");
+		skip();
+	}
+}
+
+struct calls {
+	long long parse, compute, parse_in_compute, boom, gen_runs;
+};
+
+static long long get_int(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		fail_msg("no %s in %s", key, json_object_to_json_string(o));
+	return json_object_get_int64(v);
+}
+
+/* The counts py_calls.py printed (a JSON line in out). */
+static struct calls must_truth(const char *out)
+{
+	const char *line = strchr(out, '{');
+	struct json_object *o = line ? json_tokener_parse(line) : NULL;
+	struct calls c;
+
+	if (!o)
+		fail_msg("py_calls printed no counts: '%s'", out);
+	c.parse = get_int(o, "parse");
+	c.compute = get_int(o, "compute");
+	c.parse_in_compute = get_int(o, "parse_in_compute");
+	c.boom = get_int(o, "boom");
+	c.gen_runs = get_int(o, "gen_runs");
+	json_object_put(o);
+	return c;
+}
+
+struct span {
+	long long tid;
+	double ts, end;
+};
+
+static bool named(struct json_object *ev, const char *func)
+{
+	struct json_object *v;
+	size_t n = strlen(func);
+
+	/* the workload's own: the standard library has a parse too */
+	return json_object_object_get_ex(ev, "name", &v) &&
+	       !strncmp(json_object_get_string(v), func, n) &&
+	       !strncmp(json_object_get_string(v) + n, " (", 2) &&
+	       strstr(json_object_get_string(v), "/py_calls.py:");
+}
+
+static struct span span_of(struct json_object *ev)
+{
+	struct json_object *v;
+	struct span s = {};
+
+	if (json_object_object_get_ex(ev, "tid", &v))
+		s.tid = json_object_get_int64(v);
+	if (json_object_object_get_ex(ev, "ts", &v))
+		s.ts = json_object_get_double(v);
+	if (json_object_object_get_ex(ev, "dur", &v))
+		s.end = s.ts + json_object_get_double(v);
+	return s;
+}
+
+/* Whether s lies within one of the n spans of v. */
+static bool inside(const struct span *v, size_t n, const struct span *s)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].tid == s->tid && s->ts >= v[i].ts && s->end <= v[i].end)
+			return true;
+	return false;
+}
+
+/* The calls in the Chrome JSON at path, counted as the workload counts. */
+static struct calls chrome_calls(const char *path)
+{
+	struct json_object *doc = json_object_from_file(path), *evs, *ev, *v;
+	struct span *computes, *parses;
+	size_t nc = 0, np = 0;
+	struct calls c = {};
+
+	if (!doc || !json_object_object_get_ex(doc, "traceEvents", &evs))
+		fail_msg("'%s' is no Chrome JSON", path);
+	computes = calloc(json_object_array_length(evs) + 1, sizeof(*computes));
+	parses = calloc(json_object_array_length(evs) + 1, sizeof(*parses));
+	assert_non_null(computes);
+	assert_non_null(parses);
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		ev = json_object_array_get_idx(evs, i);
+		if (!json_object_object_get_ex(ev, "ph", &v) ||
+		    strcmp(json_object_get_string(v), "X"))
+			continue;
+		if (named(ev, "parse"))
+			parses[np++] = span_of(ev);
+		else if (named(ev, "compute"))
+			computes[nc++] = span_of(ev);
+		else if (named(ev, "boom"))
+			c.boom++;
+		else if (named(ev, "gen_values"))
+			c.gen_runs++;
+	}
+	c.parse = np;
+	c.compute = nc;
+	for (size_t i = 0; i < np; i++)
+		c.parse_in_compute += inside(computes, nc, &parses[i]);
+	free(computes);
+	free(parses);
+	json_object_put(doc);
+	return c;
+}
+
+static void expect_calls(const struct calls *got, const struct calls *want,
+			 const struct h_result *r)
+{
+	print_message("calls: parse %lld/%lld (under compute %lld/%lld), compute %lld/%lld, boom "
+		      "%lld/%lld, gen_values runs %lld/%lld\n",
+		      got->parse, want->parse, got->parse_in_compute, want->parse_in_compute,
+		      got->compute, want->compute, got->boom, want->boom, got->gen_runs,
+		      want->gen_runs);
+	if (memcmp(got, want, sizeof(*got))) {
+		h_dump(r, "flamebpf");
+		fail_msg("the calls traced are not the calls the program made");
+	}
+}
+
+/* Every call from the first instruction: a COMMAND. */
+static void test_command_exact(void **state)
+{
+	const char *out = h_path("py_command.json");
+	struct calls got, want;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	assert_int_equal(
+		h_run(&r, 60,
+		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", PYTHON, WORKLOAD, "300")),
+		0);
+	h_assert_status(&r, 0);
+	want = must_truth(r.out);
+	got = chrome_calls(out);
+	expect_calls(&got, &want, &r);
+	if (!strstr(r.err, "Python functions matched '^(parse|compute|boom|gen_values)$'")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say what matched");
+	}
+	h_result_free(&r);
+}
+
+/* pyenv's build: a launcher of libpython3.11.so, whose evaluation loop
+ * keeps the frame in another register than Debian's. */
+static void test_libpython_exact(void **state)
+{
+	static const char python[] = "/root/.pyenv/versions/3.11.7/bin/python3.11";
+	const char *out = h_path("py_libpython.json");
+	struct calls got, want;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	if (access(python, X_OK)) {
+		print_message("SKIP: pyenv's python3.11 (%s) is not installed\n", python);
+		skip();
+	}
+	assert_int_equal(
+		h_run(&r, 60,
+		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", python, WORKLOAD, "100")),
+		0);
+	h_assert_status(&r, 0);
+	want = must_truth(r.out);
+	got = chrome_calls(out);
+	expect_calls(&got, &want, &r);
+	h_result_free(&r);
+}
+
+/* Whether process pid holds a uprobe_multi link (it has attached). */
+static bool has_uprobe_link(pid_t pid)
+{
+	char dir[64], path[320], buf[512];
+	struct dirent *e;
+	bool found = false;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", (int)pid);
+	d = opendir(dir);
+	while (d && !found && (e = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		f = fopen(path, "r");
+		while (f && !found && fgets(buf, sizeof(buf), f))
+			found = strstr(buf, "uprobe_multi") != NULL;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* A running program, from the moment the probes are in: its calls begin
+ * when the gate file appears, after the attach. */
+static void test_attached_exact(void **state)
+{
+	const char *out = h_path("py_attached.json"), *gate = h_path("py_gate");
+	struct h_proc work, fb;
+	struct h_result r, wr;
+	struct calls got, want;
+	double deadline;
+	char pid[32];
+	FILE *g;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	unlink(gate);
+	h_start_workload(&work, H_ARGV(PYTHON, WORKLOAD, "300", gate));
+	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
+	assert_int_equal(h_start(&fb, H_ARGV(h_flamebpf(), "-f", REGEX, "-p", pid, "-o", out)), 0);
+	deadline = h_now() + 20;
+	while (!has_uprobe_link(fb.pid) && h_now() < deadline)
+		h_sleep(0.02);
+	h_sleep(0.2);
+	g = fopen(gate, "w");
+	assert_non_null(g);
+	fclose(g);
+	assert_int_equal(h_finish(&work, 60, &wr), 0);
+	assert_int_equal(wr.status, 0);
+	assert_int_equal(h_finish(&fb, 30, &r), 0);
+	h_assert_status(&r, 0);
+	want = must_truth(wr.out);
+	got = chrome_calls(out);
+	expect_calls(&got, &want, &r);
+	h_result_free(&r);
+	h_result_free(&wr);
+}
+
+/* The folded output: parse under compute (helper is not traced), the
+ * process's root, nothing else. */
+static void test_folded_nesting(void **state)
+{
+	const char *out = h_path("py_nest.folded");
+	struct h_result r;
+	struct h_folded f;
+	size_t nested = 0;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "py:^(parse|compute)$", "-o", out, "--", PYTHON,
+			    WORKLOAD, "100"));
+	for (size_t i = 0; i < f.n; i++) {
+		const char *s = f.lines[i].stack;
+		/* h_depth counts the frames under the root */
+		bool ok = h_depth(s) == 1 ||
+			  (h_depth(s) == 2 && strstr(s, ";compute (") && strstr(s, ";parse ("));
+
+		nested += h_depth(s) == 2;
+		if (!ok || (!strstr(s, "py_calls.py:") && !strstr(s, "/re/_parser.py:"))) {
+			h_folded_dump(&f, 20);
+			fail_msg("unexpected stack '%s'", s);
+		}
+	}
+	if (nested != 1) {
+		h_folded_dump(&f, 20);
+		fail_msg("expected one stack of parse under compute, found %zu", nested);
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* Bad regexes, no target, a target that is not Python: refused, status 2,
+ * one line naming what was wrong. */
+static void test_refused(void **state)
+{
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	assert_int_equal(
+		h_run(&r, 20, H_ARGV(h_flamebpf(), "-f", "py:(parse", "--", PYTHON, WORKLOAD, "1")),
+		0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "py:(parse"));
+	h_result_free(&r);
+	assert_int_equal(h_run(&r, 20, H_ARGV(h_flamebpf(), "-f", "py:parse", "-d", "1")), 0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "-p PID or a COMMAND"));
+	h_result_free(&r);
+	assert_int_equal(
+		h_run(&r, 20, H_ARGV(h_flamebpf(), "-f", "py:parse", "--", "/bin/sleep", "1")), 0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "is not CPython"));
+	h_result_free(&r);
+	assert_int_equal(h_run(&r, 20,
+			       H_ARGV(h_flamebpf(), "-f", "py:parse", "-f", "malloc", "--", PYTHON,
+				      WORKLOAD, "1")),
+			 0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "cannot be traced with native ones"));
+	h_result_free(&r);
+	if (access("/root/.pyenv/versions/3.12.1/bin/python3.12", X_OK))
+		return;
+	assert_int_equal(
+		h_run(&r, 20,
+		      H_ARGV(h_flamebpf(), "-f", "py:parse", "--",
+			     "/root/.pyenv/versions/3.12.1/bin/python3.12", WORKLOAD, "1")),
+		0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "is CPython 3.12: Python function tracing knows 3.11 only"));
+	h_result_free(&r);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_command_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_attached_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_libpython_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_folded_nesting, h_test_teardown),
+		cmocka_unit_test_teardown(test_refused, h_test_teardown),
+	};
+
+	h_init(argc, argv);
+	return cmocka_run_group_tests_name("py_trace", tests, h_group_setup, h_group_teardown);
+}
