@@ -120,6 +120,12 @@ int source_sampler__poll(void *impl, int timeout_ms);
 uint64_t source_sampler__progress(void *impl);
 int source_sampler__collect(void *impl, struct profile *p);
 
+/* The ops of a source whose impl begins with its struct tracer * (trace's
+ * and py's). */
+int source_tracer__start(void *impl);
+uint64_t source_tracer__progress(void *impl);
+void source_tracer__describe(void *impl, struct profile_meta *m, struct strbuf *b);
+
 /* The hint for a failed BPF load or attach. */
 const char *source__bpf_hint(int err, int verbosity);
 

@@ -31,9 +31,9 @@
 #define PY_PREFIX "py:"
 
 struct py_source {
+	struct tracer *t; /* first: see source_tracer__* */
 	const struct source_opts *o;
 	int verbosity;
-	struct tracer *t;
 	const struct py_layout *layout;
 	struct py_dfa *dfa;
 	struct trace_func *names; /* by function id; NULL name: not read (yet) */
@@ -269,12 +269,6 @@ static int add_pid(void *impl, pid_t pid)
 	return err;
 }
 
-static int start(void *impl)
-{
-	(void)impl; /* the probes are live from attach on */
-	return 0;
-}
-
 static int poll_events(void *impl, int timeout_ms)
 {
 	struct py_source *s = impl;
@@ -285,11 +279,6 @@ static int poll_events(void *impl, int timeout_ms)
 	for (size_t i = 0; i < n && !err; i++)
 		err = name_code(s, &ev[i]);
 	return err;
-}
-
-static uint64_t progress(void *impl)
-{
-	return tracer__calls(((struct py_source *)impl)->t);
 }
 
 static void stop(void *impl)
@@ -336,15 +325,6 @@ static void summary(void *impl, const struct profile *p, double secs)
 		      s->unread);
 }
 
-static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
-{
-	struct tracer_stats st;
-
-	tracer__stats(((struct py_source *)impl)->t, &st);
-	summary__trace_losses(&st, b);
-	m->losses = b->len ? b->s : "";
-}
-
 static void source_free(void *impl)
 {
 	struct py_source *s = impl;
@@ -366,13 +346,13 @@ static void source_free(void *impl)
 static const struct source_ops py_ops = {
 	.what = "calls",
 	.add_pid = add_pid,
-	.start = start,
+	.start = source_tracer__start,
 	.poll = poll_events,
-	.progress = progress,
+	.progress = source_tracer__progress,
 	.stop = stop,
 	.collect = collect,
 	.summary = summary,
-	.describe = describe,
+	.describe = source_tracer__describe,
 	.free = source_free,
 };
 

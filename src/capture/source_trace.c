@@ -28,7 +28,7 @@
 #include "uprobe_multi.h"
 
 struct trace_source {
-	struct tracer *t;
+	struct tracer *t; /* first: see tracer_of */
 	const struct source_opts *o;
 	int verbosity;
 	struct funcs funcs;
@@ -641,7 +641,13 @@ static int add_pid(void *impl, pid_t pid)
 	return err;
 }
 
-static int start(void *impl)
+/* The tracer of a source whose impl begins with it: trace's and py's. */
+static struct tracer *tracer_of(void *impl)
+{
+	return *(struct tracer **)impl;
+}
+
+int source_tracer__start(void *impl)
 {
 	(void)impl; /* the probes are live from attach on */
 	return 0;
@@ -657,9 +663,9 @@ static int poll_events(void *impl, int timeout_ms)
 	return err;
 }
 
-static uint64_t progress(void *impl)
+uint64_t source_tracer__progress(void *impl)
 {
-	return tracer__calls(((struct trace_source *)impl)->t);
+	return tracer__calls(tracer_of(impl));
 }
 
 static void stop(void *impl)
@@ -683,11 +689,11 @@ static void summary(void *impl, const struct profile *p, double secs)
 	summary__trace(p, &st, &ts->at, secs, ts->verbosity > 0);
 }
 
-static void describe(void *impl, struct profile_meta *m, struct strbuf *b)
+void source_tracer__describe(void *impl, struct profile_meta *m, struct strbuf *b)
 {
 	struct tracer_stats st;
 
-	tracer__stats(((struct trace_source *)impl)->t, &st);
+	tracer__stats(tracer_of(impl), &st);
 	summary__trace_losses(&st, b);
 	m->losses = b->len ? b->s : "";
 }
@@ -714,13 +720,13 @@ static void source_free(void *impl)
 static const struct source_ops trace_ops = {
 	.what = "calls",
 	.add_pid = add_pid,
-	.start = start,
+	.start = source_tracer__start,
 	.poll = poll_events,
-	.progress = progress,
+	.progress = source_tracer__progress,
 	.stop = stop,
 	.collect = collect,
 	.summary = summary,
-	.describe = describe,
+	.describe = source_tracer__describe,
 	.free = source_free,
 };
 

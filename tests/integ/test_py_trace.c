@@ -153,19 +153,16 @@ static void expect_calls(const struct calls *got, const struct calls *want,
 	}
 }
 
-/* Every call from the first instruction: a COMMAND. */
-static void test_command_exact(void **state)
+/* Runs python on the workload for rounds as a COMMAND into out (Chrome
+ * JSON): every call from the first instruction, exactly. */
+static void command_exact(const char *python, const char *rounds, const char *out)
 {
-	const char *out = h_path("py_command.json");
 	struct calls got, want;
 	struct h_result r;
 
-	(void)state;
-	require_bpf();
-	require_python();
 	assert_int_equal(
 		h_run(&r, 60,
-		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", PYTHON, WORKLOAD, "300")),
+		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", python, WORKLOAD, rounds)),
 		0);
 	h_assert_status(&r, 0);
 	want = must_truth(r.out);
@@ -178,14 +175,19 @@ static void test_command_exact(void **state)
 	h_result_free(&r);
 }
 
+static void test_command_exact(void **state)
+{
+	(void)state;
+	require_bpf();
+	require_python();
+	command_exact(PYTHON, "300", h_path("py_command.json"));
+}
+
 /* pyenv's build: a launcher of libpython3.11.so, whose evaluation loop
  * keeps the frame in another register than Debian's. */
 static void test_libpython_exact(void **state)
 {
 	static const char python[] = "/root/.pyenv/versions/3.11.7/bin/python3.11";
-	const char *out = h_path("py_libpython.json");
-	struct calls got, want;
-	struct h_result r;
 
 	(void)state;
 	require_bpf();
@@ -193,15 +195,7 @@ static void test_libpython_exact(void **state)
 		print_message("SKIP: pyenv's python3.11 (%s) is not installed\n", python);
 		skip();
 	}
-	assert_int_equal(
-		h_run(&r, 60,
-		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", python, WORKLOAD, "100")),
-		0);
-	h_assert_status(&r, 0);
-	want = must_truth(r.out);
-	got = chrome_calls(out);
-	expect_calls(&got, &want, &r);
-	h_result_free(&r);
+	command_exact(python, "100", h_path("py_libpython.json"));
 }
 
 /* Whether process pid holds a uprobe_multi link (it has attached). */
