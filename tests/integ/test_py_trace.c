@@ -198,6 +198,86 @@ static void test_libpython_exact(void **state)
 	command_exact(python, "100", h_path("py_libpython.json"));
 }
 
+/* A stack whose leaf is leaf (arg NULL), or leaf right under mid. */
+static bool leaf_of(const char *stack, const void *arg)
+{
+	const char *leaf = strrchr(stack, ';'), *parent = leaf;
+
+	if (!leaf || strncmp(leaf, ";leaf (", 7))
+		return false;
+	while (arg && parent > stack && *--parent != ';')
+		;
+	return !arg || !strncmp(parent, ";mid (", 6);
+}
+
+/* The X events of the Chrome JSON at path named func of file, counted. */
+static long long chrome_count(const char *path, const char *func, const char *file)
+{
+	struct json_object *doc = json_object_from_file(path), *evs, *ev, *v;
+	char want[4200];
+	long long n = 0;
+
+	snprintf(want, sizeof(want), "%s (%s:", func, file);
+	if (!doc || !json_object_object_get_ex(doc, "traceEvents", &evs))
+		fail_msg("'%s' is no Chrome JSON", path);
+	for (size_t i = 0; i < json_object_array_length(evs); i++) {
+		ev = json_object_array_get_idx(evs, i);
+		n += json_object_object_get_ex(ev, "ph", &v) &&
+		     !strcmp(json_object_get_string(v), "X") &&
+		     json_object_object_get_ex(ev, "name", &v) &&
+		     !strncmp(json_object_get_string(v), want, strlen(want));
+	}
+	json_object_put(doc);
+	return n;
+}
+
+/* Coroutines: their start and each resume after an await are calls, as
+ * Python's own profiler (cProfile, run on the same program) counts them;
+ * an awaited coroutine runs under the one awaiting it. */
+static void test_coroutines(void **state)
+{
+	static const char *const funcs[] = { "leaf", "mid", "main" };
+	const char *out = h_path("py_coro.json"), *folded = h_path("py_coro.folded");
+	char path[4096];
+	struct json_object *truth;
+	struct h_result r, pr;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	assert_non_null(realpath("tests/workloads/py_coro.py", path));
+	assert_int_equal(h_run(&pr, 30, H_ARGV(PYTHON, path, "cprofile")), 0);
+	h_assert_status(&pr, 0);
+	truth = json_tokener_parse(pr.out);
+	if (!truth)
+		fail_msg("py_coro printed no counts: '%s'", pr.out);
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-f", "py:^(leaf|mid|main)$", "-o", out, "-o",
+				      folded, "--", PYTHON, path)),
+			 0);
+	h_assert_status(&r, 0);
+	for (size_t i = 0; i < 3; i++) {
+		long long want = get_int(truth, funcs[i]), got = chrome_count(out, funcs[i], path);
+
+		print_message("%s: %lld calls, cProfile %lld\n", funcs[i], got, want);
+		if (got != want) {
+			h_dump(&r, "flamebpf");
+			fail_msg("%s: %lld calls traced, cProfile counted %lld", funcs[i], got,
+				 want);
+		}
+	}
+	h_folded_must_load(folded, &f);
+	if (!h_sum(&f, leaf_of, NULL) || h_sum(&f, leaf_of, "mid") != h_sum(&f, leaf_of, NULL)) {
+		h_folded_dump(&f, 20);
+		fail_msg("leaf does not run under mid only");
+	}
+	h_folded_free(&f);
+	json_object_put(truth);
+	h_result_free(&r);
+	h_result_free(&pr);
+}
+
 /* Whether process pid holds a uprobe_multi link (it has attached). */
 static bool has_uprobe_link(pid_t pid)
 {
@@ -345,6 +425,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_attached_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_libpython_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_folded_nesting, h_test_teardown),
+		cmocka_unit_test_teardown(test_coroutines, h_test_teardown),
 		cmocka_unit_test_teardown(test_refused, h_test_teardown),
 	};
 
