@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Python frames of the sampled thread, walked in the kernel: its thread
  * state found among the interpreter's by native thread id, then its chain
- * of _PyInterpreterFrame, innermost first. Each frame is one user read of
+ * of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
+ * the process's version (3.11 to 3.13). Each frame is one user read of
  * PY_FRAME_WINDOW bytes. The includer includes common.bpf.h and
  * stack.bpf.h first. */
 #ifndef FLAMEBPF_PYTHON_BPF_H
@@ -82,6 +83,18 @@ static __always_inline __u64 py_window_u64(const struct py_window *win, __u32 of
 	return v;
 }
 
+/* A shim frame (PY_WALK_SHIM): C entered the evaluation loop here, so the
+ * frame recorded last (its callee), whose word is ip[n - 1], began a C
+ * call's run. Before any frame that is ip[0], which the process's pid
+ * overwrites. */
+static __always_inline void py_mark_entry(struct py_walk *w, __u32 n)
+{
+	__u32 k = n - 1;
+
+	if (k < SAMPLE_MAX_DEPTH)
+		w->st->ip[k] |= PY_FRAME_ENTRY;
+}
+
 /* One frame: its code object and instruction into the record, then its
  * caller. */
 static long py_frame_step(__u32 i, void *data)
@@ -89,20 +102,27 @@ static long py_frame_step(__u32 i, void *data)
 	struct py_walk *w = data;
 	const struct py_offsets *o = &w->pp->o;
 	__u64 code, instr, word;
+	__u8 entry;
 	__u32 n = w->nr;
 
 	if (!w->at || n + 2 > SAMPLE_MAX_DEPTH)
 		return 1;
 	if (bpf_probe_read_user(w->win->b, PY_FRAME_WINDOW, (const void *)w->at))
 		return 1;
+	entry = w->win->b[o->frame_entry & 127];
+	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
+		py_mark_entry(w, n);
+		w->at = py_window_u64(w->win, o->frame_previous);
+		return 0;
+	}
 	code = py_window_u64(w->win, o->frame_code);
-	instr = py_window_u64(w->win, o->frame_prev_instr);
+	instr = py_window_u64(w->win, o->frame_instr);
 	if (!code)
 		return 1;
 	/* in code units of 2 bytes; before the first (a new frame): -1. A
 	 * shift, not a division: BPF has no signed one */
 	word = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
-	if (w->win->b[o->frame_is_entry & 127])
+	if (!(o->flags & PY_WALK_SHIM) && entry)
 		word |= PY_FRAME_ENTRY;
 	if (n < SAMPLE_MAX_DEPTH - 1) {
 		w->st->ip[n] = code;
@@ -154,9 +174,11 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 		return STACK_ID_NONE;
 	if (!py_find_thread(&w))
 		return STACK_ID_NONE;
-	w.at = py_read_ptr(w.at + pp->o.tstate_cframe);
-	w.at = w.at ? py_read_ptr(w.at + pp->o.cframe_current) : 0;
-	bpf_loop(PY_MAX_FRAMES, py_frame_step, &w, 0);
+	w.at = py_read_ptr(w.at + pp->o.tstate_frame);
+	if (pp->o.flags & PY_WALK_CFRAME)
+		w.at = w.at ? py_read_ptr(w.at + pp->o.cframe_current) : 0;
+	/* twice the frames recorded: shim frames take a step each */
+	bpf_loop(2 * PY_MAX_FRAMES, py_frame_step, &w, 0);
 	if (w.nr < 3)
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;

@@ -38,12 +38,12 @@ static void test_python311(void **state)
 	assert_int_equal(l->walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
 	assert_int_equal(l->walk.tstate_next, offsetof(PyThreadState, next));
 	assert_int_equal(l->walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));
-	assert_int_equal(l->walk.tstate_cframe, offsetof(PyThreadState, cframe));
+	assert_int_equal(l->walk.tstate_frame, offsetof(PyThreadState, cframe));
 	assert_int_equal(l->walk.cframe_current, offsetof(_PyCFrame, current_frame));
 	assert_int_equal(l->walk.frame_code, offsetof(_PyInterpreterFrame, f_code));
 	assert_int_equal(l->walk.frame_previous, offsetof(_PyInterpreterFrame, previous));
-	assert_int_equal(l->walk.frame_prev_instr, offsetof(_PyInterpreterFrame, prev_instr));
-	assert_int_equal(l->walk.frame_is_entry, offsetof(_PyInterpreterFrame, is_entry));
+	assert_int_equal(l->walk.frame_instr, offsetof(_PyInterpreterFrame, prev_instr));
+	assert_int_equal(l->walk.frame_entry, offsetof(_PyInterpreterFrame, is_entry));
 	assert_true(offsetof(_PyInterpreterFrame, owner) < PY_FRAME_WINDOW);
 	assert_int_equal(l->walk.code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
 	assert_int_equal(l->co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
