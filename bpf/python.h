@@ -18,7 +18,7 @@ struct py_offsets {
 	__u32 cframe_current;	   /* _PyCFrame.current_frame */
 	__u32 frame_code;	   /* _PyInterpreterFrame.f_code (3.13: f_executable) */
 	__u32 frame_previous;	   /* _PyInterpreterFrame.previous */
-	__u32 frame_instr;	   /* .prev_instr, the unit before the next (3.13: instr_ptr, the current) */
+	__u32 frame_instr;	   /* .prev_instr (3.13: instr_ptr, the current one) */
 	__u32 frame_entry;	   /* .is_entry, or .owner (PY_WALK_SHIM) */
 	__u32 code_adaptive;	   /* PyCodeObject.co_code_adaptive: the instructions */
 	__u32 flags;		   /* PY_WALK_* */
@@ -44,9 +44,9 @@ struct py_proc {
  * address, then the instruction's index in its code units (low 32 bits,
  * -1 before the first) with PY_FRAME_ENTRY where one C call of the
  * evaluation loop began running Python frames. */
-#define PY_MAX_FRAMES	63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
-#define PY_MAX_THREADS	64
-#define PY_FRAME_ENTRY	(1ULL << 32)
+#define PY_MAX_FRAMES  63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
+#define PY_MAX_THREADS 64
+#define PY_FRAME_ENTRY (1ULL << 32)
 /* The bytes of a frame read at once: its pointers below 64 (frame_code,
  * frame_previous, frame_instr), frame_entry below PY_FRAME_WINDOW. */
 #define PY_FRAME_WINDOW 80

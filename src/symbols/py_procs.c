@@ -19,7 +19,7 @@ struct py_proc_entry {
 	pid_t pid;
 	uint64_t runtime; /* _PyRuntime in the process; 0: not Python */
 	struct py_layout layout;
-	bool known; /* layout is its version's */
+	bool known;	    /* layout is its version's */
 	struct hashmap idx; /* code object address -> 1 + its index in codes */
 	struct py_code *codes;
 	size_t ncodes, codes_cap;
@@ -190,8 +190,8 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
 	err = layout_of(pid, runtime, major, minor, &e->layout);
 	if (err) {
 		if (!pp->unknown[0])
-			snprintf(pp->unknown, sizeof(pp->unknown), "python%u.%u",
-				 e->layout.major, e->layout.minor);
+			snprintf(pp->unknown, sizeof(pp->unknown), "python%u.%u", e->layout.major,
+				 e->layout.minor);
 		return err;
 	}
 	e->known = true;

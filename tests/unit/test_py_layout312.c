@@ -4,7 +4,7 @@
  * installed them (the Makefile looks in pyenv's versions); without them
  * the test skips, saying so. Python.h comes first, as it asks. */
 #if __has_include(<internal/pycore_frame.h>)
-#define HAVE_HEADERS 1
+#define HAVE_HEADERS  1
 #define Py_BUILD_CORE 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"

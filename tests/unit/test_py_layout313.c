@@ -5,7 +5,7 @@
  * 3.13's offsets (no cookie, another version) refused. Python.h comes
  * first, as it asks. */
 #if __has_include(<internal/pycore_frame.h>)
-#define HAVE_HEADERS 1
+#define HAVE_HEADERS  1
 #define Py_BUILD_CORE 1
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-parameter"
