@@ -8,13 +8,18 @@
  * least 95% of the samples with Python frames, parse, compute and encode
  * within 10% of the program's own measure, the nesting and file:line as
  * the program runs. Skipped, saying so, where the version is absent.
+ * And Debian's python3.11 run from a file only its own mount namespace
+ * sees (as in a container): its runtime found through its root.
  */
 #include "py_busy.h"
 
+#include <errno.h>
 #include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* pyenv's python3.MINOR (any patch release) into buf, or skip. */
 static void require_pyenv(int minor, char *buf, size_t len)
@@ -133,6 +138,38 @@ static void test_command_313(void **state)
 	command(13);
 }
 
+/* python3.11 copied to a tmpfs mounted in a mount namespace of its own:
+ * the path its mapping names is not one of ours. */
+static void test_container(void **state)
+{
+	const char *dir = h_path("py-ns"), *out = h_path("py_ns.folded");
+	const char *python = "/usr/bin/python3.11";
+	char script[8192];
+	struct h_result r;
+	struct h_folded f;
+	struct pb_truth t;
+
+	(void)state;
+	require_bpf();
+	if (access(python, X_OK)) {
+		print_message("SKIP: Debian's python3.11 is not installed\n");
+		skip();
+	}
+	assert_true(mkdir(dir, 0755) == 0 || errno == EEXIST);
+	snprintf(script, sizeof(script),
+		 "mount -t tmpfs tmpfs '%s' && cp '%s' '%s/' && exec '%s/python3.11' %s 4", dir,
+		 python, dir, dir, PY_BUSY);
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-o", out, "--", "unshare", "-m",
+			    "--propagation", "private", "sh", "-c", script));
+	snprintf(script, sizeof(script), "%s/python3.11", dir);
+	assert_false(h_exists(script)); /* only in its namespace */
+	t = pb_must_truth(r.out);
+	pb_check_profile(&f, &r, &t, "python3.11");
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -140,6 +177,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_command_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_313, h_test_teardown),
+		cmocka_unit_test_teardown(test_container, h_test_teardown),
 	};
 
 	h_init(argc, argv);
