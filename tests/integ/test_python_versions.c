@@ -78,9 +78,11 @@ static void check_lines(const struct h_folded *f)
 	}
 }
 
-static void attached(int minor)
+/* py_busy under pyenv's python3.minor, attached to (-p) or as COMMAND. */
+static void run(int minor, bool attach)
 {
-	const char *out = h_path("py_version_attached.folded");
+	const char *out =
+		h_path(attach ? "py_version_attached.folded" : "py_version_command.folded");
 	char python[512], name[32];
 	struct h_result r;
 	struct h_folded f;
@@ -89,25 +91,10 @@ static void attached(int minor)
 	require_bpf();
 	require_pyenv(minor, python, sizeof(python));
 	snprintf(name, sizeof(name), "python3.%d", minor);
-	pb_run_attached(python, out, &r, &f, &t);
-	pb_check_profile(&f, &r, &t, name);
-	check_lines(&f);
-	h_folded_free(&f);
-	h_result_free(&r);
-}
-
-static void command(int minor)
-{
-	const char *out = h_path("py_version_command.folded");
-	char python[512], name[32];
-	struct h_result r;
-	struct h_folded f;
-	struct pb_truth t;
-
-	require_bpf();
-	require_pyenv(minor, python, sizeof(python));
-	snprintf(name, sizeof(name), "python3.%d", minor);
-	pb_run_command(python, "4", out, &r, &f, &t);
+	if (attach)
+		pb_run_attached(python, out, &r, &f, &t);
+	else
+		pb_run_command(python, "4", out, &r, &f, &t);
 	pb_check_profile(&f, &r, &t, name);
 	check_lines(&f);
 	h_folded_free(&f);
@@ -117,25 +104,25 @@ static void command(int minor)
 static void test_attached_312(void **state)
 {
 	(void)state;
-	attached(12);
+	run(12, true);
 }
 
 static void test_command_312(void **state)
 {
 	(void)state;
-	command(12);
+	run(12, false);
 }
 
 static void test_attached_313(void **state)
 {
 	(void)state;
-	attached(13);
+	run(13, true);
 }
 
 static void test_command_313(void **state)
 {
 	(void)state;
-	command(13);
+	run(13, false);
 }
 
 /* python3.11 copied to a tmpfs mounted in a mount namespace of its own:

@@ -2,32 +2,14 @@
 /* 3.13's layout as it publishes it: the _Py_DebugOffsets at the start of
  * _PyRuntime, read from pyenv's libpython3.13 (its initial value, in
  * .data), against offsetof() over 3.13's own headers; and what is not
- * 3.13's offsets (no cookie, another version) refused. Python.h comes
- * first, as it asks. */
-#if __has_include(<internal/pycore_frame.h>)
-#define HAVE_HEADERS  1
-#define Py_BUILD_CORE 1
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wunused-parameter"
-#pragma GCC diagnostic ignored "-Wsign-compare"
-#pragma GCC diagnostic ignored "-Wshadow"
-#include <Python.h>
-#include <internal/pycore_frame.h>
-#include <internal/pycore_interp.h>
-#include <internal/pycore_runtime.h>
-#pragma GCC diagnostic pop
-#endif
+ * 3.13's offsets (no cookie, another version) refused. */
+#include "py_headers.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <cmocka.h>
 
 #include "symbols/elf_object.h"
 #include "symbols/py_debug_offsets.h"
@@ -42,13 +24,11 @@ static int read_vaddr(int fd, uint64_t vaddr, void *buf, size_t len)
 	int err = -ENOENT;
 
 	while (e && err && (scn = elf_nextscn(e, scn)) && gelf_getshdr(scn, &sh)) {
-		if (sh.sh_type != SHT_PROGBITS || vaddr < sh.sh_addr ||
-		    vaddr + len > sh.sh_addr + sh.sh_size)
-			continue;
-		err = pread(fd, buf, len, (off_t)(sh.sh_offset + vaddr - sh.sh_addr)) ==
-				      (ssize_t)len
-			      ? 0
-			      : -EIO;
+		off_t at = (off_t)(sh.sh_offset + vaddr - sh.sh_addr);
+
+		if (sh.sh_type == SHT_PROGBITS && vaddr >= sh.sh_addr &&
+		    vaddr + len <= sh.sh_addr + sh.sh_size)
+			err = pread(fd, buf, len, at) == (ssize_t)len ? 0 : -EIO;
 	}
 	elf_end(e);
 	return err;
@@ -81,30 +61,12 @@ static void test_python313(void **state)
 	assert_int_equal(l.major, 3);
 	assert_int_equal(l.minor, 13);
 	assert_int_equal(l.walk.flags, PY_WALK_SHIM);
-	assert_int_equal(l.walk.runtime_interp_head, offsetof(_PyRuntimeState, interpreters.head));
-	assert_int_equal(l.walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
-	assert_int_equal(l.walk.tstate_next, offsetof(PyThreadState, next));
-	assert_int_equal(l.walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));
+	check_common_offsets(&l);
 	assert_int_equal(l.walk.tstate_frame, offsetof(PyThreadState, current_frame));
 	assert_int_equal(l.walk.frame_code, offsetof(_PyInterpreterFrame, f_executable));
-	assert_int_equal(l.walk.frame_previous, offsetof(_PyInterpreterFrame, previous));
 	assert_int_equal(l.walk.frame_instr, offsetof(_PyInterpreterFrame, instr_ptr));
 	assert_int_equal(l.walk.frame_entry, offsetof(_PyInterpreterFrame, owner));
 	assert_int_equal(FRAME_OWNED_BY_CSTACK, PY_OWNED_BY_CSTACK);
-	assert_int_equal(l.walk.code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
-	assert_int_equal(l.co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
-	assert_int_equal(l.co_filename, offsetof(PyCodeObject, co_filename));
-	assert_int_equal(l.co_name, offsetof(PyCodeObject, co_name));
-	assert_int_equal(l.co_qualname, offsetof(PyCodeObject, co_qualname));
-	assert_int_equal(l.co_linetable, offsetof(PyCodeObject, co_linetable));
-	assert_int_equal(l.str_length, offsetof(PyASCIIObject, length));
-	assert_int_equal(l.str_state, offsetof(PyASCIIObject, state));
-	assert_int_equal(l.str_ascii_data, sizeof(PyASCIIObject));
-	assert_int_equal(l.str_utf8_length, offsetof(PyCompactUnicodeObject, utf8_length));
-	assert_int_equal(l.str_utf8, offsetof(PyCompactUnicodeObject, utf8));
-	assert_int_equal(l.str_compact_data, sizeof(PyCompactUnicodeObject));
-	assert_int_equal(l.bytes_size, offsetof(PyVarObject, ob_size));
-	assert_int_equal(l.bytes_data, offsetof(PyBytesObject, ob_sval));
 #else
 	print_message("SKIP: CPython 3.13 (pyenv's, with its headers) is not installed\n");
 	skip();
