@@ -2,7 +2,8 @@
 /* Python frames of the sampled thread, walked in the kernel: its thread
  * state found among the interpreter's by native thread id, then its chain
  * of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
- * the process's version (3.11 to 3.13). Each frame is one user read of
+ * the process's version (3.11 to 3.13), or its chain of PyFrameObject
+ * (3.10). Each frame is one user read of
  * PY_FRAME_WINDOW bytes. The includer includes common.bpf.h and
  * stack.bpf.h first. */
 #ifndef FLAMEBPF_PYTHON_BPF_H
@@ -44,6 +45,7 @@ struct py_walk {
 	struct sample_stack_event *st;
 	struct py_window *win;
 	__u64 at; /* the thread state, then the frame, being read */
+	__u64 me; /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
 	__u32 tid;
 	__u32 nr; /* words of st->ip written */
 	bool found;
@@ -67,7 +69,7 @@ static long py_thread_step(__u32 i, void *data)
 	if (!w->at)
 		return 1;
 	tid = py_read_ptr(w->at + w->pp->o.tstate_native_tid);
-	if (tid == w->tid) {
+	if (tid == w->me) {
 		w->found = true;
 		return 1;
 	}
@@ -95,19 +97,42 @@ static __always_inline void py_mark_entry(struct py_walk *w, __u32 n)
 		w->st->ip[k] |= PY_FRAME_ENTRY;
 }
 
+/* A frame's instruction as the record keeps it: its index in code units
+ * (-1 before the first), and PY_FRAME_ENTRY where a C call of the loop
+ * began with it. */
+static __always_inline __u64 py_frame_word(const struct py_walk *w, const struct py_offsets *o,
+					   __u64 code, __u8 entry)
+{
+	__u64 instr;
+	__s32 lasti;
+
+	if (o->flags & PY_WALK_FRAMEOBJ) {
+		__builtin_memcpy(&lasti, &w->win->b[o->frame_instr & 127], sizeof(lasti));
+		return (__u32)lasti | PY_FRAME_ENTRY;
+	}
+	instr = py_window_u64(w->win, o->frame_instr);
+	/* a pointer into the code: a shift, not a division (BPF has no
+	 * signed one) */
+	instr = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
+	if (!(o->flags & PY_WALK_SHIM) && entry)
+		instr |= PY_FRAME_ENTRY;
+	return instr;
+}
+
 /* One frame: its code object and instruction into the record, then its
  * caller. */
 static long py_frame_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
 	const struct py_offsets *o = &w->pp->o;
-	__u64 code, instr, word;
+	__u32 n = w->nr, size;
+	__u64 code, word;
 	__u8 entry;
-	__u32 n = w->nr;
 
 	if (!w->at || n + 2 > SAMPLE_MAX_DEPTH)
 		return 1;
-	if (bpf_probe_read_user(w->win->b, PY_FRAME_WINDOW, (const void *)w->at))
+	size = o->flags & PY_WALK_FRAMEOBJ ? PY_FRAMEOBJ_WINDOW : PY_FRAME_WINDOW;
+	if (bpf_probe_read_user(w->win->b, size, (const void *)w->at))
 		return 1;
 	entry = w->win->b[o->frame_entry & 127];
 	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
@@ -116,14 +141,9 @@ static long py_frame_step(__u32 i, void *data)
 		return 0;
 	}
 	code = py_window_u64(w->win, o->frame_code);
-	instr = py_window_u64(w->win, o->frame_instr);
 	if (!code)
 		return 1;
-	/* in code units of 2 bytes; before the first (a new frame): -1. A
-	 * shift, not a division: BPF has no signed one */
-	word = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
-	if (!(o->flags & PY_WALK_SHIM) && entry)
-		word |= PY_FRAME_ENTRY;
+	word = py_frame_word(w, o, code, entry);
 	if (n < SAMPLE_MAX_DEPTH - 1) {
 		w->st->ip[n] = code;
 		w->st->ip[n + 1] = word;
@@ -141,7 +161,7 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	__u64 *cached = bpf_map_lookup_elem(&py_tstates, &w->tid);
 	__u64 interp;
 
-	if (cached && *cached && py_read_ptr(*cached + o->tstate_native_tid) == w->tid) {
+	if (cached && *cached && py_read_ptr(*cached + o->tstate_native_tid) == w->me) {
 		w->at = *cached;
 		return true;
 	}
@@ -161,12 +181,17 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
 {
 	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
-	struct py_walk w = { .tid = tid, .nr = 1 };
+	struct py_walk w = { .tid = tid, .me = tid, .nr = 1 };
+	struct task_struct *task;
 	__u32 zero = 0;
 
 	if (!pp)
 		return STACK_ID_NONE;
 	w.pp = pp;
+	/* pthread_self(), glibc's thread pointer: the thread's fs base */
+	task = bpf_get_current_task_btf();
+	if (pp->o.flags & PY_WALK_PTHREAD)
+		w.me = BPF_CORE_READ(task, thread.fsbase);
 	count(CNT_PY_SAMPLES);
 	w.st = stack_scratch();
 	w.win = bpf_map_lookup_elem(&py_win, &zero);

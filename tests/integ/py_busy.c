@@ -71,14 +71,25 @@ bool pb_under_func(const char *stack, const void *name)
 	return pb_find_frame(stack, name) > 0;
 }
 
-/* compute right under main, as the program calls it. */
+/* The nearest Python frame to the at-th on the root's side (step -1) or
+ * the leaf's (+1), into buf: native frames may stand between two Python
+ * ones (3.10 calls the evaluation loop again for each). */
+static bool py_neighbour(const char *stack, size_t at, int step, char *buf, size_t len)
+{
+	for (size_t i = at + step; i > 0 && frame_at(stack, i, buf, len); i += step)
+		if (is_py_frame(buf))
+			return true;
+	return false;
+}
+
+/* compute under main, as the program calls it. */
 static bool compute_under_main(const char *stack, const void *arg)
 {
 	size_t at = pb_find_frame(stack, "compute (");
 	char frame[512];
 
 	(void)arg;
-	return at > 1 && frame_at(stack, at - 1, frame, sizeof(frame)) &&
+	return at > 1 && py_neighbour(stack, at, -1, frame, sizeof(frame)) &&
 	       !strncmp(frame, "main (", 6);
 }
 
@@ -89,9 +100,10 @@ static bool fib_nested(const char *stack, const void *arg)
 	char a[512], b[512];
 
 	(void)arg;
-	return at && frame_at(stack, at + 1, a, sizeof(a)) &&
-	       frame_at(stack, at + 2, b, sizeof(b)) && !strncmp(a, "fib (", 5) &&
-	       !strncmp(b, "fib (", 5);
+	if (!at || !py_neighbour(stack, at, 1, a, sizeof(a)) || strncmp(a, "fib (", 5))
+		return false;
+	at = pb_find_frame(stack, a);
+	return py_neighbour(stack, at, 1, b, sizeof(b)) && !strncmp(b, "fib (", 5);
 }
 
 /* A native frame of zlib's (libz) somewhere under encode. */

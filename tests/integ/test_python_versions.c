@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Python frames under the CPythons other than Debian's 3.11 that pyenv
- * installed here: 3.12 (its layout from flamebpf's table, shim frames
- * where C entered the evaluation loop) and 3.13 (its layout read from its
- * own _Py_DebugOffsets, the current instruction in instr_ptr). For each,
+ * installed here: 3.10 (PyFrameObject chains, threads known by
+ * pthread_self(), 3.10's line tables), 3.12 (its layout from flamebpf's
+ * table, shim frames where C entered the evaluation loop) and 3.13 (its
+ * layout read from its own _Py_DebugOffsets, the current instruction in
+ * instr_ptr). For each,
  * tests/workloads/py_busy.py attached with -p and started as COMMAND: at
  * least 95% of the samples with Python frames, parse, compute and encode
  * within 10% of the program's own measure, the nesting and file:line as
@@ -101,6 +103,18 @@ static void run(int minor, bool attach)
 	h_result_free(&r);
 }
 
+static void test_attached_310(void **state)
+{
+	(void)state;
+	run(10, true);
+}
+
+static void test_command_310(void **state)
+{
+	(void)state;
+	run(10, false);
+}
+
 static void test_attached_312(void **state)
 {
 	(void)state;
@@ -160,6 +174,8 @@ static void test_container(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_teardown(test_attached_310, h_test_teardown),
+		cmocka_unit_test_teardown(test_command_310, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_313, h_test_teardown),

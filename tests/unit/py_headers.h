@@ -8,7 +8,7 @@
 #ifndef FLAMEBPF_UNIT_PY_HEADERS_H
 #define FLAMEBPF_UNIT_PY_HEADERS_H
 
-#if __has_include(<internal/pycore_frame.h>)
+#if __has_include(<internal/pycore_runtime.h>)
 #define HAVE_HEADERS  1
 #define Py_BUILD_CORE 1
 #pragma GCC diagnostic push
@@ -16,7 +16,11 @@
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wshadow"
 #include <Python.h>
+#if __has_include(<internal/pycore_frame.h>)
 #include <internal/pycore_frame.h>
+#else
+#include <frameobject.h> /* before 3.11 */
+#endif
 #include <internal/pycore_interp.h>
 #include <internal/pycore_runtime.h>
 #pragma GCC diagnostic pop
@@ -30,7 +34,7 @@
 
 #include "symbols/py_layout.h"
 
-#ifdef HAVE_HEADERS
+#if defined(HAVE_HEADERS) && PY_MINOR_VERSION >= 11
 /* The thread list, the frame chain's link, the code object, strings and
  * bytes; the thread's frame, the frame's code, instruction and entry mark
  * differ by version (each test checks its own). */
