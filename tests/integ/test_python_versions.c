@@ -13,7 +13,7 @@
  * And Debian's python3.11 run from a file only its own mount namespace
  * sees (as in a container): its runtime found through its root.
  */
-#include "py_busy.h"
+#include "py_workloads.h"
 
 #include <errno.h>
 #include <glob.h>
@@ -70,11 +70,11 @@ static void check_lines(const struct h_folded *f)
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		unsigned long long all = h_sum(f, pb_under_func, lines[i][0] + 1);
+		unsigned long long all = h_sum(f, pw_under_func, lines[i][0] + 1);
 		unsigned long long right = h_sum(f, at_line, lines[i]);
 
 		print_message("  %s%s: %.1f%% of its samples\n", lines[i][0] + 1, lines[i][1],
-			      pb_pct(right, all));
+			      pw_pct(right, all));
 		if (!all || right * 100 < all * 90)
 			fail_msg("%s is not at %s", lines[i][0] + 1, lines[i][1]);
 	}
@@ -88,16 +88,16 @@ static void run(int minor, bool attach)
 	char python[512], name[32];
 	struct h_result r;
 	struct h_folded f;
-	struct pb_truth t;
+	struct pw_truth t;
 
 	require_bpf();
 	require_pyenv(minor, python, sizeof(python));
 	snprintf(name, sizeof(name), "python3.%d", minor);
 	if (attach)
-		pb_run_attached(python, out, &r, &f, &t);
+		pw_run_attached(python, out, &r, &f, &t);
 	else
-		pb_run_command(python, "4", out, &r, &f, &t);
-	pb_check_profile(&f, &r, &t, name);
+		pw_run_command(python, "4", out, &r, &f, &t);
+	pw_check_profile(&f, &r, &t, name);
 	check_lines(&f);
 	h_folded_free(&f);
 	h_result_free(&r);
@@ -113,6 +113,27 @@ static void test_command_310(void **state)
 {
 	(void)state;
 	run(10, false);
+}
+
+/* Threads known by pthread_self() (3.10), not their native id. */
+static void test_threads_310(void **state)
+{
+	char python[512];
+
+	(void)state;
+	require_bpf();
+	require_pyenv(10, python, sizeof(python));
+	pw_check_threads(python);
+}
+
+static void test_threads_313(void **state)
+{
+	char python[512];
+
+	(void)state;
+	require_bpf();
+	require_pyenv(13, python, sizeof(python));
+	pw_check_threads(python);
 }
 
 static void test_attached_312(void **state)
@@ -148,7 +169,7 @@ static void test_container(void **state)
 	char script[8192];
 	struct h_result r;
 	struct h_folded f;
-	struct pb_truth t;
+	struct pw_truth t;
 
 	(void)state;
 	require_bpf();
@@ -165,8 +186,8 @@ static void test_container(void **state)
 			    "--propagation", "private", "sh", "-c", script));
 	snprintf(script, sizeof(script), "%s/python3.11", dir);
 	assert_false(h_exists(script)); /* only in its namespace */
-	t = pb_must_truth(r.out);
-	pb_check_profile(&f, &r, &t, "python3.11");
+	t = pw_must_truth(r.out);
+	pw_check_profile(&f, &r, &t, "python3.11");
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -176,10 +197,12 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_attached_310, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_310, h_test_teardown),
+		cmocka_unit_test_teardown(test_threads_310, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_313, h_test_teardown),
+		cmocka_unit_test_teardown(test_threads_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_container, h_test_teardown),
 	};
 

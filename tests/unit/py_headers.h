@@ -34,23 +34,14 @@
 
 #include "symbols/py_layout.h"
 
-#if defined(HAVE_HEADERS) && PY_MINOR_VERSION >= 11
-/* The thread list, the frame chain's link, the code object, strings and
- * bytes; the thread's frame, the frame's code, instruction and entry mark
- * differ by version (each test checks its own). */
-static inline void check_common_offsets(const struct py_layout *l)
+#ifdef HAVE_HEADERS
+/* The code object's name, file and lines, strings and bytes: the same
+ * fields in every version (3.11 added co_qualname). */
+static inline void check_object_offsets(const struct py_layout *l)
 {
-	assert_int_equal(l->walk.runtime_interp_head, offsetof(_PyRuntimeState, interpreters.head));
-	assert_int_equal(l->walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
-	assert_int_equal(l->walk.tstate_next, offsetof(PyThreadState, next));
-	assert_int_equal(l->walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));
-	assert_int_equal(l->walk.frame_previous, offsetof(_PyInterpreterFrame, previous));
-	assert_true(offsetof(_PyInterpreterFrame, owner) < PY_FRAME_WINDOW);
-	assert_int_equal(l->walk.code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
 	assert_int_equal(l->co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
 	assert_int_equal(l->co_filename, offsetof(PyCodeObject, co_filename));
 	assert_int_equal(l->co_name, offsetof(PyCodeObject, co_name));
-	assert_int_equal(l->co_qualname, offsetof(PyCodeObject, co_qualname));
 	assert_int_equal(l->co_linetable, offsetof(PyCodeObject, co_linetable));
 	assert_int_equal(l->str_length, offsetof(PyASCIIObject, length));
 	assert_int_equal(l->str_state, offsetof(PyASCIIObject, state));
@@ -60,6 +51,25 @@ static inline void check_common_offsets(const struct py_layout *l)
 	assert_int_equal(l->str_compact_data, sizeof(PyCompactUnicodeObject));
 	assert_int_equal(l->bytes_size, offsetof(PyVarObject, ob_size));
 	assert_int_equal(l->bytes_data, offsetof(PyBytesObject, ob_sval));
+}
+#endif
+
+#if defined(HAVE_HEADERS) && PY_MINOR_VERSION >= 11
+/* 3.11 on: the thread list, the frame chain's link, the code's
+ * instructions and qualname, and the above; the thread's frame, the
+ * frame's code, instruction and entry mark differ by version (each test
+ * checks its own). */
+static inline void check_common_offsets(const struct py_layout *l)
+{
+	assert_int_equal(l->walk.runtime_interp_head, offsetof(_PyRuntimeState, interpreters.head));
+	assert_int_equal(l->walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
+	assert_int_equal(l->walk.tstate_next, offsetof(PyThreadState, next));
+	assert_int_equal(l->walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));
+	assert_int_equal(l->walk.frame_previous, offsetof(_PyInterpreterFrame, previous));
+	assert_true(offsetof(_PyInterpreterFrame, owner) < PY_FRAME_WINDOW);
+	assert_int_equal(l->walk.code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
+	assert_int_equal(l->co_qualname, offsetof(PyCodeObject, co_qualname));
+	check_object_offsets(l);
 }
 #endif
 

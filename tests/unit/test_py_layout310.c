@@ -28,18 +28,7 @@ static void test_python310(void **state)
 	assert_int_equal(l->walk.frame_previous, offsetof(PyFrameObject, f_back));
 	assert_int_equal(l->walk.frame_instr, offsetof(PyFrameObject, f_lasti));
 	assert_true(offsetof(PyFrameObject, f_lasti) + sizeof(int) <= PY_FRAMEOBJ_WINDOW);
-	assert_int_equal(l->co_firstlineno, offsetof(PyCodeObject, co_firstlineno));
-	assert_int_equal(l->co_filename, offsetof(PyCodeObject, co_filename));
-	assert_int_equal(l->co_name, offsetof(PyCodeObject, co_name));
-	assert_int_equal(l->co_linetable, offsetof(PyCodeObject, co_linetable));
-	assert_int_equal(l->str_length, offsetof(PyASCIIObject, length));
-	assert_int_equal(l->str_state, offsetof(PyASCIIObject, state));
-	assert_int_equal(l->str_ascii_data, sizeof(PyASCIIObject));
-	assert_int_equal(l->str_utf8_length, offsetof(PyCompactUnicodeObject, utf8_length));
-	assert_int_equal(l->str_utf8, offsetof(PyCompactUnicodeObject, utf8));
-	assert_int_equal(l->str_compact_data, sizeof(PyCompactUnicodeObject));
-	assert_int_equal(l->bytes_size, offsetof(PyVarObject, ob_size));
-	assert_int_equal(l->bytes_data, offsetof(PyBytesObject, ob_sval));
+	check_object_offsets(l);
 #else
 	print_message("SKIP: CPython 3.10's headers are not installed (pyenv's 3.10)\n");
 	skip();
