@@ -260,6 +260,22 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(UNIT_HELPERS) $(ASAN_LIB_OBJS) | $(DEPS_
 $(BUILD)/tests/unit/test_py_layout: private ALL_CFLAGS += \
 	$(if $(wildcard /usr/include/python3.11/Python.h),-I/usr/include/python3.11)
 
+# test_py_layout310, 312 and 313 do the same with pyenv's 3.10, 3.12 and
+# 3.13, where they are installed; 313 reads the offsets 3.13's libpython
+# publishes.
+PYENV_ROOT ?= $(HOME)/.pyenv
+PY310_INC := $(firstword $(wildcard $(PYENV_ROOT)/versions/3.10.*/include/python3.10))
+PY312_INC := $(firstword $(wildcard $(PYENV_ROOT)/versions/3.12.*/include/python3.12))
+PY313_INC := $(firstword $(wildcard $(PYENV_ROOT)/versions/3.13.*/include/python3.13))
+PY313_LIB := $(firstword $(wildcard $(PYENV_ROOT)/versions/3.13.*/lib/libpython3.13.so.1.0))
+$(BUILD)/tests/unit/test_py_layout310: private ALL_CFLAGS += \
+	$(if $(wildcard $(PY310_INC)/Python.h),-I$(PY310_INC))
+$(BUILD)/tests/unit/test_py_layout312: private ALL_CFLAGS += \
+	$(if $(wildcard $(PY312_INC)/Python.h),-I$(PY312_INC))
+$(BUILD)/tests/unit/test_py_layout313: private ALL_CFLAGS += \
+	$(if $(wildcard $(PY313_INC)/Python.h),-I$(PY313_INC)) \
+	$(if $(PY313_LIB),-DPY313_LIB='"$(PY313_LIB)"')
+
 # Symbolizer fixtures: the same code as a PIE, a non-PIE and a shared library.
 $(BUILD)/tests/fixtures/%_pie: tests/fixtures/%.c
 	$(Q)mkdir -p $(@D)

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Python frames of the sampled thread, walked in the kernel: its thread
  * state found among the interpreter's by native thread id, then its chain
- * of _PyInterpreterFrame, innermost first. Each frame is one user read of
+ * of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
+ * the process's version (3.11 to 3.13), or its chain of PyFrameObject
+ * (3.10). Each frame is one user read of
  * PY_FRAME_WINDOW bytes. The includer includes common.bpf.h and
  * stack.bpf.h first. */
 #ifndef FLAMEBPF_PYTHON_BPF_H
@@ -43,6 +45,7 @@ struct py_walk {
 	struct sample_stack_event *st;
 	struct py_window *win;
 	__u64 at; /* the thread state, then the frame, being read */
+	__u64 me; /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
 	__u32 tid;
 	__u32 nr; /* words of st->ip written */
 	bool found;
@@ -66,7 +69,7 @@ static long py_thread_step(__u32 i, void *data)
 	if (!w->at)
 		return 1;
 	tid = py_read_ptr(w->at + w->pp->o.tstate_native_tid);
-	if (tid == w->tid) {
+	if (tid == w->me) {
 		w->found = true;
 		return 1;
 	}
@@ -82,28 +85,65 @@ static __always_inline __u64 py_window_u64(const struct py_window *win, __u32 of
 	return v;
 }
 
+/* A shim frame (PY_WALK_SHIM): C entered the evaluation loop here, so the
+ * frame recorded last (its callee), whose word is ip[n - 1], began a C
+ * call's run. Before any frame that is ip[0], which the process's pid
+ * overwrites. */
+static __always_inline void py_mark_entry(struct py_walk *w, __u32 n)
+{
+	__u32 k = n - 1;
+
+	if (k < SAMPLE_MAX_DEPTH)
+		w->st->ip[k] |= PY_FRAME_ENTRY;
+}
+
+/* A frame's instruction as the record keeps it: its index in code units
+ * (-1 before the first), and PY_FRAME_ENTRY where a C call of the loop
+ * began with it. */
+static __always_inline __u64 py_frame_word(const struct py_walk *w, const struct py_offsets *o,
+					   __u64 code, __u8 entry)
+{
+	__u64 instr;
+	__s32 lasti;
+
+	if (o->flags & PY_WALK_FRAMEOBJ) {
+		__builtin_memcpy(&lasti, &w->win->b[o->frame_instr & 127], sizeof(lasti));
+		return (__u32)lasti | PY_FRAME_ENTRY;
+	}
+	instr = py_window_u64(w->win, o->frame_instr);
+	/* a pointer into the code: a shift, not a division (BPF has no
+	 * signed one) */
+	instr = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
+	if (!(o->flags & PY_WALK_SHIM) && entry)
+		instr |= PY_FRAME_ENTRY;
+	return instr;
+}
+
 /* One frame: its code object and instruction into the record, then its
  * caller. */
 static long py_frame_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
 	const struct py_offsets *o = &w->pp->o;
-	__u64 code, instr, word;
-	__u32 n = w->nr;
+	__u32 n = w->nr, size;
+	__u64 code, word;
+	__u8 entry;
 
 	if (!w->at || n + 2 > SAMPLE_MAX_DEPTH)
 		return 1;
-	if (bpf_probe_read_user(w->win->b, PY_FRAME_WINDOW, (const void *)w->at))
+	size = o->flags & PY_WALK_FRAMEOBJ ? PY_FRAMEOBJ_WINDOW : PY_FRAME_WINDOW;
+	if (bpf_probe_read_user(w->win->b, size, (const void *)w->at))
 		return 1;
+	entry = w->win->b[o->frame_entry & 127];
+	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
+		py_mark_entry(w, n);
+		w->at = py_window_u64(w->win, o->frame_previous);
+		return 0;
+	}
 	code = py_window_u64(w->win, o->frame_code);
-	instr = py_window_u64(w->win, o->frame_prev_instr);
 	if (!code)
 		return 1;
-	/* in code units of 2 bytes; before the first (a new frame): -1. A
-	 * shift, not a division: BPF has no signed one */
-	word = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
-	if (w->win->b[o->frame_is_entry & 127])
-		word |= PY_FRAME_ENTRY;
+	word = py_frame_word(w, o, code, entry);
 	if (n < SAMPLE_MAX_DEPTH - 1) {
 		w->st->ip[n] = code;
 		w->st->ip[n + 1] = word;
@@ -121,7 +161,7 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	__u64 *cached = bpf_map_lookup_elem(&py_tstates, &w->tid);
 	__u64 interp;
 
-	if (cached && *cached && py_read_ptr(*cached + o->tstate_native_tid) == w->tid) {
+	if (cached && *cached && py_read_ptr(*cached + o->tstate_native_tid) == w->me) {
 		w->at = *cached;
 		return true;
 	}
@@ -141,12 +181,17 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
 {
 	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
-	struct py_walk w = { .tid = tid, .nr = 1 };
+	struct py_walk w = { .tid = tid, .me = tid, .nr = 1 };
+	struct task_struct *task;
 	__u32 zero = 0;
 
 	if (!pp)
 		return STACK_ID_NONE;
 	w.pp = pp;
+	/* pthread_self(), glibc's thread pointer: the thread's fs base */
+	task = bpf_get_current_task_btf();
+	if (pp->o.flags & PY_WALK_PTHREAD)
+		w.me = BPF_CORE_READ(task, thread.fsbase);
 	count(CNT_PY_SAMPLES);
 	w.st = stack_scratch();
 	w.win = bpf_map_lookup_elem(&py_win, &zero);
@@ -154,9 +199,11 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 		return STACK_ID_NONE;
 	if (!py_find_thread(&w))
 		return STACK_ID_NONE;
-	w.at = py_read_ptr(w.at + pp->o.tstate_cframe);
-	w.at = w.at ? py_read_ptr(w.at + pp->o.cframe_current) : 0;
-	bpf_loop(PY_MAX_FRAMES, py_frame_step, &w, 0);
+	w.at = py_read_ptr(w.at + pp->o.tstate_frame);
+	if (pp->o.flags & PY_WALK_CFRAME)
+		w.at = w.at ? py_read_ptr(w.at + pp->o.cframe_current) : 0;
+	/* twice the frames recorded: shim frames take a step each */
+	bpf_loop(2 * PY_MAX_FRAMES, py_frame_step, &w, 0);
 	if (w.nr < 3)
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;

@@ -6,21 +6,38 @@
 #define FLAMEBPF_PYTHON_H
 
 /* Where CPython keeps what the walk reads: byte offsets in its structures,
- * one table per version (src/symbols/py_layout.c). */
+ * from a table per version (src/symbols/py_layout.c) or the interpreter's
+ * own _Py_DebugOffsets (3.13+, src/symbols/py_debug_offsets.c); flags
+ * (PY_WALK_*) say which of the version's fields the walk follows. */
 struct py_offsets {
 	__u32 runtime_interp_head; /* _PyRuntime.interpreters.head */
 	__u32 interp_threads_head; /* PyInterpreterState.threads.head */
 	__u32 tstate_next;	   /* PyThreadState.next */
-	__u32 tstate_native_tid;   /* PyThreadState.native_thread_id */
-	__u32 tstate_cframe;	   /* PyThreadState.cframe */
+	__u32 tstate_native_tid;   /* PyThreadState.native_thread_id (PY_WALK_PTHREAD: thread_id) */
+	__u32 tstate_frame;	   /* PyThreadState.cframe (PY_WALK_CFRAME), else .current_frame */
 	__u32 cframe_current;	   /* _PyCFrame.current_frame */
-	__u32 frame_code;	   /* _PyInterpreterFrame.f_code */
+	__u32 frame_code;	   /* _PyInterpreterFrame.f_code (3.13: f_executable) */
 	__u32 frame_previous;	   /* _PyInterpreterFrame.previous */
-	__u32 frame_prev_instr;	   /* _PyInterpreterFrame.prev_instr */
-	__u32 frame_is_entry;	   /* _PyInterpreterFrame.is_entry */
-	__u32 code_adaptive;	   /* PyCodeObject.co_code_adaptive: the instructions */
-	__u32 pad;
+	__u32 frame_instr;   /* .prev_instr (3.13: instr_ptr, the current one; 3.10: f_lasti) */
+	__u32 frame_entry;   /* .is_entry, or .owner (PY_WALK_SHIM) */
+	__u32 code_adaptive; /* PyCodeObject.co_code_adaptive: the instructions */
+	__u32 flags;	     /* PY_WALK_* */
 };
+
+/* The thread's frame through its _PyCFrame (3.11, 3.12), not directly. */
+#define PY_WALK_CFRAME (1U << 0)
+/* Where C entered the evaluation loop is a shim frame owned by the C stack
+ * (3.12+: owner FRAME_OWNED_BY_CSTACK, no code of its own), not a flag
+ * on the first frame it ran (3.11's is_entry). */
+#define PY_WALK_SHIM	   (1U << 1)
+#define PY_OWNED_BY_CSTACK 3
+/* 3.10: a chain of PyFrameObject (frame_previous is f_back), each run by
+ * a C call of the evaluation loop of its own (every frame an entry), its
+ * instruction an int index (f_lasti), not a pointer. */
+#define PY_WALK_FRAMEOBJ (1U << 2)
+/* 3.10: the thread state knows its thread by pthread_self() (thread_id),
+ * not by its native id. */
+#define PY_WALK_PTHREAD (1U << 3)
 
 /* A Python process: where its _PyRuntime is, and its version's layout. */
 struct py_proc {
@@ -34,9 +51,12 @@ struct py_proc {
  * address, then the instruction's index in its code units (low 32 bits,
  * -1 before the first) with PY_FRAME_ENTRY where one C call of the
  * evaluation loop began running Python frames. */
-#define PY_MAX_FRAMES	63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
-#define PY_MAX_THREADS	64
-#define PY_FRAME_ENTRY	(1ULL << 32)
-#define PY_FRAME_WINDOW 80 /* the bytes of a frame read at once: is_entry below */
+#define PY_MAX_FRAMES  63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
+#define PY_MAX_THREADS 64
+#define PY_FRAME_ENTRY (1ULL << 32)
+/* The bytes of a frame read at once: its pointers below 64 (frame_code,
+ * frame_previous, frame_instr), frame_entry below PY_FRAME_WINDOW. */
+#define PY_FRAME_WINDOW	   80
+#define PY_FRAMEOBJ_WINDOW 104 /* PY_WALK_FRAMEOBJ: f_lasti at 96 */
 
 #endif

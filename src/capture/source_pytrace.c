@@ -122,7 +122,7 @@ static int attach_binary(struct py_source *s, struct disasm *d, const char *path
 {
 	struct py_sites ps = {};
 	char why[160];
-	int err = py_sites__find(d, fd, major, minor, s->layout->walk.frame_prev_instr, &ps, why,
+	int err = py_sites__find(d, fd, major, minor, s->layout->walk.frame_instr, &ps, why,
 				 sizeof(why));
 
 	if (err == -EPROTONOSUPPORT) {

@@ -114,7 +114,7 @@ static int read_fields(const struct py_mem *m, const struct py_layout *l, uint64
 		       uint64_t f[4], int32_t *first, uint64_t *ident)
 {
 	if (read_u64(m, addr + l->co_filename, &f[0]) || read_u64(m, addr + l->co_name, &f[1]) ||
-	    read_u64(m, addr + l->co_qualname, &f[2]) ||
+	    (l->co_qualname && read_u64(m, addr + l->co_qualname, &f[2])) ||
 	    read_u64(m, addr + l->co_linetable, &f[3]) ||
 	    m->read(m->arg, addr + l->co_firstlineno, first, sizeof(*first)))
 		return -EFAULT;
@@ -127,7 +127,7 @@ static int read_fields(const struct py_mem *m, const struct py_layout *l, uint64
 int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
 		   uint64_t *ident)
 {
-	uint64_t f[4];
+	uint64_t f[4] = { 0 };
 	int32_t first;
 
 	return read_fields(m, l, addr, f, &first, ident);
@@ -136,10 +136,11 @@ int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t a
 int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
 		  struct py_code *out)
 {
-	uint64_t f[4], ident, file, name, qualname, table;
+	uint64_t f[4] = { 0 }, ident, file, name, qualname, table;
 	int32_t first;
 
 	memset(out, 0, sizeof(*out));
+	out->pair_lines = l->pair_lines;
 	if (read_fields(m, l, addr, f, &first, &ident))
 		return -EFAULT;
 	file = f[0];
@@ -159,8 +160,12 @@ int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t ad
 
 void py_code__frame_name(const struct py_code *c, int lasti, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s (%s:%d)", c->name, c->file,
-		 py_linetable__line(c->linetable, c->ntable, c->firstlineno, lasti));
+	int line =
+		c->pair_lines
+			? py_linetable__line_pairs(c->linetable, c->ntable, c->firstlineno, lasti)
+			: py_linetable__line(c->linetable, c->ntable, c->firstlineno, lasti);
+
+	snprintf(buf, len, "%s (%s:%d)", c->name, c->file, line);
 }
 
 void py_code__free(struct py_code *c)

@@ -3,6 +3,7 @@
 #ifndef FLAMEBPF_PY_CODE_H
 #define FLAMEBPF_PY_CODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -20,6 +21,7 @@ struct py_code {
 	int firstlineno;
 	uint8_t *linetable; /* co_linetable's bytes (NULL: none) */
 	size_t ntable;
+	bool pair_lines; /* the table is 3.10's (py_layout.pair_lines) */
 	/* what tells this code object from another at the same address once it
 	 * is freed: its strings' and table's addresses, its first line */
 	uint64_t ident;

@@ -5,6 +5,7 @@
 #define FLAMEBPF_PY_LAYOUT_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "python.h"
@@ -12,8 +13,9 @@
 struct py_layout {
 	unsigned int major, minor;
 	struct py_offsets walk;
-	/* PyCodeObject */
+	/* PyCodeObject (co_qualname 0: none, before 3.11) */
 	uint32_t co_firstlineno, co_filename, co_name, co_qualname, co_linetable;
+	bool pair_lines; /* co_linetable as 3.10's pairs (py_linetable.h) */
 	/* PyUnicodeObject (PEP 393) and PyBytesObject */
 	uint32_t str_length, str_state, str_ascii_data;	      /* PyASCIIObject */
 	uint32_t str_utf8_length, str_utf8, str_compact_data; /* PyCompactUnicodeObject */

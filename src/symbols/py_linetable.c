@@ -72,3 +72,24 @@ int py_linetable__line(const uint8_t *t, size_t len, int firstlineno, int lasti)
 	}
 	return firstlineno;
 }
+
+#define PAIR_NO_LINE (-128)
+
+int py_linetable__line_pairs(const uint8_t *t, size_t len, int firstlineno, int lasti)
+{
+	long target = 2L * lasti, addr = 0;
+	int line = firstlineno;
+
+	if (lasti < 0)
+		return firstlineno;
+	for (size_t i = 0; i + 1 < len; i += 2) {
+		int delta = (int8_t)t[i + 1];
+
+		if (delta != PAIR_NO_LINE)
+			line += delta;
+		if (target < addr + t[i])
+			return delta == PAIR_NO_LINE ? firstlineno : line;
+		addr += t[i];
+	}
+	return firstlineno;
+}

@@ -1,5 +1,7 @@
-/* CPython 3.11's location table (co_linetable, Objects/locations.md):
- * which source line each instruction of a code object came from. */
+/* CPython's line tables (co_linetable): which source line each
+ * instruction of a code object came from, in 3.11's location table
+ * (Objects/locations.md) or 3.10's address and line pairs
+ * (Objects/lnotab_notes.txt). */
 #ifndef FLAMEBPF_PY_LINETABLE_H
 #define FLAMEBPF_PY_LINETABLE_H
 
@@ -11,5 +13,10 @@
  * before the first instruction (-1: a frame not started), past the table
  * or without a location gives firstlineno. */
 int py_linetable__line(const uint8_t *t, size_t len, int firstlineno, int lasti);
+
+/* The same from 3.10's table: pairs of an unsigned byte (the range's
+ * length in bytes of code) and a signed one (its line's delta from the
+ * last; -128: the range has no line). */
+int py_linetable__line_pairs(const uint8_t *t, size_t len, int firstlineno, int lasti);
 
 #endif

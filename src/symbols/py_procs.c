@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,8 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "elf_object.h"
+#include "mapped_file.h"
+#include "py_debug_offsets.h"
 #include "py_procs.h"
 
 #define PY_NAME_MAX 1200
@@ -17,7 +18,8 @@
 struct py_proc_entry {
 	pid_t pid;
 	uint64_t runtime; /* _PyRuntime in the process; 0: not Python */
-	const struct py_layout *layout;
+	struct py_layout layout;
+	bool known;	    /* layout is its version's */
 	struct hashmap idx; /* code object address -> 1 + its index in codes */
 	struct py_code *codes;
 	size_t ncodes, codes_cap;
@@ -92,17 +94,20 @@ static const struct map_entry *python_mapping(struct procs *ps, pid_t pid, size_
 }
 
 /* _PyRuntime's address in pid, and its version from Py_Version (3.11+;
- * else the file name's). */
-static int locate_runtime(const struct map_entry *m, pid_t pid, uint64_t *runtime,
+ * else the file name's). The file is opened as pid sees it (root: its
+ * own in a container, procs__root). */
+static int locate_runtime(const struct map_entry *m, pid_t pid, int root, uint64_t *runtime,
 			  unsigned int *major, unsigned int *minor)
 {
 	static const char *const names[] = { "_PyRuntime", "Py_Version" };
 	uint64_t at[2], start;
 	uint32_t version;
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC), err;
+	char *path = mapped_file__path(m);
+	int fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM, err;
 
+	free(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = elf_object__find(fd, names, 2, at);
 	if (!err)
 		err = elf_object__vaddr(fd, m->offset, &start);
@@ -127,7 +132,7 @@ static void reset(struct py_proc_entry *e)
 	e->codes = NULL;
 	e->ncodes = e->codes_cap = 0;
 	e->runtime = 0;
-	e->layout = NULL;
+	e->known = false;
 }
 
 /* The runtime of the first mapping that has one. */
@@ -138,8 +143,32 @@ static int find_runtime(struct procs *ps, pid_t pid, uint64_t *runtime, unsigned
 	int err = -ENOENT;
 
 	for (size_t i = 0; err && (m = python_mapping(ps, pid, &i, major, minor)); i++)
-		err = locate_runtime(m, pid, runtime, major, minor);
+		err = locate_runtime(m, pid, procs__root(ps, pid), runtime, major, minor);
 	return err;
+}
+
+/* pid's layout: the one its runtime publishes (3.13+), else the table's
+ * for its version. -EPROTONOSUPPORT when neither is known, with the
+ * version in l. */
+static int layout_of(pid_t pid, uint64_t runtime, unsigned int major, unsigned int minor,
+		     struct py_layout *l)
+{
+	uint8_t buf[PY_DEBUG_OFFSETS_SIZE];
+	const struct py_layout *t;
+	int err = -ENOENT;
+
+	if (!read_mem((void *)(intptr_t)pid, runtime, buf, sizeof(buf)))
+		err = py_debug_offsets__layout(buf, sizeof(buf), l);
+	if (err != -ENOENT)
+		return err;
+	t = py_layout__find(major, minor);
+	if (t) {
+		*l = *t;
+		return 0;
+	}
+	l->major = major;
+	l->minor = minor;
+	return -EPROTONOSUPPORT;
 }
 
 int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py_proc *out)
@@ -156,19 +185,22 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
 		return -ENOMEM;
 	/* the same image looked at again (new mappings): its code objects
 	 * stay known */
-	if (e->runtime != runtime || !e->layout)
+	if (e->runtime != runtime || !e->known)
 		reset(e);
-	e->layout = py_layout__find(major, minor);
-	if (!e->layout) {
+	err = layout_of(pid, runtime, major, minor, &e->layout);
+	if (err) {
 		if (!pp->unknown[0])
-			snprintf(pp->unknown, sizeof(pp->unknown), "python%u.%u", major, minor);
-		return -EPROTONOSUPPORT;
+			snprintf(pp->unknown, sizeof(pp->unknown), "python%u.%u", e->layout.major,
+				 e->layout.minor);
+		return err;
 	}
+	e->known = true;
 	if (!pp->known[0])
-		snprintf(pp->known, sizeof(pp->known), "python%u.%u", major, minor);
+		snprintf(pp->known, sizeof(pp->known), "python%u.%u", e->layout.major,
+			 e->layout.minor);
 	e->runtime = runtime;
 	out->runtime = runtime;
-	out->o = e->layout->walk;
+	out->o = e->layout.walk;
 	return 0;
 }
 
@@ -182,7 +214,7 @@ static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, boo
 
 	if (hashmap__get(&e->idx, addr, &i))
 		return &e->codes[i - 1];
-	if (!read || !e->layout || py_code__read(&mem, e->layout, addr, &c))
+	if (!read || !e->known || py_code__read(&mem, &e->layout, addr, &c))
 		return NULL;
 	if (array__push((void **)&e->codes, &e->ncodes, &e->codes_cap, &c, sizeof(c)) ||
 	    hashmap__set(&e->idx, addr, e->ncodes)) {
@@ -207,8 +239,8 @@ static void refresh_code(struct py_proc_entry *e, uint64_t addr)
 		code_of(e, addr, true);
 		return;
 	}
-	if (!e->layout || py_code__ident(&mem, e->layout, addr, &ident) ||
-	    ident == e->codes[i - 1].ident || py_code__read(&mem, e->layout, addr, &c))
+	if (!e->known || py_code__ident(&mem, &e->layout, addr, &ident) ||
+	    ident == e->codes[i - 1].ident || py_code__read(&mem, &e->layout, addr, &c))
 		return;
 	py_code__free(&e->codes[i - 1]);
 	e->codes[i - 1] = c;
@@ -268,7 +300,7 @@ bool py_procs__is_python(const struct py_procs *pp, pid_t pid)
 {
 	const struct py_proc_entry *e = find(pp, pid);
 
-	return e && e->layout;
+	return e && e->known;
 }
 
 size_t py_procs__count(const struct py_procs *pp, char *name, size_t len)
@@ -276,7 +308,7 @@ size_t py_procs__count(const struct py_procs *pp, char *name, size_t len)
 	size_t n = 0;
 
 	for (size_t i = 0; i < pp->n; i++)
-		n += pp->v[i].layout != NULL;
+		n += pp->v[i].known;
 	snprintf(name, len, "%s", pp->known);
 	return n;
 }
