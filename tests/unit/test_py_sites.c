@@ -49,7 +49,7 @@ static int find(const char *path, unsigned int minor, struct py_sites *ps, char 
 	int fd = open_or_skip(path), err;
 
 	assert_int_equal(disasm__new(&d), 0);
-	err = py_sites__find(d, fd, 3, minor, py_layout__find(3, 11)->walk.frame_prev_instr, ps,
+	err = py_sites__find(d, fd, 3, minor, py_layout__find(3, 11)->walk.frame_instr, ps,
 			     why, len);
 	disasm__free(d);
 	close(fd);
