@@ -8,7 +8,10 @@
  * nested as the program called them, with zlib's native frames under
  * encode, in shares within 10% of the truth. And each thread of
  * tests/workloads/py_threads.py under its own function, and time off the
- * CPU (--off-cpu) under the function that slept.
+ * CPU (--off-cpu) under the function that slept. Likewise each worker of
+ * a thread pool (concurrent.futures); and asyncio's coroutines
+ * (tests/workloads/py_async.py) nested as Python shows them, in shares
+ * within 10% of the truth.
  */
 #include "harness.h"
 
@@ -262,20 +265,22 @@ static void test_command(void **state)
 }
 
 /* Each thread's samples carry its own function: the walk finds the
- * sampled thread's state among the interpreter's by native thread id. */
-static void test_threads(void **state)
+ * sampled thread's state among the interpreter's by native thread id.
+ * mode: "threads" (threading.Thread) or "pool" (a ThreadPoolExecutor's
+ * workers). */
+static void check_threads(const char *mode)
 {
 	const char *out = h_path("py_threads.folded");
 	unsigned long long own = 0, all = 0;
+	bool pool = !strcmp(mode, "pool");
 	struct h_result r;
 	struct h_folded f;
 
-	(void)state;
 	require_bpf();
 	require_python();
 	h_run_folded(&r, 30, out, &f,
 		     H_ARGV(h_flamebpf(), "-F", "499", "--tids", "-o", out, "--", PYTHON,
-			    "tests/workloads/py_threads.py", "2"));
+			    "tests/workloads/py_threads.py", "2", mode));
 	for (size_t i = 0; i < f.n; i++) {
 		const char *stack = f.lines[i].stack, *slash = strchr(stack, '/');
 		char want[64], line[64];
@@ -293,7 +298,8 @@ static void test_threads(void **state)
 			continue; /* the main thread, or outside the loop */
 		all += f.lines[i].count;
 		strcat(want, " (");
-		if (find_frame(stack, want))
+		/* a pool's task under its worker's loop */
+		if (find_frame(stack, want) && (!pool || find_frame(stack, "_worker (")))
 			own += f.lines[i].count;
 		else
 			print_message("not its own function (%s): %s\n", want, stack);
@@ -306,6 +312,115 @@ static void test_threads(void **state)
 	}
 	h_folded_free(&f);
 	h_result_free(&r);
+}
+
+static void test_threads(void **state)
+{
+	(void)state;
+	check_threads("threads");
+}
+
+static void test_thread_pool(void **state)
+{
+	(void)state;
+	check_threads("pool");
+}
+
+/* The Python frame nearest above frame AT of stack (native frames
+ * skipped) starts with prefix. */
+static bool py_parent_is(const char *stack, size_t at, const char *prefix)
+{
+	char frame[512];
+
+	while (at > 1 && frame_at(stack, --at, frame, sizeof(frame)))
+		if (is_py_frame(frame))
+			return !strncmp(frame, prefix, strlen(prefix));
+	return false;
+}
+
+/* inner's Python caller is outer: the awaited coroutine under the one
+ * awaiting it. */
+static bool inner_under_outer(const char *stack, const void *arg)
+{
+	size_t at = find_frame(stack, "inner (");
+
+	(void)arg;
+	return at && py_parent_is(stack, at, "outer (");
+}
+
+/* The task's coroutine (arg) right under the event loop's callback,
+ * under the loop's _run_once. */
+static bool task_under_loop(const char *stack, const void *arg)
+{
+	size_t at = find_frame(stack, arg);
+
+	return at && py_parent_is(stack, at, "Handle._run (") &&
+	       find_frame(stack, "BaseEventLoop._run_once (") > 0;
+}
+
+/* "py_async: crunch S outer S inner S total S" in the workload's output;
+ * outer's time is its own, without inner's. */
+static void must_async_truth(const char *out, double t[4])
+{
+	char line[256];
+
+	if (!h_find_line(out, "py_async: ", line, sizeof(line)) ||
+	    sscanf(line, "py_async: crunch %lf outer %lf inner %lf total %lf", &t[0], &t[1], &t[2],
+		   &t[3]) != 4 ||
+	    t[3] <= 0)
+		fail_msg("py_async printed no CPU times: '%s'", out);
+}
+
+/* asyncio: two tasks gathered, one awaiting a nested coroutine. Their
+ * coroutines' frames as Python shows them: each task's under the event
+ * loop's frames (Handle._run), inner under outer, in their shares. */
+static void test_asyncio(void **state)
+{
+	const char *out = h_path("py_async.folded");
+	unsigned long long all, py, crunch, outer, inner;
+	struct h_proc work;
+	struct h_result r, wr;
+	struct h_folded f;
+	char pid[32];
+	double t[4];
+	bool ok;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	h_start_workload(&work, H_ARGV(PYTHON, "tests/workloads/py_async.py", "6"));
+	h_sleep(1);
+	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-p", pid, "-d", "4", "-o", out));
+	h_finish(&work, 30, &wr);
+	assert_int_equal(wr.status, 0);
+	must_async_truth(wr.out, t);
+	all = f.total;
+	py = h_sum(&f, has_py_frame, NULL);
+	crunch = h_sum(&f, under_func, "crunch (");
+	outer = h_sum(&f, under_func, "outer (");
+	inner = h_sum(&f, under_func, "inner (");
+	print_message("%llu samples, %.1f%% with Python frames\n", all, pct(py, all));
+	ok = share_ok("crunch", pct(crunch, all), 100 * t[0] / t[3]) &
+	     share_ok("outer", pct(outer, all), 100 * (t[1] + t[2]) / t[3]) &
+	     share_ok("inner", pct(inner, all), 100 * t[2] / t[3]);
+	print_message("  inner under outer %.1f%% of inner; under the loop: crunch %.1f%%, "
+		      "outer %.1f%%\n",
+		      pct(h_sum(&f, inner_under_outer, NULL), inner),
+		      pct(h_sum(&f, task_under_loop, "crunch ("), crunch),
+		      pct(h_sum(&f, task_under_loop, "outer ("), outer));
+	if (all < 300 || py * 100 < all * 95 || !ok ||
+	    h_sum(&f, inner_under_outer, NULL) * 100 < inner * 95 ||
+	    h_sum(&f, task_under_loop, "crunch (") * 100 < crunch * 95 ||
+	    h_sum(&f, task_under_loop, "outer (") * 100 < outer * 95) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 25);
+		fail_msg("the coroutines are not named, nested or in their shares");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+	h_result_free(&wr);
 }
 
 /* --off-cpu: time blocked carries the Python frames where it blocked. */
@@ -339,7 +454,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
 		cmocka_unit_test_teardown(test_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_thread_pool, h_test_teardown),
 		cmocka_unit_test_teardown(test_offcpu, h_test_teardown),
+		cmocka_unit_test_teardown(test_asyncio, h_test_teardown),
 	};
 
 	h_init(argc, argv);
