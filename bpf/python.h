@@ -9,6 +9,7 @@
  * one table per version (src/symbols/py_layout.c). */
 struct py_offsets {
 	__u32 runtime_interp_head; /* _PyRuntime.interpreters.head */
+	__u32 interp_next;	   /* PyInterpreterState.next */
 	__u32 interp_threads_head; /* PyInterpreterState.threads.head */
 	__u32 tstate_next;	   /* PyThreadState.next */
 	__u32 tstate_native_tid;   /* PyThreadState.native_thread_id */
@@ -19,7 +20,6 @@ struct py_offsets {
 	__u32 frame_prev_instr;	   /* _PyInterpreterFrame.prev_instr */
 	__u32 frame_is_entry;	   /* _PyInterpreterFrame.is_entry */
 	__u32 code_adaptive;	   /* PyCodeObject.co_code_adaptive: the instructions */
-	__u32 pad;
 };
 
 /* A Python process: where its _PyRuntime is, and its version's layout. */
@@ -35,7 +35,8 @@ struct py_proc {
  * -1 before the first) with PY_FRAME_ENTRY where one C call of the
  * evaluation loop began running Python frames. */
 #define PY_MAX_FRAMES	63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
-#define PY_MAX_THREADS	64
+#define PY_MAX_THREADS	64 /* thread states passed over, all interpreters together */
+#define PY_MAX_TSTATES	4  /* a thread's states: one per interpreter it runs in */
 #define PY_FRAME_ENTRY	(1ULL << 32)
 #define PY_FRAME_WINDOW 80 /* the bytes of a frame read at once: is_entry below */
 

@@ -11,7 +11,8 @@
  * CPU (--off-cpu) under the function that slept. Likewise each worker of
  * a thread pool (concurrent.futures); and asyncio's coroutines
  * (tests/workloads/py_async.py) nested as Python shows them, in shares
- * within 10% of the truth.
+ * within 10% of the truth. And a thread's frames in a sub-interpreter
+ * (tests/workloads/py_subinterp.py) above its main interpreter's.
  */
 #include "harness.h"
 
@@ -423,6 +424,64 @@ static void test_asyncio(void **state)
 	h_result_free(&wr);
 }
 
+/* sub_spin in the sub-interpreter's code, under its <module>, under the
+ * thread's in_sub that ran it. */
+static bool sub_nested(const char *stack, const void *arg)
+{
+	size_t at = find_frame(stack, "sub_spin (<string>:");
+	size_t mod = find_frame(stack, "<module> (<string>:");
+
+	(void)arg;
+	return at && mod && py_parent_is(stack, at, "<module> (<string>:") &&
+	       py_parent_is(stack, mod, "in_sub (");
+}
+
+/* The stack is the thread's (arg: "/TID;") and has sub_spin. */
+static bool sub_thread(const char *stack, const void *arg)
+{
+	return strstr(stack, arg) && find_frame(stack, "sub_spin (");
+}
+
+static bool of_thread(const char *stack, const void *arg)
+{
+	return strstr(stack, arg) != NULL;
+}
+
+/* A sub-interpreter made and run by a thread (_xxsubinterpreters): the
+ * walk finds the thread's states in every interpreter, and its frames in
+ * the sub-interpreter lie above those of the main one that called in. */
+static void test_subinterpreter(void **state)
+{
+	const char *out = h_path("py_subinterp.folded");
+	unsigned long long all, busy, nested;
+	char line[64], tid[32];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "--tids", "-o", out, "--", PYTHON,
+			    "tests/workloads/py_subinterp.py", "3"));
+	if (!h_find_line(r.out, "sub ", line, sizeof(line)))
+		fail_msg("py_subinterp printed no thread id: '%s'", r.out);
+	snprintf(tid, sizeof(tid), "/%ld;", strtol(line + 4, NULL, 10));
+	all = h_sum(&f, of_thread, tid);
+	busy = h_sum(&f, sub_thread, tid);
+	nested = h_sum(&f, sub_nested, NULL);
+	print_message("%llu samples of the thread, %.1f%% in sub_spin, %.1f%% of those under "
+		      "<module> under in_sub\n",
+		      all, pct(busy, all), pct(nested, busy));
+	if (all < 300 || busy * 100 < all * 90 || nested != busy) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("the sub-interpreter's frames are not named or not nested");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 /* --off-cpu: time blocked carries the Python frames where it blocked. */
 static void test_offcpu(void **state)
 {
@@ -457,6 +516,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_thread_pool, h_test_teardown),
 		cmocka_unit_test_teardown(test_offcpu, h_test_teardown),
 		cmocka_unit_test_teardown(test_asyncio, h_test_teardown),
+		cmocka_unit_test_teardown(test_subinterpreter, h_test_teardown),
 	};
 
 	h_init(argc, argv);

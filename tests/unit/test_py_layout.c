@@ -35,6 +35,7 @@ static void test_python311(void **state)
 	assert_non_null(l);
 #ifdef HAVE_HEADERS
 	assert_int_equal(l->walk.runtime_interp_head, offsetof(_PyRuntimeState, interpreters.head));
+	assert_int_equal(l->walk.interp_next, offsetof(PyInterpreterState, next));
 	assert_int_equal(l->walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
 	assert_int_equal(l->walk.tstate_next, offsetof(PyThreadState, next));
 	assert_int_equal(l->walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));
