@@ -207,25 +207,54 @@ static void check_profile(const struct h_folded *f, const struct h_result *r, co
 		fail_msg("no 'python:' line in the summary");
 }
 
+/* python3.11 PROG ARGS, attached 1 s in (-F 499 -p) for 4 s: the profile
+ * into r and f, the program's own output into wr (its status 0). */
+static void run_attached(struct h_result *r, struct h_result *wr, struct h_folded *f,
+			 const char *out, const char *prog, const char *secs)
+{
+	struct h_proc work;
+	char pid[32];
+
+	require_bpf();
+	require_python();
+	h_start_workload(&work, H_ARGV(PYTHON, prog, secs));
+	h_sleep(1);
+	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
+	h_run_folded(r, 30, out, f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-p", pid, "-d", "4", "-o", out));
+	h_finish(&work, 30, wr);
+	assert_int_equal(wr->status, 0);
+}
+
+/* flamebpf FLAGS -o OUT -- python3.11 PROG ARGS: into r and f. */
+static void run_command(struct h_result *r, struct h_folded *f, const char *out,
+			const char *const flags[], const char *const prog[])
+{
+	const char *argv[32] = { h_flamebpf() };
+	size_t n = 1;
+
+	require_bpf();
+	require_python();
+	for (size_t i = 0; flags[i] && n < 20; i++)
+		argv[n++] = flags[i];
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = "--";
+	argv[n++] = PYTHON;
+	for (size_t i = 0; prog[i] && n < 31; i++)
+		argv[n++] = prog[i];
+	h_run_folded(r, 30, out, f, argv);
+}
+
 static void test_attached(void **state)
 {
 	const char *out = h_path("py_attached.folded");
-	struct h_proc work;
 	struct h_result r, wr;
 	struct h_folded f;
 	struct truth t;
-	char pid[32];
 
 	(void)state;
-	require_bpf();
-	require_python();
-	h_start_workload(&work, H_ARGV(PYTHON, WORKLOAD, "7"));
-	h_sleep(1);
-	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "499", "-p", pid, "-d", "4", "-o", out));
-	h_finish(&work, 30, &wr);
-	assert_int_equal(wr.status, 0);
+	run_attached(&r, &wr, &f, out, WORKLOAD, "7");
 	t = must_truth(wr.out);
 	check_profile(&f, &r, &t);
 	h_folded_free(&f);
@@ -241,17 +270,13 @@ static void test_command(void **state)
 	struct truth t;
 
 	(void)state;
-	require_bpf();
-	require_python();
 	/* Twice in CI one function had no frame of its name (0.0%, with all
 	 * samples carrying Python frames), never in 11 runs by hand: taken for
 	 * a code object freed in start-up and its address reused by that
 	 * function's, which kept the old name (now checked as records come).
 	 * A miss is shown whole and run once more; a second one fails. */
 	for (int run = 0;; run++) {
-		h_run_folded(&r, 30, out, &f,
-			     H_ARGV(h_flamebpf(), "-F", "499", "-o", out, "--", PYTHON, WORKLOAD,
-				    "4"));
+		run_command(&r, &f, out, H_ARGV("-F", "499"), H_ARGV(WORKLOAD, "4"));
 		t = must_truth(r.out);
 		if (run || shares_ok(&f, &t))
 			break;
@@ -277,11 +302,8 @@ static void check_threads(const char *mode)
 	struct h_result r;
 	struct h_folded f;
 
-	require_bpf();
-	require_python();
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "499", "--tids", "-o", out, "--", PYTHON,
-			    "tests/workloads/py_threads.py", "2", mode));
+	run_command(&r, &f, out, H_ARGV("-F", "499", "--tids"),
+		    H_ARGV("tests/workloads/py_threads.py", "2", mode));
 	for (size_t i = 0; i < f.n; i++) {
 		const char *stack = f.lines[i].stack, *slash = strchr(stack, '/');
 		char want[64], line[64];
@@ -379,23 +401,13 @@ static void test_asyncio(void **state)
 {
 	const char *out = h_path("py_async.folded");
 	unsigned long long all, py, crunch, outer, inner;
-	struct h_proc work;
 	struct h_result r, wr;
 	struct h_folded f;
-	char pid[32];
 	double t[4];
 	bool ok;
 
 	(void)state;
-	require_bpf();
-	require_python();
-	h_start_workload(&work, H_ARGV(PYTHON, "tests/workloads/py_async.py", "6"));
-	h_sleep(1);
-	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "499", "-p", pid, "-d", "4", "-o", out));
-	h_finish(&work, 30, &wr);
-	assert_int_equal(wr.status, 0);
+	run_attached(&r, &wr, &f, out, "tests/workloads/py_async.py", "6");
 	must_async_truth(wr.out, t);
 	all = f.total;
 	py = h_sum(&f, has_py_frame, NULL);
@@ -459,11 +471,8 @@ static void test_subinterpreter(void **state)
 	struct h_folded f;
 
 	(void)state;
-	require_bpf();
-	require_python();
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "499", "--tids", "-o", out, "--", PYTHON,
-			    "tests/workloads/py_subinterp.py", "3"));
+	run_command(&r, &f, out, H_ARGV("-F", "499", "--tids"),
+		    H_ARGV("tests/workloads/py_subinterp.py", "3"));
 	if (!h_find_line(r.out, "sub ", line, sizeof(line)))
 		fail_msg("py_subinterp printed no thread id: '%s'", r.out);
 	snprintf(tid, sizeof(tid), "/%ld;", strtol(line + 4, NULL, 10));
@@ -491,11 +500,7 @@ static void test_offcpu(void **state)
 	struct h_folded f;
 
 	(void)state;
-	require_bpf();
-	require_python();
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "--off-cpu", "-o", out, "--", PYTHON,
-			    "tests/workloads/py_nap.py", "2"));
+	run_command(&r, &f, out, H_ARGV("--off-cpu"), H_ARGV("tests/workloads/py_nap.py", "2"));
 	nap = h_sum(&f, under_func, "nap (");
 	print_message("%.1f%% of %.2f s off the CPU under nap\n", pct(nap, f.total), f.total / 1e9);
 	/* nap sleeps about 1.3 s of the 2: the rest is startup and exit */
