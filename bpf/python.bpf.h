@@ -136,7 +136,9 @@ static long py_frame_step(__u32 i, void *data)
 }
 
 /* The frames of the thread's states one after the other: where one's
- * chain ends, the next state's innermost frame. */
+ * chain ends, the next state's innermost frame. The first state was
+ * checked already; a later one whose interpreter ended (the list's head
+ * unchanged) is no longer the thread's. */
 static long py_chain_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
@@ -152,6 +154,8 @@ static long py_chain_step(__u32 i, void *data)
 	if (!ts)
 		return 1;
 	w->found = c + 1;
+	if (c && py_read_ptr(ts + o->tstate_native_tid) != w->tid)
+		return 0;
 	w->at = py_read_ptr(ts + o->tstate_cframe);
 	w->at = w->at ? py_read_ptr(w->at + o->cframe_current) : 0;
 	return 0;
