@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* Python frames of the sampled thread, walked in the kernel: its thread
- * state found among the interpreter's by native thread id, then its chain
- * of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
+ * states found among the interpreters' by native thread id, then their
+ * chains of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
  * the process's version (3.11 to 3.13), or its chain of PyFrameObject
  * (3.10). Each frame is one user read of
  * PY_FRAME_WINDOW bytes. The includer includes common.bpf.h and
@@ -19,13 +19,22 @@ struct {
 	__uint(max_entries, 4096);
 } py_procs SEC(".maps");
 
-/* Each thread's state, found once: the next samples check it (its
- * native thread id still the thread's) rather than walk the list again,
- * which bounds how many threads the walk may pass over. */
+/* A thread's states, found once, newest interpreter first (CPython links
+ * a new one at the list's head): a thread that runs code in a
+ * sub-interpreter it made has a state there too, whose frames lie above
+ * those of its state that called into it. The next samples check the
+ * first state (its native thread id still the thread's) and the list's
+ * head (unchanged: no interpreter made or ended since) rather than walk
+ * the lists again, which bounds how many threads the walk may pass over. */
+struct py_thread {
+	__u64 head;		  /* _PyRuntime.interpreters.head when found */
+	__u64 ts[PY_MAX_TSTATES]; /* 0 past the last */
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct py_thread);
 	__uint(max_entries, 16384);
 } py_tstates SEC(".maps");
 
@@ -44,11 +53,13 @@ struct py_walk {
 	const struct py_proc *pp;
 	struct sample_stack_event *st;
 	struct py_window *win;
-	__u64 at; /* the thread state, then the frame, being read */
-	__u64 me; /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
+	struct py_thread *pt; /* the thread's states */
+	__u64 interp;	      /* the interpreter whose states are being read */
+	__u64 at;	      /* the thread state, then the frame, being read */
+	__u64 me;	      /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
 	__u32 tid;
-	__u32 nr; /* words of st->ip written */
-	bool found;
+	__u32 nr;    /* words of st->ip written */
+	__u32 found; /* states of pt found, then walked */
 };
 
 static __always_inline __u64 py_read_ptr(__u64 addr)
@@ -60,20 +71,31 @@ static __always_inline __u64 py_read_ptr(__u64 addr)
 	return v;
 }
 
-/* One thread state of the list: the sampled thread's, or the next. */
+/* One step over every interpreter's thread states: the sampled thread's
+ * kept, then the next interpreter's (a thread has one state in each at
+ * most), or the next state. */
 static long py_thread_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
-	__u64 tid;
+	const struct py_offsets *o = &w->pp->o;
+	__u32 n = w->found;
 
-	if (!w->at)
-		return 1;
-	tid = py_read_ptr(w->at + w->pp->o.tstate_native_tid);
-	if (tid == w->me) {
-		w->found = true;
-		return 1;
+	if (!w->at) {
+		w->interp = py_read_ptr(w->interp + o->interp_next);
+		if (!w->interp)
+			return 1;
+		w->at = py_read_ptr(w->interp + o->interp_threads_head);
+		return 0;
 	}
-	w->at = py_read_ptr(w->at + w->pp->o.tstate_next);
+	if (py_read_ptr(w->at + o->tstate_native_tid) != w->me) {
+		w->at = py_read_ptr(w->at + o->tstate_next);
+		return 0;
+	}
+	if (n >= PY_MAX_TSTATES)
+		return 1;
+	w->pt->ts[n] = w->at;
+	w->found = n + 1;
+	w->at = 0;
 	return 0;
 }
 
@@ -153,26 +175,64 @@ static long py_frame_step(__u32 i, void *data)
 	return 0;
 }
 
-/* The sampled thread's state into w->at: the one found last time if it is
- * still the thread's, else from the interpreter's list. */
+/* The frames of the thread's states one after the other: where one's
+ * chain ends, the next state's innermost frame. The first state was
+ * checked already; a later one whose interpreter ended (the list's head
+ * unchanged) is no longer the thread's. */
+static long py_chain_step(__u32 i, void *data)
+{
+	struct py_walk *w = data;
+	const struct py_offsets *o = &w->pp->o;
+	__u32 c = w->found;
+	__u64 ts;
+
+	if (w->at)
+		return py_frame_step(i, data);
+	if (c >= PY_MAX_TSTATES)
+		return 1;
+	ts = w->pt->ts[c];
+	if (!ts)
+		return 1;
+	w->found = c + 1;
+	if (c && py_read_ptr(ts + o->tstate_native_tid) != w->me)
+		return 0;
+	w->at = py_read_ptr(ts + o->tstate_frame);
+	if (o->flags & PY_WALK_CFRAME)
+		w->at = w->at ? py_read_ptr(w->at + o->cframe_current) : 0;
+	return 0;
+}
+
+/* The sampled thread's states into w->pt: those found last time if the
+ * first is still the thread's and no interpreter came or went, else from
+ * the interpreters' lists. */
 static __always_inline bool py_find_thread(struct py_walk *w)
 {
 	const struct py_offsets *o = &w->pp->o;
-	__u64 *cached = bpf_map_lookup_elem(&py_tstates, &w->tid);
-	__u64 interp;
+	struct py_thread *pt = bpf_map_lookup_elem(&py_tstates, &w->tid);
+	__u64 head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
 
-	if (cached && *cached && py_read_ptr(*cached + o->tstate_native_tid) == w->me) {
-		w->at = *cached;
+	if (!head)
+		return false;
+	if (pt && pt->head == head && pt->ts[0] &&
+	    py_read_ptr(pt->ts[0] + o->tstate_native_tid) == w->me) {
+		w->pt = pt;
 		return true;
 	}
-	interp = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
-	if (!interp)
-		return false;
-	w->at = py_read_ptr(interp + o->interp_threads_head);
+	if (!pt) {
+		/* any bytes: all are written below */
+		bpf_map_update_elem(&py_tstates, &w->tid, w->win, BPF_NOEXIST);
+		pt = bpf_map_lookup_elem(&py_tstates, &w->tid);
+		if (!pt)
+			return false;
+	}
+	pt->head = head;
+	for (int k = 0; k < PY_MAX_TSTATES; k++)
+		pt->ts[k] = 0;
+	w->pt = pt;
+	w->interp = head;
+	w->at = py_read_ptr(head + o->interp_threads_head);
 	bpf_loop(PY_MAX_THREADS, py_thread_step, w, 0);
-	if (w->found)
-		bpf_map_update_elem(&py_tstates, &w->tid, &w->at, BPF_ANY);
-	return w->found;
+	return w->found > 0;
 }
 
 /* The current thread's Python frames as a record id (send_stack()), for a
@@ -199,11 +259,10 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 		return STACK_ID_NONE;
 	if (!py_find_thread(&w))
 		return STACK_ID_NONE;
-	w.at = py_read_ptr(w.at + pp->o.tstate_frame);
-	if (pp->o.flags & PY_WALK_CFRAME)
-		w.at = w.at ? py_read_ptr(w.at + pp->o.cframe_current) : 0;
+	w.at = 0;
+	w.found = 0;
 	/* twice the frames recorded: shim frames take a step each */
-	bpf_loop(2 * PY_MAX_FRAMES, py_frame_step, &w, 0);
+	bpf_loop(2 * PY_MAX_FRAMES + PY_MAX_TSTATES, py_chain_step, &w, 0);
 	if (w.nr < 3)
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;

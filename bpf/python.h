@@ -11,6 +11,7 @@
  * (PY_WALK_*) say which of the version's fields the walk follows. */
 struct py_offsets {
 	__u32 runtime_interp_head; /* _PyRuntime.interpreters.head */
+	__u32 interp_next;	   /* PyInterpreterState.next */
 	__u32 interp_threads_head; /* PyInterpreterState.threads.head */
 	__u32 tstate_next;	   /* PyThreadState.next */
 	__u32 tstate_native_tid;   /* PyThreadState.native_thread_id (PY_WALK_PTHREAD: thread_id) */
@@ -52,7 +53,8 @@ struct py_proc {
  * -1 before the first) with PY_FRAME_ENTRY where one C call of the
  * evaluation loop began running Python frames. */
 #define PY_MAX_FRAMES  63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
-#define PY_MAX_THREADS 64
+#define PY_MAX_THREADS 64 /* thread states passed over, all interpreters together */
+#define PY_MAX_TSTATES 4  /* a thread's states: one per interpreter it runs in */
 #define PY_FRAME_ENTRY (1ULL << 32)
 /* The bytes of a frame read at once: its pointers below 64 (frame_code,
  * frame_previous, frame_instr), frame_entry below PY_FRAME_WINDOW. */

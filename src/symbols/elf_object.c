@@ -1,81 +1,76 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
-#include <gelf.h>
 #include <string.h>
 
+#include "elf_file.h"
 #include "elf_object.h"
 
-static Elf *open_elf(int fd)
+struct wanted {
+	const char *const *names;
+	size_t n, found;
+	uint64_t *vaddrs;
+};
+
+static int match_sym(void *arg, size_t i, const GElf_Sym *s, const char *name)
 {
-	Elf *elf;
+	struct wanted *w = arg;
 
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return NULL;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (elf && elf_kind(elf) != ELF_K_ELF) {
-		elf_end(elf);
-		return NULL;
-	}
-	return elf;
-}
-
-/* Looks the names up in one symbol section; returns how many it found. */
-static size_t scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const char *const *names,
-			   size_t n, uint64_t *vaddrs)
-{
-	Elf_Data *d = elf_getdata(scn, NULL);
-	size_t found = 0;
-	GElf_Sym s;
-
-	for (size_t i = 0; d && sh->sh_entsize && i < sh->sh_size / sh->sh_entsize; i++) {
-		const char *name;
-
-		if (!gelf_getsym(d, (int)i, &s) || !s.st_value || s.st_shndx == SHN_UNDEF)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		for (size_t k = 0; name && k < n; k++) {
-			if (!vaddrs[k] && !strcmp(name, names[k])) {
-				vaddrs[k] = s.st_value;
-				found++;
-			}
+	(void)i;
+	for (size_t k = 0; k < w->n; k++) {
+		if (!w->vaddrs[k] && !strcmp(name, w->names[k])) {
+			w->vaddrs[k] = s->st_value;
+			w->found++;
 		}
 	}
-	return found;
+	return w->found == w->n;
 }
 
 int elf_object__find(int fd, const char *const *names, size_t n, uint64_t *vaddrs)
 {
-	Elf *elf = open_elf(fd);
-	size_t found = 0;
+	struct wanted w = { .names = names, .n = n, .vaddrs = vaddrs };
+	Elf *elf;
 	GElf_Shdr sh;
+	int err = elf_file__open(fd, &elf);
 
-	if (!elf)
-		return -ENOEXEC;
+	if (err)
+		return err;
 	memset(vaddrs, 0, n * sizeof(*vaddrs));
-	for (Elf_Scn *scn = NULL; found < n && (scn = elf_nextscn(elf, scn));)
+	/* a bad symbol section ends the search, keeping what it found */
+	for (Elf_Scn *scn = NULL; w.found < n && (scn = elf_nextscn(elf, scn));)
 		if (gelf_getshdr(scn, &sh) &&
-		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
-			found += scan_symbols(elf, scn, &sh, names, n, vaddrs);
+		    (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) &&
+		    elf_file__each_sym(elf, scn, &sh, match_sym, &w) < 0)
+			break;
 	elf_end(elf);
-	return found ? 0 : -ENOENT;
+	return w.found ? 0 : -ENOENT;
+}
+
+struct load_off {
+	uint64_t off, vaddr;
+};
+
+static int segment_of(void *arg, Elf *elf, const GElf_Phdr *ph)
+{
+	struct load_off *l = arg;
+
+	(void)elf;
+	if (ph->p_type != PT_LOAD || l->off < ph->p_offset || l->off - ph->p_offset >= ph->p_filesz)
+		return 0;
+	l->vaddr = ph->p_vaddr + (l->off - ph->p_offset);
+	return 1;
 }
 
 int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr)
 {
-	Elf *elf = open_elf(fd);
-	size_t n = 0;
-	GElf_Phdr ph;
-	int err = -ENOENT;
+	struct load_off l = { .off = off };
+	Elf *elf;
+	int err = elf_file__open(fd, &elf);
 
-	if (!elf)
-		return -ENOEXEC;
-	if (!elf_getphdrnum(elf, &n))
-		for (size_t i = 0; i < n && err; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-				*vaddr = ph.p_vaddr + (off - ph.p_offset);
-				err = 0;
-			}
+	if (err)
+		return err;
+	err = elf_file__each_phdr(elf, segment_of, &l) == 1 ? 0 : -ENOENT;
 	elf_end(elf);
+	if (!err)
+		*vaddr = l.vaddr;
 	return err;
 }

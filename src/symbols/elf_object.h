@@ -9,11 +9,11 @@
 /* The link-time addresses of the n symbols named names (of any type, from
  * .symtab or .dynsym) in the ELF file open on fd, into vaddrs (0: not
  * found). Returns 0, -ENOEXEC when fd is not ELF, -ENOENT when none was
- * found. */
+ * found, or -ELIBBAD when libelf cannot start. */
 int elf_object__find(int fd, const char *const *names, size_t n, uint64_t *vaddrs);
 
 /* The link-time address of file offset off, from the PT_LOAD segment that
- * holds it. Returns 0, -ENOEXEC, or -ENOENT. */
+ * holds it. Returns 0, -ENOEXEC, -ENOENT, or -ELIBBAD. */
 int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr);
 
 #endif

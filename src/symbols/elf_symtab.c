@@ -4,6 +4,7 @@
  * structural error fails the load instead of yielding half a table.
  */
 #include "elf_symtab.h"
+#include "elf_file.h"
 #include "elf_versions.h"
 #include "go_pclntab.h"
 
@@ -161,26 +162,29 @@ static void scan_note_segment(struct elf_symtab *t, Elf *elf, const GElf_Phdr *p
 	scan_notes(t, elf_getdata_rawchunk(elf, (int64_t)ph->p_offset, ph->p_filesz, type));
 }
 
+/* The build-id of a note segment; nonzero (stop) once found. */
+static int note_phdr(void *arg, Elf *elf, const GElf_Phdr *ph)
+{
+	struct elf_symtab *t = arg;
+
+	if (ph->p_type == PT_NOTE)
+		scan_note_segment(t, elf, ph);
+	return t->build_id_len != 0;
+}
+
 int elf_symtab__read_build_id(int fd, uint8_t *id, size_t max, size_t *len)
 {
 	struct elf_symtab t = { 0 };
 	Elf *elf;
-	GElf_Phdr ph;
-	size_t n = 0;
+	int err;
 
 	*len = 0;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ELIBBAD;
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf)
-		return -ENOEXEC;
-	if (elf_kind(elf) == ELF_K_ELF && !elf_getphdrnum(elf, &n))
-		for (size_t i = 0; i < n && !t.build_id_len; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_NOTE)
-				scan_note_segment(&t, elf, &ph);
+	err = elf_file__open(fd, &elf);
+	if (err)
+		return err;
+	elf_file__each_phdr(elf, note_phdr, &t);
 	/* as load_sections() does: a note section where no segment had one */
-	for (Elf_Scn *scn = NULL;
-	     elf_kind(elf) == ELF_K_ELF && !t.build_id_len && (scn = elf_nextscn(elf, scn));) {
+	for (Elf_Scn *scn = NULL; !t.build_id_len && (scn = elf_nextscn(elf, scn));) {
 		GElf_Shdr sh;
 
 		if (!gelf_getshdr(scn, &sh))
@@ -196,34 +200,23 @@ int elf_symtab__read_build_id(int fd, uint8_t *id, size_t max, size_t *len)
 	return 0;
 }
 
-static int load_segments(struct elf_symtab *t, Elf *elf)
+/* The build-id of a note segment, and each executable segment. */
+static int load_segment(void *arg, Elf *elf, const GElf_Phdr *ph)
 {
-	size_t i, n;
-	GElf_Phdr ph;
-	int err;
+	struct elf_symtab *t = arg;
 
-	if (elf_getphdrnum(elf, &n))
-		return -ENOEXEC;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, (int)i, &ph))
-			return -ENOEXEC;
-		if (ph.p_type == PT_NOTE)
-			scan_note_segment(t, elf, &ph);
-		if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-			continue;
-		err = add_segment(t, &ph);
-		if (err)
-			return err;
-	}
-	return 0;
+	if (ph->p_type == PT_NOTE)
+		scan_note_segment(t, elf, ph);
+	if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		return 0;
+	return add_segment(t, ph);
 }
 
 static bool wanted_sym(const GElf_Sym *s)
 {
 	int type = GELF_ST_TYPE(s->st_info);
 
-	return (type == STT_FUNC || type == STT_GNU_IFUNC) && s->st_shndx != SHN_UNDEF &&
-	       s->st_value != 0;
+	return type == STT_FUNC || type == STT_GNU_IFUNC;
 }
 
 /* Adds a symbol under the name users know it by: one of a non-default
@@ -256,45 +249,35 @@ static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, co
 	return 0;
 }
 
-static int load_syms(struct elf_symtab *t, Elf *elf, Elf_Data *d, const GElf_Shdr *sh,
-		     const struct elf_versions *v)
+struct symsec {
+	struct elf_symtab *t;
+	const struct elf_versions *v; /* .dynsym's versions */
+	bool symtab;		      /* a .symtab */
+};
+
+static int load_sym(void *arg, size_t i, const GElf_Sym *s, const char *name)
 {
-	size_t i, n, entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
-	const char *name;
-	GElf_Sym s;
+	struct symsec *sec = arg;
 	int err;
 
-	if (!d || !entsize)
-		return -ENOEXEC;
-	n = d->d_size / entsize;
-	if (n > INT32_MAX)
-		return -EFBIG;
-	for (i = 0; i < n; i++) {
-		if (!gelf_getsym(d, (int)i, &s))
-			return -ENOEXEC;
-		if (!wanted_sym(&s))
-			continue;
-		/* elf_strptr checks the string ends inside the table. */
-		name = elf_strptr(elf, sh->sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
-		err = add_sym(t, &s, name, elf_versions__hidden(v, i));
-		if (err)
-			return err;
-		t->symtab_funcs += sh->sh_type == SHT_SYMTAB;
-	}
-	return 0;
+	if (!wanted_sym(s))
+		return 0;
+	err = add_sym(sec->t, s, name, elf_versions__hidden(sec->v, i));
+	sec->t->symtab_funcs += sec->symtab && !err;
+	return err;
 }
 
 static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	struct elf_versions *v = NULL;
+	struct symsec sec = { .t = t, .symtab = sh->sh_type == SHT_SYMTAB };
 	int err = 0;
 
 	if (sh->sh_type == SHT_DYNSYM)
 		err = elf_versions__load(elf, elf_ndxscn(scn), &v);
+	sec.v = v;
 	if (!err)
-		err = load_syms(t, elf, elf_getdata(scn, NULL), sh, v);
+		err = elf_file__each_sym(elf, scn, sh, load_sym, &sec);
 	elf_versions__free(v);
 	return err;
 }
@@ -552,13 +535,13 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
 	GElf_Ehdr eh;
 	int err;
 
-	if (elf_kind(elf) != ELF_K_ELF || !gelf_getehdr(elf, &eh))
+	if (!gelf_getehdr(elf, &eh))
 		return -ENOEXEC;
 	t->type = eh.e_type;
 	t->machine = eh.e_machine;
 	t->entry = eh.e_entry;
 	t->elfclass = (unsigned char)gelf_getclass(elf);
-	err = load_segments(t, elf);
+	err = elf_file__each_phdr(elf, load_segment, t);
 	if (err)
 		return err;
 	return load_sections(t, elf);
@@ -567,11 +550,11 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
 /* Fills t from the file, then lets go of it: t keeps no pointer into libelf. */
 static int read_elf(struct elf_symtab *t, int fd)
 {
-	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	int err;
+	Elf *elf;
+	int err = elf_file__open(fd, &elf);
 
-	if (!elf)
-		return -ENOEXEC;
+	if (err)
+		return err;
 	err = load_elf(t, elf);
 	elf_end(elf);
 	return err;
@@ -651,8 +634,6 @@ int elf_symtab__load_with(int fd, const struct elf_debug_file *dbg, struct elf_s
 	*out = NULL;
 	if (fd < 0)
 		return -EBADF;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return -ELIBBAD;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;

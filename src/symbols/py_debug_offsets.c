@@ -15,6 +15,7 @@
 enum {
 	D_VERSION = 1,
 	D_RUNTIME_INTERP_HEAD = 5,
+	D_INTERP_NEXT = 8,
 	D_INTERP_THREADS_HEAD = 9,
 	D_TSTATE_NEXT = 21,
 	D_TSTATE_CURRENT_FRAME = 23,
@@ -45,6 +46,7 @@ static const struct {
 	size_t at;
 } fields[] = {
 	{ D_RUNTIME_INTERP_HEAD, AT(walk.runtime_interp_head) },
+	{ D_INTERP_NEXT, AT(walk.interp_next) },
 	{ D_INTERP_THREADS_HEAD, AT(walk.interp_threads_head) },
 	{ D_TSTATE_NEXT, AT(walk.tstate_next) },
 	{ D_TSTATE_NATIVE_TID, AT(walk.tstate_native_tid) },

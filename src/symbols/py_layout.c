@@ -45,6 +45,7 @@ static const struct py_layout layouts[] = {
 		.minor = 11,
 		.walk = {
 			.runtime_interp_head = 40,
+			.interp_next = 0,
 			.interp_threads_head = 16,
 			.tstate_next = 8,
 			.tstate_native_tid = 160,

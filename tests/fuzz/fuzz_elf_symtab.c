@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /* src/symbols/elf_symtab.c: the symbols, executable segments and build-id of an ELF
  * file that anyone may own; the same bytes then also as a debug file (an
- * image in memory, as MiniDebugInfo gives) merged into it. */
+ * image in memory, as MiniDebugInfo gives) merged into it. And the data
+ * symbols and segment addresses elf_object.c reads from it, through the
+ * same elf_file.c. */
 #include "fuzz.h"
 
+#include "symbols/elf_object.h"
 #include "symbols/elf_symtab.h"
 
 /* Every query, on every function: nothing may read outside the table. */
@@ -62,12 +65,25 @@ static void load(int fd, const struct elf_debug_file *dbg)
 	elf_symtab__free(t);
 }
 
+/* What py_procs asks of a Python binary. */
+static void objects(int fd, size_t size)
+{
+	static const char *const names[] = { "_PyRuntime", "Py_Version" };
+	uint64_t at[2], vaddr;
+	int err = elf_object__find(fd, names, 2, at);
+
+	FUZZ_CHECK(err <= 0 && (err || at[0] || at[1]));
+	FUZZ_CHECK(elf_object__vaddr(fd, 0, &vaddr) <= 0);
+	FUZZ_CHECK(elf_object__vaddr(fd, size / 2, &vaddr) <= 0);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int fd = fuzz_memfd(data, size);
 	struct elf_debug_file dbg = { .fd = -1, .size = size };
 
 	load(fd, NULL);
+	objects(fd, size);
 	/* writable: libelf may convert the image in place */
 	dbg.image = malloc(size ? size : 1);
 	if (!dbg.image)

@@ -19,7 +19,7 @@ struct pw_truth pw_must_truth(const char *out)
 }
 
 /* The i-th frame of stack (the root is 0) into buf; false past the leaf. */
-static bool frame_at(const char *stack, size_t i, char *buf, size_t len)
+bool pw_frame_at(const char *stack, size_t i, char *buf, size_t len)
 {
 	const char *p = stack, *end;
 
@@ -35,7 +35,7 @@ static bool frame_at(const char *stack, size_t i, char *buf, size_t len)
 }
 
 /* "NAME (FILE:LINE)": a Python frame. */
-static bool is_py_frame(const char *frame)
+bool pw_is_py_frame(const char *frame)
 {
 	const char *open = strstr(frame, " ("), *colon = strrchr(frame, ':');
 	size_t len = strlen(frame), digits;
@@ -46,13 +46,13 @@ static bool is_py_frame(const char *frame)
 	return digits && strspn(colon + 1, "0123456789") == digits;
 }
 
-static bool has_py_frame(const char *stack, const void *arg)
+bool pw_has_py_frame(const char *stack, const void *arg)
 {
 	char frame[512];
 
 	(void)arg;
-	for (size_t i = 1; frame_at(stack, i, frame, sizeof(frame)); i++)
-		if (is_py_frame(frame))
+	for (size_t i = 1; pw_frame_at(stack, i, frame, sizeof(frame)); i++)
+		if (pw_is_py_frame(frame))
 			return true;
 	return false;
 }
@@ -61,7 +61,7 @@ size_t pw_find_frame(const char *stack, const char *prefix)
 {
 	char frame[512];
 
-	for (size_t i = 1; frame_at(stack, i, frame, sizeof(frame)); i++)
+	for (size_t i = 1; pw_frame_at(stack, i, frame, sizeof(frame)); i++)
 		if (!strncmp(frame, prefix, strlen(prefix)))
 			return i;
 	return 0;
@@ -77,8 +77,8 @@ bool pw_under_func(const char *stack, const void *name)
  * ones (3.10 calls the evaluation loop again for each). */
 static bool py_neighbour(const char *stack, size_t at, int step, char *buf, size_t len)
 {
-	for (size_t i = at + step; i > 0 && frame_at(stack, i, buf, len); i += step)
-		if (is_py_frame(buf))
+	for (size_t i = at + step; i > 0 && pw_frame_at(stack, i, buf, len); i += step)
+		if (pw_is_py_frame(buf))
 			return true;
 	return false;
 }
@@ -114,7 +114,7 @@ static bool zlib_under_encode(const char *stack, const void *arg)
 	char frame[512];
 
 	(void)arg;
-	for (size_t i = at + 1; at && frame_at(stack, i, frame, sizeof(frame)); i++)
+	for (size_t i = at + 1; at && pw_frame_at(stack, i, frame, sizeof(frame)); i++)
 		if (!strncmp(frame, "deflate", 7) || !strcmp(frame, "longest_match") ||
 		    !strcmp(frame, "fill_window") || strstr(frame, "libz.so"))
 			return true;
@@ -128,7 +128,7 @@ double pw_pct(unsigned long long part, unsigned long long all)
 
 /* Within 10% of the truth (2 points for small shares: 200 samples of
  * encode vary by about 0.7). */
-static bool share_ok(const char *name, double got, double want)
+bool pw_share_ok(const char *name, double got, double want)
 {
 	double tol = want / 10 > 2 ? want / 10 : 2;
 
@@ -144,12 +144,12 @@ bool pw_shares_ok(const struct h_folded *f, const struct pw_truth *t)
 {
 	unsigned long long all = f->total;
 
-	return share_ok("parse", pw_pct(h_sum(f, pw_under_func, "parse ("), all),
-			100 * t->parse / t->total) &
-	       share_ok("compute", pw_pct(h_sum(f, pw_under_func, "compute ("), all),
-			100 * t->compute / t->total) &
-	       share_ok("encode", pw_pct(h_sum(f, pw_under_func, "encode ("), all),
-			100 * t->encode / t->total);
+	return pw_share_ok("parse", pw_pct(h_sum(f, pw_under_func, "parse ("), all),
+			   100 * t->parse / t->total) &
+	       pw_share_ok("compute", pw_pct(h_sum(f, pw_under_func, "compute ("), all),
+			   100 * t->compute / t->total) &
+	       pw_share_ok("encode", pw_pct(h_sum(f, pw_under_func, "encode ("), all),
+			   100 * t->encode / t->total);
 }
 
 /* compute under main, fib's recursion, zlib under encode. */
@@ -174,7 +174,7 @@ static void check_nesting(const struct h_folded *f)
 void pw_check_profile(const struct h_folded *f, const struct h_result *r, const struct pw_truth *t,
 		      const char *python)
 {
-	unsigned long long all = f->total, py = h_sum(f, has_py_frame, NULL);
+	unsigned long long all = f->total, py = h_sum(f, pw_has_py_frame, NULL);
 	char want[128];
 
 	print_message("%llu samples, %.1f%% with Python frames\n", all, pw_pct(py, all));
@@ -231,16 +231,17 @@ void pw_run_attached(const char *python, const char *out, struct h_result *r, st
 	h_result_free(&wr);
 }
 
-void pw_check_threads(const char *python)
+void pw_check_threads(const char *python, const char *mode)
 {
 	const char *out = h_path("py_threads.folded");
 	unsigned long long own = 0, all = 0;
+	bool pool = !strcmp(mode, "pool");
 	struct h_result r;
 	struct h_folded f;
 
 	h_run_folded(&r, 30, out, &f,
 		     H_ARGV(h_flamebpf(), "-F", "499", "--tids", "-o", out, "--", python,
-			    "tests/workloads/py_threads.py", "2"));
+			    "tests/workloads/py_threads.py", "2", mode));
 	for (size_t i = 0; i < f.n; i++) {
 		const char *stack = f.lines[i].stack, *slash = strchr(stack, '/');
 		char want[64], line[64];
@@ -258,7 +259,8 @@ void pw_check_threads(const char *python)
 			continue; /* the main thread, or outside the loop */
 		all += f.lines[i].count;
 		strcat(want, " (");
-		if (pw_find_frame(stack, want))
+		/* a pool's task under its worker's loop */
+		if (pw_find_frame(stack, want) && (!pool || pw_find_frame(stack, "_worker (")))
 			own += f.lines[i].count;
 		else
 			print_message("not its own function (%s): %s\n", want, stack);

@@ -57,10 +57,24 @@ void pw_run_command(const char *python, const char *seconds, const char *out, st
 void pw_run_attached(const char *python, const char *out, struct h_result *r, struct h_folded *f,
 		     struct pw_truth *t);
 
-/* py_threads.py under python as COMMAND (--tids): every sample of its
- * three threads in spin under the thread's own function (spin_K, as the
- * program prints "thread TID spin_K"), at least 300. Fails the test
+/* py_threads.py under python as COMMAND (--tids), its threads started as
+ * mode says ("threads": threading.Thread; "pool": a ThreadPoolExecutor's
+ * workers): every sample of its three threads in spin under the thread's
+ * own function (spin_K, as the program prints "thread TID spin_K"), a
+ * pool's under its worker's loop too, at least 300. Fails the test
  * otherwise. */
-void pw_check_threads(const char *python);
+void pw_check_threads(const char *python, const char *mode);
+
+/* The i-th frame of stack (the root is 0) into buf; false past the leaf. */
+bool pw_frame_at(const char *stack, size_t i, char *buf, size_t len);
+
+/* "NAME (FILE:LINE)": a Python frame. */
+bool pw_is_py_frame(const char *frame);
+
+/* An h_pred: the stack has a Python frame. */
+bool pw_has_py_frame(const char *stack, const void *arg);
+
+/* Whether got (a share in %) is within 10% of want, said either way. */
+bool pw_share_ok(const char *name, double got, double want);
 
 #endif

@@ -8,10 +8,17 @@
  * nested as the program called them, with zlib's native frames under
  * encode, in shares within 10% of the truth. And each thread of
  * tests/workloads/py_threads.py under its own function, and time off the
- * CPU (--off-cpu) under the function that slept.
+ * CPU (--off-cpu) under the function that slept. Likewise each worker of
+ * a thread pool (concurrent.futures); and asyncio's coroutines
+ * (tests/workloads/py_async.py) nested as Python shows them, in shares
+ * within 10% of the truth. And a thread's frames in a sub-interpreter
+ * (tests/workloads/py_subinterp.py) above its main interpreter's.
  */
 #include "py_workloads.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #define PYTHON "/usr/bin/python3.11"
@@ -22,6 +29,45 @@ static void require_python(void)
 		print_message("SKIP: Debian's python3.11 is not installed\n");
 		skip();
 	}
+}
+
+/* python3.11 PROG ARGS, attached 1 s in (-F 499 -p) for 4 s: the profile
+ * into r and f, the program's own output into wr (its status 0). */
+static void run_attached(struct h_result *r, struct h_result *wr, struct h_folded *f,
+			 const char *out, const char *prog, const char *secs)
+{
+	struct h_proc work;
+	char pid[32];
+
+	require_bpf();
+	require_python();
+	h_start_workload(&work, H_ARGV(PYTHON, prog, secs));
+	h_sleep(1);
+	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
+	h_run_folded(r, 30, out, f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-p", pid, "-d", "4", "-o", out));
+	h_finish(&work, 30, wr);
+	assert_int_equal(wr->status, 0);
+}
+
+/* flamebpf FLAGS -o OUT -- python3.11 PROG ARGS: into r and f. */
+static void run_command(struct h_result *r, struct h_folded *f, const char *out,
+			const char *const flags[], const char *const prog[])
+{
+	const char *argv[32] = { h_flamebpf() };
+	size_t n = 1;
+
+	require_bpf();
+	require_python();
+	for (size_t i = 0; flags[i] && n < 20; i++)
+		argv[n++] = flags[i];
+	argv[n++] = "-o";
+	argv[n++] = out;
+	argv[n++] = "--";
+	argv[n++] = PYTHON;
+	for (size_t i = 0; prog[i] && n < 31; i++)
+		argv[n++] = prog[i];
+	h_run_folded(r, 30, out, f, argv);
 }
 
 static void test_attached(void **state)
@@ -68,7 +114,157 @@ static void test_threads(void **state)
 	(void)state;
 	require_bpf();
 	require_python();
-	pw_check_threads(PYTHON);
+	pw_check_threads(PYTHON, "threads");
+}
+
+static void test_thread_pool(void **state)
+{
+	(void)state;
+	require_bpf();
+	require_python();
+	pw_check_threads(PYTHON, "pool");
+}
+
+/* The Python frame nearest above frame AT of stack (native frames
+ * skipped) starts with prefix. */
+static bool py_parent_is(const char *stack, size_t at, const char *prefix)
+{
+	char frame[512];
+
+	while (at > 1 && pw_frame_at(stack, --at, frame, sizeof(frame)))
+		if (pw_is_py_frame(frame))
+			return !strncmp(frame, prefix, strlen(prefix));
+	return false;
+}
+
+/* inner's Python caller is outer: the awaited coroutine under the one
+ * awaiting it. */
+static bool inner_under_outer(const char *stack, const void *arg)
+{
+	size_t at = pw_find_frame(stack, "inner (");
+
+	(void)arg;
+	return at && py_parent_is(stack, at, "outer (");
+}
+
+/* The task's coroutine (arg) right under the event loop's callback,
+ * under the loop's _run_once. */
+static bool task_under_loop(const char *stack, const void *arg)
+{
+	size_t at = pw_find_frame(stack, arg);
+
+	return at && py_parent_is(stack, at, "Handle._run (") &&
+	       pw_find_frame(stack, "BaseEventLoop._run_once (") > 0;
+}
+
+/* "py_async: crunch S outer S inner S total S" in the workload's output;
+ * outer's time is its own, without inner's. */
+static void must_async_truth(const char *out, double t[4])
+{
+	char line[256];
+
+	if (!h_find_line(out, "py_async: ", line, sizeof(line)) ||
+	    sscanf(line, "py_async: crunch %lf outer %lf inner %lf total %lf", &t[0], &t[1], &t[2],
+		   &t[3]) != 4 ||
+	    t[3] <= 0)
+		fail_msg("py_async printed no CPU times: '%s'", out);
+}
+
+/* asyncio: two tasks gathered, one awaiting a nested coroutine. Their
+ * coroutines' frames as Python shows them: each task's under the event
+ * loop's frames (Handle._run), inner under outer, in their shares. */
+static void test_asyncio(void **state)
+{
+	const char *out = h_path("py_async.folded");
+	unsigned long long all, py, crunch, outer, inner;
+	struct h_result r, wr;
+	struct h_folded f;
+	double t[4];
+	bool ok;
+
+	(void)state;
+	run_attached(&r, &wr, &f, out, "tests/workloads/py_async.py", "6");
+	must_async_truth(wr.out, t);
+	all = f.total;
+	py = h_sum(&f, pw_has_py_frame, NULL);
+	crunch = h_sum(&f, pw_under_func, "crunch (");
+	outer = h_sum(&f, pw_under_func, "outer (");
+	inner = h_sum(&f, pw_under_func, "inner (");
+	print_message("%llu samples, %.1f%% with Python frames\n", all, pw_pct(py, all));
+	ok = pw_share_ok("crunch", pw_pct(crunch, all), 100 * t[0] / t[3]) &
+	     pw_share_ok("outer", pw_pct(outer, all), 100 * (t[1] + t[2]) / t[3]) &
+	     pw_share_ok("inner", pw_pct(inner, all), 100 * t[2] / t[3]);
+	print_message("  inner under outer %.1f%% of inner; under the loop: crunch %.1f%%, "
+		      "outer %.1f%%\n",
+		      pw_pct(h_sum(&f, inner_under_outer, NULL), inner),
+		      pw_pct(h_sum(&f, task_under_loop, "crunch ("), crunch),
+		      pw_pct(h_sum(&f, task_under_loop, "outer ("), outer));
+	if (all < 300 || py * 100 < all * 95 || !ok ||
+	    h_sum(&f, inner_under_outer, NULL) * 100 < inner * 95 ||
+	    h_sum(&f, task_under_loop, "crunch (") * 100 < crunch * 95 ||
+	    h_sum(&f, task_under_loop, "outer (") * 100 < outer * 95) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 25);
+		fail_msg("the coroutines are not named, nested or in their shares");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+	h_result_free(&wr);
+}
+
+/* sub_spin in the sub-interpreter's code, under its <module>, under the
+ * thread's in_sub that ran it. */
+static bool sub_nested(const char *stack, const void *arg)
+{
+	size_t at = pw_find_frame(stack, "sub_spin (<string>:");
+	size_t mod = pw_find_frame(stack, "<module> (<string>:");
+
+	(void)arg;
+	return at && mod && py_parent_is(stack, at, "<module> (<string>:") &&
+	       py_parent_is(stack, mod, "in_sub (");
+}
+
+/* The stack is the thread's (arg: "/TID;") and has sub_spin. */
+static bool sub_thread(const char *stack, const void *arg)
+{
+	return strstr(stack, arg) && pw_find_frame(stack, "sub_spin (");
+}
+
+static bool of_thread(const char *stack, const void *arg)
+{
+	return strstr(stack, arg) != NULL;
+}
+
+/* A sub-interpreter made and run by a thread (_xxsubinterpreters): the
+ * walk finds the thread's states in every interpreter, and its frames in
+ * the sub-interpreter lie above those of the main one that called in. */
+static void test_subinterpreter(void **state)
+{
+	const char *out = h_path("py_subinterp.folded");
+	unsigned long long all, busy, nested;
+	char line[64], tid[32];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	run_command(&r, &f, out, H_ARGV("-F", "499", "--tids"),
+		    H_ARGV("tests/workloads/py_subinterp.py", "3"));
+	if (!h_find_line(r.out, "sub ", line, sizeof(line)))
+		fail_msg("py_subinterp printed no thread id: '%s'", r.out);
+	snprintf(tid, sizeof(tid), "/%ld;", strtol(line + 4, NULL, 10));
+	all = h_sum(&f, of_thread, tid);
+	busy = h_sum(&f, sub_thread, tid);
+	nested = h_sum(&f, sub_nested, NULL);
+	print_message("%llu samples of the thread, %.1f%% in sub_spin, %.1f%% of those under "
+		      "<module> under in_sub\n",
+		      all, pw_pct(busy, all), pw_pct(nested, busy));
+	if (all < 300 || busy * 100 < all * 90 || nested != busy) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("the sub-interpreter's frames are not named or not nested");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
 }
 
 /* --off-cpu: time blocked carries the Python frames where it blocked. */
@@ -103,7 +299,10 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_attached, h_test_teardown),
 		cmocka_unit_test_teardown(test_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_thread_pool, h_test_teardown),
 		cmocka_unit_test_teardown(test_offcpu, h_test_teardown),
+		cmocka_unit_test_teardown(test_asyncio, h_test_teardown),
+		cmocka_unit_test_teardown(test_subinterpreter, h_test_teardown),
 	};
 
 	h_init(argc, argv);

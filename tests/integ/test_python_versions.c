@@ -123,7 +123,7 @@ static void test_threads_310(void **state)
 	(void)state;
 	require_bpf();
 	require_pyenv(10, python, sizeof(python));
-	pw_check_threads(python);
+	pw_check_threads(python, "threads");
 }
 
 static void test_threads_313(void **state)
@@ -133,7 +133,7 @@ static void test_threads_313(void **state)
 	(void)state;
 	require_bpf();
 	require_pyenv(13, python, sizeof(python));
-	pw_check_threads(python);
+	pw_check_threads(python, "threads");
 }
 
 static void test_attached_312(void **state)

@@ -62,6 +62,7 @@ static inline void check_object_offsets(const struct py_layout *l)
 static inline void check_common_offsets(const struct py_layout *l)
 {
 	assert_int_equal(l->walk.runtime_interp_head, offsetof(_PyRuntimeState, interpreters.head));
+	assert_int_equal(l->walk.interp_next, offsetof(PyInterpreterState, next));
 	assert_int_equal(l->walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
 	assert_int_equal(l->walk.tstate_next, offsetof(PyThreadState, next));
 	assert_int_equal(l->walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));

@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 # Three threads, each busy in a function of its own (spin_0, spin_1,
 # spin_2) for test_python: each thread's samples must carry its own
-# function. Prints "thread TID spin_K" for each. Usage: py_threads.py SECONDS
+# function. Prints "thread TID spin_K" for each. With "pool", the three
+# run as tasks of a concurrent.futures.ThreadPoolExecutor of three workers.
+# Usage: py_threads.py SECONDS [pool]
+import concurrent.futures
 import sys
 import threading
 import time
@@ -34,6 +37,13 @@ def run(f, until):
     f(until)
 
 
+def main_pool(seconds):
+    until = time.monotonic() + seconds
+    with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+        for f in (spin_0, spin_1, spin_2):
+            pool.submit(run, f, until)
+
+
 def main(seconds):
     until = time.monotonic() + seconds
     threads = [threading.Thread(target=run, args=(f, until)) for f in (spin_0, spin_1, spin_2)]
@@ -44,4 +54,5 @@ def main(seconds):
 
 
 if __name__ == "__main__":
-    main(float(sys.argv[1]) if len(sys.argv) > 1 else 3.0)
+    seconds = float(sys.argv[1]) if len(sys.argv) > 1 else 3.0
+    (main_pool if sys.argv[2:] == ["pool"] else main)(seconds)
