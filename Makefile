@@ -495,6 +495,7 @@ bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 	$(Q)tools/bench_unwind.sh
 	$(Q)tools/deps.sh --test
 	$(Q)tools/bench_html.sh
+	$(Q)tools/bench_runtimes.sh
 
 # tools/bench_unwind.sh's symbolizer and unwind-table timings: the library objects.
 $(BUILD)/bench/bench_symbolize: tools/bench_symbolize.c $(LIB_OBJS) | $(DEPS_STAMP)

@@ -80,6 +80,45 @@ static bool stack_named(const struct profile *p, const struct profile_stack *s)
 	return true;
 }
 
+/* A frame of the interpreter that runs every function it interprets, so
+ * names none of them: HotSpot's template interpreter, as its perf map
+ * calls it, and V8's Ignition entry (an embedded builtin's symbol, or
+ * Builtin:InterpreterEntryTrampoline in a perf map), which node's
+ * --interpreted-frames-native-stack replaces by a copy per function. */
+static bool interpreter_frame(enum runtime r, const struct frame *f)
+{
+	if (r == RUNTIME_JVM)
+		return !strcmp(f->name, "Interpreter");
+	return r == RUNTIME_NODE && strstr(f->name, "InterpreterEntryTrampoline");
+}
+
+/* JIT code, named by a perf map (symbolize.c gives its frames the map as
+ * their DSO) or not. */
+static bool jit_frame(const struct frame *f)
+{
+	return has_prefix(f->dso, "/tmp/perf-") || unnamed_jit(f);
+}
+
+/* Whether the sample ran an interpreted function: the innermost frame
+ * that is JIT code or the interpreter is the interpreter (its callers
+ * interpreted too count for nothing: a JVM's main stays interpreted while
+ * the methods it calls are compiled). */
+static bool stack_interpreted(const struct profile *p, const struct profile_stack *s,
+			      enum runtime r)
+{
+	if (r != RUNTIME_JVM && r != RUNTIME_NODE)
+		return false;
+	for (uint32_t i = s->nframes; i-- > 0;) {
+		const struct frame *f = profile__frame(p, s->frames[i]);
+
+		if (interpreter_frame(r, f))
+			return true;
+		if (jit_frame(f))
+			return false;
+	}
+	return false;
+}
+
 static void count_proc(struct runtime_count *c, struct procs *ps, pid_t pid)
 {
 	c->procs++;
@@ -108,6 +147,8 @@ void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs 
 		rt->r[r - 1].weight += s->weight;
 		if (stack_named(p, s))
 			rt->r[r - 1].named += s->weight;
+		if (stack_interpreted(p, s, r - 1))
+			rt->r[r - 1].interpreted += s->weight;
 	}
 	hashmap__free(&seen);
 }

@@ -111,6 +111,31 @@ static void advise(const struct runtimes *rt, enum runtime r)
 	strbuf__free(&b);
 }
 
+/* A share of samples in the interpreter below which saying so is noise
+ * (node interprets its start-up even with the flag that names that). */
+#define INTERPRETED_NOTED_PCT 5
+
+/* Samples in functions the interpreter runs, which it does not name: what
+ * would name them. */
+static void advise_interpreted(const struct runtimes *rt, enum runtime r, const char *what)
+{
+	const struct runtime_count *c = &rt->r[r];
+	double pct = c->weight ? 100.0 * c->interpreted / c->weight : 0;
+	const char *its = c->procs == 1 ? "its" : "their";
+
+	if (pct < INTERPRETED_NOTED_PCT)
+		return;
+	if (r == RUNTIME_NODE)
+		p_err("node: %.0f%% of %s %s ran JavaScript functions in V8's interpreter, which "
+		      "names them all InterpreterEntryTrampoline: start node with "
+		      "--interpreted-frames-native-stack (beside --perf-basic-prof) to name them",
+		      pct, its, what);
+	else if (r == RUNTIME_JVM)
+		p_err("java: %.0f%% of %s %s ran methods in HotSpot's interpreter, named "
+		      "Interpreter, not as themselves (a method is named once the JIT compiles it)",
+		      pct, its, what);
+}
+
 void summary__runtimes(const struct runtimes *rt, const char *what)
 {
 	struct strbuf b = {};
@@ -122,6 +147,8 @@ void summary__runtimes(const struct runtimes *rt, const char *what)
 		p_err("runtimes: %s", b.s);
 	strbuf__free(&b);
 	for (enum runtime r = RUNTIME_NONE + 1; r < RUNTIME_NR; r++)
-		if (rt->r[r].procs)
+		if (rt->r[r].procs) {
 			advise(rt, r);
+			advise_interpreted(rt, r, what);
+		}
 }

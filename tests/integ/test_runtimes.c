@@ -8,9 +8,12 @@
  * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
  * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
  * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
- * on; and a JVM that refuses jcmd, whose capture still succeeds, saying
- * why. Each skips, saying so, where its runtime is not installed
- * (tools/deps.sh --test installs them).
+ * on; a JVM that refuses jcmd, whose capture still succeeds, saying
+ * why; a JVM under -Xint, whose interpreted frames are Interpreter; and
+ * node (tests/workloads/hot.js) with a function left interpreted, named
+ * only with --interpreted-frames-native-stack, which the summary says to
+ * add when it is missing. Each skips, saying so, where its runtime is not
+ * installed (tools/deps.sh --test installs them).
  */
 #include "harness.h"
 
@@ -223,6 +226,21 @@ static void sample_pid(pid_t pid, const char *out, struct h_result *r, struct h_
 		     H_ARGV(h_flamebpf(), "-F", "499", "-p", spid, "-d", "2", "--pids", "-o", out));
 }
 
+/* Hot started with extra (as start_hot) and sampled for 2 s; skips where
+ * no JDK is installed. */
+static void sample_hot(const char *extra, const char *out, struct h_result *r, struct h_folded *f)
+{
+	struct h_proc p;
+
+	require_bpf();
+	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
+	start_hot(&p, extra);
+	sample_pid(p.pid, out, r, f);
+	h_stop(&p);
+	remove_perf_maps(f, "java");
+}
+
 /* No perf map: flamebpf asks the JVM for one with jcmd and names hot(). */
 static void test_java_jcmd(void **state)
 {
@@ -231,16 +249,9 @@ static void test_java_jcmd(void **state)
 	char line[1024];
 	struct h_result r;
 	struct h_folded f;
-	struct h_proc p;
 
 	(void)state;
-	require_bpf();
-	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
-	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
-	start_hot(&p, NULL);
-	sample_pid(p.pid, out, &r, &f);
-	h_stop(&p);
-	remove_perf_maps(&f, "java");
+	sample_hot(NULL, out, &r, &f);
 	runtimes_line(&r, line, sizeof(line));
 	hot = h_sum(&f, has_text, "Hot.hot");
 	java = h_sum(&f, of_comm, "java");
@@ -270,16 +281,9 @@ static void test_java_frame_pointers(void **state)
 	unsigned long long hot, whole;
 	struct h_result r;
 	struct h_folded f;
-	struct h_proc p;
 
 	(void)state;
-	require_bpf();
-	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
-	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
-	start_hot(&p, "-XX:+PreserveFramePointer");
-	sample_pid(p.pid, out, &r, &f);
-	h_stop(&p);
-	remove_perf_maps(&f, "java");
+	sample_hot("-XX:+PreserveFramePointer", out, &r, &f);
 	hot = h_sum(&f, has_text, "Hot.hot");
 	whole = h_sum(&f, hot_from_main, NULL);
 	print_message("%llu samples in Hot.hot, %llu of them from JavaMain\n", hot, whole);
@@ -287,6 +291,62 @@ static void test_java_frame_pointers(void **state)
 		h_folded_dump(&f, 10);
 		fail_msg("the JIT frames do not chain up to JavaMain");
 	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* Whether the innermost user frame of stack (the one under its kernel
+ * frames) is frame. */
+static bool user_leaf_is(const char *stack, const void *frame)
+{
+	const char *end = stack + strlen(stack), *start;
+
+	for (;;) {
+		start = end;
+		while (start > stack && start[-1] != ';')
+			start--;
+		if (start == stack || !h_is_kernel_frame(start, (size_t)(end - start)))
+			break;
+		end = start - 1;
+	}
+	return start > stack && (size_t)(end - start) == strlen(frame) &&
+	       !memcmp(start, frame, (size_t)(end - start));
+}
+
+static bool interpreted_from_main(const char *stack, const void *arg)
+{
+	(void)arg;
+	return user_leaf_is(stack, "Interpreter") && h_has_frame(stack, "JavaMain");
+}
+
+/* -Xint: Hot.hot runs in HotSpot's template interpreter, whose code the
+ * perf map asked of the JVM names Interpreter; the interpreter keeps frame
+ * pointers, so the stacks go on to the launcher's JavaMain. */
+static void test_java_interpreted(void **state)
+{
+	const char *out = h_path("java-xint.folded");
+	unsigned long long interp, java;
+	char advice[1024];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	sample_hot("-Xint", out, &r, &f);
+	java = h_sum(&f, of_comm, "java");
+	interp = h_sum(&f, interpreted_from_main, NULL);
+	print_message("%llu of %llu samples of the JVM in Interpreter, from JavaMain\n", interp,
+		      java);
+	if (java < 200 || interp * 100 < java * 90 || h_sum(&f, has_text, "Hot.hot")) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 10);
+		fail_msg("the interpreted method is not named Interpreter under JavaMain");
+	}
+	if (!h_find_line(r.err, "flamebpf: java: ", advice, sizeof(advice)) ||
+	    !strstr(advice, "interpreter")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say the JVM's methods ran interpreted");
+	}
+	print_message("%s\n", advice);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -317,6 +377,74 @@ static void test_java_jcmd_refused(void **state)
 	h_result_free(&r);
 }
 
+/* Runs tests/workloads/hot.js for 3 s under -F 499 with --perf-basic-prof,
+ * its hotLoop() compiled and its warmLoop() left to V8's interpreter, and
+ * with --interpreted-frames-native-stack too when native_stack. */
+static void run_hot_js(bool native_stack, const char *out, struct h_result *r, struct h_folded *f)
+{
+	char v8log[256];
+
+	/* node writes its log (isolate-*.log) in the working directory */
+	snprintf(v8log, sizeof(v8log), "--logfile=%s", h_path("v8.log"));
+	h_run_folded(r, 90, out, f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "--pids", "-o", out, "--", "node",
+			    "--no-logfile-per-isolate", v8log, "--perf-basic-prof",
+			    "--turbo-filter=hotLoop", "--sparkplug-filter=hotLoop",
+			    native_stack ? "--interpreted-frames-native-stack"
+					 : "--no-interpreted-frames-native-stack",
+			    "tests/workloads/hot.js", "3"));
+	remove_perf_maps(f, "node");
+}
+
+/* The summary's advice to add --interpreted-frames-native-stack; NULL if
+ * it gave none. */
+static const char *node_advice(const struct h_result *r, char *buf, size_t len)
+{
+	const char *line = h_find_line(r->err, "flamebpf: node: ", buf, len);
+
+	return line && strstr(line, "--interpreted-frames-native-stack") ? line : NULL;
+}
+
+/* node's perf map names compiled functions only: an interpreted one runs
+ * in V8's one interpreter entry, so warmLoop() has no frame of its own and
+ * the summary says which flag gives it one; with that flag it is named
+ * (JS:~warmLoop, ~ for interpreted), under main() named too. */
+static void test_node_interpreted(void **state)
+{
+	const char *out = h_path("node.folded");
+	unsigned long long node, warm, hot;
+	struct h_result r;
+	struct h_folded f;
+	char advice[1024];
+	bool advised;
+
+	(void)state;
+	require_bpf();
+	require_program("/usr/bin/node", "nodejs");
+	for (int native_stack = 0; native_stack < 2; native_stack++) {
+		run_hot_js(native_stack, out, &r, &f);
+		advised = node_advice(&r, advice, sizeof(advice)) != NULL;
+		node = h_sum(&f, of_comm, "node");
+		warm = h_sum(&f, has_text, "JS:~warmLoop ");
+		hot = h_sum(&f, has_text, "JS:*hotLoop ");
+		print_message("%s: %llu samples of node, %llu in warmLoop, %llu in hotLoop\n",
+			      native_stack ? "--interpreted-frames-native-stack" : "without it",
+			      node, warm, hot);
+		if (advised)
+			print_message("%s\n", advice);
+		if (node < 300 || hot * 10 < node || (native_stack ? warm * 10 < node : warm) ||
+		    advised == (bool)native_stack) {
+			h_dump(&r, "flamebpf");
+			h_folded_dump(&f, 10);
+			fail_msg("interpreted functions named %s, or the advice %s",
+				 native_stack ? "not with the flag" : "without it",
+				 native_stack ? "given" : "missing");
+		}
+		h_folded_free(&f);
+		h_result_free(&r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -326,6 +454,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_java_jcmd, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_frame_pointers, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd_refused, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_interpreted, h_test_teardown),
+		cmocka_unit_test_teardown(test_node_interpreted, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -1,8 +1,11 @@
 // A JVM workload for test_runtimes: hot() takes nearly all the time and is
 // compiled by the JIT within a second; the program runs for the seconds in
-// args[0], then prints how many rounds it made (its speed) and what it
-// computed (so that none of it is dead code).
+// args[0], then prints how many rounds it made, in how many seconds of CPU
+// (its speed, which other processes on the machine change less than the
+// rounds alone) and what it computed (so that none of it is dead code).
 //   java -cp DIR Hot SECONDS
+import java.lang.management.ManagementFactory;
+
 public class Hot {
 	static long hot(long n, long acc) {
 		for (long i = 0; i < n; i++)
@@ -16,6 +19,8 @@ public class Hot {
 
 		for (; System.nanoTime() < end; rounds++)
 			acc = hot(1000000, acc);
-		System.out.println(rounds + " rounds " + acc);
+		double cpu = ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime() / 1e9;
+		System.out.printf("%d rounds in %.2f s of CPU: %.0f/s %d%n", rounds, cpu, rounds / cpu,
+				  acc);
 	}
 }
