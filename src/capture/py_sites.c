@@ -57,7 +57,8 @@ struct image {
 	size_t len;
 };
 
-static int fail(struct image *im, int err, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int fail(struct image *im, int err, const char *fmt,
+						      ...)
 {
 	va_list ap;
 

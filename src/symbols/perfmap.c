@@ -291,7 +291,7 @@ int perfmap__parse(const char *text, size_t len, struct perfmap **out)
 	return 0;
 }
 
-static int check_file(int fd, uid_t uid)
+static int check_file(int fd, uid_t uid, time_t since)
 {
 	struct stat st;
 
@@ -301,10 +301,12 @@ static int check_file(int fd, uid_t uid)
 		return -EINVAL;
 	if (st.st_uid != 0 && st.st_uid != uid)
 		return -EPERM;
+	if (st.st_mtime < since)
+		return -ESTALE;
 	return 0;
 }
 
-int perfmap__open(int root, const char *path, uid_t uid)
+int perfmap__open(int root, const char *path, uid_t uid, time_t since)
 {
 	/* O_NONBLOCK: a FIFO put there must not hang us */
 	int fd = proc_root__open(root, path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -312,7 +314,7 @@ int perfmap__open(int root, const char *path, uid_t uid)
 
 	if (fd < 0)
 		return fd;
-	err = check_file(fd, uid);
+	err = check_file(fd, uid, since);
 	if (err) {
 		close(fd);
 		return err;
@@ -398,9 +400,9 @@ int perfmap__read_fd(int fd, struct perfmap **out)
 	return 0;
 }
 
-int perfmap__read(int root, const char *path, uid_t uid, struct perfmap **out)
+int perfmap__read(int root, const char *path, uid_t uid, time_t since, struct perfmap **out)
 {
-	int fd = perfmap__open(root, path, uid), err;
+	int fd = perfmap__open(root, path, uid, since), err;
 
 	*out = NULL;
 	if (fd < 0)

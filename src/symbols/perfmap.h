@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* A JVM's map reaches hundreds of MB: the first GiB of a file is read. */
 #define PERFMAP_MAX_BYTES   (1UL << 30)
@@ -27,16 +28,18 @@ int perfmap__parse(const char *text, size_t len, struct perfmap **out);
 /* Opens the map at path (absolute; from the root proc_root__get() gave, or
  * as we see it when 0) to read it now or later, when the process may have
  * deleted it. Only a regular file owned by root or by uid is taken, never
- * through a symbolic link. Returns an fd, -ENOENT, -ELOOP (a link), -EPERM
- * (another owner), -EINVAL (not a regular file), or -errno. */
-int perfmap__open(int root, const char *path, uid_t uid);
+ * through a symbolic link, and not one last written before since (a
+ * CLOCK_REALTIME second; 0: any): the map of an earlier process that had
+ * the same pid. Returns an fd, -ENOENT, -ELOOP (a link), -EPERM (another
+ * owner), -EINVAL (not a regular file), -ESTALE (older), or -errno. */
+int perfmap__open(int root, const char *path, uid_t uid, time_t since);
 
 /* Reads the map an fd of perfmap__open holds, from its start, at most
  * PERFMAP_MAX_BYTES and then only whole lines. Returns 0 or -errno. */
 int perfmap__read_fd(int fd, struct perfmap **out);
 
 /* perfmap__open, then perfmap__read_fd. */
-int perfmap__read(int root, const char *path, uid_t uid, struct perfmap **out);
+int perfmap__read(int root, const char *path, uid_t uid, time_t since, struct perfmap **out);
 
 /* The region holding addr: its name and addr's offset in it, or NULL. The
  * name lives as long as m. */

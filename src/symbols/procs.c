@@ -10,6 +10,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "proc_root.h"
+#include "proc_start.h"
 #include "procs.h"
 
 /* /proc/PID/status is about 1.5 KiB, more with many supplementary groups. */
@@ -24,6 +25,7 @@ struct proc {
 	bool pm_held;		 /* pm_fd is its perf map, opened at a snapshot */
 	int pm_fd;		 /* ... read when the file is gone by the end */
 	uid_t uid;		 /* effective: who may own its perf map, besides root */
+	time_t start;		 /* when it started: an older perf map is not its */
 	pid_t nspid;		 /* its pid in its own pid namespace */
 	int root;		 /* its root when not ours (proc_root__get), else 0 */
 	struct perfmap *pm;	 /* NULL when it has none */
@@ -33,6 +35,10 @@ struct proc {
 	struct map_entry *hist; /* mappings as they were made (mmap_events.c), oldest first */
 	size_t nhist, hist_cap;
 };
+
+/* A process's start is known to the second, from two clocks read apart:
+ * a map written in its first seconds must not look older than it. */
+#define START_SLACK 2
 
 /* Bounds what one process can make us keep (a JIT mapping code forever). */
 #define HISTORY_MAX 4096
@@ -146,6 +152,10 @@ static int read_identity(struct proc *p)
 	p->uid = (uid_t)uids[1];
 	p->nspid = nn ? (pid_t)nspids[nn - 1] : p->pid;
 	set_root(p, proc_root__get(p->pid));
+	if (proc_start__wall(p->pid, &p->start))
+		p->start = 0;
+	else
+		p->start -= START_SLACK;
 	p->known = true;
 	return 0;
 }
@@ -165,7 +175,7 @@ static void read_perfmap(struct proc *p)
 	if (!p->known)
 		return;
 	perfmap_path(p, path, sizeof(path));
-	if (perfmap__read(p->root, path, p->uid, &pm) &&
+	if (perfmap__read(p->root, path, p->uid, p->start, &pm) &&
 	    (!p->pm_held || perfmap__read_fd(p->pm_fd, &pm)))
 		return;
 	perfmap__free(p->pm);
@@ -183,7 +193,7 @@ static void hold_perfmap(struct proc *p)
 	if (!p->known || p->pm_held)
 		return;
 	perfmap_path(p, path, sizeof(path));
-	fd = perfmap__open(p->root, path, p->uid);
+	fd = perfmap__open(p->root, path, p->uid, p->start);
 	if (fd < 0)
 		return;
 	p->pm_fd = fd;

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	perfmap__free(m);
 	fuzz_write(fuzz_path("perf-1.map", path, sizeof(path)), data, size, 0600);
-	if (!perfmap__read(0, path, getuid(), &m))
+	if (!perfmap__read(0, path, getuid(), 0, &m))
 		lookups(m, data, size);
 	perfmap__free(m);
 	return 0;

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "symbols/perfmap.h"
+#include "symbols/proc_start.h"
 #include "util.h"
 
 static struct perfmap *parse(const char *text)
@@ -250,13 +251,40 @@ static void test_read(void **state)
 	(void)state;
 	make_dir(&d);
 	write_file(d.file, "1000 10 jitted\n");
-	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), 0);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), 0, &m), 0);
 	expect(m, 0x1001, "jitted", 1);
 	perfmap__free(m);
 	remove_dir(&d);
-	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), -ENOENT);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), 0, &m), -ENOENT);
 	assert_null(m);
-	assert_int_equal(perfmap__read(0, "relative/perf-1.map", geteuid(), &m), -EINVAL);
+	assert_int_equal(perfmap__read(0, "relative/perf-1.map", geteuid(), 0, &m), -EINVAL);
+}
+
+/* A map last written before the process started is an earlier process's
+ * (its pid reused): not read. */
+static void test_read_stale(void **state)
+{
+	struct timespec times[2] = { { .tv_nsec = UTIME_OMIT } };
+	struct perfmap *m = NULL;
+	time_t now = time(NULL), start;
+	struct dir d;
+
+	(void)state;
+	make_dir(&d);
+	write_file(d.file, "1000 10 jitted\n");
+	times[1].tv_sec = now - 1000;
+	assert_int_equal(utimensat(AT_FDCWD, d.file, times, 0), 0);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), now - 10, &m), -ESTALE);
+	assert_null(m);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), now - 2000, &m), 0);
+	expect(m, 0x1001, "jitted", 1);
+	perfmap__free(m);
+	/* this process began after boot and before now */
+	assert_int_equal(proc_start__wall(getpid(), &start), 0);
+	assert_true(start <= now);
+	assert_true(start >= now - 24 * 3600);
+	assert_int_equal(proc_start__wall(-1, &start), -ESRCH);
+	remove_dir(&d);
 }
 
 /* Only a regular file itself: not through a link (to a file the target
@@ -272,14 +300,14 @@ static void test_read_not_regular(void **state)
 	snprintf(target, sizeof(target), "%s/target", d.path);
 	write_file(target, "1000 10 secret\n");
 	assert_int_equal(symlink(target, d.file), 0);
-	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), -ELOOP);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), 0, &m), -ELOOP);
 	assert_null(m);
 	unlink(d.file);
 	assert_int_equal(mkfifo(d.file, 0644), 0);
-	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), -EINVAL);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), 0, &m), -EINVAL);
 	unlink(d.file);
 	assert_int_equal(mkdir(d.file, 0755), 0);
-	assert_int_not_equal(perfmap__read(0, d.file, geteuid(), &m), 0);
+	assert_int_not_equal(perfmap__read(0, d.file, geteuid(), 0, &m), 0);
 	assert_null(m);
 	rmdir(d.file);
 	remove_dir(&d);
@@ -299,13 +327,13 @@ static void test_read_owner(void **state)
 	make_dir(&d);
 	write_file(d.file, "1000 10 jitted\n");
 	assert_int_equal(chown(d.file, 12345, 12345), 0);
-	assert_int_equal(perfmap__read(0, d.file, 12345, &m), 0);
+	assert_int_equal(perfmap__read(0, d.file, 12345, 0, &m), 0);
 	perfmap__free(m);
 	m = NULL;
-	assert_int_equal(perfmap__read(0, d.file, 54321, &m), -EPERM);
+	assert_int_equal(perfmap__read(0, d.file, 54321, 0, &m), -EPERM);
 	assert_null(m);
 	assert_int_equal(chown(d.file, 0, 0), 0);
-	assert_int_equal(perfmap__read(0, d.file, 54321, &m), 0);
+	assert_int_equal(perfmap__read(0, d.file, 54321, 0, &m), 0);
 	perfmap__free(m);
 	remove_dir(&d);
 }
@@ -326,7 +354,7 @@ static void test_read_huge(void **state)
 	assert_int_equal(pwrite(fd, "\n3000 10 cut", 12, PERFMAP_MAX_BYTES - 6), 12);
 	assert_int_equal(pwrite(fd, "\n4000 10 beyond\n", 16, 1ULL << 32), 16);
 	assert_int_equal(close(fd), 0);
-	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), 0);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), 0, &m), 0);
 	expect(m, 0x1000, "first", 0);
 	expect(m, 0x2000, "second", 0);
 	expect(m, 0x3000, NULL, 0);
@@ -363,7 +391,7 @@ static void test_read_million(void **state)
 			(i * 0x140) % (n * 0x100), (size_t)0x100 + i % 0x80, i);
 	assert_int_equal(fclose(f), 0);
 	t0 = now();
-	assert_int_equal(perfmap__read(0, d.file, geteuid(), &m), 0);
+	assert_int_equal(perfmap__read(0, d.file, geteuid(), 0, &m), 0);
 	secs = now() - t0;
 	print_message("1M-line perf map read in %.2f s\n", secs);
 	assert_int_equal(perfmap__count(m), n);
@@ -386,6 +414,7 @@ int main(void)
 		cmocka_unit_test(test_long_names),
 		cmocka_unit_test(test_entry_cap),
 		cmocka_unit_test(test_read),
+		cmocka_unit_test(test_read_stale),
 		cmocka_unit_test(test_read_not_regular),
 		cmocka_unit_test(test_read_owner),
 		cmocka_unit_test(test_read_huge),
