@@ -33,6 +33,15 @@ struct {
 	__uint(max_entries, 8192);
 } unwind_procs SEC(".maps");
 
+/* Erlang nodes without frame pointers (struct unwind_beam), by pid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, __u32);
+	__type(value, struct unwind_beam);
+	__uint(max_entries, 1024);
+} unwind_beams SEC(".maps");
+
 /* The rows last found, per CPU, by (process entry, pc): a thread that
  * blocks or is sampled at the same places again and again skips both
  * binary searches. The entry's gen changes whenever user space writes it,
@@ -85,6 +94,7 @@ enum unwind_end {
 struct unwind_walk {
 	struct sample_stack_event *st;
 	struct unwind_proc *proc;
+	const struct unwind_beam *beam; /* an Erlang node's JIT, or NULL */
 	__u64 pc, sp, bp;
 	__u32 pid;
 	__u32 nr;
@@ -187,6 +197,8 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 {
 	__u64 off = addr - w->win_lo;
 
+	/* the bounds checked below are off's own: not recomputed from addr */
+	barrier_var(off);
 	if (w->win && addr >= w->win_lo && w->win_len >= 8 && off <= w->win_len - 8 &&
 	    off <= UNWIND_WIN - 8) {
 		__builtin_memcpy(v, &w->win->b[off], sizeof(*v));
@@ -270,9 +282,68 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 	return true;
 }
 
+/* A scan for an Erlang frame's return address (struct unwind_beam). */
+struct unwind_scan {
+	struct unwind_walk *w;
+	const struct unwind_beam *b;
+	__u64 ra;
+	__u32 words; /* from sp to just past the return address; 0: none found */
+};
+
+/* One word of the scan, k words from sp; 1 stops. */
+static __always_inline long scan_word(__u32 k, struct unwind_scan *s, const bool cross)
+{
+	__u64 v;
+
+	if (!read_user_u64(s->w, &v, s->w->sp + 8 * (__u64)k, cross))
+		return 1;
+	if ((v & 3) || v < s->b->code_lo || v >= s->b->code_hi)
+		return 0;
+	s->ra = v;
+	s->words = k + 1;
+	return 1;
+}
+
+static long scan_word_cur(__u32 k, void *data)
+{
+	return scan_word(k, data, false);
+}
+
+static long scan_word_task(__u32 k, void *data)
+{
+	return scan_word(k, data, true);
+}
+
+/* One step over an Erlang frame of b's JIT: to the first word from sp that
+ * is a return address into its code. */
+static __always_inline bool unwind_by_scan(struct unwind_walk *w, const struct unwind_beam *b,
+					   __u64 *ra, const bool cross)
+{
+	struct unwind_scan s = { .w = w, .b = b };
+
+	if (cross)
+		bpf_loop(UNWIND_BEAM_SCAN, scan_word_task, &s, 0);
+	else
+		bpf_loop(UNWIND_BEAM_SCAN, scan_word_cur, &s, 0);
+	if (!s.words)
+		return false;
+	*ra = s.ra;
+	w->sp += 8 * (__u64)s.words;
+	return true;
+}
+
+/* w->beam when pc is in its code, else NULL. */
+static __always_inline const struct unwind_beam *beam_code(const struct unwind_walk *w, __u64 pc)
+{
+	const struct unwind_beam *b = w->beam;
+
+	return b && pc >= b->code_lo && pc < b->code_hi ? b : NULL;
+}
+
 /* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */
 static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const bool cross)
 {
+	const struct unwind_beam *b;
 	struct unwind_row *r = NULL;
 	__u64 ra = 0, pc;
 
@@ -296,6 +367,13 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 	if (r && (r->kind == UNWIND_CFA_RSP || r->kind == UNWIND_CFA_RBP)) {
 		if (!unwind_by_row(w, r, &ra, cross))
 			return 1;
+	} else if (!r && (b = beam_code(w, pc))) {
+		if (!unwind_by_scan(w, b, &ra, cross))
+			return 1;
+		if (ra == b->normal_exit) {
+			w->done = true;
+			return 1;
+		}
 	} else if (i && w->bp_known && !w->bp && unwind_mode != UNWIND_MODE_DWARF) {
 		/* a frame-pointer chain ends with 0: _start's, a goroutine's */
 		w->done = true;
@@ -403,6 +481,7 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 		return STACK_ID_NONE;
 	if (unwind_mode != UNWIND_MODE_FP) {
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+		w.beam = bpf_map_lookup_elem(&unwind_beams, &pid);
 		if (!w.proc)
 			count(base + USTACK_EARLY);
 	}
@@ -436,8 +515,10 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 
 	if (!task->mm)
 		return STACK_ID_NONE;
-	if (unwind_mode != UNWIND_MODE_FP)
+	if (unwind_mode != UNWIND_MODE_FP) {
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+		w.beam = bpf_map_lookup_elem(&unwind_beams, &pid);
+	}
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true);
 	count(base + (w.proc ? end : USTACK_FP));
 	if (!w.nr)
@@ -451,6 +532,7 @@ static __always_inline void forget_process(__u32 pid)
 {
 	bpf_map_delete_elem(&seen, &pid);
 	bpf_map_delete_elem(&unwind_procs, &pid);
+	bpf_map_delete_elem(&unwind_beams, &pid);
 }
 
 #endif

@@ -331,6 +331,18 @@ static void find_python(struct sampler *s, pid_t pid)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &key, &info, BPF_ANY);
 }
 
+/* An Erlang node whose JIT code keeps no frame pointers: its frames are
+ * stepped over by scanning its stack (struct unwind_beam), from now on. */
+static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
+{
+	struct sampler *s = ctx;
+	struct unwind_beam b = { info->code_lo, info->code_hi, info->normal_exit };
+	__u32 key = (__u32)pid;
+
+	if (s->skel && info->emulator && !info->frame_pointers && info->code_hi)
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams), &key, &b, BPF_ANY);
+}
+
 /* A process's maps, read now: its unwind tables and, in a container, its
  * binaries' symbols (symbolizer__preload). */
 static int snapshot(struct sampler *s, pid_t pid)
@@ -425,7 +437,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
-	if (o->user && (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new()))) {
+	if (o->user && (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
 		err = -ENOMEM;
 		goto err_free;
 	}

@@ -30,7 +30,10 @@ struct jit_entry {
  * Every record is a C struct whose last field, the name, starts before the
  * struct's padded end: the next record starts at the padded size plus the
  * name's length (which counts its NUL). */
+#define SYM_EMULATOR	0
 #define SYM_MODULE	1
+#define EMU_LAYOUT	8  /* int: 1 when its frames keep frame pointers */
+#define EMU_EXIT	16 /* the normal exit's address */
 #define MODULE_AT	8  /* after the header word */
 #define MODULE_NAME	18 /* u64 base, u32 ranges, u32 size, u16 name length */
 #define MODULE_SIZE	24
@@ -116,8 +119,29 @@ static int add_range(struct perfmap *m, const struct symfile *f, size_t *at, uin
 	return perfmap__add(m, base + start, end - start, name, (size_t)n + 1);
 }
 
-/* A module's ranges into m; the emulator's record has none. */
-static int add_symfile(struct perfmap *m, const struct symfile *f)
+/* The emulator's record: how its frames are laid out, where they end. */
+static int read_emulator(const struct symfile *f, struct beam_jit_info *info)
+{
+	uint32_t layout;
+
+	if (!get_u32(f, EMU_LAYOUT, &layout) || f->len < EMU_EXIT + sizeof(info->normal_exit))
+		return -EINVAL;
+	memcpy(&info->normal_exit, f->p + EMU_EXIT, sizeof(info->normal_exit));
+	info->frame_pointers = layout == 1;
+	info->emulator = true;
+	return 0;
+}
+
+static void widen(struct beam_jit_info *info, uint64_t base, uint32_t code_size)
+{
+	if (!info->code_hi || base < info->code_lo)
+		info->code_lo = base;
+	if (base + code_size > info->code_hi)
+		info->code_hi = base + code_size;
+}
+
+/* A module's ranges into m. */
+static int add_symfile(struct perfmap *m, const struct symfile *f, struct beam_jit_info *info)
 {
 	uint32_t kind, nranges, code_size;
 	uint16_t len;
@@ -125,12 +149,19 @@ static int add_symfile(struct perfmap *m, const struct symfile *f)
 	size_t at;
 	int err = 0;
 
-	if (!get_u32(f, 0, &kind) || kind != SYM_MODULE)
+	if (!get_u32(f, 0, &kind))
+		return -EINVAL;
+	if (kind == SYM_EMULATOR)
+		return read_emulator(f, info);
+	if (kind != SYM_MODULE)
 		return 0;
 	if (!get_u32(f, MODULE_AT + 8, &nranges) || !get_u32(f, MODULE_AT + 12, &code_size) ||
 	    !get_u16(f, MODULE_AT + 16, &len) || name_len(f, MODULE_AT + MODULE_NAME, len) < 0)
 		return -EINVAL;
 	memcpy(&base, f->p + MODULE_AT, sizeof(base));
+	if (base + code_size < base)
+		return -EINVAL;
+	widen(info, base, code_size);
 	at = MODULE_AT + MODULE_SIZE + len;
 	for (uint32_t i = 0; i < nranges && !err; i++)
 		err = add_range(m, f, &at, base, code_size);
@@ -154,8 +185,8 @@ static int grow(uint8_t **buf, size_t *cap, size_t len)
 
 /* The entry at addr into m, its successor in *next. Returns 0, -ENOMEM, or
  * another error when the entry cannot be read or makes no sense. */
-static int add_entry(const struct beam_mem *mem, uint64_t addr, struct perfmap *m, uint8_t **buf,
-		     size_t *cap, uint64_t *next)
+static int add_entry(const struct beam_mem *mem, uint64_t addr, struct perfmap *m,
+		     struct beam_jit_info *info, uint8_t **buf, size_t *cap, uint64_t *next)
 {
 	struct jit_entry e;
 	int err = mem->read(mem->arg, addr, &e, sizeof(e));
@@ -168,12 +199,13 @@ static int add_entry(const struct beam_mem *mem, uint64_t addr, struct perfmap *
 	err = grow(buf, cap, e.size) ?: mem->read(mem->arg, e.symfile, *buf, e.size);
 	if (err)
 		return err;
-	return add_symfile(m, &(struct symfile){ *buf, e.size });
+	return add_symfile(m, &(struct symfile){ *buf, e.size }, info);
 }
 
 /* Every entry of the list from first into m. Returns 0, -ENOMEM, or
  * -EAGAIN when some could not be read (the list was changing). */
-static int walk(const struct beam_mem *mem, uint64_t first, struct perfmap *m)
+static int walk(const struct beam_mem *mem, uint64_t first, struct perfmap *m,
+		struct beam_jit_info *info)
 {
 	uint64_t addr = first, next;
 	uint8_t *buf = NULL;
@@ -183,7 +215,7 @@ static int walk(const struct beam_mem *mem, uint64_t first, struct perfmap *m)
 
 	for (; addr && n < BEAM_JIT_MAX_MODULES; addr = next, n++) {
 		next = 0;
-		err = add_entry(mem, addr, m, &buf, &cap, &next);
+		err = add_entry(mem, addr, m, info, &buf, &cap, &next);
 		if (err == -ENOMEM)
 			break;
 		torn |= err != 0;
@@ -202,7 +234,7 @@ static uint64_t stamp_of(const struct jit_descriptor *d)
 }
 
 int beam_jit__read(const struct beam_mem *mem, uint64_t descriptor, uint64_t *stamp,
-		   struct perfmap **out)
+		   struct perfmap **out, struct beam_jit_info *info)
 {
 	struct jit_descriptor d;
 	struct perfmap *m;
@@ -219,7 +251,8 @@ int beam_jit__read(const struct beam_mem *mem, uint64_t descriptor, uint64_t *st
 	m = perfmap__new();
 	if (!m)
 		return -ENOMEM;
-	err = walk(mem, d.first, m);
+	memset(info, 0, sizeof(*info));
+	err = walk(mem, d.first, m, info);
 	*stamp = err ? 0 : stamp_of(&d);
 	if (err == -EAGAIN)
 		err = 0;

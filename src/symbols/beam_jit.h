@@ -9,6 +9,7 @@
 #ifndef FLAMEBPF_BEAM_JIT_H
 #define FLAMEBPF_BEAM_JIT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,15 +33,23 @@ struct beam_mem {
  * -errno. */
 int beam_jit__locate(const struct map_entry *m, uint64_t *descriptor);
 
+/* What the list tells of the JIT's code as a whole. */
+struct beam_jit_info {
+	uint64_t code_lo, code_hi; /* [code_lo, code_hi): every module's code; 0: none yet */
+	uint64_t normal_exit;	   /* where the outermost Erlang frame returns to */
+	bool emulator;		   /* the emulator's record was read (the two below) */
+	bool frame_pointers;	   /* its code keeps them (+JPperf true or +JPframe true) */
+};
+
 /* Reads the functions the JIT registered into a perf map (perfmap.h),
  * each named as +JPperf true names it in /tmp/perf-PID.map: "$" and its
  * range name ("$busy:heavy/0", "$global::process_main"). *stamp tells the
  * list's state at the last read: when it is unchanged, returns 1 and
  * leaves *out NULL; else *stamp is set to the state read (0 when a part
  * could not be read, the JIT changing the list meanwhile: read again next
- * time). Returns 0, 1, -EFAULT when the descriptor cannot be read,
- * -EPROTO when it is not one, or -ENOMEM. */
+ * time), and *info from the same read. Returns 0, 1, -EFAULT when the
+ * descriptor cannot be read, -EPROTO when it is not one, or -ENOMEM. */
 int beam_jit__read(const struct beam_mem *mem, uint64_t descriptor, uint64_t *stamp,
-		   struct perfmap **out);
+		   struct perfmap **out, struct beam_jit_info *info);
 
 #endif

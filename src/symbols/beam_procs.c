@@ -23,11 +23,19 @@ struct beam_procs {
 	struct hashmap by_pid; /* pid -> 1 + index in v */
 	struct beam_node *v;
 	size_t n, cap;
+	beam_procs_fn changed;
+	void *ctx;
 };
 
-struct beam_procs *beam_procs__new(void)
+struct beam_procs *beam_procs__new(beam_procs_fn changed, void *ctx)
 {
-	return calloc(1, sizeof(struct beam_procs));
+	struct beam_procs *bp = calloc(1, sizeof(struct beam_procs));
+
+	if (bp) {
+		bp->changed = changed;
+		bp->ctx = ctx;
+	}
+	return bp;
 }
 
 static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
@@ -57,19 +65,22 @@ static const struct map_entry *beam_mapping(struct procs *ps, pid_t pid)
 }
 
 /* Its names read again when its JIT changed them since. */
-static void refresh_node(struct beam_node *b, struct procs *ps)
+static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struct procs *ps)
 {
 	struct beam_mem mem = { read_mem, (void *)(intptr_t)b->pid };
+	struct beam_jit_info info;
 	struct perfmap *m;
 	int err;
 
 	if (b->gone)
 		return;
-	err = beam_jit__read(&mem, b->descriptor, &b->stamp, &m);
+	err = beam_jit__read(&mem, b->descriptor, &b->stamp, &m, &info);
 	if (err == -EFAULT || err == -ESRCH || err == -EPROTO)
 		b->gone = true;
-	if (!err)
-		procs__set_jit_map(ps, b->pid, m);
+	if (err || procs__set_jit_map(ps, b->pid, m))
+		return;
+	if (bp->changed)
+		bp->changed(bp->ctx, b->pid, &info);
 }
 
 static struct beam_node *findnew(struct beam_procs *bp, pid_t pid)
@@ -105,14 +116,14 @@ int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
 	if (b->descriptor != descriptor)
 		*b = (struct beam_node){ .pid = pid, .descriptor = descriptor };
 	b->gone = false;
-	refresh_node(b, ps);
+	refresh_node(bp, b, ps);
 	return 0;
 }
 
 void beam_procs__refresh(struct beam_procs *bp, struct procs *ps)
 {
 	for (size_t i = 0; i < bp->n; i++)
-		refresh_node(&bp->v[i], ps);
+		refresh_node(bp, &bp->v[i], ps);
 }
 
 size_t beam_procs__count(const struct beam_procs *bp)

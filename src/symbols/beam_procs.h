@@ -8,12 +8,18 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "beam_jit.h"
 #include "procs.h"
 
 struct beam_procs;
 
-/* Returns NULL and sets errno on failure. */
-struct beam_procs *beam_procs__new(void);
+/* Told each time a node's names were read anew, with what its JIT said of
+ * its code as a whole. */
+typedef void (*beam_procs_fn)(void *ctx, pid_t pid, const struct beam_jit_info *info);
+
+/* changed (NULL: none) is called with ctx. Returns NULL and sets errno on
+ * failure. */
+struct beam_procs *beam_procs__new(beam_procs_fn changed, void *ctx);
 
 /* Looks for beam.smp in pid's newest snapshot and its JIT's descriptor,
  * and reads its names now. Returns 0 when found; -ENOENT when pid is no
