@@ -94,7 +94,7 @@ enum unwind_end {
 struct unwind_walk {
 	struct sample_stack_event *st;
 	struct unwind_proc *proc;
-	const struct unwind_beam *beam; /* an Erlang node's JIT, or NULL */
+	struct unwind_beam beam; /* the Erlang node's JIT, for beam_walk() */
 	__u64 pc, sp, bp;
 	__u32 pid;
 	__u32 nr;
@@ -197,8 +197,6 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 {
 	__u64 off = addr - w->win_lo;
 
-	/* the bounds checked below are off's own: not recomputed from addr */
-	barrier_var(off);
 	if (w->win && addr >= w->win_lo && w->win_len >= 8 && off <= w->win_len - 8 &&
 	    off <= UNWIND_WIN - 8) {
 		__builtin_memcpy(v, &w->win->b[off], sizeof(*v));
@@ -282,68 +280,64 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 	return true;
 }
 
-/* A scan for an Erlang frame's return address (struct unwind_beam). */
-struct unwind_scan {
-	struct unwind_walk *w;
-	const struct unwind_beam *b;
-	__u64 ra;
-	__u32 words; /* from sp to just past the return address; 0: none found */
-};
-
-/* One word of the scan, k words from sp; 1 stops. */
-static __always_inline long scan_word(__u32 k, struct unwind_scan *s, const bool cross)
+/* One step over an Erlang frame of w->beam's JIT: to the first of the
+ * UNWIND_BEAM_SCAN words from sp that is a return address into its code.
+ * The words are read at once and looked at unrolled: a loop here would
+ * cost the sampler's verification more than the whole walk otherwise. */
+static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
 {
-	__u64 v;
+	const struct unwind_beam *b = &w->beam;
+	__u64 v[UNWIND_BEAM_SCAN];
 
-	if (!read_user_u64(s->w, &v, s->w->sp + 8 * (__u64)k, cross))
-		return 1;
-	if ((v & 3) || v < s->b->code_lo || v >= s->b->code_hi)
-		return 0;
-	s->ra = v;
-	s->words = k + 1;
-	return 1;
-}
-
-static long scan_word_cur(__u32 k, void *data)
-{
-	return scan_word(k, data, false);
-}
-
-static long scan_word_task(__u32 k, void *data)
-{
-	return scan_word(k, data, true);
-}
-
-/* One step over an Erlang frame of b's JIT: to the first word from sp that
- * is a return address into its code. */
-static __always_inline bool unwind_by_scan(struct unwind_walk *w, const struct unwind_beam *b,
-					   __u64 *ra, const bool cross)
-{
-	struct unwind_scan s = { .w = w, .b = b };
-
-	if (cross)
-		bpf_loop(UNWIND_BEAM_SCAN, scan_word_task, &s, 0);
-	else
-		bpf_loop(UNWIND_BEAM_SCAN, scan_word_cur, &s, 0);
-	if (!s.words)
+	if (bpf_probe_read_user(v, sizeof(v), (const void *)w->sp))
 		return false;
-	*ra = s.ra;
-	w->sp += 8 * (__u64)s.words;
-	return true;
+#pragma unroll
+	for (__u32 k = 0; k < UNWIND_BEAM_SCAN; k++) {
+		if (!(v[k] & 3) && v[k] >= b->code_lo && v[k] < b->code_hi) {
+			*ra = v[k];
+			w->sp += 8 * (k + 1);
+			return true;
+		}
+	}
+	return false;
 }
 
-/* w->beam when pc is in its code, else NULL. */
-static __always_inline const struct unwind_beam *beam_code(const struct unwind_walk *w, __u64 pc)
+/* One Erlang frame of a walk that stopped in w->beam's code (beam_walk):
+ * its caller's return address recorded after the frames so far. 1 stops. */
+static long beam_step(__u32 k, void *data)
 {
-	const struct unwind_beam *b = w->beam;
+	struct unwind_walk *w = data;
+	__u32 n = w->nr;
+	__u64 ra;
 
-	return b && pc >= b->code_lo && pc < b->code_hi ? b : NULL;
+	if (n >= SAMPLE_MAX_DEPTH || !unwind_by_scan(w, &ra))
+		return 1;
+	if (ra == w->beam.normal_exit) {
+		w->done = true;
+		return 1;
+	}
+	w->st->ip[n] = ra;
+	w->nr = n + 1;
+	return 0;
+}
+
+/* A table walk that stopped in the code of an Erlang node's JIT (no table
+ * there, nor frame pointers): its Erlang frames, by scanning. Looked up
+ * only now, so that the table walk's verification is the same with it as
+ * without. */
+static __always_inline void beam_walk(struct unwind_walk *w)
+{
+	const struct unwind_beam *b = bpf_map_lookup_elem(&unwind_beams, &w->pid);
+
+	if (!b || w->pc < b->code_lo || w->pc >= b->code_hi)
+		return;
+	w->beam = *b;
+	bpf_loop(SAMPLE_MAX_DEPTH, beam_step, w, 0);
 }
 
 /* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */
 static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const bool cross)
 {
-	const struct unwind_beam *b;
 	struct unwind_row *r = NULL;
 	__u64 ra = 0, pc;
 
@@ -367,13 +361,6 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 	if (r && (r->kind == UNWIND_CFA_RSP || r->kind == UNWIND_CFA_RBP)) {
 		if (!unwind_by_row(w, r, &ra, cross))
 			return 1;
-	} else if (!r && (b = beam_code(w, pc))) {
-		if (!unwind_by_scan(w, b, &ra, cross))
-			return 1;
-		if (ra == b->normal_exit) {
-			w->done = true;
-			return 1;
-		}
 	} else if (i && w->bp_known && !w->bp && unwind_mode != UNWIND_MODE_DWARF) {
 		/* a frame-pointer chain ends with 0: _start's, a goroutine's */
 		w->done = true;
@@ -425,7 +412,7 @@ static __always_inline void read_window(struct unwind_walk *w)
 /* Unwinds the user stack of the current task from its registers into st.
  * Returns how the walk ended; st->nr holds the frames. */
 static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct pt_regs *regs,
-						   const bool cross)
+						   const bool cross, const bool scan)
 {
 	w->pc = BPF_CORE_READ(regs, ip);
 	w->sp = BPF_CORE_READ(regs, sp);
@@ -437,6 +424,8 @@ static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct
 		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step_task, w, 0);
 	else
 		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step, w, 0);
+	if (scan && !w->done && !w->task)
+		beam_walk(w);
 	w->st->nr = w->nr;
 	if (!w->done)
 		return UNW_TRUNCATED;
@@ -462,12 +451,13 @@ static __always_inline void ask_for_maps(struct unwind_proc *proc, __u32 pid, __
 
 /* The current task's user stack by --unwind, as take_stack() returns it (a
  * record of the given type): by the tables once user space has loaded the
- * process's, by frame pointers before that. base is the first of the
+ * process's, by frame pointers before that; with scan, an Erlang node's
+ * frames by scanning (struct unwind_beam). base is the first of the
  * program's enum ustack_counter block; the others count read errors, full
  * ring buffers for stacks and for requests. */
-static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task, __u32 type,
-					__u32 base, __u32 err_counter, __u32 drop_counter,
-					__u32 lost_counter)
+static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_struct *task,
+					   __u32 type, __u32 base, __u32 err_counter,
+					   __u32 drop_counter, __u32 lost_counter, const bool scan)
 {
 	struct unwind_walk w = { .pid = pid };
 	enum unwind_end end;
@@ -481,7 +471,6 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 		return STACK_ID_NONE;
 	if (unwind_mode != UNWIND_MODE_FP) {
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-		w.beam = bpf_map_lookup_elem(&unwind_beams, &pid);
 		if (!w.proc)
 			count(base + USTACK_EARLY);
 	}
@@ -492,13 +481,23 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 	w.st = stack_scratch();
 	if (!w.st)
 		return STACK_ID_LOST;
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false);
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
 	count(base + end);
 	if (w.unmapped)
 		ask_for_maps(w.proc, pid, base, lost_counter);
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(w.st, w.nr, type, drop_counter);
+}
+
+/* user_stack_by without the scan: its verification is the sampler's
+ * alone to pay. */
+static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task, __u32 type,
+					__u32 base, __u32 err_counter, __u32 drop_counter,
+					__u32 lost_counter)
+{
+	return user_stack_by(ctx, pid, task, type, base, err_counter, drop_counter, lost_counter,
+			     false);
 }
 
 /* The user stack of task, not the current one and off the CPU, for a
@@ -515,11 +514,9 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 
 	if (!task->mm)
 		return STACK_ID_NONE;
-	if (unwind_mode != UNWIND_MODE_FP) {
+	if (unwind_mode != UNWIND_MODE_FP)
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-		w.beam = bpf_map_lookup_elem(&unwind_beams, &pid);
-	}
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true);
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true, false);
 	count(base + (w.proc ? end : USTACK_FP));
 	if (!w.nr)
 		return STACK_ID_NONE;

@@ -85,7 +85,8 @@ struct unwind_beam {
 	__u64 normal_exit;
 };
 
-/* The words one such step reads from sp at most. */
-#define UNWIND_BEAM_SCAN 64
+/* The words one such step reads from sp: an Erlang frame's return address
+ * is above its Y registers, rarely more than a dozen. */
+#define UNWIND_BEAM_SCAN 16
 
 #endif

@@ -6,8 +6,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "beam_jit.h"
 #include "elf_object.h"
+#include "proc_root.h"
 
 /* GDB's JIT interface (gdb/doc "JIT Interface"): the descriptor the
  * program exports, and its list of entries. */
@@ -43,14 +45,14 @@ struct jit_entry {
 #define LINE_SIZE	12
 #define NAME_MAX_OTP	(PERFMAP_MAX_NAME - 1)
 
-int beam_jit__locate(const struct map_entry *m, uint64_t *descriptor)
+int beam_jit__locate(int root, const struct map_entry *m, uint64_t *descriptor)
 {
 	static const char *const names[] = { "__jit_debug_descriptor" };
 	uint64_t at, start;
-	int fd = open(m->path, O_RDONLY | O_CLOEXEC), err;
+	int fd = proc_root__open(root, m->path, O_RDONLY | O_CLOEXEC), err;
 
 	if (fd < 0)
-		return -errno;
+		return fd;
 	err = elf_object__find(fd, names, 1, &at);
 	if (!err)
 		err = elf_object__vaddr(fd, m->offset, &start);
@@ -183,46 +185,59 @@ static int grow(uint8_t **buf, size_t *cap, size_t len)
 	return 0;
 }
 
-/* The entry at addr into m, its successor in *next. Returns 0, -ENOMEM, or
- * another error when the entry cannot be read or makes no sense. */
-static int add_entry(const struct beam_mem *mem, uint64_t addr, struct perfmap *m,
-		     struct beam_jit_info *info, uint8_t **buf, size_t *cap, uint64_t *next)
+/* The symbol file of e into m. Returns 0, -ENOMEM, or another error when
+ * it cannot be read or makes no sense. */
+static int add_entry(const struct beam_mem *mem, const struct jit_entry *e, struct perfmap *m,
+		     struct beam_jit_info *info, uint8_t **buf, size_t *cap)
 {
-	struct jit_entry e;
-	int err = mem->read(mem->arg, addr, &e, sizeof(e));
+	int err;
 
-	if (err)
-		return err;
-	*next = e.next;
-	if (!e.symfile || e.size < MODULE_AT || e.size > BEAM_JIT_MAX_SYMFILE)
+	if (!e->symfile || e->size < MODULE_AT || e->size > BEAM_JIT_MAX_SYMFILE)
 		return -EINVAL;
-	err = grow(buf, cap, e.size) ?: mem->read(mem->arg, e.symfile, *buf, e.size);
+	err = grow(buf, cap, e->size) ?: mem->read(mem->arg, e->symfile, *buf, e->size);
 	if (err)
 		return err;
-	return add_symfile(m, &(struct symfile){ *buf, e.size }, info);
+	return add_symfile(m, &(struct symfile){ *buf, e->size }, info);
 }
 
-/* Every entry of the list from first into m. Returns 0, -ENOMEM, or
- * -EAGAIN when some could not be read (the list was changing). */
+/* The list's entries from first, newest first as the JIT adds them, into
+ * *v. Returns 0, -ENOMEM, or -EAGAIN when it could not be read to its end
+ * (the list was changing). */
+static int read_list(const struct beam_mem *mem, uint64_t first, struct jit_entry **v, size_t *n)
+{
+	struct jit_entry e;
+	size_t cap = 0;
+
+	for (uint64_t addr = first; addr; addr = e.next) {
+		if (*n == BEAM_JIT_MAX_MODULES || mem->read(mem->arg, addr, &e, sizeof(e)))
+			return -EAGAIN;
+		if (array__push((void **)v, n, &cap, &e, sizeof(e)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Every entry of the list from first into m, the oldest first: a module's
+ * code may lie where a module purged before had its own, and the list may
+ * still hold that one. Returns 0, -ENOMEM, or -EAGAIN when some could not
+ * be read (the list was changing). */
 static int walk(const struct beam_mem *mem, uint64_t first, struct perfmap *m,
 		struct beam_jit_info *info)
 {
-	uint64_t addr = first, next;
+	struct jit_entry *v = NULL;
 	uint8_t *buf = NULL;
 	size_t cap = 0, n = 0;
-	bool torn = false;
-	int err = 0;
+	int err = read_list(mem, first, &v, &n), one;
+	bool torn = err == -EAGAIN;
 
-	for (; addr && n < BEAM_JIT_MAX_MODULES; addr = next, n++) {
-		next = 0;
-		err = add_entry(mem, addr, m, info, &buf, &cap, &next);
-		if (err == -ENOMEM)
-			break;
-		torn |= err != 0;
-		err = 0;
+	for (size_t i = n; i-- > 0 && err != -ENOMEM;) {
+		one = add_entry(mem, &v[i], m, info, &buf, &cap);
+		err = one == -ENOMEM ? one : err;
+		torn |= one != 0;
 	}
 	free(buf);
-	return err ? err : torn ? -EAGAIN : 0;
+	free(v);
+	return err == -ENOMEM ? err : torn ? -EAGAIN : 0;
 }
 
 /* What changes whenever the JIT registers or drops code. */

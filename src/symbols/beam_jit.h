@@ -27,11 +27,11 @@ struct beam_mem {
 #define BEAM_JIT_MAX_SYMFILE (64UL << 20)
 #define BEAM_JIT_MAX_MODULES (1UL << 16)
 
-/* __jit_debug_descriptor's address in a process that maps beam.smp as m
- * (a mapping of the file, whose path is readable from here). Returns 0,
- * -ENOENT when the file exports none (an emulator without the JIT), or
- * -errno. */
-int beam_jit__locate(const struct map_entry *m, uint64_t *descriptor);
+/* __jit_debug_descriptor's address in a process that maps beam.smp as m,
+ * the file found under root (the process's root, proc_root.h; 0: ours).
+ * Returns 0, -ENOENT when the file exports none (an emulator without the
+ * JIT), or -errno. */
+int beam_jit__locate(int root, const struct map_entry *m, uint64_t *descriptor);
 
 /* What the list tells of the JIT's code as a whole. */
 struct beam_jit_info {

@@ -64,6 +64,23 @@ static const struct map_entry *beam_mapping(struct procs *ps, pid_t pid)
 	return NULL;
 }
 
+/* The JIT's code as far as the mappings that hold it reach: a module
+ * loaded after this read lies there too, most often. */
+static void widen_to_mappings(struct procs *ps, pid_t pid, struct beam_jit_info *info)
+{
+	const struct proc_maps *m = procs__latest(ps, pid);
+	const struct map_entry *lo, *hi;
+
+	if (!m || !info->code_hi)
+		return;
+	lo = proc_maps__find(m, info->code_lo);
+	hi = proc_maps__find(m, info->code_hi - 1);
+	if (lo)
+		info->code_lo = lo->start;
+	if (hi)
+		info->code_hi = hi->end;
+}
+
 /* Its names read again when its JIT changed them since. */
 static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struct procs *ps)
 {
@@ -79,6 +96,7 @@ static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struc
 		b->gone = true;
 	if (err || procs__set_jit_map(ps, b->pid, m))
 		return;
+	widen_to_mappings(ps, b->pid, &info);
 	if (bp->changed)
 		bp->changed(bp->ctx, b->pid, &info);
 }
@@ -105,7 +123,7 @@ int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
 
 	if (!m)
 		return -ENOENT;
-	err = beam_jit__locate(m, &descriptor);
+	err = beam_jit__locate(procs__root(ps, pid), m, &descriptor);
 	if (err)
 		return err;
 	b = findnew(bp, pid);
