@@ -209,7 +209,9 @@ static int read_list(const struct beam_mem *mem, uint64_t first, struct jit_entr
 	size_t cap = 0;
 
 	for (uint64_t addr = first; addr; addr = e.next) {
-		if (*n == BEAM_JIT_MAX_MODULES || mem->read(mem->arg, addr, &e, sizeof(e)))
+		/* back at the start: a list changed under us, or not a list */
+		if ((*n && addr == first) || *n == BEAM_JIT_MAX_MODULES ||
+		    mem->read(mem->arg, addr, &e, sizeof(e)))
 			return -EAGAIN;
 		if (array__push((void **)v, n, &cap, &e, sizeof(e)))
 			return -ENOMEM;
