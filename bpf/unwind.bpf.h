@@ -282,19 +282,24 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 
 /* One step over an Erlang frame of w->beam's JIT: to the first of the
  * UNWIND_BEAM_SCAN words from sp that is a return address into its code.
- * The words are read at once and looked at unrolled: a loop here would
- * cost the sampler's verification more than the whole walk otherwise. */
+ * The words are read at once, into the window's buffer (the table walk is
+ * over), and looked at unrolled: a loop here would cost the sampler's
+ * verification more than the whole walk otherwise. */
 static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
 {
 	const struct unwind_beam *b = &w->beam;
-	__u64 v[UNWIND_BEAM_SCAN];
+	struct unwind_window *buf;
+	__u32 zero = 0;
+	__u64 v;
 
-	if (bpf_probe_read_user(v, sizeof(v), (const void *)w->sp))
+	buf = bpf_map_lookup_elem(&unwind_win, &zero);
+	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)w->sp))
 		return false;
 #pragma unroll
 	for (__u32 k = 0; k < UNWIND_BEAM_SCAN; k++) {
-		if (!(v[k] & 3) && v[k] >= b->code_lo && v[k] < b->code_hi) {
-			*ra = v[k];
+		__builtin_memcpy(&v, &buf->b[8 * k], sizeof(v));
+		if (!(v & 3) && v >= b->code_lo && v < b->code_hi) {
+			*ra = v;
 			w->sp += 8 * (k + 1);
 			return true;
 		}

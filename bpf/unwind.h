@@ -86,7 +86,7 @@ struct unwind_beam {
 };
 
 /* The words one such step reads from sp: an Erlang frame's return address
- * is above its Y registers, rarely more than a dozen. */
-#define UNWIND_BEAM_SCAN 16
+ * is above its Y registers (the variables live across its calls). */
+#define UNWIND_BEAM_SCAN 32
 
 #endif
