@@ -141,8 +141,8 @@ static __always_inline int count_stack_by(void *ctx, __u64 weight, __u32 what, b
 		return 0;
 	}
 	if (want_user && key.pid)
-		key.ustack = user_stack_by(ctx, key.pid, task, EV_STACK, CNT_USTACK,
-					   CNT_USTACK_ERR, CNT_STACKS_DROPPED, CNT_EVENTS_LOST, scan);
+		key.ustack = user_stack_by(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
+					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST, scan);
 	if (want_python && want_user && key.pid)
 		key.pystack = python_stack(key.pid, key.tid, CNT_STACKS_DROPPED);
 	/* a probe's hit in user code: its kernel stack is the trap's */

@@ -437,7 +437,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
-	if (o->user && (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
+	if (o->user &&
+	    (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
 		err = -ENOMEM;
 		goto err_free;
 	}

@@ -32,18 +32,18 @@ struct jit_entry {
  * Every record is a C struct whose last field, the name, starts before the
  * struct's padded end: the next record starts at the padded size plus the
  * name's length (which counts its NUL). */
-#define SYM_EMULATOR	0
-#define SYM_MODULE	1
-#define EMU_LAYOUT	8  /* int: 1 when its frames keep frame pointers */
-#define EMU_EXIT	16 /* the normal exit's address */
-#define MODULE_AT	8  /* after the header word */
-#define MODULE_NAME	18 /* u64 base, u32 ranges, u32 size, u16 name length */
-#define MODULE_SIZE	24
-#define RANGE_NAME	14 /* u32 start, u32 end, u32 lines, u16 name length */
-#define RANGE_SIZE	16
-#define LINE_NAME	10 /* u32 offset, u32 line, u16 file name length */
-#define LINE_SIZE	12
-#define NAME_MAX_OTP	(PERFMAP_MAX_NAME - 1)
+#define SYM_EMULATOR 0
+#define SYM_MODULE   1
+#define EMU_LAYOUT   8	/* int: 1 when its frames keep frame pointers */
+#define EMU_EXIT     16 /* the normal exit's address */
+#define MODULE_AT    8	/* after the header word */
+#define MODULE_NAME  18 /* u64 base, u32 ranges, u32 size, u16 name length */
+#define MODULE_SIZE  24
+#define RANGE_NAME   14 /* u32 start, u32 end, u32 lines, u16 name length */
+#define RANGE_SIZE   16
+#define LINE_NAME    10 /* u32 offset, u32 line, u16 file name length */
+#define LINE_SIZE    12
+#define NAME_MAX_OTP (PERFMAP_MAX_NAME - 1)
 
 int beam_jit__locate(int root, const struct map_entry *m, uint64_t *descriptor)
 {

@@ -146,8 +146,7 @@ static void test_elixir_unflagged(void **state)
 	require_program("/usr/bin/elixir", "elixir");
 	run_node(out, &r, &f, H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
 	expect_summary(&r);
-	expect_walked(&f, "'Elixir.Busy':loop/1", "'Elixir.Busy':heavy/0",
-		      "'Elixir.Busy':light/0");
+	expect_walked(&f, "'Elixir.Busy':loop/1", "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0");
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -170,9 +169,9 @@ static void test_erlang_attached(void **state)
 				    "busy:run(8000), halt()."));
 	h_sleep(1.5);
 	snprintf(spid, sizeof(spid), "%d", (int)p.pid);
-	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "-F", "499", "-p", spid, "-d", "2.5", "--pids", "-o",
-			    out));
+	h_run_folded(
+		&r, 60, out, &f,
+		H_ARGV(h_flamebpf(), "-F", "499", "-p", spid, "-d", "2.5", "--pids", "-o", out));
 	h_stop(&p);
 	expect_summary(&r);
 	expect_walked(&f, "busy:loop/1", "busy:heavy/0", "busy:light/0");

@@ -19,11 +19,11 @@
 #define BASE 0x10000u
 #define SIZE 0x8000u
 
-#define DESC	 0x10000u
-#define ENTRIES	 0x10100u /* 32 bytes each */
-#define FILES	 0x11000u /* symbol files, 0x1000 apart */
-#define CODE	 0x7f0000001000ULL
-#define EXIT	 0x7f0000000800ULL
+#define DESC	0x10000u
+#define ENTRIES 0x10100u /* 32 bytes each */
+#define FILES	0x11000u /* symbol files, 0x1000 apart */
+#define CODE	0x7f0000001000ULL
+#define EXIT	0x7f0000000800ULL
 
 static uint8_t image[SIZE];
 
