@@ -3,13 +3,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/uio.h>
 
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "beam_jit.h"
 #include "beam_procs.h"
+#include "proc_mem.h"
 #include "runtime.h"
 
 struct beam_node {
@@ -36,17 +35,6 @@ struct beam_procs *beam_procs__new(beam_procs_fn changed, void *ctx)
 		bp->ctx = ctx;
 	}
 	return bp;
-}
-
-static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 /* The first mapping of beam.smp in pid's newest snapshot. */
@@ -84,7 +72,7 @@ static void widen_to_mappings(struct procs *ps, pid_t pid, struct beam_jit_info 
 /* Its names read again when its JIT changed them since. */
 static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struct procs *ps)
 {
-	struct beam_mem mem = { read_mem, (void *)(intptr_t)b->pid };
+	struct beam_mem mem = { proc_mem__read, (void *)(intptr_t)b->pid };
 	struct beam_jit_info info;
 	struct perfmap *m;
 	int err;
