@@ -127,8 +127,10 @@ static __always_inline void send_hit(struct pt_regs *ctx, const struct sample_ke
 
 /* The current task's stacks, counted weight times more (a sample: once;
  * a tracepoint's hit: once, or by a value of it), as the probe or event
- * what (sample_key.probe). */
-static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool probe)
+ * what (sample_key.probe); scan: an Erlang node's frames walked too
+ * (user_stack_by). */
+static __always_inline int count_stack_by(void *ctx, __u64 weight, __u32 what, bool probe,
+					  const bool scan)
 {
 	__u64 id = bpf_get_current_pid_tgid();
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -139,8 +141,8 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 		return 0;
 	}
 	if (want_user && key.pid)
-		key.ustack = user_stack(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
-					CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
+		key.ustack = user_stack_by(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
+					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST, scan);
 	if (want_python && want_user && key.pid)
 		key.pystack = python_stack(key.pid, key.tid, CNT_STACKS_DROPPED);
 	/* a probe's hit in user code: its kernel stack is the trap's */
@@ -159,13 +161,18 @@ static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool
 	return add_count(&key, weight);
 }
 
+static __always_inline int count_stack(void *ctx, __u64 weight, __u32 what, bool probe)
+{
+	return count_stack_by(ctx, weight, what, probe, false);
+}
+
 SEC("perf_event")
 int on_sample(struct bpf_perf_event_data *ctx)
 {
 	/* a counted event at a frequency: the kernel changes the period as it
 	 * goes, each sample stands for its own */
-	return count_stack(ctx, weigh_period ? ctx->sample_period : 1,
-			   multi_event ? (__u32)bpf_get_attach_cookie(ctx) : 0, false);
+	return count_stack_by(ctx, weigh_period ? ctx->sample_period : 1,
+			      multi_event ? (__u32)bpf_get_attach_cookie(ctx) : 0, false, true);
 }
 
 /* -f usdt:...: a USDT probe's hit, its number in the link's cookie (from

@@ -33,6 +33,15 @@ struct {
 	__uint(max_entries, 8192);
 } unwind_procs SEC(".maps");
 
+/* Erlang nodes without frame pointers (struct unwind_beam), by pid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, __u32);
+	__type(value, struct unwind_beam);
+	__uint(max_entries, 1024);
+} unwind_beams SEC(".maps");
+
 /* The rows last found, per CPU, by (process entry, pc): a thread that
  * blocks or is sampled at the same places again and again skips both
  * binary searches. The entry's gen changes whenever user space writes it,
@@ -85,6 +94,7 @@ enum unwind_end {
 struct unwind_walk {
 	struct sample_stack_event *st;
 	struct unwind_proc *proc;
+	struct unwind_beam beam; /* the Erlang node's JIT, for beam_walk() */
 	__u64 pc, sp, bp;
 	__u32 pid;
 	__u32 nr;
@@ -270,6 +280,66 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 	return true;
 }
 
+/* One step over an Erlang frame of w->beam's JIT: to the first of the
+ * UNWIND_BEAM_SCAN words from sp that is a return address into its code.
+ * The words are read at once, into the window's buffer (the table walk is
+ * over), and looked at unrolled: a loop here would cost the sampler's
+ * verification more than the whole walk otherwise. */
+static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
+{
+	const struct unwind_beam *b = &w->beam;
+	struct unwind_window *buf;
+	__u32 zero = 0;
+	__u64 v;
+
+	buf = bpf_map_lookup_elem(&unwind_win, &zero);
+	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)w->sp))
+		return false;
+#pragma unroll
+	for (__u32 k = 0; k < UNWIND_BEAM_SCAN; k++) {
+		__builtin_memcpy(&v, &buf->b[8 * k], sizeof(v));
+		if (!(v & 3) && v >= b->code_lo && v < b->code_hi) {
+			*ra = v;
+			w->sp += 8 * (k + 1);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One Erlang frame of a walk that stopped in w->beam's code (beam_walk):
+ * its caller's return address recorded after the frames so far. 1 stops. */
+static long beam_step(__u32 k, void *data)
+{
+	struct unwind_walk *w = data;
+	__u32 n = w->nr;
+	__u64 ra;
+
+	if (n >= SAMPLE_MAX_DEPTH || !unwind_by_scan(w, &ra))
+		return 1;
+	if (ra == w->beam.normal_exit) {
+		w->done = true;
+		return 1;
+	}
+	w->st->ip[n] = ra;
+	w->nr = n + 1;
+	return 0;
+}
+
+/* A table walk that stopped in the code of an Erlang node's JIT (no table
+ * there, nor frame pointers): its Erlang frames, by scanning. Looked up
+ * only now, so that the table walk's verification is the same with it as
+ * without. */
+static __always_inline void beam_walk(struct unwind_walk *w)
+{
+	const struct unwind_beam *b = bpf_map_lookup_elem(&unwind_beams, &w->pid);
+
+	if (!b || w->pc < b->code_lo || w->pc >= b->code_hi)
+		return;
+	w->beam = *b;
+	bpf_loop(SAMPLE_MAX_DEPTH, beam_step, w, 0);
+}
+
 /* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */
 static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const bool cross)
 {
@@ -347,7 +417,7 @@ static __always_inline void read_window(struct unwind_walk *w)
 /* Unwinds the user stack of the current task from its registers into st.
  * Returns how the walk ended; st->nr holds the frames. */
 static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct pt_regs *regs,
-						   const bool cross)
+						   const bool cross, const bool scan)
 {
 	w->pc = BPF_CORE_READ(regs, ip);
 	w->sp = BPF_CORE_READ(regs, sp);
@@ -359,6 +429,8 @@ static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct
 		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step_task, w, 0);
 	else
 		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step, w, 0);
+	if (scan && !w->done && !w->task)
+		beam_walk(w);
 	w->st->nr = w->nr;
 	if (!w->done)
 		return UNW_TRUNCATED;
@@ -384,12 +456,13 @@ static __always_inline void ask_for_maps(struct unwind_proc *proc, __u32 pid, __
 
 /* The current task's user stack by --unwind, as take_stack() returns it (a
  * record of the given type): by the tables once user space has loaded the
- * process's, by frame pointers before that. base is the first of the
+ * process's, by frame pointers before that; with scan, an Erlang node's
+ * frames by scanning (struct unwind_beam). base is the first of the
  * program's enum ustack_counter block; the others count read errors, full
  * ring buffers for stacks and for requests. */
-static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task, __u32 type,
-					__u32 base, __u32 err_counter, __u32 drop_counter,
-					__u32 lost_counter)
+static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_struct *task,
+					   __u32 type, __u32 base, __u32 err_counter,
+					   __u32 drop_counter, __u32 lost_counter, const bool scan)
 {
 	struct unwind_walk w = { .pid = pid };
 	enum unwind_end end;
@@ -413,13 +486,23 @@ static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct
 	w.st = stack_scratch();
 	if (!w.st)
 		return STACK_ID_LOST;
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false);
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
 	count(base + end);
 	if (w.unmapped)
 		ask_for_maps(w.proc, pid, base, lost_counter);
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(w.st, w.nr, type, drop_counter);
+}
+
+/* user_stack_by without the scan: its verification is the sampler's
+ * alone to pay. */
+static __always_inline __u64 user_stack(void *ctx, __u32 pid, struct task_struct *task, __u32 type,
+					__u32 base, __u32 err_counter, __u32 drop_counter,
+					__u32 lost_counter)
+{
+	return user_stack_by(ctx, pid, task, type, base, err_counter, drop_counter, lost_counter,
+			     false);
 }
 
 /* The user stack of task, not the current one and off the CPU, for a
@@ -438,7 +521,7 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 		return STACK_ID_NONE;
 	if (unwind_mode != UNWIND_MODE_FP)
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true);
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true, false);
 	count(base + (w.proc ? end : USTACK_FP));
 	if (!w.nr)
 		return STACK_ID_NONE;
@@ -451,6 +534,7 @@ static __always_inline void forget_process(__u32 pid)
 {
 	bpf_map_delete_elem(&seen, &pid);
 	bpf_map_delete_elem(&unwind_procs, &pid);
+	bpf_map_delete_elem(&unwind_beams, &pid);
 }
 
 #endif

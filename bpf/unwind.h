@@ -72,4 +72,21 @@ struct unwind_proc {
 	struct unwind_mapping m[UNWIND_MAX_MAPPINGS];
 };
 
+/* An Erlang node whose JIT keeps no frame pointers (started without
+ * +JPperf true), whose code has no tables either. A frame in its code is
+ * stepped over as OTP's gdb support does (erts/etc/unix/jit-reader.c):
+ * the caller's return address is the first word from sp with its two low
+ * bits clear (an Erlang stack holds tagged terms, which never have them,
+ * and return addresses, which the JIT aligns), here also within the JIT's
+ * code. The outermost Erlang frame returns to normal_exit. User space
+ * (src/symbols/beam_jit.c) reads these from the node's JIT. */
+struct unwind_beam {
+	__u64 code_lo, code_hi; /* [code_lo, code_hi): every module's code */
+	__u64 normal_exit;
+};
+
+/* The words one such step reads from sp: an Erlang frame's return address
+ * is above its Y registers (the variables live across its calls). */
+#define UNWIND_BEAM_SCAN 32
+
 #endif

@@ -124,6 +124,8 @@ static void count_proc(struct runtime_count *c, struct procs *ps, pid_t pid)
 	c->procs++;
 	if (procs__perfmap(ps, pid))
 		c->with_map++;
+	else if (procs__jit_map(ps, pid))
+		c->with_jit++;
 	else if (c->nunmapped < RUNTIMES_MAX_NOTED)
 		c->unmapped[c->nunmapped++] = pid;
 }

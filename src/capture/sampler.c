@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "symbols/beam_procs.h"
 #include "symbols/procs.h"
 #include "symbols/py_merge.h"
 #include "symbols/py_procs.h"
@@ -74,6 +75,8 @@ struct sampler {
 	struct symcache *bins;	   /* binaries read during the capture (containers) */
 	struct unwinder *unwinder; /* NULL with --unwind fp */
 	struct py_procs *py;	   /* Python processes found; NULL without user stacks */
+	struct beam_procs *beam;   /* Erlang nodes found; NULL without user stacks */
+	uint64_t beam_ns;	   /* when their JITs' names were last looked at */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
 	struct sample_count_event *spilled; /* samples that did not fit in the counts map */
@@ -328,6 +331,18 @@ static void find_python(struct sampler *s, pid_t pid)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &key, &info, BPF_ANY);
 }
 
+/* An Erlang node whose JIT code keeps no frame pointers: its frames are
+ * stepped over by scanning its stack (struct unwind_beam), from now on. */
+static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
+{
+	struct sampler *s = ctx;
+	struct unwind_beam b = { info->code_lo, info->code_hi, info->normal_exit };
+	__u32 key = (__u32)pid;
+
+	if (s->skel && info->emulator && !info->frame_pointers && info->code_hi)
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams), &key, &b, BPF_ANY);
+}
+
 /* A process's maps, read now: its unwind tables and, in a container, its
  * binaries' symbols (symbolizer__preload). */
 static int snapshot(struct sampler *s, pid_t pid)
@@ -336,6 +351,8 @@ static int snapshot(struct sampler *s, pid_t pid)
 
 	symbolizer__preload(s->bins, s->procs, pid);
 	find_python(s, pid);
+	if (s->beam)
+		beam_procs__detect(s->beam, s->procs, pid);
 	return err;
 }
 
@@ -420,7 +437,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
-	if (o->user && !(s->py = py_procs__new())) {
+	if (o->user &&
+	    (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -751,6 +769,20 @@ static void refresh_tables(struct sampler *s)
 	hashmap__free(&s->remapped);
 }
 
+/* An Erlang node names its functions as it loads them, and may exit
+ * before the end: what its JIT changed is read a few times a second. */
+#define BEAM_REFRESH_NS 200000000ULL
+
+static void refresh_beam(struct sampler *s)
+{
+	uint64_t now = now_ns();
+
+	if (!s->beam || now - s->beam_ns < BEAM_REFRESH_NS)
+		return;
+	s->beam_ns = now;
+	beam_procs__refresh(s->beam, s->procs);
+}
+
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
 	int n;
@@ -760,6 +792,7 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 		mmap_events__drain(s->mmaps, mapped_code, s);
 		refresh_tables(s);
 	}
+	refresh_beam(s);
 	/* wake for the next redraw (and mapping records) even when no event comes */
 	n = ring_buffer__poll(s->rb, timeout_ms < 10 ? timeout_ms : 10);
 
@@ -1345,6 +1378,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	/* before any name is looked up: the maps JVMs write now name them */
 	if (s->opts.user)
 		runtimes__ask_jvms(&s->runtimes, s->procs);
+	if (s->beam)
+		beam_procs__refresh(s->beam, s->procs);
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)
@@ -1459,6 +1494,7 @@ void sampler__free(struct sampler *s)
 	symcache__free(s->bins);
 	unwinder__free(s->unwinder);
 	py_procs__free(s->py);
+	beam_procs__free(s->beam);
 	mmap_events__free(s->mmaps);
 	stack_table__free(&s->stacks);
 	free(s->spilled);

@@ -16,6 +16,9 @@ static void add_how(struct strbuf *b, const struct runtimes *rt, enum runtime r)
 {
 	const struct runtime_count *c = &rt->r[r];
 
+	if (c->with_jit)
+		strbuf__addf(b, "JIT's own names read from memory%s, ",
+			     c->with_jit == c->procs ? "" : " for some");
 	if (!c->with_map)
 		strbuf__addf(b, "no perf map");
 	else if (c->with_map == c->procs)
@@ -47,7 +50,7 @@ static void add_pids(struct strbuf *b, const struct runtime_count *c)
 {
 	for (size_t i = 0; i < c->nunmapped; i++)
 		strbuf__addf(b, "%s%d", i ? ", " : "", (int)c->unmapped[i]);
-	if (c->procs - c->with_map > c->nunmapped)
+	if (c->procs - c->with_map - c->with_jit > c->nunmapped)
 		strbuf__addf(b, ", ...");
 }
 
@@ -81,11 +84,12 @@ static void advise(const struct runtimes *rt, enum runtime r)
 	const struct runtime_count *c = &rt->r[r];
 	struct strbuf b = {}, why = {};
 
-	if (c->with_map == c->procs)
+	if (c->with_map + c->with_jit == c->procs)
 		return;
 	add_pids(&b, c);
 	if (r == RUNTIME_BEAM)
-		p_err("beam.smp (pid %s): no perf map, so its JIT frames (Erlang and Elixir "
+		p_err("beam.smp (pid %s): no perf map, and its JIT's names could not be read "
+		      "from its memory, so its JIT frames (Erlang and Elixir "
 		      "functions) are unnamed: start the node with +JPperf true (e.g. "
 		      "ERL_FLAGS=\"+JPperf true\" in its environment)",
 		      b.s);

@@ -291,6 +291,26 @@ int perfmap__parse(const char *text, size_t len, struct perfmap **out)
 	return 0;
 }
 
+struct perfmap *perfmap__new(void)
+{
+	return calloc(1, sizeof(struct perfmap));
+}
+
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		 size_t name_len)
+{
+	struct pm_line l = { start, size, name, cut_name(name, name_len) };
+
+	if (!size || !l.name_len || m->n == PERFMAP_MAX_ENTRIES)
+		return 0;
+	return add_entry(m, &l);
+}
+
+int perfmap__seal(struct perfmap *m)
+{
+	return build_segments(m);
+}
+
 static int check_file(int fd, uid_t uid, time_t since)
 {
 	struct stat st;

@@ -25,6 +25,16 @@ struct perfmap;
  * memory of code it freed. Returns 0 or -ENOMEM. */
 int perfmap__parse(const char *text, size_t len, struct perfmap **out);
 
+/* A map built from regions rather than parsed (another JIT's own record
+ * of its code, beam_jit.h): perfmap__new, perfmap__add for each region
+ * in the order a map file would list them (the later wins where they
+ * overlap), perfmap__seal before the first lookup. name is copied, cut as
+ * a line's would be. Each returns 0 or -ENOMEM (NULL for perfmap__new). */
+struct perfmap *perfmap__new(void);
+int perfmap__add(struct perfmap *m, uint64_t start, uint64_t size, const char *name,
+		 size_t name_len);
+int perfmap__seal(struct perfmap *m);
+
 /* Opens the map at path (absolute; from the root proc_root__get() gave, or
  * as we see it when 0) to read it now or later, when the process may have
  * deleted it. Only a regular file owned by root or by uid is taken, never

@@ -29,6 +29,7 @@ struct proc {
 	pid_t nspid;		 /* its pid in its own pid namespace */
 	int root;		 /* its root when not ours (proc_root__get), else 0 */
 	struct perfmap *pm;	 /* NULL when it has none */
+	struct perfmap *jit;	 /* its JIT's own names (procs__set_jit_map), or NULL */
 	struct proc_maps *snaps; /* oldest first */
 	size_t nsnaps;
 	pid_t parent;		/* it forked from parent and has not exec'd since: its maps */
@@ -358,6 +359,26 @@ struct proc_maps procs__history(const struct procs *ps, pid_t pid)
 	return (struct proc_maps){ ps->v[i].hist, ps->v[i].nhist };
 }
 
+int procs__set_jit_map(struct procs *ps, pid_t pid, struct perfmap *m)
+{
+	struct proc *p = findnew(ps, pid);
+
+	if (!p) {
+		perfmap__free(m);
+		return -ENOMEM;
+	}
+	perfmap__free(p->jit);
+	p->jit = m;
+	return 0;
+}
+
+const struct perfmap *procs__jit_map(const struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	return hashmap__get(&ps->by_pid, pid, &i) ? ps->v[i].jit : NULL;
+}
+
 void procs__perfmap_changed(struct procs *ps, pid_t pid)
 {
 	uint64_t i;
@@ -397,6 +418,7 @@ void procs__free(struct procs *ps)
 			free(ps->v[i].hist[j].path);
 		free(ps->v[i].hist);
 		perfmap__free(ps->v[i].pm);
+		perfmap__free(ps->v[i].jit);
 		if (ps->v[i].pm_held)
 			close(ps->v[i].pm_fd);
 		if (ps->v[i].root > 0)

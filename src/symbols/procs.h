@@ -46,6 +46,14 @@ const struct proc_maps *procs__latest(struct procs *ps, pid_t pid);
  * found and kept open. NULL when there is none. */
 const struct perfmap *procs__perfmap(struct procs *ps, pid_t pid);
 
+/* The names pid's JIT keeps of its code in its own memory (beam_jit.h),
+ * read while it lived: m (NULL: none) replaces the ones held before, and
+ * is freed with ps. Returns 0 or -ENOMEM (m freed). */
+int procs__set_jit_map(struct procs *ps, pid_t pid, struct perfmap *m);
+
+/* What procs__set_jit_map kept for pid, or NULL. */
+const struct perfmap *procs__jit_map(const struct procs *ps, pid_t pid);
+
 /* The mappings pid made as procs__add_history recorded them, oldest
  * first, as a proc_maps view (not sorted; empty when none): all that is
  * known of a process gone before a snapshot. Valid until ps changes. */

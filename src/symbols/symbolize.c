@@ -283,16 +283,19 @@ static bool jit_memory(const struct map_entry *m)
 	       !strncmp(m->path, "/memfd:", 7);
 }
 
-/* A name from the process's perf map; 1 when it has none for ip. */
+/* A name from the process's perf map, else from what its JIT keeps in its
+ * memory (beam_jit.h); 1 when it has none for ip. */
 static int perfmap_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_return, uint32_t *id)
 {
-	const struct perfmap *pm = procs__perfmap(s->ps, pid);
+	const struct perfmap *pm = procs__perfmap(s->ps, pid), *jit = NULL;
 	uint64_t off = 0;
 	const char *name = pm ? perfmap__lookup(pm, ip - is_return, &off) : NULL;
 	char module[32], dso[48];
 	struct resolved r;
 	int err;
 
+	if (!pm && (jit = procs__jit_map(s->ps, pid)))
+		name = perfmap__lookup(jit, ip - is_return, &off);
 	if (!name)
 		return 1;
 	err = symbol_name(s, name, off + is_return, &r);
@@ -301,6 +304,8 @@ static int perfmap_frame(struct symbolizer *s, pid_t pid, uint64_t ip, bool is_r
 	/* as perf shows them: the map file is the DSO */
 	snprintf(module, sizeof(module), "perf-%d.map", (int)pid);
 	snprintf(dso, sizeof(dso), "/tmp/%s", module);
+	if (jit)
+		strcpy(module, strcpy(dso, "[jit]"));
 	return profile__findnew_frame_at(
 		s->p, &(struct frame){ r.name, module, FRAME_USER, ip, r.sym_off, dso, "" }, id);
 }

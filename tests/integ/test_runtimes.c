@@ -3,8 +3,7 @@
  * Language runtimes whose JIT code only a perf map names, sampled for real:
  * an Erlang module and an Elixir script (tests/workloads/busy.erl, busy.exs)
  * on Debian's BEAM with +JPperf true, named and split as they run (heavy/0
- * about 70%, light/0 30%); the same node without +JPperf, which the summary
- * must call unnamed and say which flag names it; a Java program
+ * about 70%, light/0 30%; without +JPperf: test_beam.c); a Java program
  * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
  * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
  * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
@@ -168,36 +167,6 @@ static void test_elixir_jpperf(void **state)
 	require_program("/usr/bin/elixir", "elixir");
 	check_jpperf(h_path("elixir.folded"), "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0",
 		     H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
-}
-
-/* Without +JPperf the node's JIT frames have no names: the summary says
- * which process that is and what flag to add. */
-static void test_beam_unnamed(void **state)
-{
-	const char *out = h_path("unnamed.folded");
-	char line[1024], advice[1024];
-	struct h_result r;
-	struct h_folded f;
-
-	(void)state;
-	require_bpf();
-	require_program("/usr/bin/erlc", "erlang-base");
-	run_beam(NULL, out, &r, &f,
-		 H_ARGV("erl", "-noshell", "-pa", compile_busy_erl(), "-eval",
-			"busy:run(1500), halt()."));
-	runtimes_line(&r, line, sizeof(line));
-	print_message("%s\n", line);
-	if (!h_find_line(r.err, "flamebpf: beam.smp (pid ", advice, sizeof(advice)) ||
-	    !strstr(advice, "+JPperf true") || !strstr(advice, "ERL_FLAGS")) {
-		h_dump(&r, "flamebpf");
-		fail_msg("the summary does not say the node is unnamed and how to name it");
-	}
-	print_message("%s\n", advice);
-	assert_non_null(strstr(line, "beam.smp 1 process, no perf map, "));
-	assert_true(named_share(line) <= 50);
-	assert_int_equal(h_sum(&f, has_text, "busy:heavy"), 0);
-	h_folded_free(&f);
-	h_result_free(&r);
 }
 
 /* Starts Hot (compiled now) for 10 s with extra, a JVM option or NULL, and
@@ -450,7 +419,6 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_erlang_jpperf, h_test_teardown),
 		cmocka_unit_test_teardown(test_elixir_jpperf, h_test_teardown),
-		cmocka_unit_test_teardown(test_beam_unnamed, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_frame_pointers, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd_refused, h_test_teardown),

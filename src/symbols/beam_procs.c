@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "util/array.h"
+#include "util/hashmap.h"
+#include "beam_jit.h"
+#include "beam_procs.h"
+#include "proc_mem.h"
+#include "runtime.h"
+
+struct beam_node {
+	pid_t pid;
+	uint64_t descriptor; /* __jit_debug_descriptor in the process */
+	uint64_t stamp;	     /* the list's state when last read (beam_jit__read) */
+	bool gone;	     /* it could not be read: it exited */
+};
+
+struct beam_procs {
+	struct hashmap by_pid; /* pid -> 1 + index in v */
+	struct beam_node *v;
+	size_t n, cap;
+	beam_procs_fn changed;
+	void *ctx;
+};
+
+struct beam_procs *beam_procs__new(beam_procs_fn changed, void *ctx)
+{
+	struct beam_procs *bp = calloc(1, sizeof(struct beam_procs));
+
+	if (bp) {
+		bp->changed = changed;
+		bp->ctx = ctx;
+	}
+	return bp;
+}
+
+/* The first mapping of beam.smp in pid's newest snapshot. */
+static const struct map_entry *beam_mapping(struct procs *ps, pid_t pid)
+{
+	const struct proc_maps *m = procs__latest(ps, pid);
+	const char *jvm;
+
+	for (size_t i = 0; m && i < m->n; i++) {
+		struct proc_maps one = { &m->v[i], 1 };
+
+		if (m->v[i].path[0] == '/' && runtime__of(&one, &jvm) == RUNTIME_BEAM)
+			return &m->v[i];
+	}
+	return NULL;
+}
+
+/* The JIT's code as far as the mappings that hold it reach: a module
+ * loaded after this read lies there too, most often. */
+static void widen_to_mappings(struct procs *ps, pid_t pid, struct beam_jit_info *info)
+{
+	const struct proc_maps *m = procs__latest(ps, pid);
+	const struct map_entry *lo, *hi;
+
+	if (!m || !info->code_hi)
+		return;
+	lo = proc_maps__find(m, info->code_lo);
+	hi = proc_maps__find(m, info->code_hi - 1);
+	if (lo)
+		info->code_lo = lo->start;
+	if (hi)
+		info->code_hi = hi->end;
+}
+
+/* Its names read again when its JIT changed them since. */
+static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struct procs *ps)
+{
+	struct beam_mem mem = { proc_mem__read, (void *)(intptr_t)b->pid };
+	struct beam_jit_info info;
+	struct perfmap *m;
+	int err;
+
+	if (b->gone)
+		return;
+	err = beam_jit__read(&mem, b->descriptor, &b->stamp, &m, &info);
+	if (err == -EFAULT || err == -ESRCH || err == -EPROTO)
+		b->gone = true;
+	if (err || procs__set_jit_map(ps, b->pid, m))
+		return;
+	widen_to_mappings(ps, b->pid, &info);
+	if (bp->changed)
+		bp->changed(bp->ctx, b->pid, &info);
+}
+
+static struct beam_node *findnew(struct beam_procs *bp, pid_t pid)
+{
+	struct beam_node zero = { .pid = pid };
+	uint64_t i;
+
+	if (hashmap__get(&bp->by_pid, (uint64_t)pid, &i))
+		return &bp->v[i - 1];
+	if (array__push((void **)&bp->v, &bp->n, &bp->cap, &zero, sizeof(zero)) ||
+	    hashmap__set(&bp->by_pid, (uint64_t)pid, bp->n))
+		return NULL;
+	return &bp->v[bp->n - 1];
+}
+
+int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
+{
+	const struct map_entry *m = beam_mapping(ps, pid);
+	struct beam_node *b;
+	uint64_t descriptor;
+	int err;
+
+	if (!m)
+		return -ENOENT;
+	err = beam_jit__locate(procs__root(ps, pid), m, &descriptor);
+	if (err)
+		return err;
+	b = findnew(bp, pid);
+	if (!b)
+		return -ENOMEM;
+	/* the same image seen again (a new mapping): the stamp says whether
+	 * its names changed */
+	if (b->descriptor != descriptor)
+		*b = (struct beam_node){ .pid = pid, .descriptor = descriptor };
+	b->gone = false;
+	refresh_node(bp, b, ps);
+	return 0;
+}
+
+void beam_procs__refresh(struct beam_procs *bp, struct procs *ps)
+{
+	for (size_t i = 0; i < bp->n; i++)
+		refresh_node(bp, &bp->v[i], ps);
+}
+
+size_t beam_procs__count(const struct beam_procs *bp)
+{
+	return bp->n;
+}
+
+void beam_procs__free(struct beam_procs *bp)
+{
+	if (!bp)
+		return;
+	hashmap__free(&bp->by_pid);
+	free(bp->v);
+	free(bp);
+}
