@@ -11,11 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "symbols/binaries.h"
 #include "symbols/elf_object.h"
+#include "symbols/proc_mem.h"
 #include "symbols/py_code.h"
 #include "symbols/py_layout.h"
 #include "util/array.h"
@@ -204,19 +204,11 @@ static int attach_all(struct py_source *s, pid_t cmd_pid)
 	return err;
 }
 
-static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv((pid_t)(intptr_t)arg, &local, 1, &remote, 1, 0);
-
-	return n == (ssize_t)len ? 0 : -EFAULT;
-}
-
 /* The code object's name and file as the kernel sent them, or read now
  * from the process (a name not in ASCII, a long file name). */
 static int code_names(struct py_source *s, const struct py_code_event *ev, struct py_code *c)
 {
-	struct py_mem m = { read_mem, (void *)(intptr_t)ev->pid };
+	struct py_mem m = { proc_mem__read, (void *)(intptr_t)ev->pid };
 	int err;
 
 	if (ev->name_len >= 0 && ev->file_len >= 0) {

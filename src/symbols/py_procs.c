@@ -3,13 +3,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "elf_object.h"
 #include "mapped_file.h"
+#include "proc_mem.h"
 #include "py_debug_offsets.h"
 #include "py_procs.h"
 
@@ -55,17 +55,6 @@ static struct py_proc_entry *findnew(struct py_procs *pp, pid_t pid)
 	    hashmap__set(&pp->by_pid, (uint64_t)pid, pp->n))
 		return NULL;
 	return &pp->v[pp->n - 1];
-}
-
-static int read_mem(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	pid_t pid = (pid_t)(intptr_t)arg;
-	struct iovec local = { buf, len }, remote = { (void *)(uintptr_t)addr, len };
-	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
-
-	if (n < 0)
-		return -errno;
-	return (size_t)n == len ? 0 : -EFAULT;
 }
 
 /* The version in a file name: python3.11, libpython3.11.so.1.0. */
@@ -115,8 +104,8 @@ static int locate_runtime(const struct map_entry *m, pid_t pid, int root, uint64
 	if (err || !at[0])
 		return err ? err : -ENOENT;
 	*runtime = m->start - start + at[0];
-	if (at[1] &&
-	    !read_mem((void *)(intptr_t)pid, m->start - start + at[1], &version, sizeof(version))) {
+	if (at[1] && !proc_mem__read((void *)(intptr_t)pid, m->start - start + at[1], &version,
+				     sizeof(version))) {
 		*major = version >> 24;
 		*minor = (version >> 16) & 0xff;
 	}
@@ -157,7 +146,7 @@ static int layout_of(pid_t pid, uint64_t runtime, unsigned int major, unsigned i
 	const struct py_layout *t;
 	int err = -ENOENT;
 
-	if (!read_mem((void *)(intptr_t)pid, runtime, buf, sizeof(buf)))
+	if (!proc_mem__read((void *)(intptr_t)pid, runtime, buf, sizeof(buf)))
 		err = py_debug_offsets__layout(buf, sizeof(buf), l);
 	if (err != -ENOENT)
 		return err;
@@ -208,7 +197,7 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
  * it cannot be read (the process is gone) or memory ran out. */
 static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, bool read)
 {
-	struct py_mem mem = { read_mem, (void *)(intptr_t)e->pid };
+	struct py_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
 	struct py_code c;
 	uint64_t i;
 
@@ -231,7 +220,7 @@ static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, boo
  * stacks named from the old one before get the new name too. */
 static void refresh_code(struct py_proc_entry *e, uint64_t addr)
 {
-	struct py_mem mem = { read_mem, (void *)(intptr_t)e->pid };
+	struct py_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
 	struct py_code c;
 	uint64_t i, ident;
 
