@@ -208,7 +208,7 @@ static int attach_all(struct py_source *s, pid_t cmd_pid)
  * from the process (a name not in ASCII, a long file name). */
 static int code_names(struct py_source *s, const struct py_code_event *ev, struct py_code *c)
 {
-	struct py_mem m = { proc_mem__read, (void *)(intptr_t)ev->pid };
+	struct proc_mem m = { proc_mem__read, (void *)(intptr_t)ev->pid };
 	int err;
 
 	if (ev->name_len >= 0 && ev->file_len >= 0) {

@@ -187,7 +187,7 @@ static int grow(uint8_t **buf, size_t *cap, size_t len)
 
 /* The symbol file of e into m. Returns 0, -ENOMEM, or another error when
  * it cannot be read or makes no sense. */
-static int add_entry(const struct beam_mem *mem, const struct jit_entry *e, struct perfmap *m,
+static int add_entry(const struct proc_mem *mem, const struct jit_entry *e, struct perfmap *m,
 		     struct beam_jit_info *info, uint8_t **buf, size_t *cap)
 {
 	int err;
@@ -203,7 +203,7 @@ static int add_entry(const struct beam_mem *mem, const struct jit_entry *e, stru
 /* The list's entries from first, newest first as the JIT adds them, into
  * *v. Returns 0, -ENOMEM, or -EAGAIN when it could not be read to its end
  * (the list was changing). */
-static int read_list(const struct beam_mem *mem, uint64_t first, struct jit_entry **v, size_t *n)
+static int read_list(const struct proc_mem *mem, uint64_t first, struct jit_entry **v, size_t *n)
 {
 	struct jit_entry e;
 	size_t cap = 0;
@@ -223,7 +223,7 @@ static int read_list(const struct beam_mem *mem, uint64_t first, struct jit_entr
  * code may lie where a module purged before had its own, and the list may
  * still hold that one. Returns 0, -ENOMEM, or -EAGAIN when some could not
  * be read (the list was changing). */
-static int walk(const struct beam_mem *mem, uint64_t first, struct perfmap *m,
+static int walk(const struct proc_mem *mem, uint64_t first, struct perfmap *m,
 		struct beam_jit_info *info)
 {
 	struct jit_entry *v = NULL;
@@ -250,7 +250,7 @@ static uint64_t stamp_of(const struct jit_descriptor *d)
 	return s ? s : 1;
 }
 
-int beam_jit__read(const struct beam_mem *mem, uint64_t descriptor, uint64_t *stamp,
+int beam_jit__read(const struct proc_mem *mem, uint64_t descriptor, uint64_t *stamp,
 		   struct perfmap **out, struct beam_jit_info *info)
 {
 	struct jit_descriptor d;

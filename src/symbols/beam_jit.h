@@ -15,12 +15,7 @@
 
 #include "perfmap.h"
 #include "proc_maps.h"
-
-/* Reads len bytes at addr of some process into buf: 0 or -errno. */
-struct beam_mem {
-	int (*read)(void *arg, uint64_t addr, void *buf, size_t len);
-	void *arg;
-};
+#include "proc_mem.h"
 
 /* Bounds on what a node's memory can make us read: a module's symbol file
  * (its line table included) and the modules of a node. */
@@ -49,7 +44,7 @@ struct beam_jit_info {
  * could not be read, the JIT changing the list meanwhile: read again next
  * time), and *info from the same read. Returns 0, 1, -EFAULT when the
  * descriptor cannot be read, -EPROTO when it is not one, or -ENOMEM. */
-int beam_jit__read(const struct beam_mem *mem, uint64_t descriptor, uint64_t *stamp,
+int beam_jit__read(const struct proc_mem *mem, uint64_t descriptor, uint64_t *stamp,
 		   struct perfmap **out, struct beam_jit_info *info);
 
 #endif

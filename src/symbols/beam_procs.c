@@ -72,7 +72,7 @@ static void widen_to_mappings(struct procs *ps, pid_t pid, struct beam_jit_info 
 /* Its names read again when its JIT changed them since. */
 static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struct procs *ps)
 {
-	struct beam_mem mem = { proc_mem__read, (void *)(intptr_t)b->pid };
+	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)b->pid };
 	struct beam_jit_info info;
 	struct perfmap *m;
 	int err;

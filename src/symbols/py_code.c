@@ -15,7 +15,7 @@
 #define STATE_COMPACT(s) (((s) >> 5) & 1)
 #define STATE_ASCII(s)	 (((s) >> 6) & 1)
 
-static int read_u64(const struct py_mem *m, uint64_t addr, uint64_t *v)
+static int read_u64(const struct proc_mem *m, uint64_t addr, uint64_t *v)
 {
 	return m->read(m->arg, addr, v, sizeof(*v));
 }
@@ -41,8 +41,8 @@ static void latin1_to_utf8(char *buf, size_t n)
 }
 
 /* Where a string's UTF-8 (or Latin-1) bytes are, and how many. */
-static int str_bytes(const struct py_mem *m, const struct py_layout *l, uint64_t s, uint64_t *data,
-		     uint64_t *n, int *latin1)
+static int str_bytes(const struct proc_mem *m, const struct py_layout *l, uint64_t s,
+		     uint64_t *data, uint64_t *n, int *latin1)
 {
 	uint32_t state;
 
@@ -67,7 +67,7 @@ static int str_bytes(const struct py_mem *m, const struct py_layout *l, uint64_t
 }
 
 /* The string object at s, allocated; "?" when it cannot be read. */
-static char *read_str(const struct py_mem *m, const struct py_layout *l, uint64_t s)
+static char *read_str(const struct proc_mem *m, const struct py_layout *l, uint64_t s)
 {
 	uint64_t data, n;
 	int latin1;
@@ -89,7 +89,7 @@ static char *read_str(const struct py_mem *m, const struct py_layout *l, uint64_
 }
 
 /* The bytes object at b into c's table; none when it cannot be read. */
-static int read_table(const struct py_mem *m, const struct py_layout *l, uint64_t b,
+static int read_table(const struct proc_mem *m, const struct py_layout *l, uint64_t b,
 		      struct py_code *c)
 {
 	uint64_t n;
@@ -110,7 +110,7 @@ static int read_table(const struct py_mem *m, const struct py_layout *l, uint64_
 
 /* The fields that name a code object, and their identity: a hash of
  * them, which another object at the same address shares by chance only. */
-static int read_fields(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+static int read_fields(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
 		       uint64_t f[4], int32_t *first, uint64_t *ident)
 {
 	if (read_u64(m, addr + l->co_filename, &f[0]) || read_u64(m, addr + l->co_name, &f[1]) ||
@@ -124,7 +124,7 @@ static int read_fields(const struct py_mem *m, const struct py_layout *l, uint64
 	return 0;
 }
 
-int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+int py_code__ident(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
 		   uint64_t *ident)
 {
 	uint64_t f[4] = { 0 };
@@ -133,7 +133,7 @@ int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t a
 	return read_fields(m, l, addr, f, &first, ident);
 }
 
-int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+int py_code__read(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
 		  struct py_code *out)
 {
 	uint64_t f[4] = { 0 }, ident, file, name, qualname, table;

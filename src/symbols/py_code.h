@@ -7,13 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc_mem.h"
 #include "py_layout.h"
-
-/* Reads len bytes at addr of some process into buf: 0 or -errno. */
-struct py_mem {
-	int (*read)(void *arg, uint64_t addr, void *buf, size_t len);
-	void *arg;
-};
 
 struct py_code {
 	char *name; /* co_qualname ("Class.method"), else co_name; "?" unreadable */
@@ -30,13 +25,13 @@ struct py_code {
 /* Reads the code object at addr as layout l says. A string that is not
  * compact (or not UTF-8 nor Latin-1) reads as "?". Returns 0, -EFAULT when
  * the object itself cannot be read, or -ENOMEM. */
-int py_code__read(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+int py_code__read(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
 		  struct py_code *out);
 
 /* The identity (py_code.ident) of the code object at addr now: 0 or
  * -EFAULT. Cheaper than py_code__read, to check that an address still
  * holds the code object read from it. */
-int py_code__ident(const struct py_mem *m, const struct py_layout *l, uint64_t addr,
+int py_code__ident(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
 		   uint64_t *ident);
 
 /* "NAME (FILE:LINE)" of a frame at code unit lasti, into buf. */

@@ -197,7 +197,7 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
  * it cannot be read (the process is gone) or memory ran out. */
 static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, bool read)
 {
-	struct py_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
+	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
 	struct py_code c;
 	uint64_t i;
 
@@ -220,7 +220,7 @@ static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, boo
  * stacks named from the old one before get the new name too. */
 static void refresh_code(struct py_proc_entry *e, uint64_t addr)
 {
-	struct py_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
+	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
 	struct py_code c;
 	uint64_t i, ident;
 

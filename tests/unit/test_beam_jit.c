@@ -16,8 +16,10 @@
 
 #include "symbols/beam_jit.h"
 
-#define BASE 0x10000u
-#define SIZE 0x8000u
+#define BASE	      0x10000u
+#define SIZE	      0x8000u
+#define FAKE_MEM_BASE BASE
+#define FAKE_MEM_SIZE SIZE
 
 #define DESC	0x10000u
 #define ENTRIES 0x10100u /* 32 bytes each */
@@ -25,38 +27,9 @@
 #define CODE	0x7f0000001000ULL
 #define EXIT	0x7f0000000800ULL
 
-static uint8_t image[SIZE];
+#include "fake_mem.h"
 
-static int fake_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < BASE || addr + len > BASE + SIZE)
-		return -EFAULT;
-	memcpy(buf, &image[addr - BASE], len);
-	return 0;
-}
-
-static const struct beam_mem mem = { fake_read, NULL };
-
-static void put(uint64_t addr, const void *v, size_t len)
-{
-	memcpy(&image[addr - BASE], v, len);
-}
-
-static void put_u16(uint64_t addr, uint16_t v)
-{
-	put(addr, &v, sizeof(v));
-}
-
-static void put_u32(uint64_t addr, uint32_t v)
-{
-	put(addr, &v, sizeof(v));
-}
-
-static void put_u64(uint64_t addr, uint64_t v)
-{
-	put(addr, &v, sizeof(v));
-}
+static const struct proc_mem mem = { fake_read, NULL };
 
 /* A name and its length (NUL counted) at at; returns where it ends. */
 static uint64_t put_name(uint64_t len_at, uint64_t at, const char *name)

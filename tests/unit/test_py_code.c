@@ -15,31 +15,14 @@
 #include "symbols/py_layout.h"
 #include "symbols/py_linetable.h"
 
-#define BASE 0x10000u
-#define SIZE 0x4000u
+#define BASE	      0x10000u
+#define SIZE	      0x4000u
+#define FAKE_MEM_BASE BASE
+#define FAKE_MEM_SIZE SIZE
 
-static uint8_t image[SIZE];
+#include "fake_mem.h"
 
-static int fake_read(void *arg, uint64_t addr, void *buf, size_t len)
-{
-	(void)arg;
-	if (addr < BASE || addr + len > BASE + SIZE)
-		return -EFAULT;
-	memcpy(buf, &image[addr - BASE], len);
-	return 0;
-}
-
-static const struct py_mem mem = { fake_read, NULL };
-
-static void put(uint64_t addr, const void *v, size_t len)
-{
-	memcpy(&image[addr - BASE], v, len);
-}
-
-static void put_u64(uint64_t addr, uint64_t v)
-{
-	put(addr, &v, sizeof(v));
-}
+static const struct proc_mem mem = { fake_read, NULL };
 
 /* PyASCIIObject.state: kind, compact, ascii (interned and ready aside). */
 static void put_state(const struct py_layout *l, uint64_t s, unsigned kind, bool compact,
