@@ -14,121 +14,12 @@
  * add when it is missing. Each skips, saying so, where its runtime is not
  * installed (tools/deps.sh --test installs them).
  */
-#include "harness.h"
+#include "beam_workloads.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#define BEAM_MS "3000"
-
-static void require_program(const char *path, const char *package)
-{
-	if (access(path, X_OK)) {
-		print_message("SKIP: %s is not installed (Debian's %s)\n", path, package);
-		skip();
-	}
-}
-
-/* Maps left by the processes of root COMM: the test removes them. */
-static void remove_perf_maps(const struct h_folded *f, const char *want)
-{
-	char root[256], comm[64], path[64];
-	long pid, tid;
-
-	for (size_t i = 0; i < f->n; i++) {
-		h_root(f->lines[i].stack, root, sizeof(root));
-		if (h_root_ids(root, comm, sizeof(comm), &pid, &tid) || strcmp(comm, want))
-			continue;
-		snprintf(path, sizeof(path), "/tmp/perf-%ld.map", pid);
-		unlink(path);
-	}
-}
-
-static bool has_text(const char *stack, const void *text)
-{
-	return strstr(stack, text) != NULL;
-}
-
-static bool of_comm(const char *stack, const void *comm)
-{
-	size_t len = strlen(comm);
-
-	return !strncmp(stack, comm, len) && stack[len] == '-';
-}
-
-/* The "runtimes:" line of the summary, which must be there. */
-static const char *runtimes_line(const struct h_result *r, char *buf, size_t len)
-{
-	if (!h_find_line(r->err, "flamebpf: runtimes: ", buf, len)) {
-		h_dump(r, "flamebpf");
-		fail_msg("the summary has no runtimes line");
-	}
-	return buf;
-}
-
-/* Its "N% of its samples named". */
-static int named_share(const char *line)
-{
-	const char *p = strstr(line, "% of its samples named");
-	int pct = -1;
-
-	while (p && p > line && p[-1] >= '0' && p[-1] <= '9')
-		p--;
-	if (p)
-		sscanf(p, "%d", &pct);
-	return pct;
-}
-
-/* heavy/0 and light/0 named (their names contain heavy and light), split
- * 70/30 within 10 points, and most of the node's samples in them. */
-static void expect_split(const struct h_folded *f, const char *heavy, const char *light)
-{
-	unsigned long long h = h_sum(f, has_text, heavy), l = h_sum(f, has_text, light);
-	unsigned long long beam = h_sum(f, of_comm, "beam.smp");
-
-	print_message("%llu samples of beam.smp: %llu in %s, %llu in %s (%.1f%% : %.1f%%)\n", beam,
-		      h, heavy, l, light, h + l ? 100.0 * h / (h + l) : 0,
-		      h + l ? 100.0 * l / (h + l) : 0);
-	if (h + l < beam / 2 || beam < 200) {
-		h_folded_dump(f, 20);
-		fail_msg("%s and %s are not named in most of the node's samples", heavy, light);
-	}
-	if (h * 100 < (h + l) * 60 || h * 100 > (h + l) * 80)
-		fail_msg("%s has %.1f%% of the work, expected 70%% within 10", heavy,
-			 100.0 * h / (h + l));
-}
-
-/* Runs a BEAM command under -F 499 with ERL_FLAGS (NULL: none). */
-static void run_beam(const char *erl_flags, const char *out, struct h_result *r, struct h_folded *f,
-		     const char *const cmd[])
-{
-	const char *argv[16] = { h_flamebpf(), "-F", "499", "--pids", "-o", out, "--" };
-	size_t n = 7;
-
-	for (size_t i = 0; cmd[i] && n < 15; i++)
-		argv[n++] = cmd[i];
-	argv[n] = NULL;
-	if (erl_flags)
-		setenv("ERL_FLAGS", erl_flags, 1);
-	else
-		unsetenv("ERL_FLAGS");
-	h_run_folded(r, 90, out, f, argv);
-	unsetenv("ERL_FLAGS");
-	remove_perf_maps(f, "beam.smp");
-}
-
-static const char *compile_busy_erl(void)
-{
-	struct h_result r;
-
-	assert_int_equal(
-		h_run(&r, 60, H_ARGV("erlc", "-o", h_tmpdir(), "tests/workloads/busy.erl")), 0);
-	h_assert_status(&r, 0);
-	h_result_free(&r);
-	return h_tmpdir();
-}
 
 /* A node started with +JPperf true: its functions named through its perf
  * map, heavy/0 and light/0 in their shares, the summary's runtimes line
@@ -140,12 +31,12 @@ static void check_jpperf(const char *out, const char *heavy, const char *light,
 	struct h_result r;
 	struct h_folded f;
 
-	run_beam("+JPperf true", out, &r, &f, cmd);
-	runtimes_line(&r, line, sizeof(line));
+	bw_run_node("+JPperf true", out, &r, &f, cmd);
+	bw_runtimes_line(&r, line, sizeof(line));
 	print_message("%s\n", line);
-	expect_split(&f, heavy, light);
+	bw_expect_split(&f, heavy, light);
 	assert_non_null(strstr(line, "beam.smp 1 process, perf map, "));
-	assert_true(named_share(line) >= 90);
+	assert_true(bw_named_share(line) >= 90);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -154,9 +45,9 @@ static void test_erlang_jpperf(void **state)
 {
 	(void)state;
 	require_bpf();
-	require_program("/usr/bin/erlc", "erlang-base");
+	bw_require_program("/usr/bin/erlc", "erlang-base");
 	check_jpperf(h_path("erlang.folded"), "busy:heavy/0", "busy:light/0",
-		     H_ARGV("erl", "-noshell", "-pa", compile_busy_erl(), "-eval",
+		     H_ARGV("erl", "-noshell", "-pa", bw_compile_busy_erl(), "-eval",
 			    "busy:run(" BEAM_MS "), halt()."));
 }
 
@@ -164,7 +55,7 @@ static void test_elixir_jpperf(void **state)
 {
 	(void)state;
 	require_bpf();
-	require_program("/usr/bin/elixir", "elixir");
+	bw_require_program("/usr/bin/elixir", "elixir");
 	check_jpperf(h_path("elixir.folded"), "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0",
 		     H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
 }
@@ -202,12 +93,12 @@ static void sample_hot(const char *extra, const char *out, struct h_result *r, s
 	struct h_proc p;
 
 	require_bpf();
-	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
-	require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
+	bw_require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	bw_require_program("/usr/bin/jcmd", "openjdk-17-jdk-headless");
 	start_hot(&p, extra);
 	sample_pid(p.pid, out, r, f);
 	h_stop(&p);
-	remove_perf_maps(f, "java");
+	bw_remove_perf_maps(f, "java");
 }
 
 /* No perf map: flamebpf asks the JVM for one with jcmd and names hot(). */
@@ -221,9 +112,9 @@ static void test_java_jcmd(void **state)
 
 	(void)state;
 	sample_hot(NULL, out, &r, &f);
-	runtimes_line(&r, line, sizeof(line));
-	hot = h_sum(&f, has_text, "Hot.hot");
-	java = h_sum(&f, of_comm, "java");
+	bw_runtimes_line(&r, line, sizeof(line));
+	hot = h_sum(&f, bw_has_text, "Hot.hot");
+	java = h_sum(&f, bw_of_comm, "java");
 	print_message("%s\n%llu of %llu samples of the JVM in Hot.hot\n", line, hot, java);
 	if (!strstr(line, "java 1 process, perf map (1 asked of the JVM") ||
 	    hot * 100 < java * 60) {
@@ -253,7 +144,7 @@ static void test_java_frame_pointers(void **state)
 
 	(void)state;
 	sample_hot("-XX:+PreserveFramePointer", out, &r, &f);
-	hot = h_sum(&f, has_text, "Hot.hot");
+	hot = h_sum(&f, bw_has_text, "Hot.hot");
 	whole = h_sum(&f, hot_from_main, NULL);
 	print_message("%llu samples in Hot.hot, %llu of them from JavaMain\n", hot, whole);
 	if (hot < 200 || whole * 100 < hot * 90) {
@@ -301,11 +192,11 @@ static void test_java_interpreted(void **state)
 
 	(void)state;
 	sample_hot("-Xint", out, &r, &f);
-	java = h_sum(&f, of_comm, "java");
+	java = h_sum(&f, bw_of_comm, "java");
 	interp = h_sum(&f, interpreted_from_main, NULL);
 	print_message("%llu of %llu samples of the JVM in Interpreter, from JavaMain\n", interp,
 		      java);
-	if (java < 200 || interp * 100 < java * 90 || h_sum(&f, has_text, "Hot.hot")) {
+	if (java < 200 || interp * 100 < java * 90 || h_sum(&f, bw_has_text, "Hot.hot")) {
 		h_dump(&r, "flamebpf");
 		h_folded_dump(&f, 10);
 		fail_msg("the interpreted method is not named Interpreter under JavaMain");
@@ -332,7 +223,7 @@ static void test_java_jcmd_refused(void **state)
 
 	(void)state;
 	require_bpf();
-	require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	bw_require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
 	start_hot(&p, "-XX:+DisableAttachMechanism");
 	sample_pid(p.pid, out, &r, &f);
 	h_stop(&p);
@@ -362,7 +253,7 @@ static void run_hot_js(bool native_stack, const char *out, struct h_result *r, s
 			    native_stack ? "--interpreted-frames-native-stack"
 					 : "--no-interpreted-frames-native-stack",
 			    "tests/workloads/hot.js", "3"));
-	remove_perf_maps(f, "node");
+	bw_remove_perf_maps(f, "node");
 }
 
 /* The summary's advice to add --interpreted-frames-native-stack; NULL if
@@ -389,13 +280,13 @@ static void test_node_interpreted(void **state)
 
 	(void)state;
 	require_bpf();
-	require_program("/usr/bin/node", "nodejs");
+	bw_require_program("/usr/bin/node", "nodejs");
 	for (int native_stack = 0; native_stack < 2; native_stack++) {
 		run_hot_js(native_stack, out, &r, &f);
 		advised = node_advice(&r, advice, sizeof(advice)) != NULL;
-		node = h_sum(&f, of_comm, "node");
-		warm = h_sum(&f, has_text, "JS:~warmLoop ");
-		hot = h_sum(&f, has_text, "JS:*hotLoop ");
+		node = h_sum(&f, bw_of_comm, "node");
+		warm = h_sum(&f, bw_has_text, "JS:~warmLoop ");
+		hot = h_sum(&f, bw_has_text, "JS:*hotLoop ");
 		print_message("%s: %llu samples of node, %llu in warmLoop, %llu in hotLoop\n",
 			      native_stack ? "--interpreted-frames-native-stack" : "without it",
 			      node, warm, hot);
