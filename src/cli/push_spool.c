@@ -86,7 +86,8 @@ static int scan(struct spool *s)
 			err = push_entry(s, seq, (uint64_t)st.st_size);
 	}
 	closedir(d);
-	qsort(s->e, s->n, sizeof(*s->e), by_seq);
+	if (s->n)
+		qsort(s->e, s->n, sizeof(*s->e), by_seq);
 	return err;
 }
 
