@@ -441,16 +441,17 @@ static int open_pusher(struct run *r)
 static int push(struct run *r)
 {
 	const struct profile *p = r->top ? r->top : r->p;
-	double t = now();
+	const struct push_stats *st;
 	int err;
 
 	if (!r->pusher)
 		return 0;
+	st = pusher__stats(r->pusher);
 	err = pusher__push(r->pusher, p, (uint64_t)(r->start_unix * 1e9),
 			   (uint64_t)((r->start_unix + r->secs) * 1e9));
 	if (!err && verbosity)
-		p_err("pushed %" PRIu64 " bytes to %s in %.0f ms",
-		      pusher__stats(r->pusher)->sent_bytes, r->o->push.url, (now() - t) * 1e3);
+		p_err("pushed %" PRIu64 " bytes to %s: encoded in %.0f ms, sent in %.0f ms",
+		      st->last_bytes, r->o->push.url, st->encode_ns / 1e6, st->send_ns / 1e6);
 	if (err == -EAGAIN)
 		p_err("push: %zu upload%s not sent, kept in '%s' for the next run with --spool "
 		      "'%s'",

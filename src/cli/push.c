@@ -11,12 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
 
 #include "formats/out_otlp.h"
 #include "formats/out_pprof.h"
+#include "util/gzip_buf.h"
 #include "util/http_post.h"
 #include "util/msg.h"
 #include "proc_labels.h"
@@ -220,11 +222,9 @@ int pusher__new(struct pusher **out, const struct push_opts *o, char *err, size_
 /* Pyroscope's application name: APP{host=HOST,KEY=VALUE,...}. */
 static char *pyroscope_name(const struct pusher *p)
 {
-	struct strbuf_like {
-		char *s;
-		size_t len;
-	} b = {};
-	FILE *f = open_memstream(&b.s, &b.len);
+	char *name = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&name, &len);
 
 	if (!f)
 		return NULL;
@@ -233,10 +233,10 @@ static char *pyroscope_name(const struct pusher *p)
 		fprintf(f, ",%s", p->o.labels[i]);
 	fputc('}', f);
 	if (fclose(f)) {
-		free(b.s);
+		free(name);
 		return NULL;
 	}
-	return b.s;
+	return name;
 }
 
 static char *pyroscope_url(const struct pusher *p, const struct profile *prof, uint64_t start_ns,
@@ -285,6 +285,8 @@ static int encode_otlp(const struct pusher *p, const struct profile *prof,
 				.nresource = 2,
 				.procs = pl };
 	char *copies[PUSH_MAX_LABELS] = {};
+	uint8_t *raw = NULL;
+	size_t len = 0;
 	int err = 0;
 
 	for (size_t i = 0; i < p->o.nlabels && !err; i++) {
@@ -297,7 +299,10 @@ static int encode_otlp(const struct pusher *p, const struct profile *prof,
 		res[oo.nresource++] =
 			(struct proc_label){ copies[i], copies[i] + strlen(copies[i]) + 1 };
 	}
-	err = err ?: otlp__encode(prof, &oo, &it->body, &it->len);
+	err = err ?: otlp__encode(prof, &oo, &raw, &len);
+	/* the collectors take gzip (OTLP/HTTP's compression): a third of the bytes */
+	err = err ?: gzip__buffer(raw, len, &it->body, &it->len);
+	free(raw);
 	for (size_t i = 0; i < p->o.nlabels; i++)
 		free(copies[i]);
 	return err;
@@ -315,6 +320,7 @@ static int make_item(struct pusher *p, const struct profile *prof, uint64_t star
 		return -ENOMEM;
 	if (p->otlp) {
 		it->content_type = strdup(TYPE_PROTOBUF);
+		it->encoding = strdup("gzip");
 		if (asprintf(&it->url, "%s" OTLP_PATH, p->base) < 0)
 			it->url = NULL;
 		err = encode_otlp(p, prof, proc_labels__labeler(pl), start_ns, end_ns, it);
@@ -325,7 +331,8 @@ static int make_item(struct pusher *p, const struct profile *prof, uint64_t star
 		err = encode_pprof(prof, proc_labels__labeler(pl), it);
 	}
 	proc_labels__free(pl);
-	if (!err && (!it->content_type || !it->url || (!p->otlp && !it->form_field)))
+	if (!err && (!it->content_type || !it->url || (!p->otlp && !it->form_field) ||
+		     (p->otlp && !it->encoding)))
 		err = -ENOMEM;
 	return err;
 }
@@ -343,6 +350,7 @@ static enum outcome send_item(struct pusher *p, const struct spool_item *it)
 				   .body = it->body,
 				   .len = it->len,
 				   .content_type = it->content_type,
+				   .content_encoding = it->encoding,
 				   .form_field = it->form_field,
 				   .ca_file = p->o.ca_file,
 				   .token = p->token,
@@ -423,11 +431,23 @@ int pusher__flush(struct pusher *p)
 	return spool__count(p->spool) ? -EAGAIN : 0;
 }
 
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+}
+
 int pusher__push(struct pusher *p, const struct profile *prof, uint64_t start_ns, uint64_t end_ns)
 {
+	uint64_t t0 = mono_ns(), t1;
 	struct spool_item it;
 	int err = make_item(p, prof, start_ns, end_ns, &it);
 
+	t1 = mono_ns();
+	p->st.encode_ns = t1 - t0;
+	p->st.last_bytes = err ? 0 : it.len;
 	if (err) {
 		p->st.lost++;
 		p_err("push: cannot encode the profile: %s: it is lost", strerror(-err));
@@ -437,6 +457,7 @@ int pusher__push(struct pusher *p, const struct profile *prof, uint64_t start_ns
 	} else if (send_item(p, &it) == DOWN) {
 		err = spool_item(p, &it) ?: -EAGAIN;
 	}
+	p->st.send_ns = mono_ns() - t1;
 	spool_item__free(&it);
 	return err;
 }

@@ -45,6 +45,9 @@ struct push_stats {
 	uint64_t dropped, dropped_bytes; /* the oldest, dropped from a full spool */
 	uint64_t rejected;		 /* refused by the backend (4xx): not retried */
 	uint64_t lost;			 /* could not be encoded or spooled */
+	/* the last push: its upload's size, the time to encode it, and to
+	 * send it and what waited before it */
+	uint64_t last_bytes, encode_ns, send_ns;
 };
 
 struct pusher;

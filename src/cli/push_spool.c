@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The spool on disk. A file holds one header line, "flamebpf-push 1
- * CONTENT_TYPE FORM_FIELD URL" (FORM_FIELD "-" for none), then the body
+ * CONTENT_TYPE FORM_FIELD ENCODING URL" (FORM_FIELD, ENCODING "-" for
+ * none), then the body
  * as it is sent. Entries are kept in memory as (sequence, size), oldest
  * first.
  */
@@ -128,7 +129,8 @@ static int write_file(const char *path, const struct spool_item *it)
 
 	if (!f)
 		return -errno;
-	if (fprintf(f, MAGIC " %s %s %s\n", it->content_type, it->form_field ? it->form_field : "-",
+	if (fprintf(f, MAGIC " %s %s %s %s\n", it->content_type,
+		    it->form_field ? it->form_field : "-", it->encoding ? it->encoding : "-",
 		    it->url) < 0 ||
 	    fwrite(it->body, 1, it->len, f) != it->len)
 		err = -errno ?: -EIO;
@@ -167,18 +169,24 @@ int spool__add(struct spool *s, const struct spool_item *it, uint64_t *dropped,
 }
 
 /* The header's fields, each a copy. */
+/* A copy of a header's field; "-" is none (NULL). */
+static int field(const char *text, char **out)
+{
+	*out = strcmp(text, "-") ? strdup(text) : NULL;
+	return strcmp(text, "-") && !*out ? -ENOMEM : 0;
+}
+
 static int parse_header(char *line, struct spool_item *it)
 {
-	char type[256], field[256], url[4096];
+	char type[256], form[256], enc[64], url[4096];
+	int err;
 
-	if (sscanf(line, MAGIC " %255s %255s %4095s", type, field, url) != 3)
+	if (sscanf(line, MAGIC " %255s %255s %63s %4095s", type, form, enc, url) != 4)
 		return -EBADMSG;
-	it->content_type = strdup(type);
-	it->form_field = strcmp(field, "-") ? strdup(field) : NULL;
-	it->url = strdup(url);
-	if (!it->content_type || !it->url || (strcmp(field, "-") && !it->form_field))
-		return -ENOMEM;
-	return 0;
+	err = field(type, &it->content_type);
+	err = err ?: field(form, &it->form_field);
+	err = err ?: field(enc, &it->encoding);
+	return err ?: field(url, &it->url);
 }
 
 static int read_item(FILE *f, struct spool_item *it)
@@ -251,6 +259,7 @@ void spool_item__free(struct spool_item *it)
 	free(it->url);
 	free(it->content_type);
 	free(it->form_field);
+	free(it->encoding);
 	free(it->body);
 	memset(it, 0, sizeof(*it));
 }

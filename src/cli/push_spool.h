@@ -16,6 +16,7 @@ struct spool_item {
 	char *url;
 	char *content_type;
 	char *form_field; /* NULL: the body is sent as it is */
+	char *encoding;	  /* the body's Content-Encoding; NULL: none */
 	uint8_t *body;
 	size_t len;
 };

@@ -48,6 +48,10 @@ static int set_body(CURL *c, const struct http_request *rq, curl_mime **mime,
 	if (!rq->form_field) {
 		snprintf(line, sizeof(line), "Content-Type: %s", rq->content_type);
 		*hdrs = curl_slist_append(*hdrs, line);
+		if (*hdrs && rq->content_encoding) {
+			snprintf(line, sizeof(line), "Content-Encoding: %s", rq->content_encoding);
+			*hdrs = curl_slist_append(*hdrs, line);
+		}
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
 		return *hdrs ? 0 : -ENOMEM;
@@ -101,7 +105,7 @@ int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LE
 	struct curl_slist *hdrs = NULL;
 	curl_mime *mime = NULL;
 	CURL *c = curl_easy_init();
-	int ret;
+	int ret = 0;
 
 	err[0] = '\0';
 	if (!c) {
@@ -115,9 +119,13 @@ int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LE
 	curl_easy_setopt(c, CURLOPT_WRITEDATA, &a);
 	curl_easy_setopt(c, CURLOPT_USERAGENT, "flamebpf/" FLAMEBPF_VERSION);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	/* no "Expect: 100-continue" round trip before a large body */
+	hdrs = curl_slist_append(hdrs, "Expect:");
+	if (!hdrs)
+		ret = -ENOMEM;
 	if (rq->ca_file)
 		curl_easy_setopt(c, CURLOPT_CAINFO, rq->ca_file);
-	ret = set_body(c, rq, &mime, &hdrs) ?: set_auth(rq, &hdrs);
+	ret = ret ?: set_body(c, rq, &mime, &hdrs) ?: set_auth(rq, &hdrs);
 	if (!ret) {
 		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
 		ret = perform(c, status, err);

@@ -11,7 +11,8 @@ struct http_request {
 	const char *url;
 	const void *body;
 	size_t len;
-	const char *content_type; /* the body's type, sent as it is */
+	const char *content_type;     /* the body's type, sent as it is */
+	const char *content_encoding; /* NULL, or "gzip" for a gzip'd body */
 	/* not NULL: the body goes as the file field of this name in a
 	 * multipart/form-data form (content_type is then the field's type) */
 	const char *form_field;

@@ -361,6 +361,7 @@ static void test_otlp(void **state)
 		fail_msg("nothing arrived at the receiver");
 	assert_string_equal(jstr(m, "path", NULL), "/v1development/profiles");
 	assert_string_equal(jstr(m, "content_type", NULL), "application/x-protobuf");
+	assert_string_equal(jstr(m, "content_encoding", NULL), "gzip");
 	json_object_put(m);
 
 	body = h_slurp(upload_path(&rv, 0, path, sizeof(path)));

@@ -15,6 +15,7 @@ PORT_FILE once listening. --status CODE answers CODE to every upload
 """
 import email.parser
 import email.policy
+import gzip
 import http.server
 import json
 import os
@@ -59,6 +60,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 return
         elif url.path == "/v1development/profiles":
             data = body
+            if self.headers.get("Content-Encoding", "") == "gzip":
+                data = gzip.decompress(body)
         else:
             self.answer(404, "no such endpoint: " + url.path)
             return
@@ -68,6 +71,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             "path": url.path,
             "query": dict(urllib.parse.parse_qsl(url.query)),
             "content_type": ctype,
+            "content_encoding": self.headers.get("Content-Encoding", ""),
+            "bytes": len(body),
             "authorization": self.headers.get("Authorization", ""),
         }
         with open(os.path.join(self.server.dir, "%d.bin" % n), "wb") as f:
