@@ -11,7 +11,7 @@ CC ?= gcc
 CLANG ?= clang
 CLANGXX ?= clang++
 BPFTOOL ?= bpftool
-PKGS := libbpf libelf libdw zlib capstone json-c libprotobuf-c liblzma
+PKGS := libbpf libelf libdw zlib capstone json-c libprotobuf-c liblzma libcurl
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
@@ -359,6 +359,14 @@ $(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) -lcmocka $(shell pkg-config --libs json-c) -o $@
+
+# test_push decodes the OTLP uploads with the generated protobuf-c code.
+$(BUILD)/tests/integ/test_push: tests/integ/test_push.c $(INTEG_HELPERS) \
+		$(BUILD)/gen/otlp_profiles.pb-c.o | $(DEPS_STAMP)
+	$(call msg,CC-TEST,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) $(BUILD)/gen/otlp_profiles.pb-c.o \
+		-lcmocka $(shell pkg-config --libs json-c libprotobuf-c) -o $@
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)

@@ -7,7 +7,7 @@
 #   tools/deps.sh --all    all of the above
 set -eu
 
-BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcapstone-dev libiberty-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler liblzma-dev"
+BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev libcapstone-dev libiberty-dev libjson-c-dev libprotobuf-c-dev protobuf-c-compiler liblzma-dev libcurl4-openssl-dev"
 # libclang-rt-14-dev: libFuzzer (tests/fuzz/), which clang only recommends.
 # rustc, golang-go, qpdf: programs that unwind, for the uprobe tests.
 # python3.11: Debian's own CPython, whose frames test_python names; its

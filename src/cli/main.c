@@ -2,6 +2,7 @@
 /* flamebpf: the command line. Orchestrates source -> profile -> sink and is
  * the one place that talks to the user. */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -25,6 +26,7 @@
 #include "util/output.h"
 #include "cmd_diff.h"
 #include "options.h"
+#include "push.h"
 #include "render.h"
 #include "report.h"
 
@@ -52,6 +54,8 @@ struct run {
 	struct profile *of_type[PROFILE_MAX_TYPES];
 	struct top_stats top_st;
 	double start, secs;
+	double start_unix; /* the start in seconds since the epoch, for --push */
+	struct pusher *pusher;
 	const char *why_stopped;
 	sig_atomic_t signals_at_stop; /* nsignals then: one more stops the writing */
 };
@@ -86,6 +90,14 @@ static double now(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static double unix_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
@@ -177,6 +189,7 @@ static int start(struct run *r)
 		return -EINTR;
 	}
 	r->start = now();
+	r->start_unix = unix_now();
 	if (r->have_cmd && (err = command__start(&r->cmd))) {
 		p_err("cannot run '%s': %s", r->o->capture.command[0], strerror(-err));
 		r->exec_failed = true;
@@ -408,6 +421,45 @@ static int write_output(struct run *r)
 	return err;
 }
 
+/* --push: before the capture, so that a bad token file costs nothing. */
+static int open_pusher(struct run *r)
+{
+	char why[PUSH_ERR_LEN];
+	int err;
+
+	if (!r->o->push.url)
+		return 0;
+	err = pusher__new(&r->pusher, &r->o->push, why, sizeof(why));
+	if (err) {
+		p_err("%s", why);
+		r->bad_input = err == -EINVAL;
+	}
+	return err;
+}
+
+/* The profile to the backend; what could not go waits in the spool. */
+static int push(struct run *r)
+{
+	const struct profile *p = r->top ? r->top : r->p;
+	const struct push_stats *st;
+	int err;
+
+	if (!r->pusher)
+		return 0;
+	st = pusher__stats(r->pusher);
+	err = pusher__push(r->pusher, p, (uint64_t)(r->start_unix * 1e9),
+			   (uint64_t)((r->start_unix + r->secs) * 1e9));
+	if (!err && verbosity)
+		p_err("pushed %" PRIu64 " bytes to %s: encoded in %.0f ms, sent in %.0f ms",
+		      st->last_bytes, r->o->push.url, st->encode_ns / 1e6, st->send_ns / 1e6);
+	if (err == -EAGAIN)
+		p_err("push: %zu upload%s not sent, kept in '%s' for the next run with --spool "
+		      "'%s'",
+		      pusher__pending(r->pusher), pusher__pending(r->pusher) == 1 ? "" : "s",
+		      pusher__spool_dir(r->pusher), pusher__spool_dir(r->pusher));
+	return err;
+}
+
 static void summarize(struct run *r)
 {
 	if (r->have_cmd && r->cmd.reaped)
@@ -431,6 +483,7 @@ static void cleanup(struct run *r)
 		output__abort(&r->out[i]);
 	if (r->src.ops)
 		r->src.ops->free(r->src.impl);
+	pusher__free(r->pusher);
 	profile__free(r->p);
 	profile__free(r->top);
 	for (size_t t = 0; t < PROFILE_MAX_TYPES; t++)
@@ -483,13 +536,15 @@ static int run(const struct options *o, int argc, char **argv)
 			return EXIT_FAILURE;
 		}
 	}
-	err = start(&r);
+	err = open_pusher(&r) ?: start(&r);
 	if (!err)
 		err = capture(&r);
 	if (!err)
 		err = write_output(&r);
 	if (!err || err == -ENODATA)
 		summarize(&r);
+	if (!err)
+		err = push(&r);
 	cleanup(&r);
 	return exit_status(&r, err);
 }

@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "options.h"
+#include "push_opt.h"
 #include "span_opt.h"
 #include "weight.h"
 
@@ -44,6 +45,8 @@ enum {
 	OPT_ALLOC_SAMPLE,
 	OPT_SHOW,
 	OPT_SPAN,
+	OPT_PUSH, /* then the others of push_opt.h, in their order */
+	OPT_PUSH_LAST = OPT_PUSH + PUSH_OPT_SPOOL_SIZE,
 };
 
 static const struct option long_opts[] = {
@@ -55,6 +58,13 @@ static const struct option long_opts[] = {
 	{ "weight", required_argument, NULL, OPT_WEIGHT },
 	{ "show", required_argument, NULL, OPT_SHOW },
 	{ "span", required_argument, NULL, OPT_SPAN },
+	{ "push", required_argument, NULL, OPT_PUSH + PUSH_OPT_URL },
+	{ "app", required_argument, NULL, OPT_PUSH + PUSH_OPT_APP },
+	{ "label", required_argument, NULL, OPT_PUSH + PUSH_OPT_LABEL },
+	{ "push-ca", required_argument, NULL, OPT_PUSH + PUSH_OPT_CA },
+	{ "push-token-file", required_argument, NULL, OPT_PUSH + PUSH_OPT_TOKEN_FILE },
+	{ "spool", required_argument, NULL, OPT_PUSH + PUSH_OPT_SPOOL },
+	{ "spool-size", required_argument, NULL, OPT_PUSH + PUSH_OPT_SPOOL_SIZE },
 	{ "count", required_argument, NULL, 'c' },
 	{ "func", required_argument, NULL, 'f' },
 	{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
@@ -91,6 +101,11 @@ static const struct option long_opts[] = {
 
 int options__parse_bytes(const char *s, uint64_t *bytes)
 {
+	return options__parse_bytes_max(s, OPTIONS_MAX_ALLOC_SAMPLE, bytes);
+}
+
+int options__parse_bytes_max(const char *s, uint64_t max, uint64_t *bytes)
+{
 	static const struct {
 		const char *suffix;
 		uint64_t mult;
@@ -116,7 +131,7 @@ int options__parse_bytes(const char *s, uint64_t *bytes)
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		if (strcmp(end, units[i].suffix))
 			continue;
-		if (n > OPTIONS_MAX_ALLOC_SAMPLE / units[i].mult)
+		if (n > max / units[i].mult)
 			return -EINVAL;
 		*bytes = n * units[i].mult;
 		return 0;
@@ -257,6 +272,20 @@ void options__usage(FILE *f)
 	      "                           or their debug files)\n"
 	      "      --file-line          \" (FILE:LINE)\" after user function names (DWARF)\n"
 	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
+	      "\n"
+	      "Push (to a profiling backend):\n"
+	      "      --push URL           send the profile to Grafana Pyroscope\n"
+	      "                           (http[s]://HOST:PORT, /ingest, pprof) or an OTLP\n"
+	      "                           collector (otlp+http[s]://HOST:PORT, profiles\n"
+	      "                           v1development of opentelemetry-proto v1.9.0)\n"
+	      "      --app NAME           Pyroscope's application name (default flamebpf)\n"
+	      "      --label KEY=VALUE    a label of every pushed profile (repeatable)\n"
+	      "      --push-ca FILE       CA certificates for https (default: the system's)\n"
+	      "      --push-token-file F  send 'Authorization: Bearer' F's first line\n"
+	      "      --spool DIR          keep what the backend could not take here, sent\n"
+	      "                           again oldest first (default: a temporary one)\n"
+	      "      --spool-size SIZE    at most SIZE bytes, the oldest dropped (256M)\n"
+	      "\n"
 	      "  -h, --help               this help;  -V, --version  the version\n"
 	      "\n"
 	      "Exit status: 0 success, 1 runtime failure, 2 bad usage; with a COMMAND\n"
@@ -465,6 +494,8 @@ static int add_event(struct source_opts *c, const char *arg, char *err)
 
 static int parse_one(int c, const char *arg, struct options *o, bool *format_set, char *err)
 {
+	if (c >= OPT_PUSH && c <= OPT_PUSH_LAST)
+		return push_opt__parse((enum push_opt)(c - OPT_PUSH), arg, &o->push, err);
 	switch (c) {
 	case 'p':
 		if (options__parse_pids(arg, &o->capture.pids, &o->capture.npids))
@@ -634,7 +665,8 @@ static int check_outputs(struct options *o, bool format_set, char *err)
 	struct write_opts wo = { .flamechart = o->flamechart, .heatmap_rows = o->heatmap_rows };
 	size_t stdouts = 0, svgs = 0;
 
-	if (!o->noutputs)
+	/* --push alone writes nothing: the profile goes to the backend */
+	if (!o->noutputs && !o->push.url)
 		o->outputs[o->noutputs++] = "-";
 	if (format_set && o->noutputs > 1)
 		return usage_err("--format is for one output; with several -o, each file's "
@@ -838,8 +870,10 @@ static int check(struct options *o, bool format_set, char *err)
 
 	if (o->help || o->version)
 		return 0;
-	if (check_outputs(o, format_set, err))
+	if (check_outputs(o, format_set, err) || push_opt__check(&o->push, err))
 		return -EINVAL;
+	if (o->push.url && c->list)
+		return usage_err("-l lists functions: it pushes nothing");
 	if (c->list)
 		return c->freq || c->event || c->tracepoint || c->nfuncs || c->offcpu || c->alloc
 			       ? usage_err("-l lists functions: it takes no mode")

@@ -9,6 +9,7 @@
 
 #include "capture/source.h"
 #include "formats/sink.h"
+#include "push.h"
 
 #define OPTIONS_MAX_OUTPUTS 8
 /* the files written: with several -e, an -o a file per event */
@@ -34,6 +35,7 @@ struct options {
 	size_t top; /* --top N: the N processes (threads with --tids) that hold most; 0: all */
 	unsigned int heatmap_rows; /* --heatmap: SVG outputs are heatmaps of so many rows; 0: not */
 	const char *weight_arg;	   /* --weight, checked once -e is known */
+	struct push_opts push;	   /* --push and its options; url NULL: none */
 	bool flamechart;
 	bool wall; /* --wall: --off-cpu with -F's samples (which -F --off-cpu is too) */
 	int verbose;
@@ -80,6 +82,8 @@ int options__top(const char *arg, size_t *top, char *err);
  * of 1024), 1 to OPTIONS_MAX_ALLOC_SAMPLE. Returns 0 or -EINVAL. */
 #define OPTIONS_MAX_ALLOC_SAMPLE (1ULL << 30)
 int options__parse_bytes(const char *s, uint64_t *bytes);
+/* The same, 1 to max bytes. */
+int options__parse_bytes_max(const char *s, uint64_t max, uint64_t *bytes);
 
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */
 int options__parse_pids(const char *s, pid_t **pids, size_t *n);

@@ -14,27 +14,20 @@
 
 #include "gen/profile.pb-c.h"
 #include "util/hashmap.h"
-#include "util/utf8.h"
 #include "out_pprof.h"
+#include "strtab.h"
 
-#define NSEC_PER_SEC  1000000000ULL
-#define MAX_VALUES    PROFILE_MAX_TYPES /* several -e's; --alloc's four */
-#define MAX_LABELS    6			/* pid, tid, comm, thread; --span's span and span_label */
+#define NSEC_PER_SEC 1000000000ULL
+#define MAX_VALUES   PROFILE_MAX_TYPES /* several -e's; --alloc's four */
+/* pid, tid, comm, thread; --span's span and span_label; the process's */
+#define MAX_LABELS    (6 + PROC_LABELS_MAX)
 #define MAX_COMMENTS  4
 #define KERNEL_BINARY "[kernel.kallsyms]"
 #define GZ_CHUNK      (64 * 1024)
 
-/* The string table: text -> index, "" at index 0. */
-struct strtab {
-	char **s;
-	size_t n, cap;
-	struct hashmap idx; /* hash of the text -> index, probed on collisions */
-	char **owned;	    /* strings made here (UTF-8 fixes, comments) */
-	size_t nowned;
-};
-
 struct pprof {
 	const struct profile *p;
+	const struct proc_labeler *procs;
 	struct strtab st;
 	Perftools__Profiles__Profile msg;
 	Perftools__Profiles__ValueType types[MAX_VALUES], period_type;
@@ -52,107 +45,6 @@ struct pprof {
 	int64_t comments[MAX_COMMENTS];
 	int64_t label_key[MAX_LABELS];
 };
-
-/* What pprof's consumers expect: valid UTF-8 (Go's protobuf rejects other
- * strings). Returns s itself, a fixed copy in *copy, or NULL (-ENOMEM). */
-static const char *utf8_fixed(const char *s, char **copy)
-{
-	size_t n = strlen(s), i = 0, len, out = 0;
-	const unsigned char *u = (const unsigned char *)s;
-
-	*copy = NULL;
-	while (i < n && (len = utf8__seq_len(u + i, n - i)))
-		i += len;
-	if (i == n)
-		return s;
-	*copy = malloc(n * 3 + 1); /* each bad byte becomes U+FFFD */
-	if (!*copy)
-		return NULL;
-	for (i = 0; i < n; i += len ? len : 1) {
-		len = utf8__seq_len(u + i, n - i);
-		memcpy(*copy + out, len ? s + i : "\xef\xbf\xbd", len ? len : 3);
-		out += len ? len : 3;
-	}
-	(*copy)[out] = '\0';
-	return *copy;
-}
-
-static int strtab__keep(struct strtab *t, char *copy)
-{
-	char **v = realloc(t->owned, (t->nowned + 1) * sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	t->owned = v;
-	t->owned[t->nowned++] = copy;
-	return 0;
-}
-
-static int strtab__push(struct strtab *t, const char *s, uint64_t h, int64_t *idx)
-{
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 256;
-		char **v = realloc(t->s, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		t->s = v;
-		t->cap = cap;
-	}
-	if (hashmap__set(&t->idx, h, t->n))
-		return -ENOMEM;
-	t->s[t->n] = (char *)s; /* protobuf-c only reads it */
-	*idx = (int64_t)t->n++;
-	return 0;
-}
-
-/* Find-or-create s (which must outlive the table) in t. 0 or -ENOMEM. */
-static int strtab__findnew(struct strtab *t, const char *s, int64_t *idx)
-{
-	char *copy;
-	const char *text = utf8_fixed(s, &copy);
-	uint64_t h, i;
-
-	if (!text)
-		return -ENOMEM;
-	h = hash_bytes(text, strlen(text), 0);
-	while (hashmap__get(&t->idx, h, &i)) {
-		if (!strcmp(t->s[i], text)) {
-			free(copy);
-			*idx = (int64_t)i;
-			return 0;
-		}
-		h = hash_mix(h + 0x9e3779b97f4a7c15ULL);
-	}
-	if (copy && strtab__keep(t, copy)) {
-		free(copy);
-		return -ENOMEM;
-	}
-	return strtab__push(t, text, h, idx);
-}
-
-/* "WHAT: TEXT", a string the table owns. */
-static int strtab__findnew_named(struct strtab *t, const char *what, const char *text, int64_t *idx)
-{
-	char *line;
-
-	if (asprintf(&line, "%s%s%s", what, what[0] ? ": " : "", text) < 0)
-		return -ENOMEM;
-	if (strtab__keep(t, line)) {
-		free(line);
-		return -ENOMEM;
-	}
-	return strtab__findnew(t, line, idx);
-}
-
-static void strtab__free(struct strtab *t)
-{
-	for (size_t i = 0; i < t->nowned; i++)
-		free(t->owned[i]);
-	free(t->owned);
-	free(t->s);
-	hashmap__free(&t->idx);
-}
 
 /* The binary a frame belongs to: its mapping, and its function's file. */
 static const char *frame_binary(const struct frame *f)
@@ -380,6 +272,23 @@ static int add_span_labels(struct pprof *b, const struct profile_stack *s,
 	return err;
 }
 
+/* What the labeler knows of the process (build-id, cgroup), as labels. */
+static int add_proc_labels(struct pprof *b, uint32_t pid, Perftools__Profiles__Label *l, size_t *n)
+{
+	const struct proc_label *pl;
+	size_t np =
+		b->procs && pid != PROFILE_PID_UNKNOWN ? b->procs->get(b->procs->arg, pid, &pl) : 0;
+	int64_t key, value;
+
+	for (size_t i = 0; i < np && i < PROC_LABELS_MAX; i++) {
+		if (strtab__findnew(&b->st, pl[i].key, &key) ||
+		    strtab__findnew(&b->st, pl[i].value, &value))
+			return -ENOMEM;
+		set_label(&l[(*n)++], key, value, 0);
+	}
+	return 0;
+}
+
 static int add_labels(struct pprof *b, const struct profile_stack *s,
 		      Perftools__Profiles__Sample *smp, size_t at)
 {
@@ -398,7 +307,7 @@ static int add_labels(struct pprof *b, const struct profile_stack *s,
 		set_label(&l[n++], b->label_key[2], comm, 0);
 	if (thread)
 		set_label(&l[n++], b->label_key[3], thread, 0);
-	if (add_span_labels(b, s, l, &n))
+	if (add_span_labels(b, s, l, &n) || add_proc_labels(b, who->pid, l, &n))
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		b->label_ptrs[at + i] = &l[i];
@@ -725,10 +634,10 @@ free_g:
 
 int pprof__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
-	struct pprof b = { .p = p };
+	/* the root style has no meaning here: owners are labels */
+	struct pprof b = { .p = p, .procs = o ? o->procs : NULL };
 	int err;
 
-	(void)o; /* the root style has no meaning here: owners are labels */
 	err = pprof_build(&b);
 	if (!err)
 		err = write_gz(&b.msg.base, f);

@@ -4,6 +4,7 @@
 #define FLAMEBPF_SINK_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "profile/profile.h"
@@ -24,11 +25,27 @@ enum root_style {
 	ROOT_TID,  /* COMM-PID/TID */
 };
 
+/* What pprof and OTLP say of a process beyond its pid and name (its
+ * executable's build-id, its cgroup): labels on its samples. */
+#define PROC_LABELS_MAX 3
+
+struct proc_label {
+	const char *key, *value;
+};
+
+struct proc_labeler {
+	/* pid's labels in *labels (n returned, at most PROC_LABELS_MAX; 0:
+	 * none known); they live as long as arg */
+	size_t (*get)(void *arg, uint32_t pid, const struct proc_label **labels);
+	void *arg;
+};
+
 struct write_opts {
 	enum root_style root;	   /* folded, svg */
 	bool flamechart;	   /* folded, svg: time order from the events */
 	const char *title;	   /* svg, html; NULL for one made from the profile */
 	unsigned int heatmap_rows; /* svg: the heatmap, with this many slices a second; 0: none */
+	const struct proc_labeler *procs; /* pprof: labels per process; NULL: none */
 };
 
 /* "folded", "chrome", ... */
