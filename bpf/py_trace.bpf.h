@@ -279,21 +279,23 @@ static __always_inline void py_resync(struct shadow *sh, __u64 prev, __u64 now, 
 	bpf_loop(TRACE_MAX_DEPTH, resync_step, &r, 0);
 }
 
-/* RESUME: the frame in register cookie starts or resumes (a generator's,
+/* RESUME (and RESUME_CHECK when it does not deoptimise into RESUME): the
+ * frame in the cookie's register starts or resumes (a generator's,
  * a coroutine's, after a yield or an await: a call, as Python's profilers
  * count them). */
 SEC("kprobe")
 int on_py_entry(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	__u64 frame = reg_value(ctx, bpf_get_attach_cookie(ctx) & 15), code, prev;
+	__u64 cookie = bpf_get_attach_cookie(ctx), code, prev;
+	__u64 frame = reg_value(ctx, cookie & PY_COOKIE_REG);
+	__u32 cond = cookie >> PY_COOKIE_COND_SHIFT, d;
 	struct shadow *sh;
 	__s64 func;
-	__u32 d;
 
 	split_mark();
 
-	if (stopping)
+	if (stopping || ((cond & PY_COOKIE_FALLS) && jcc_taken(cond & 15, ctx->flags)))
 		return 0;
 	sh = shadow_of(id, true);
 	if (!sh)
@@ -369,7 +371,7 @@ SEC("kprobe")
 int on_py_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	__u64 frame = reg_value(ctx, bpf_get_attach_cookie(ctx) & 15);
+	__u64 frame = reg_value(ctx, bpf_get_attach_cookie(ctx) & PY_COOKIE_REG);
 	struct shadow *sh = shadow_of(id, false);
 	struct py_find f = { .sh = sh, .frame = frame, .now = now, .id = id };
 	__u32 d;

@@ -9,7 +9,10 @@
 #define FLAMEBPF_PY_SITES_H
 
 #include <stddef.h>
+#include <linux/types.h>
 #include <stdint.h>
+
+#include "py_trace.h"
 
 #define PY_SITES_MAX 6
 
@@ -30,7 +33,7 @@ struct py_sites {
 	uint8_t entry_cond[PY_SITES_MAX];
 };
 
-#define PY_SITE_FALLS_THROUGH 0x10
+#define PY_SITE_FALLS_THROUGH PY_COOKIE_FALLS
 
 struct disasm;
 

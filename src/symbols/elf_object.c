@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <gelf.h>
 #include <string.h>
 
@@ -60,7 +61,9 @@ int elf_object__find(int fd, const char *const *names, size_t n, uint64_t *vaddr
 	return found ? 0 : -ENOENT;
 }
 
-int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr)
+/* Converts between a file offset and a link-time address (to_offset: the
+ * other way) through the PT_LOAD segment that holds the bytes. */
+static int convert(int fd, uint64_t from, uint64_t *to, bool to_offset)
 {
 	Elf *elf = open_elf(fd);
 	size_t n = 0;
@@ -70,12 +73,27 @@ int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr)
 	if (!elf)
 		return -ENOEXEC;
 	if (!elf_getphdrnum(elf, &n))
-		for (size_t i = 0; i < n && err; i++)
-			if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD &&
-			    off >= ph.p_offset && off < ph.p_offset + ph.p_filesz) {
-				*vaddr = ph.p_vaddr + (off - ph.p_offset);
+		for (size_t i = 0; i < n && err; i++) {
+			uint64_t a;
+
+			if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+				continue;
+			a = to_offset ? ph.p_vaddr : ph.p_offset;
+			if (from >= a && from - a < ph.p_filesz) {
+				*to = (to_offset ? ph.p_offset : ph.p_vaddr) + (from - a);
 				err = 0;
 			}
+		}
 	elf_end(elf);
 	return err;
+}
+
+int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr)
+{
+	return convert(fd, off, vaddr, false);
+}
+
+int elf_object__offset(int fd, uint64_t vaddr, uint64_t *off)
+{
+	return convert(fd, vaddr, off, true);
 }
