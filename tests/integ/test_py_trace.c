@@ -43,6 +43,9 @@ static void require_python(void)
 
 struct calls {
 	long long parse, compute, parse_in_compute, boom, gen_runs;
+	/* calls of parse, compute and gen_values that ended without the
+	 * return or yield seen (args.unfinished): none */
+	long long unfinished;
 };
 
 static long long get_int(struct json_object *o, const char *key)
@@ -59,7 +62,7 @@ static struct calls must_truth(const char *out)
 {
 	const char *line = strchr(out, '{');
 	struct json_object *o = line ? json_tokener_parse(line) : NULL;
-	struct calls c;
+	struct calls c = {};
 
 	if (!o)
 		fail_msg("py_calls printed no counts: '%s'", out);
@@ -103,6 +106,14 @@ static struct span span_of(struct json_object *ev)
 	return s;
 }
 
+static bool unfinished(struct json_object *ev)
+{
+	struct json_object *args, *v;
+
+	return json_object_object_get_ex(ev, "args", &args) &&
+	       json_object_object_get_ex(args, "unfinished", &v) && json_object_get_boolean(v);
+}
+
 /* Whether s lies within one of the n spans of v. */
 static bool inside(const struct span *v, size_t n, const struct span *s)
 {
@@ -131,14 +142,19 @@ static struct calls chrome_calls(const char *path)
 		if (!json_object_object_get_ex(ev, "ph", &v) ||
 		    strcmp(json_object_get_string(v), "X"))
 			continue;
+		if (named(ev, "boom")) {
+			c.boom++;
+			continue;
+		}
 		if (named(ev, "parse"))
 			parses[np++] = span_of(ev);
 		else if (named(ev, "compute"))
 			computes[nc++] = span_of(ev);
-		else if (named(ev, "boom"))
-			c.boom++;
 		else if (named(ev, "gen_values"))
 			c.gen_runs++;
+		else
+			continue;
+		c.unfinished += unfinished(ev);
 	}
 	c.parse = np;
 	c.compute = nc;
@@ -154,10 +170,10 @@ static void expect_calls(const struct calls *got, const struct calls *want,
 			 const struct h_result *r)
 {
 	print_message("calls: parse %lld/%lld (under compute %lld/%lld), compute %lld/%lld, boom "
-		      "%lld/%lld, gen_values runs %lld/%lld\n",
+		      "%lld/%lld, gen_values runs %lld/%lld, unfinished but boom's %lld/%lld\n",
 		      got->parse, want->parse, got->parse_in_compute, want->parse_in_compute,
 		      got->compute, want->compute, got->boom, want->boom, got->gen_runs,
-		      want->gen_runs);
+		      want->gen_runs, got->unfinished, want->unfinished);
 	if (memcmp(got, want, sizeof(*got))) {
 		h_dump(r, "flamebpf");
 		fail_msg("the calls traced are not the calls the program made");

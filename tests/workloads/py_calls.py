@@ -11,9 +11,6 @@ runs N rounds and prints what it counted as JSON on stdout:
                     without a return)
   gen_runs          times gen_values's frame ran: its start and each resume
                     after a yield (Python's profilers count each as a call)
-Each round first keeps 500 new lists, made in one expression: the
-collection they make due is started only where the next call starts, at
-parse's, where 3.13 then leaves its quickened RESUME_CHECK for RESUME.
 """
 import json
 import os
@@ -62,6 +59,9 @@ def gen_values(n):
         counts["gen_runs"] += 1
 
 
+# Each round first keeps 500 new lists made in one expression: the
+# collection they make due starts only where the next call starts, at
+# parse's, where 3.13 then leaves its quickened RESUME_CHECK for RESUME.
 make_junk = eval("lambda: [" + "[], " * 500 + "]")
 
 
