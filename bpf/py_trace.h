@@ -41,6 +41,10 @@ struct py_trace_layout {
 	__u32 str_length;     /* PyASCIIObject.length */
 	__u32 str_state;      /* PyASCIIObject.state */
 	__u32 str_ascii_data; /* where a compact ASCII string's bytes begin */
+	/* PyCodeObject._co_instrumentation_version (3.12+; 0: none): a RESUME
+	 * that finds it behind the interpreter's instruments the code and runs
+	 * again, for the same call */
+	__u32 co_version;
 };
 
 /* A code object of a process, and what was decided for it: name is its

@@ -436,6 +436,13 @@ static int check_opts(const struct source_opts *o)
 	return 0;
 }
 
+/* PyCodeObject._co_instrumentation_version (Include/cpython/code.h; not
+ * among 3.13's _Py_DebugOffsets), 0 before 3.12. */
+static uint32_t co_version_offset(unsigned int minor)
+{
+	return minor == 12 ? 160 : minor == 13 ? 168 : 0;
+}
+
 static int open_tracer(struct py_source *s)
 {
 	const struct py_layout *l = s->layout;
@@ -461,6 +468,7 @@ static int open_tracer(struct py_source *s)
 		.str_length = l->str_length,
 		.str_state = l->str_state,
 		.str_ascii_data = l->str_ascii_data,
+		.co_version = co_version_offset(l->minor),
 	};
 
 	if (privileges__missing(missing, sizeof(missing))) {

@@ -182,15 +182,23 @@ static void expect_calls(const struct calls *got, const struct calls *want,
 
 /* Runs python on the workload for rounds as a COMMAND into out (Chrome
  * JSON): every call from the first instruction, exactly. */
-static void command_exact(const char *python, const char *rounds, const char *out)
+static void command_exact(const char *python, const char *rounds, const char *out,
+			  bool profiled)
 {
+	const char *argv[16] = { h_flamebpf(), "-f", REGEX, "-o", out, "--", python };
+	size_t n = 7;
 	struct calls got, want;
 	struct h_result r;
 
-	assert_int_equal(
-		h_run(&r, 60,
-		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", python, WORKLOAD, rounds)),
-		0);
+	if (profiled) {
+		static const char *const cprofile[] = { "-m", "cProfile", "-o", "/dev/null" };
+
+		memcpy(argv + n, cprofile, sizeof(cprofile));
+		n += 4;
+	}
+	argv[n++] = WORKLOAD;
+	argv[n++] = rounds;
+	assert_int_equal(h_run(&r, 60, argv), 0);
 	h_assert_status(&r, 0);
 	want = must_truth(r.out);
 	got = chrome_calls(out);
@@ -206,7 +214,17 @@ static void command_exact_of(const char *python, const char *rounds, const char 
 {
 	require_bpf();
 	require(python);
-	command_exact(python, rounds, h_path(out));
+	command_exact(python, rounds, h_path(out), false);
+}
+
+/* Under cProfile, which 3.12 and 3.13 run through sys.monitoring: the
+ * INSTRUMENTED_ handlers, and each function's first RESUME running twice
+ * (it instruments the code, then runs again as INSTRUMENTED_RESUME). */
+static void profiled_exact(const char *python)
+{
+	require_bpf();
+	require(python);
+	command_exact(python, "100", h_path("py_profiled.json"), true);
 }
 
 static void test_command_exact(void **state)
@@ -235,6 +253,24 @@ static void test_pyenv313_exact(void **state)
 {
 	(void)state;
 	command_exact_of(PY313, "100", "py_313.json");
+}
+
+static void test_profiled_311(void **state)
+{
+	(void)state;
+	profiled_exact(PY311);
+}
+
+static void test_profiled_312(void **state)
+{
+	(void)state;
+	profiled_exact(PY312);
+}
+
+static void test_profiled_313(void **state)
+{
+	(void)state;
+	profiled_exact(PY313);
 }
 
 /* A stack whose leaf is leaf (arg NULL), or leaf right under mid. */
@@ -528,6 +564,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pyenv312_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_pyenv313_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_313, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_311, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_312, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_folded_nesting, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines_311, h_test_teardown),
