@@ -439,10 +439,11 @@ static int walk_handler(struct image *im, struct handler *h, const uint8_t *code
 	while (cs_disasm_iter(cs, &p, &left, &addr, insn)) {
 		if (is_branch(insn)) {
 			if (first < 0)
-				return fail(im, -EINVAL,
-					    "%s at %#lx: no store of the frame's instruction pointer "
-					    "before its first branch",
-					    h->name, h->start);
+				return fail(
+					im, -EINVAL,
+					"%s at %#lx: no store of the frame's instruction pointer "
+					"before its first branch",
+					h->name, h->start);
 			if (!holds && (written >> first & 1))
 				return fail(im, -EINVAL,
 					    "%s at %#lx: the frame's register changes at %#lx",
@@ -578,8 +579,7 @@ static int sweep(struct image *im, const struct range *r, const uint8_t *code, s
 			p++, left--, addr++;
 			continue;
 		}
-		if (disasm__direct_branch(insn, &to) &&
-		    (err = check_target(im, h, nh, insn, to)))
+		if (disasm__direct_branch(insn, &to) && (err = check_target(im, h, nh, insn, to)))
 			return err;
 	}
 	return 0;
@@ -632,8 +632,8 @@ static int find_handlers(struct image *im, struct handler *h, size_t nh, uint32_
 	return check_landings(im, h, nh);
 }
 
-static int find_sites(struct image *im, const struct py_op *ops, size_t nops,
-		      uint32_t frame_instr, struct py_sites *out)
+static int find_sites(struct image *im, const struct py_op *ops, size_t nops, uint32_t frame_instr,
+		      struct py_sites *out)
 {
 	struct handler h[2 * PY_SITES_MAX];
 	int err;

@@ -242,8 +242,8 @@ static int find_targets(struct py_source *s, pid_t cmd_pid)
 		if (t->major != s->targets[0].major || t->minor != s->targets[0].minor) {
 			p_err("-f py: '%s' is CPython %u.%u, '%s' %u.%u: one capture traces one "
 			      "version",
-			      s->targets[0].path, s->targets[0].major, s->targets[0].minor,
-			      t->path, t->major, t->minor);
+			      s->targets[0].path, s->targets[0].major, s->targets[0].minor, t->path,
+			      t->major, t->minor);
 			err = -EINVAL;
 		}
 	}

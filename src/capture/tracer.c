@@ -434,8 +434,8 @@ int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t
 
 /* The register numbers, and the conditions (py_sites.h), as cookies. */
 static int attach_python_set(struct tracer *t, struct bpf_program *prog, const char *path,
-			     const uint64_t *off, const uint8_t *reg, const uint8_t *cond,
-			     size_t n, pid_t pid)
+			     const uint64_t *off, const uint8_t *reg, const uint8_t *cond, size_t n,
+			     pid_t pid)
 {
 	uint64_t cookies[PY_SITES_MAX];
 	bool bad[PY_SITES_MAX] = {};

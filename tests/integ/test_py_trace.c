@@ -182,8 +182,7 @@ static void expect_calls(const struct calls *got, const struct calls *want,
 
 /* Runs python on the workload for rounds as a COMMAND into out (Chrome
  * JSON): every call from the first instruction, exactly. */
-static void command_exact(const char *python, const char *rounds, const char *out,
-			  bool profiled)
+static void command_exact(const char *python, const char *rounds, const char *out, bool profiled)
 {
 	const char *argv[16] = { h_flamebpf(), "-f", REGEX, "-o", out, "--", python };
 	size_t n = 7;
@@ -499,10 +498,10 @@ static void refused_versions(void)
 	char pids[64];
 
 	if (!access(PY310, X_OK)) {
-		assert_int_equal(h_run(&r, 20,
-				       H_ARGV(h_flamebpf(), "-f", "py:parse", "--", PY310,
-					      WORKLOAD, "1")),
-				 0);
+		assert_int_equal(
+			h_run(&r, 20,
+			      H_ARGV(h_flamebpf(), "-f", "py:parse", "--", PY310, WORKLOAD, "1")),
+			0);
 		h_assert_status(&r, 2);
 		assert_non_null(strstr(
 			r.err, "is CPython 3.10: Python function tracing knows 3.11 to 3.13"));

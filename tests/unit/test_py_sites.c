@@ -304,7 +304,7 @@ int main(void)
 		cmocka_unit_test(test_debian),		 cmocka_unit_test(test_pyenv_libpython),
 		cmocka_unit_test(test_pyenv_zero_words), cmocka_unit_test(test_wrong_layout),
 		cmocka_unit_test(test_pyenv_executable), cmocka_unit_test(test_pyenv_312),
-		cmocka_unit_test(test_pyenv_313), cmocka_unit_test(test_310_unsupported),
+		cmocka_unit_test(test_pyenv_313),	 cmocka_unit_test(test_310_unsupported),
 		cmocka_unit_test(test_not_python),
 	};
 
