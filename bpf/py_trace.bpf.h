@@ -279,21 +279,42 @@ static __always_inline void py_resync(struct shadow *sh, __u64 prev, __u64 now, 
 	bpf_loop(TRACE_MAX_DEPTH, resync_step, &r, 0);
 }
 
-/* RESUME: the frame in register cookie starts or resumes (a generator's,
+/* The RESUME of the call on top of sh runs again: it found the code's
+ * instrumentation behind the interpreter's (sys.monitoring, a tracer or a
+ * profiler switched on or off), brought it up to date and went back to run
+ * it, with the code's version changed. A Python frame keeps the version
+ * it entered with in its ustack (it has no user stack: --full-stack is
+ * refused). Another call of the code in a frame at the same place (the
+ * one on top was left by an exception) finds the same version. */
+static __always_inline bool py_again(struct shadow *sh, __u64 frame, __u64 prev, __s64 func,
+				     __u64 version)
+{
+	__u32 d = sh->depth;
+
+	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != frame || FR(sh, d - 1).ip != prev ||
+	    FR(sh, d - 1).func != func || FR(sh, d - 1).ustack == version)
+		return false;
+	FR(sh, d - 1).ustack = version;
+	return true;
+}
+
+/* RESUME (and RESUME_CHECK when it does not deoptimise into RESUME): the
+ * frame in the cookie's register starts or resumes (a generator's,
  * a coroutine's, after a yield or an await: a call, as Python's profilers
  * count them). */
 SEC("kprobe")
 int on_py_entry(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	__u64 frame = reg_value(ctx, bpf_get_attach_cookie(ctx) & 15), code, prev;
+	__u64 cookie = bpf_get_attach_cookie(ctx), code, prev, version;
+	__u64 frame = reg_value(ctx, cookie & PY_COOKIE_REG);
+	__u32 cond = cookie >> PY_COOKIE_COND_SHIFT, d;
 	struct shadow *sh;
 	__s64 func;
-	__u32 d;
 
 	split_mark();
 
-	if (stopping)
+	if (stopping || ((cond & PY_COOKIE_FALLS) && jcc_taken(cond & 15, ctx->flags)))
 		return 0;
 	sh = shadow_of(id, true);
 	if (!sh)
@@ -303,6 +324,9 @@ int on_py_entry(struct pt_regs *ctx)
 	if (func < 0)
 		return 0;
 	prev = py_ptr(frame + py_lay.frame_previous);
+	version = py_lay.co_version ? py_ptr(code + py_lay.co_version) : 0;
+	if (py_again(sh, frame, prev, func, version))
+		return 0;
 	py_resync(sh, prev, now, id);
 	d = sh->depth;
 	if (d >= TRACE_MAX_DEPTH) {
@@ -314,10 +338,10 @@ int on_py_entry(struct pt_regs *ctx)
 	FR(sh, d).child_ns = 0;
 	FR(sh, d).sp = frame;
 	FR(sh, d).ip = prev;
-	FR(sh, d).ustack = 0;
 	FR(sh, d).args[0] = 0;
 	FR(sh, d).args[1] = 0;
 	FR(sh, d).args[2] = 0;
+	FR(sh, d).ustack = version;
 	if (!d && !(sh->outermost++ % COMM_EVERY)) {
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
 
@@ -369,7 +393,7 @@ SEC("kprobe")
 int on_py_exit(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	__u64 frame = reg_value(ctx, bpf_get_attach_cookie(ctx) & 15);
+	__u64 frame = reg_value(ctx, bpf_get_attach_cookie(ctx) & PY_COOKIE_REG);
 	struct shadow *sh = shadow_of(id, false);
 	struct py_find f = { .sh = sh, .frame = frame, .now = now, .id = id };
 	__u32 d;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ABI of `-f py:REGEX` (bpf/py_trace.bpf.h): probes inside CPython 3.11's
+/* ABI of `-f py:REGEX` (bpf/py_trace.bpf.h): probes inside CPython 3.11-3.13's
  * evaluation loop, on the bytecode handlers where a frame starts or
  * resumes (RESUME) and where it returns or suspends (RETURN_VALUE,
  * YIELD_VALUE), with the register that holds the frame in the cookie
@@ -16,6 +16,14 @@
 #define PY_DFA_MATCHED 2
 #define PY_NAME_MAX    128 /* bytes of a name matched; a power of two */
 
+/* A probe's cookie: the frame's register (x86 number) in its low 4 bits;
+ * from bit 8, for an entry, 0 or PY_SITE_FALLS_THROUGH | the condition code
+ * of the jcc at the site, which then starts a call only when it does not
+ * jump (src/capture/py_sites.h) */
+#define PY_COOKIE_REG	     15
+#define PY_COOKIE_COND_SHIFT 8
+#define PY_COOKIE_FALLS	     0x10
+
 struct py_dfa {
 	__u32 nstates, nclasses;
 	__u8 cls[256];
@@ -23,7 +31,7 @@ struct py_dfa {
 	__u8 accept[PY_DFA_STATES];
 };
 
-/* Where the probes read (byte offsets, of CPython 3.11's structures). */
+/* Where the probes read (byte offsets, of the target CPython's structures). */
 struct py_trace_layout {
 	__u32 frame_code;     /* _PyInterpreterFrame.f_code */
 	__u32 frame_previous; /* _PyInterpreterFrame.previous */
@@ -33,6 +41,10 @@ struct py_trace_layout {
 	__u32 str_length;     /* PyASCIIObject.length */
 	__u32 str_state;      /* PyASCIIObject.state */
 	__u32 str_ascii_data; /* where a compact ASCII string's bytes begin */
+	/* PyCodeObject._co_instrumentation_version (3.12+; 0: none): a RESUME
+	 * that finds it behind the interpreter's instruments the code and runs
+	 * again, for the same call */
+	__u32 co_version;
 };
 
 /* A code object of a process, and what was decided for it: name is its

@@ -21,8 +21,55 @@
 #define HANDLER_BYTES 256
 #define SWEEP_MAX     (1 << 20)
 
-/* 3.11's opcode numbers (Include/opcode.h) */
-enum { OP_RETURN_VALUE = 83, OP_YIELD_VALUE = 86, OP_RESUME_QUICK = 150, OP_RESUME = 151 };
+/* The handlers probed, per version, with their opcode numbers (3.11,
+ * 3.12: Include/opcode.h; 3.13: Include/opcode_ids.h). The INSTRUMENTED_
+ * forms run while sys.monitoring or a tracer (settrace, setprofile,
+ * cProfile, coverage) watches the code. */
+struct py_op {
+	const char *name;
+	unsigned int op;
+	bool exit;
+};
+
+static const struct py_op ops311[] = {
+	{ "RESUME", 151 },
+	{ "RESUME_QUICK", 150 },
+	{ "RETURN_VALUE", 83, true },
+	{ "YIELD_VALUE", 86, true },
+};
+
+static const struct py_op ops312[] = {
+	{ "RESUME", 151 },
+	{ "INSTRUMENTED_RESUME", 240 },
+	{ "RETURN_VALUE", 83, true },
+	{ "RETURN_CONST", 121, true },
+	{ "YIELD_VALUE", 150, true },
+	{ "INSTRUMENTED_RETURN_VALUE", 242, true },
+	{ "INSTRUMENTED_RETURN_CONST", 247, true },
+	{ "INSTRUMENTED_YIELD_VALUE", 243, true },
+};
+
+static const struct py_op ops313[] = {
+	{ "RESUME", 149 },
+	{ "RESUME_CHECK", 207 },
+	{ "INSTRUMENTED_RESUME", 236 },
+	{ "RETURN_VALUE", 36, true },
+	{ "RETURN_CONST", 103, true },
+	{ "YIELD_VALUE", 118, true },
+	{ "INSTRUMENTED_RETURN_VALUE", 239, true },
+	{ "INSTRUMENTED_RETURN_CONST", 240, true },
+	{ "INSTRUMENTED_YIELD_VALUE", 241, true },
+};
+
+static const struct {
+	unsigned int minor;
+	const struct py_op *ops;
+	size_t n;
+} versions[] = {
+	{ 11, ops311, sizeof(ops311) / sizeof(ops311[0]) },
+	{ 12, ops312, sizeof(ops312) / sizeof(ops312[0]) },
+	{ 13, ops313, sizeof(ops313) / sizeof(ops313[0]) },
+};
 
 struct range {
 	uint64_t start, end;
@@ -39,6 +86,7 @@ struct handler {
 	uint64_t start, site; /* link-time addresses */
 	uint64_t site_off;
 	int reg;
+	uint8_t cond; /* entry_cond's */
 };
 
 /* What the search reads of the file. */
@@ -319,14 +367,15 @@ static bool writes_reg(csh cs, const cs_insn *insn, int reg)
 	return false;
 }
 
-/* frame->prev_instr = ...: the frame's register, or -1. */
-static int prev_instr_base(const cs_insn *insn, uint32_t prev_instr)
+/* frame->prev_instr (3.11, 3.12) or frame->instr_ptr (3.13) = ...: the
+ * frame's register, or -1. */
+static int instr_store_base(const cs_insn *insn, uint32_t frame_instr)
 {
 	const cs_x86 *x = &insn->detail->x86;
 	const cs_x86_op *m = &x->operands[0];
 
 	if (insn->id != X86_INS_MOV || x->op_count != 2 || m->type != X86_OP_MEM || m->size != 8 ||
-	    m->mem.disp != (int64_t)prev_instr || m->mem.index != X86_REG_INVALID ||
+	    m->mem.disp != (int64_t)frame_instr || m->mem.index != X86_REG_INVALID ||
 	    m->mem.segment != X86_REG_INVALID)
 		return -1;
 	return disasm__reg_number(m->mem.base);
@@ -337,40 +386,91 @@ static bool is_branch(const cs_insn *insn)
 	return disasm__in_group(insn, CS_GRP_JUMP) || disasm__in_group(insn, CS_GRP_CALL);
 }
 
-/* Walks h's straight-line code up to its first branch. An indirect jump
- * (DISPATCH's) counts too, though the kernel single-steps it. */
+/* mov %src, %dst between 64-bit registers: src's number, dst in *dst; or -1. */
+static int reg_copy(const cs_insn *insn, int *dst)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	if (insn->id != X86_INS_MOV || x->op_count != 2 || x->operands[0].type != X86_OP_REG ||
+	    x->operands[1].type != X86_OP_REG || x->operands[0].size != 8)
+		return -1;
+	*dst = disasm__reg_number(x->operands[0].reg);
+	return *dst < 0 ? -1 : disasm__reg_number(x->operands[1].reg);
+}
+
+/* The registers that hold the frame after insn, given those before. */
+static uint32_t track_frame(csh cs, const cs_insn *insn, uint32_t holds)
+{
+	int dst, src = reg_copy(insn, &dst);
+
+	if (src >= 0)
+		return src < 32 && (holds >> src & 1) ? holds | 1U << dst : holds & ~(1U << dst);
+	for (int r = 0; r < 16; r++)
+		if ((holds >> r & 1) && writes_reg(cs, insn, r))
+			holds &= ~(1U << r);
+	return holds;
+}
+
+/* The register of holds to probe: first its, else the lowest. */
+static int frame_reg(uint32_t holds, int first)
+{
+	if (holds >> first & 1)
+		return first;
+	for (int r = 0; r < 16; r++)
+		if (holds >> r & 1)
+			return r;
+	return -1;
+}
+
+/* Walks h's straight-line code up to its first branch, following the frame
+ * from the register the store of its instruction pointer uses through the
+ * copies made of it. A handler that moves on to the caller's frame before
+ * its first branch (3.13's YIELD_VALUE) is probed at its start instead,
+ * where the store's register holds the frame if nothing wrote it before:
+ * that probe is single-stepped, as is an indirect jump (DISPATCH's). */
 static int walk_handler(struct image *im, struct handler *h, const uint8_t *code, size_t left,
-			uint32_t prev_instr, cs_insn *insn)
+			uint32_t frame_instr, cs_insn *insn)
 {
 	csh cs = disasm__handle(im->d);
 	const uint8_t *p = code;
-	uint64_t addr = h->start;
-	int base;
+	uint64_t addr = h->start, lost = 0;
+	uint32_t holds = 0, written = 0;
+	int first = -1;
 
-	h->reg = -1;
 	while (cs_disasm_iter(cs, &p, &left, &addr, insn)) {
 		if (is_branch(insn)) {
-			if (h->reg < 0)
+			if (first < 0)
+				return fail(
+					im, -EINVAL,
+					"%s at %#lx: no store of the frame's instruction pointer "
+					"before its first branch",
+					h->name, h->start);
+			if (!holds && (written >> first & 1))
 				return fail(im, -EINVAL,
-					    "%s at %#lx: no store of prev_instr before its first "
-					    "branch",
-					    h->name, h->start);
-			h->site = insn->address;
+					    "%s at %#lx: the frame's register changes at %#lx",
+					    h->name, h->start, lost);
+			h->reg = holds ? frame_reg(holds, first) : first;
+			h->site = holds ? insn->address : h->start;
 			return 0;
 		}
 		if (disasm__in_group(insn, CS_GRP_RET) || disasm__in_group(insn, CS_GRP_INT))
 			break;
-		if (h->reg >= 0 && writes_reg(cs, insn, h->reg))
-			return fail(im, -EINVAL, "%s at %#lx: the frame's register changes at %#lx",
-				    h->name, h->start, insn->address);
-		if (h->reg < 0 && (base = prev_instr_base(insn, prev_instr)) >= 0)
-			h->reg = base;
+		if (first >= 0) {
+			uint32_t was = holds;
+
+			holds = track_frame(cs, insn, holds);
+			lost = holds || !was ? lost : insn->address;
+		} else if ((first = instr_store_base(insn, frame_instr)) >= 0) {
+			holds = 1U << first;
+		} else {
+			written |= ~track_frame(cs, insn, 0xffff) & 0xffff;
+		}
 	}
 	return fail(im, -EINVAL, "%s at %#lx: no branch in its first %d bytes", h->name, h->start,
 		    HANDLER_BYTES);
 }
 
-static int find_site(struct image *im, struct handler *h, uint32_t prev_instr)
+static int find_site(struct image *im, struct handler *h, uint32_t frame_instr)
 {
 	uint8_t code[HANDLER_BYTES];
 	uint64_t off;
@@ -387,7 +487,7 @@ static int find_site(struct image *im, struct handler *h, uint32_t prev_instr)
 	insn = cs_malloc(disasm__handle(im->d));
 	if (!insn)
 		return fail(im, -ENOMEM, "out of memory");
-	err = walk_handler(im, h, code, (size_t)n, prev_instr, insn);
+	err = walk_handler(im, h, code, (size_t)n, frame_instr, insn);
 	cs_free(insn, 1);
 	if (!err)
 		err = elf_symtab__file_offset(im->syms, h->site, &h->site_off) ? -EINVAL : 0;
@@ -442,21 +542,32 @@ static size_t code_ranges(const struct image *im, struct range *r)
 	return n;
 }
 
-static int check_target(struct image *im, const struct handler *h, size_t nh, uint64_t from,
+/* A direct jump from `from` to `to` lands in a handler before its site:
+ * refused, unless it is the jcc at another handler's site, which then
+ * counts only when it falls through. */
+static int check_target(struct image *im, struct handler *h, size_t nh, const cs_insn *insn,
 			uint64_t to)
 {
-	for (size_t i = 0; i < nh; i++)
-		if (to > h[i].start && to <= h[i].site)
-			return fail(im, -EINVAL,
-				    "%s at %#lx: a jump at %#lx lands at %#lx, before its probe at "
-				    "%#lx",
-				    h[i].name, h[i].start, from, to, h[i].site);
+	int cc = disasm__jcc_cc(insn);
+
+	for (size_t i = 0; i < nh; i++) {
+		if (to <= h[i].start || to > h[i].site)
+			continue;
+		for (size_t k = 0; cc >= 0 && k < nh; k++)
+			if (k != i && h[k].site == insn->address) {
+				h[k].cond = PY_SITE_FALLS_THROUGH | (uint8_t)cc;
+				return 0;
+			}
+		return fail(im, -EINVAL,
+			    "%s at %#lx: a jump at %#lx lands at %#lx, before its probe at %#lx",
+			    h[i].name, h[i].start, insn->address, to, h[i].site);
+	}
 	return 0;
 }
 
 /* Linear sweep; undecodable bytes are skipped one at a time. */
-static int sweep(struct image *im, const struct range *r, const uint8_t *code,
-		 const struct handler *h, size_t nh, cs_insn *insn)
+static int sweep(struct image *im, const struct range *r, const uint8_t *code, struct handler *h,
+		 size_t nh, cs_insn *insn)
 {
 	csh cs = disasm__handle(im->d);
 	const uint8_t *p = code;
@@ -469,14 +580,13 @@ static int sweep(struct image *im, const struct range *r, const uint8_t *code,
 			p++, left--, addr++;
 			continue;
 		}
-		if (disasm__direct_branch(insn, &to) &&
-		    (err = check_target(im, h, nh, insn->address, to)))
+		if (disasm__direct_branch(insn, &to) && (err = check_target(im, h, nh, insn, to)))
 			return err;
 	}
 	return 0;
 }
 
-static int sweep_range(struct image *im, const struct range *r, const struct handler *h, size_t nh)
+static int sweep_range(struct image *im, const struct range *r, struct handler *h, size_t nh)
 {
 	size_t size = r->end - r->start;
 	uint8_t *code = malloc(size);
@@ -497,7 +607,7 @@ static int sweep_range(struct image *im, const struct range *r, const struct han
 	return err;
 }
 
-static int check_landings(struct image *im, const struct handler *h, size_t nh)
+static int check_landings(struct image *im, struct handler *h, size_t nh)
 {
 	struct range r[1 + MAX_FRAGS];
 	size_t n = code_ranges(im, r);
@@ -508,7 +618,7 @@ static int check_landings(struct image *im, const struct handler *h, size_t nh)
 	return err;
 }
 
-static int find_handlers(struct image *im, struct handler *h, size_t nh, uint32_t prev_instr)
+static int find_handlers(struct image *im, struct handler *h, size_t nh, uint32_t frame_instr)
 {
 	uint64_t unknown = unknown_handler(im);
 	int err;
@@ -517,48 +627,51 @@ static int find_handlers(struct image *im, struct handler *h, size_t nh, uint32_
 		h[i].start = im->targets[h[i].op];
 		if (h[i].start == unknown)
 			return fail(im, -ENOENT, "the opcode table has no %s", h[i].name);
-		if ((err = find_site(im, &h[i], prev_instr)))
+		if ((err = find_site(im, &h[i], frame_instr)))
 			return err;
 	}
 	return check_landings(im, h, nh);
 }
 
-static int find_sites(struct image *im, uint32_t prev_instr, struct py_sites *out)
+static int find_sites(struct image *im, const struct py_op *ops, size_t nops, uint32_t frame_instr,
+		      struct py_sites *out)
 {
-	struct handler h[] = {
-		{ "RESUME", OP_RESUME },
-		{ "RESUME_QUICK", OP_RESUME_QUICK },
-		{ "RETURN_VALUE", OP_RETURN_VALUE },
-		{ "YIELD_VALUE", OP_YIELD_VALUE },
-	};
+	struct handler h[2 * PY_SITES_MAX];
 	int err;
 
+	for (size_t i = 0; i < nops; i++)
+		h[i] = (struct handler){ .name = ops[i].name, .op = ops[i].op };
 	if ((err = open_image(im)) || (err = find_body(im)) || (err = load_exec(im)) ||
 	    (err = load_relatives(im)) || (err = find_table(im)) ||
-	    (err = find_handlers(im, h, 4, prev_instr)))
+	    (err = find_handlers(im, h, nops, frame_instr)))
 		return err;
 	memset(out, 0, sizeof(*out));
-	for (size_t i = 0; i < 2; i++) {
-		out->entry_off[out->nentry] = h[i].site_off;
-		out->entry_reg[out->nentry++] = (uint8_t)h[i].reg;
-		out->exit_off[out->nexit] = h[2 + i].site_off;
-		out->exit_reg[out->nexit++] = (uint8_t)h[2 + i].reg;
+	for (size_t i = 0; i < nops; i++) {
+		size_t *n = ops[i].exit ? &out->nexit : &out->nentry;
+		uint64_t *off = ops[i].exit ? out->exit_off : out->entry_off;
+		uint8_t *reg = ops[i].exit ? out->exit_reg : out->entry_reg;
+
+		off[*n] = h[i].site_off;
+		if (!ops[i].exit)
+			out->entry_cond[*n] = h[i].cond;
+		reg[(*n)++] = (uint8_t)h[i].reg;
 	}
 	return 0;
 }
 
 int py_sites__find(struct disasm *d, int fd, unsigned int major, unsigned int minor,
-		   uint32_t frame_prev_instr, struct py_sites *out, char *why, size_t len)
+		   uint32_t frame_instr, struct py_sites *out, char *why, size_t len)
 {
 	struct image im = { .fd = fd, .d = d, .why = why, .len = len };
-	int err;
+	int err = -EPROTONOSUPPORT;
 
 	if (len)
 		why[0] = '\0';
-	if (major != 3 || minor != 11)
-		return fail(&im, -EPROTONOSUPPORT,
-			    "Python %u.%u's evaluation loop is not supported", major, minor);
-	err = find_sites(&im, frame_prev_instr, out);
+	for (size_t i = 0; major == 3 && i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (versions[i].minor == minor)
+			err = find_sites(&im, versions[i].ops, versions[i].n, frame_instr, out);
+	if (err == -EPROTONOSUPPORT)
+		fail(&im, err, "Python %u.%u's evaluation loop is not supported", major, minor);
 	free(im.rel);
 	elf_symtab__free(im.syms);
 	if (im.elf)

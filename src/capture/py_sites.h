@@ -9,40 +9,52 @@
 #define FLAMEBPF_PY_SITES_H
 
 #include <stddef.h>
+#include <linux/types.h>
 #include <stdint.h>
 
-#define PY_SITES_MAX 4
+#include "py_trace.h"
+
+#define PY_SITES_MAX 6
 
 struct py_sites {
 	size_t nentry, nexit;
-	/* file offsets of the probe sites: entry, RESUME then RESUME_QUICK (a
-	 * frame starts or resumes); exit, RETURN_VALUE then YIELD_VALUE (it
+	/* file offsets of the probe sites: entry, the RESUME handlers (a frame
+	 * starts or resumes); exit, the RETURN_ and YIELD_VALUE ones (it
 	 * returns or suspends) */
 	uint64_t entry_off[PY_SITES_MAX], exit_off[PY_SITES_MAX];
 	/* the register holding the frame (_PyInterpreterFrame *) at each site,
 	 * by its x86 number: rax 0, rcx 1, rdx 2, rbx 3, rsp 4, rbp 5, rsi 6,
 	 * rdi 7, r8 8 .. r15 15 */
 	uint8_t entry_reg[PY_SITES_MAX], exit_reg[PY_SITES_MAX];
+	/* 0: a call starts at each pass; else PY_SITE_FALLS_THROUGH | the x86
+	 * condition code of the jcc at the site: only when it does not jump
+	 * (3.13's RESUME_CHECK jumps into RESUME, before RESUME's own site,
+	 * when it deoptimises) */
+	uint8_t entry_cond[PY_SITES_MAX];
 };
+
+#define PY_SITE_FALLS_THROUGH PY_COOKIE_FALLS
 
 struct disasm;
 
 /* Finds the probe sites of CPython major.minor's evaluation loop in the ELF
- * file open on fd (an executable or libpython). frame_prev_instr is the
- * offset of _PyInterpreterFrame.prev_instr, which each handler stores
- * first: the frame's register is that store's base. Each site is the
+ * file open on fd (an executable or libpython). frame_instr is the offset
+ * of _PyInterpreterFrame.prev_instr (3.11, 3.12) or .instr_ptr (3.13),
+ * which each handler stores first: the frame's register is that store's
+ * base. Each site is the
  * handler's first branch (jcc, jmp or call; an indirect jmp only if no
  * direct one comes first: then the probe is single-stepped), reached by
  * every pass through the handler.
- * Returns 0; -EPROTONOSUPPORT for a version other than 3.11; -ENOENT when
+ * Returns 0; -EPROTONOSUPPORT for a version other than 3.11 to 3.13; -ENOENT when
  * the function or its opcode table is not found (built without computed
  * gotos, or not CPython on x86-64); -EINVAL when a handler's code is not as
  * expected (no store of prev_instr before its first branch, the frame's
  * register changed after it, or a direct branch of the function landing
  * between the handler's start and its site, which would make that path
- * count too); -errno when the file cannot be read. On error, writes a
+ * count too, unless the jump is another site's jcc, which then counts
+ * when it falls through); -errno when the file cannot be read. On error, writes a
  * one-line reason into why. */
 int py_sites__find(struct disasm *d, int fd, unsigned int major, unsigned int minor,
-		   uint32_t frame_prev_instr, struct py_sites *out, char *why, size_t len);
+		   uint32_t frame_instr, struct py_sites *out, char *why, size_t len);
 
 #endif

@@ -140,20 +140,29 @@ static bool may_trap(const cs_insn *insn)
 	       disasm__in_group(insn, CS_GRP_PRIVILEGE);
 }
 
-/* The site kind of a jump out: a jcc's condition code is in its opcode
- * (short 0x70+cc, near 0x0f 0x80+cc); -1 for jcxz and loop, which test a
- * count. */
-static int jump_kind(const cs_insn *insn)
+/* A jcc's condition code is in its opcode (short 0x70+cc, near 0x0f
+ * 0x80+cc). */
+int disasm__jcc_cc(const cs_insn *insn)
 {
 	const uint8_t *op = insn->detail->x86.opcode;
 
 	if (insn->id == X86_INS_JMP)
-		return SITE_JMP;
+		return -1;
 	if (op[0] >= 0x70 && op[0] <= 0x7f)
-		return SITE_JCC + (op[0] & 0xf);
+		return op[0] & 0xf;
 	if (op[0] == 0x0f && op[1] >= 0x80 && op[1] <= 0x8f)
-		return SITE_JCC + (op[1] & 0xf);
+		return op[1] & 0xf;
 	return -1;
+}
+
+/* The site kind of a jump out; -1 for jcxz and loop, which test a count. */
+static int jump_kind(const cs_insn *insn)
+{
+	int cc = disasm__jcc_cc(insn);
+
+	if (insn->id == X86_INS_JMP)
+		return SITE_JMP;
+	return cc < 0 ? -1 : SITE_JCC + cc;
 }
 
 /* The number x86 encodes a 64-bit register by (rax 0 ... r15 15), or -1. */

@@ -65,6 +65,8 @@ bool disasm__in_group(const struct cs_insn *insn, uint8_t group);
 bool disasm__direct_branch(const struct cs_insn *insn, uint64_t *target);
 /* The number x86 encodes a 64-bit register by (rax 0 ... r15 15), or -1. */
 int disasm__reg_number(int capstone_reg);
+/* A jcc's condition code (x86's, 0 o ... 15 g), or -1 for other insns. */
+int disasm__jcc_cc(const struct cs_insn *insn);
 
 /* Disassembles the function body of the file open on fd, and the fragments
  * its jumps reach (frag may be NULL: no fragments), and appends its return

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* -f 'py:REGEX': every call of the Python functions whose qualified name
- * matches, in the CPython 3.11 processes of -p or of the COMMAND, timed and
+ * matches, in the CPython 3.11-3.13 processes of -p or of the COMMAND, timed and
  * nested as -f times native functions. The probes sit in the evaluation
  * loop (py_sites.h), the names are matched in the kernel (regex_dfa.h), and
  * each matching code object is named from the process's memory while the
@@ -17,6 +17,7 @@
 #include "symbols/elf_object.h"
 #include "symbols/proc_mem.h"
 #include "symbols/py_code.h"
+#include "symbols/py_debug_offsets.h"
 #include "symbols/py_layout.h"
 #include "util/array.h"
 #include "util/msg.h"
@@ -34,7 +35,10 @@ struct py_source {
 	struct tracer *t; /* first: see source_tracer__* */
 	const struct source_opts *o;
 	int verbosity;
-	const struct py_layout *layout;
+	const struct py_layout *layout; /* &layout_buf */
+	struct py_layout layout_buf;
+	struct py_target *targets;
+	size_t ntargets;
 	struct py_dfa *dfa;
 	struct trace_func *names; /* by function id; NULL name: not read (yet) */
 	size_t nnames, names_cap;
@@ -116,89 +120,149 @@ static bool python_file(const char *path, unsigned int *major, unsigned int *min
 	return sscanf(base, "python%u.%u", major, minor) == 2;
 }
 
-/* Attaches the probes in the CPython binary at path, open on fd. */
-static int attach_binary(struct py_source *s, struct disasm *d, const char *path, int fd,
-			 unsigned int major, unsigned int minor, pid_t pid)
+/* The CPython of one target: its binary with the evaluation loop. */
+struct py_target {
+	pid_t pid; /* 0: the COMMAND's, attached for all its processes */
+	char *path;
+	unsigned int major, minor;
+};
+
+/* Attaches the probes in t's binary, open on fd. */
+static int attach_binary(struct py_source *s, struct disasm *d, const struct py_target *t, int fd)
 {
 	struct py_sites ps = {};
 	char why[160];
-	int err = py_sites__find(d, fd, major, minor, s->layout->walk.frame_instr, &ps, why,
+	int err = py_sites__find(d, fd, t->major, t->minor, s->layout->walk.frame_instr, &ps, why,
 				 sizeof(why));
 
-	if (err == -EPROTONOSUPPORT) {
-		p_err("-f py: '%s' is CPython %u.%u: Python function tracing knows 3.11 only", path,
-		      major, minor);
-		return -EINVAL;
-	}
 	if (err) {
-		p_err("-f py: cannot place the probes in '%s': %s", path, why);
+		p_err("-f py: cannot place the probes in '%s': %s", t->path, why);
 		return err == -ENOMEM ? err : -EINVAL;
 	}
-	err = tracer__attach_python(s->t, s->dfa, path, ps.entry_off, ps.entry_reg, ps.nentry,
-				    ps.exit_off, ps.exit_reg, ps.nexit, pid);
+	err = tracer__attach_python(s->t, s->dfa, t->path, &ps, t->pid);
 	if (err)
-		p_err("-f py: cannot attach the probes in '%s': %s", path, strerror(-err));
+		p_err("-f py: cannot attach the probes in '%s': %s", t->path, strerror(-err));
 	else
 		s->at.binaries++;
 	return err;
 }
 
 /* The binary of bins that runs Python (python3.N or libpython3.N with the
- * evaluation loop), attached for pid; -ENOENT when none does. */
-static int attach_target(struct py_source *s, struct disasm *d, const struct binaries *bins,
-			 pid_t pid)
+ * evaluation loop), into t; -ENOENT when none does. */
+static int find_python(const struct binaries *bins, struct py_target *t)
 {
 	static const char *const names[] = { "_PyEval_EvalFrameDefault" };
 
 	for (size_t i = 0; i < bins->n; i++) {
 		const struct target_binary *b = &bins->v[i];
-		unsigned int major, minor;
 		uint64_t vaddr = 0;
 		int fd, err;
 
-		if (!python_file(b->path, &major, &minor))
+		if (!python_file(b->path, &t->major, &t->minor))
 			continue;
 		fd = open(b->open_path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			continue;
 		err = elf_object__find(fd, names, 1, &vaddr);
-		if (!err)
-			err = attach_binary(s, d, b->open_path, fd, major, minor, pid);
 		close(fd);
-		if (err != -ENOENT)
-			return err;
+		if (!err) {
+			t->path = strdup(b->open_path);
+			return t->path ? 0 : -ENOMEM;
+		}
 	}
 	return -ENOENT;
 }
 
-static int attach_all(struct py_source *s, pid_t cmd_pid)
+static int find_target(const struct source_opts *o, size_t i, pid_t cmd_pid, struct py_target *t)
+{
+	struct binaries bins = {};
+	int err;
+
+	t->pid = i < o->npids ? o->pids[i] : cmd_pid;
+	err = i < o->npids ? binaries__of_pid(t->pid, &bins)
+			   : binaries__of_command(o->command[0], &bins);
+	if (!err)
+		err = find_python(&bins, t);
+	binaries__free(&bins);
+	if (err == -ENOENT && i < o->npids)
+		p_err("-f py: pid %d runs no CPython (no python3.N or libpython3.N with its "
+		      "evaluation loop)",
+		      (int)t->pid);
+	else if (err == -ENOENT)
+		p_err("-f py: '%s' is not CPython (no python3.N or libpython3.N with its "
+		      "evaluation loop)",
+		      o->command[0]);
+	return err == -ENOENT ? -EINVAL : err;
+}
+
+/* The layout of t's CPython: 3.13's from the _Py_DebugOffsets its file
+ * starts _PyRuntime with (a COMMAND runs only after the probes are in, and
+ * those offsets are constants of the build), the table's before. */
+static int find_layout(struct py_source *s, const struct py_target *t)
+{
+	const struct py_layout *l = py_layout__find(t->major, t->minor);
+	int fd, err = -EPROTONOSUPPORT;
+
+	if (t->major == 3 && t->minor >= 11 && t->minor <= 12 && l) {
+		s->layout_buf = *l;
+		err = 0;
+	} else if (t->major == 3 && t->minor == 13) {
+		fd = open(t->path, O_RDONLY | O_CLOEXEC);
+		err = fd < 0 ? -errno : py_debug_offsets__of_file(fd, &s->layout_buf);
+		if (fd >= 0)
+			close(fd);
+		if (err == -ENOENT)
+			err = -EPROTONOSUPPORT;
+	}
+	if (err == -EPROTONOSUPPORT)
+		p_err("-f py: '%s' is CPython %u.%u: Python function tracing knows 3.11 to 3.13",
+		      t->path, t->major, t->minor);
+	else if (err)
+		p_err("-f py: cannot read '%s': %s", t->path, strerror(-err));
+	s->layout = &s->layout_buf;
+	return err == -EPROTONOSUPPORT ? -EINVAL : err;
+}
+
+/* Every target's CPython, all one version (one layout per capture). */
+static int find_targets(struct py_source *s, pid_t cmd_pid)
+{
+	size_t n = s->o->npids + (s->o->command != NULL);
+	struct py_target *t;
+	int err = 0;
+
+	s->targets = calloc(n, sizeof(*s->targets));
+	if (!s->targets)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !err; i++) {
+		t = &s->targets[s->ntargets];
+		err = find_target(s->o, i, cmd_pid, t);
+		if (err)
+			break;
+		s->ntargets++;
+		if (t->major != s->targets[0].major || t->minor != s->targets[0].minor) {
+			p_err("-f py: '%s' is CPython %u.%u, '%s' %u.%u: one capture traces one "
+			      "version",
+			      s->targets[0].path, s->targets[0].major, s->targets[0].minor, t->path,
+			      t->major, t->minor);
+			err = -EINVAL;
+		}
+	}
+	return err ? err : find_layout(s, &s->targets[0]);
+}
+
+static int attach_all(struct py_source *s)
 {
 	struct disasm *d = NULL;
 	int err = disasm__new(&d);
 
-	for (size_t i = 0; !err && i <= s->o->npids; i++) {
-		struct binaries bins = {};
-		pid_t pid = i < s->o->npids ? s->o->pids[i] : cmd_pid;
+	for (size_t i = 0; !err && i < s->ntargets; i++) {
+		int fd = open(s->targets[i].path, O_RDONLY | O_CLOEXEC);
 
-		if (i == s->o->npids && !s->o->command)
-			break;
-		err = i < s->o->npids ? binaries__of_pid(pid, &bins)
-				      : binaries__of_command(s->o->command[0], &bins);
-		if (!err)
-			err = attach_target(s, d, &bins, pid);
-		if (err == -ENOENT) {
-			if (i < s->o->npids)
-				p_err("-f py: pid %d runs no CPython (no python3.N or libpython3.N "
-				      "with its evaluation loop)",
-				      (int)pid);
-			else
-				p_err("-f py: '%s' is not CPython (no python3.N or libpython3.N "
-				      "with "
-				      "its evaluation loop)",
-				      s->o->command[0]);
-			err = -EINVAL;
-		}
-		binaries__free(&bins);
+		err = fd < 0 ? -errno : attach_binary(s, d, &s->targets[i], fd);
+		if (fd < 0)
+			p_err("-f py: cannot open '%s': %s", s->targets[i].path, strerror(-err));
+		else
+			close(fd);
 	}
 	disasm__free(d);
 	return err;
@@ -330,6 +394,9 @@ static void source_free(void *impl)
 			free((char *)s->names[i].path);
 		}
 	free(s->names);
+	for (size_t i = 0; i < s->ntargets; i++)
+		free(s->targets[i].path);
+	free(s->targets);
 	free(s->dfa);
 	free(s->regex);
 	free(s);
@@ -361,6 +428,13 @@ static int check_opts(const struct source_opts *o)
 	return 0;
 }
 
+/* PyCodeObject._co_instrumentation_version (Include/cpython/code.h; not
+ * among 3.13's _Py_DebugOffsets), 0 before 3.12. */
+static uint32_t co_version_offset(unsigned int minor)
+{
+	return minor == 12 ? 160 : minor == 13 ? 168 : 0;
+}
+
 static int open_tracer(struct py_source *s)
 {
 	const struct py_layout *l = s->layout;
@@ -386,6 +460,7 @@ static int open_tracer(struct py_source *s)
 		.str_length = l->str_length,
 		.str_state = l->str_state,
 		.str_ascii_data = l->str_ascii_data,
+		.co_version = co_version_offset(l->minor),
 	};
 
 	if (privileges__missing(missing, sizeof(missing))) {
@@ -409,16 +484,17 @@ int source_pytrace__open(struct source *src, const struct source_opts *o, pid_t 
 		return -ENOMEM;
 	s->o = o;
 	s->verbosity = verbosity;
-	s->layout = py_layout__find(3, 11);
 	err = check_opts(o);
 	if (!err)
 		err = join_regexes(s);
 	if (!err)
 		err = compile_regex(s);
 	if (!err)
+		err = find_targets(s, cmd_pid);
+	if (!err)
 		err = open_tracer(s);
 	if (!err)
-		err = attach_all(s, cmd_pid);
+		err = attach_all(s);
 	if (err) {
 		source_free(s);
 		return err;

@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "bpf_maps.h"
+#include "py_sites.h"
 #include "py_trace.h"
 #include "stack_table.h"
 #include "trace.skel.h"
@@ -431,18 +432,19 @@ int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t
 	return uprobe_sites__attach(&t->links, t->skel->progs.on_exception, &set, NULL);
 }
 
-/* The register numbers as cookies. */
+/* The register numbers, and the conditions (py_sites.h), as cookies. */
 static int attach_python_set(struct tracer *t, struct bpf_program *prog, const char *path,
-			     const uint64_t *off, const uint8_t *reg, size_t n, pid_t pid)
+			     const uint64_t *off, const uint8_t *reg, const uint8_t *cond, size_t n,
+			     pid_t pid)
 {
-	uint64_t cookies[8];
-	bool bad[8] = {};
+	uint64_t cookies[PY_SITES_MAX];
+	bool bad[PY_SITES_MAX] = {};
 	int err;
 
-	if (n > 8)
+	if (n > PY_SITES_MAX)
 		return -E2BIG;
 	for (size_t i = 0; i < n; i++)
-		cookies[i] = reg[i];
+		cookies[i] = reg[i] | (uint64_t)(cond ? cond[i] : 0) << PY_COOKIE_COND_SHIFT;
 	err = attach_set(t, prog, path, off, cookies, n, UPROBE_MULTI_ENTRY, pid, bad);
 	for (size_t i = 0; !err && i < n; i++)
 		if (bad[i])
@@ -451,18 +453,18 @@ static int attach_python_set(struct tracer *t, struct bpf_program *prog, const c
 }
 
 int tracer__attach_python(struct tracer *t, const struct py_dfa *dfa, const char *path,
-			  const uint64_t *entry, const uint8_t *entry_reg, size_t nentry,
-			  const uint64_t *exit, const uint8_t *exit_reg, size_t nexit, pid_t pid)
+			  const struct py_sites *ps, pid_t pid)
 {
 	__u32 zero = 0;
 	int err = 0;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.py_dfa), &zero, dfa, BPF_ANY))
 		return -errno;
-	err = attach_python_set(t, t->skel->progs.on_py_exit, path, exit, exit_reg, nexit, pid);
+	err = attach_python_set(t, t->skel->progs.on_py_exit, path, ps->exit_off, ps->exit_reg,
+				NULL, ps->nexit, pid);
 	if (!err)
-		err = attach_python_set(t, t->skel->progs.on_py_entry, path, entry, entry_reg,
-					nentry, pid);
+		err = attach_python_set(t, t->skel->progs.on_py_entry, path, ps->entry_off,
+					ps->entry_reg, ps->entry_cond, ps->nentry, pid);
 	return err;
 }
 

@@ -126,14 +126,14 @@ int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t
 			      const uint64_t *ref_ctrs, const uint64_t *cookies, size_t n,
 			      pid_t pid);
 
+struct py_sites;
+
 /* -f py: the name matcher (a struct py_dfa) and the probes in the
- * evaluation loop of the CPython binary at path: entries where a frame
- * starts or resumes, exits where it returns or suspends, each with the
- * register that holds the frame (x86 encoding). Exits go in first. pid > 0
- * limits them to that process. Returns 0 or -errno. */
+ * evaluation loop of the CPython binary at path (py_sites.h): entries where
+ * a frame starts or resumes, exits where it returns or suspends. Exits go
+ * in first. pid > 0 limits them to that process. Returns 0 or -errno. */
 int tracer__attach_python(struct tracer *t, const struct py_dfa *dfa, const char *path,
-			  const uint64_t *entry, const uint8_t *entry_reg, size_t nentry,
-			  const uint64_t *exit, const uint8_t *exit_reg, size_t nexit, pid_t pid);
+			  const struct py_sites *ps, pid_t pid);
 
 /* The code objects that matched since the last call (EV_PY_CODE), in *ev
  * (owned by the tracer, valid until the next poll); returns how many. */

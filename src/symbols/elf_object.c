@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "elf_file.h"
@@ -45,32 +46,46 @@ int elf_object__find(int fd, const char *const *names, size_t n, uint64_t *vaddr
 	return w.found ? 0 : -ENOENT;
 }
 
-struct load_off {
-	uint64_t off, vaddr;
+/* A conversion between a file offset and a link-time address (to_offset:
+ * from the address) through the PT_LOAD segment that holds the bytes. */
+struct load_conv {
+	uint64_t from, to;
+	bool to_offset;
 };
 
 static int segment_of(void *arg, Elf *elf, const GElf_Phdr *ph)
 {
-	struct load_off *l = arg;
+	struct load_conv *c = arg;
+	uint64_t a = c->to_offset ? ph->p_vaddr : ph->p_offset;
 
 	(void)elf;
-	if (ph->p_type != PT_LOAD || l->off < ph->p_offset || l->off - ph->p_offset >= ph->p_filesz)
+	if (ph->p_type != PT_LOAD || c->from < a || c->from - a >= ph->p_filesz)
 		return 0;
-	l->vaddr = ph->p_vaddr + (l->off - ph->p_offset);
+	c->to = (c->to_offset ? ph->p_offset : ph->p_vaddr) + (c->from - a);
 	return 1;
 }
 
-int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr)
+static int convert(int fd, uint64_t from, uint64_t *to, bool to_offset)
 {
-	struct load_off l = { .off = off };
+	struct load_conv c = { .from = from, .to_offset = to_offset };
 	Elf *elf;
 	int err = elf_file__open(fd, &elf);
 
 	if (err)
 		return err;
-	err = elf_file__each_phdr(elf, segment_of, &l) == 1 ? 0 : -ENOENT;
+	err = elf_file__each_phdr(elf, segment_of, &c) == 1 ? 0 : -ENOENT;
 	elf_end(elf);
 	if (!err)
-		*vaddr = l.vaddr;
+		*to = c.to;
 	return err;
+}
+
+int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr)
+{
+	return convert(fd, off, vaddr, false);
+}
+
+int elf_object__offset(int fd, uint64_t vaddr, uint64_t *off)
+{
+	return convert(fd, vaddr, off, true);
 }

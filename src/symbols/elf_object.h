@@ -16,4 +16,8 @@ int elf_object__find(int fd, const char *const *names, size_t n, uint64_t *vaddr
  * holds it. Returns 0, -ENOEXEC, -ENOENT, or -ELIBBAD. */
 int elf_object__vaddr(int fd, uint64_t off, uint64_t *vaddr);
 
+/* The file offset of link-time address vaddr, when the file holds its
+ * bytes (not in a .bss). Returns 0, -ENOEXEC, or -ENOENT. */
+int elf_object__offset(int fd, uint64_t vaddr, uint64_t *off);
+
 #endif

@@ -3,7 +3,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "elf_object.h"
 #include "py_debug_offsets.h"
 
 #define COOKIE "xdebugpy"
@@ -106,4 +108,20 @@ int py_debug_offsets__layout(const void *buf, size_t len, struct py_layout *out)
 	if (out->major != 3 || out->minor != 13 || len < sizeof(w))
 		return -EPROTONOSUPPORT;
 	return copy_fields(w, out);
+}
+
+int py_debug_offsets__of_file(int fd, struct py_layout *out)
+{
+	static const char *const names[] = { "_PyRuntime" };
+	uint8_t buf[PY_DEBUG_OFFSETS_SIZE];
+	uint64_t vaddr = 0, off;
+	ssize_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (elf_object__find(fd, names, 1, &vaddr) || elf_object__offset(fd, vaddr, &off))
+		return -ENOENT;
+	n = pread(fd, buf, sizeof(buf), (off_t)off);
+	if (n < 0)
+		return -errno;
+	return py_debug_offsets__layout(buf, (size_t)n, out);
 }

@@ -20,4 +20,10 @@
  * laid out otherwise than 3.13's, or offsets the walk cannot take. */
 int py_debug_offsets__layout(const void *buf, size_t len, struct py_layout *out);
 
+/* The layout the CPython file open on fd (python3.N or libpython3.N)
+ * publishes in the initial value of its _PyRuntime, as a process starts
+ * with it: what py_debug_offsets__layout returns, or -ENOENT without the
+ * symbol or the cookie, -errno when the file cannot be read. */
+int py_debug_offsets__of_file(int fd, struct py_layout *out);
+
 #endif

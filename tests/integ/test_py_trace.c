@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * -f 'py:REGEX' on Debian's python3.11, unmodified: tests/workloads/
+ * -f 'py:REGEX' on Debian's python3.11 and pyenv's 3.11, 3.12 and 3.13,
+ * unmodified: tests/workloads/
  * py_calls.py counts its own calls of parse (from Python, from C through
  * map(), and under compute through an untraced helper), compute, boom (which
  * raises every time) and the runs of the generator gen_values. Started as
@@ -19,19 +20,32 @@
 #include <unistd.h>
 
 #define PYTHON	 "/usr/bin/python3.11"
+#define PYENV	 "/root/.pyenv/versions/"
+#define PY311	 PYENV "3.11.7/bin/python3.11" /* a launcher of libpython3.11.so */
+#define PY312	 PYENV "3.12.1/bin/python3.12"
+#define PY313	 PYENV "3.13.0/bin/python3.13"
+#define PY310	 PYENV "3.10.13/bin/python3.10"
 #define WORKLOAD "tests/workloads/py_calls.py"
 #define REGEX	 "py:^(parse|compute|boom|gen_values)$"
 
-static void require_python(void)
+static void require(const char *python)
 {
-	if (access(PYTHON, X_OK)) {
-		print_message("SKIP: Debian's python3.11 is not installed\n");
+	if (access(python, X_OK)) {
+		print_message("SKIP: %s is not installed\n", python);
 		skip();
 	}
 }
 
+static void require_python(void)
+{
+	require(PYTHON);
+}
+
 struct calls {
 	long long parse, compute, parse_in_compute, boom, gen_runs;
+	/* calls of parse, compute and gen_values that ended without the
+	 * return or yield seen (args.unfinished): none */
+	long long unfinished;
 };
 
 static long long get_int(struct json_object *o, const char *key)
@@ -48,7 +62,7 @@ static struct calls must_truth(const char *out)
 {
 	const char *line = strchr(out, '{');
 	struct json_object *o = line ? json_tokener_parse(line) : NULL;
-	struct calls c;
+	struct calls c = {};
 
 	if (!o)
 		fail_msg("py_calls printed no counts: '%s'", out);
@@ -92,6 +106,14 @@ static struct span span_of(struct json_object *ev)
 	return s;
 }
 
+static bool unfinished(struct json_object *ev)
+{
+	struct json_object *args, *v;
+
+	return json_object_object_get_ex(ev, "args", &args) &&
+	       json_object_object_get_ex(args, "unfinished", &v) && json_object_get_boolean(v);
+}
+
 /* Whether s lies within one of the n spans of v. */
 static bool inside(const struct span *v, size_t n, const struct span *s)
 {
@@ -120,14 +142,19 @@ static struct calls chrome_calls(const char *path)
 		if (!json_object_object_get_ex(ev, "ph", &v) ||
 		    strcmp(json_object_get_string(v), "X"))
 			continue;
+		if (named(ev, "boom")) {
+			c.boom++;
+			continue;
+		}
 		if (named(ev, "parse"))
 			parses[np++] = span_of(ev);
 		else if (named(ev, "compute"))
 			computes[nc++] = span_of(ev);
-		else if (named(ev, "boom"))
-			c.boom++;
 		else if (named(ev, "gen_values"))
 			c.gen_runs++;
+		else
+			continue;
+		c.unfinished += unfinished(ev);
 	}
 	c.parse = np;
 	c.compute = nc;
@@ -143,10 +170,10 @@ static void expect_calls(const struct calls *got, const struct calls *want,
 			 const struct h_result *r)
 {
 	print_message("calls: parse %lld/%lld (under compute %lld/%lld), compute %lld/%lld, boom "
-		      "%lld/%lld, gen_values runs %lld/%lld\n",
+		      "%lld/%lld, gen_values runs %lld/%lld, unfinished but boom's %lld/%lld\n",
 		      got->parse, want->parse, got->parse_in_compute, want->parse_in_compute,
 		      got->compute, want->compute, got->boom, want->boom, got->gen_runs,
-		      want->gen_runs);
+		      want->gen_runs, got->unfinished, want->unfinished);
 	if (memcmp(got, want, sizeof(*got))) {
 		h_dump(r, "flamebpf");
 		fail_msg("the calls traced are not the calls the program made");
@@ -155,15 +182,22 @@ static void expect_calls(const struct calls *got, const struct calls *want,
 
 /* Runs python on the workload for rounds as a COMMAND into out (Chrome
  * JSON): every call from the first instruction, exactly. */
-static void command_exact(const char *python, const char *rounds, const char *out)
+static void command_exact(const char *python, const char *rounds, const char *out, bool profiled)
 {
+	const char *argv[16] = { h_flamebpf(), "-f", REGEX, "-o", out, "--", python };
+	size_t n = 7;
 	struct calls got, want;
 	struct h_result r;
 
-	assert_int_equal(
-		h_run(&r, 60,
-		      H_ARGV(h_flamebpf(), "-f", REGEX, "-o", out, "--", python, WORKLOAD, rounds)),
-		0);
+	if (profiled) {
+		static const char *const cprofile[] = { "-m", "cProfile", "-o", "/dev/null" };
+
+		memcpy(argv + n, cprofile, sizeof(cprofile));
+		n += 4;
+	}
+	argv[n++] = WORKLOAD;
+	argv[n++] = rounds;
+	assert_int_equal(h_run(&r, 60, argv), 0);
 	h_assert_status(&r, 0);
 	want = must_truth(r.out);
 	got = chrome_calls(out);
@@ -175,27 +209,67 @@ static void command_exact(const char *python, const char *rounds, const char *ou
 	h_result_free(&r);
 }
 
+static void command_exact_of(const char *python, const char *rounds, const char *out)
+{
+	require_bpf();
+	require(python);
+	command_exact(python, rounds, h_path(out), false);
+}
+
+/* Under cProfile, which 3.12 and 3.13 run through sys.monitoring: the
+ * INSTRUMENTED_ handlers, and each function's first RESUME running twice
+ * (it instruments the code, then runs again as INSTRUMENTED_RESUME). */
+static void profiled_exact(const char *python)
+{
+	require_bpf();
+	require(python);
+	command_exact(python, "100", h_path("py_profiled.json"), true);
+}
+
 static void test_command_exact(void **state)
 {
 	(void)state;
-	require_bpf();
-	require_python();
-	command_exact(PYTHON, "300", h_path("py_command.json"));
+	command_exact_of(PYTHON, "300", "py_command.json");
 }
 
-/* pyenv's build: a launcher of libpython3.11.so, whose evaluation loop
- * keeps the frame in another register than Debian's. */
-static void test_libpython_exact(void **state)
+/* pyenv's builds: launchers of libpython3.N.so, whose evaluation loops keep
+ * the frame in other registers than Debian's; 3.12's and 3.13's return
+ * handlers move on to the caller's frame before their first branch, and
+ * 3.13's RESUME_CHECK deoptimises into RESUME. */
+static void test_pyenv311_exact(void **state)
 {
-	static const char python[] = "/root/.pyenv/versions/3.11.7/bin/python3.11";
-
 	(void)state;
-	require_bpf();
-	if (access(python, X_OK)) {
-		print_message("SKIP: pyenv's python3.11 (%s) is not installed\n", python);
-		skip();
-	}
-	command_exact(python, "100", h_path("py_libpython.json"));
+	command_exact_of(PY311, "100", "py_311.json");
+}
+
+static void test_pyenv312_exact(void **state)
+{
+	(void)state;
+	command_exact_of(PY312, "100", "py_312.json");
+}
+
+static void test_pyenv313_exact(void **state)
+{
+	(void)state;
+	command_exact_of(PY313, "100", "py_313.json");
+}
+
+static void test_profiled_311(void **state)
+{
+	(void)state;
+	profiled_exact(PY311);
+}
+
+static void test_profiled_312(void **state)
+{
+	(void)state;
+	profiled_exact(PY312);
+}
+
+static void test_profiled_313(void **state)
+{
+	(void)state;
+	profiled_exact(PY313);
 }
 
 /* A stack whose leaf is leaf (arg NULL), or leaf right under mid. */
@@ -234,7 +308,7 @@ static long long chrome_count(const char *path, const char *func, const char *fi
 /* Coroutines: their start and each resume after an await are calls, as
  * Python's own profiler (cProfile, run on the same program) counts them;
  * an awaited coroutine runs under the one awaiting it. */
-static void test_coroutines(void **state)
+static void coroutines(const char *python)
 {
 	static const char *const funcs[] = { "leaf", "mid", "main" };
 	const char *out = h_path("py_coro.json"), *folded = h_path("py_coro.folded");
@@ -243,18 +317,17 @@ static void test_coroutines(void **state)
 	struct h_result r, pr;
 	struct h_folded f;
 
-	(void)state;
 	require_bpf();
-	require_python();
+	require(python);
 	assert_non_null(realpath("tests/workloads/py_coro.py", path));
-	assert_int_equal(h_run(&pr, 30, H_ARGV(PYTHON, path, "cprofile")), 0);
+	assert_int_equal(h_run(&pr, 30, H_ARGV(python, path, "cprofile")), 0);
 	h_assert_status(&pr, 0);
 	truth = json_tokener_parse(pr.out);
 	if (!truth)
 		fail_msg("py_coro printed no counts: '%s'", pr.out);
 	assert_int_equal(h_run(&r, 60,
 			       H_ARGV(h_flamebpf(), "-f", "py:^(leaf|mid|main)$", "-o", out, "-o",
-				      folded, "--", PYTHON, path)),
+				      folded, "--", python, path)),
 			 0);
 	h_assert_status(&r, 0);
 	for (size_t i = 0; i < 3; i++) {
@@ -276,6 +349,30 @@ static void test_coroutines(void **state)
 	json_object_put(truth);
 	h_result_free(&r);
 	h_result_free(&pr);
+}
+
+static void test_coroutines(void **state)
+{
+	(void)state;
+	coroutines(PYTHON);
+}
+
+static void test_coroutines_311(void **state)
+{
+	(void)state;
+	coroutines(PY311);
+}
+
+static void test_coroutines_312(void **state)
+{
+	(void)state;
+	coroutines(PY312);
+}
+
+static void test_coroutines_313(void **state)
+{
+	(void)state;
+	coroutines(PY313);
 }
 
 /* Whether process pid holds a uprobe_multi link (it has attached). */
@@ -305,7 +402,7 @@ static bool has_uprobe_link(pid_t pid)
 
 /* A running program, from the moment the probes are in: its calls begin
  * when the gate file appears, after the attach. */
-static void test_attached_exact(void **state)
+static void attached_exact(const char *python)
 {
 	const char *out = h_path("py_attached.json"), *gate = h_path("py_gate");
 	struct h_proc work, fb;
@@ -315,11 +412,10 @@ static void test_attached_exact(void **state)
 	char pid[32];
 	FILE *g;
 
-	(void)state;
 	require_bpf();
-	require_python();
+	require(python);
 	unlink(gate);
-	h_start_workload(&work, H_ARGV(PYTHON, WORKLOAD, "300", gate));
+	h_start_workload(&work, H_ARGV(python, WORKLOAD, "300", gate));
 	snprintf(pid, sizeof(pid), "%d", (int)work.pid);
 	assert_int_equal(h_start(&fb, H_ARGV(h_flamebpf(), "-f", REGEX, "-p", pid, "-o", out)), 0);
 	deadline = h_now() + 20;
@@ -338,6 +434,19 @@ static void test_attached_exact(void **state)
 	expect_calls(&got, &want, &r);
 	h_result_free(&r);
 	h_result_free(&wr);
+}
+
+static void test_attached_exact(void **state)
+{
+	(void)state;
+	attached_exact(PYTHON);
+}
+
+/* 3.13's layout is read from the file under -p too */
+static void test_attached_313(void **state)
+{
+	(void)state;
+	attached_exact(PY313);
 }
 
 /* The folded output: parse under compute (helper is not traced), the
@@ -381,6 +490,36 @@ static void test_folded_nesting(void **state)
 	h_result_free(&r);
 }
 
+/* CPython 3.10, and two versions in one capture: refused in one line. */
+static void refused_versions(void)
+{
+	struct h_result r;
+	struct h_proc p12, p13;
+	char pids[64];
+
+	if (!access(PY310, X_OK)) {
+		assert_int_equal(
+			h_run(&r, 20,
+			      H_ARGV(h_flamebpf(), "-f", "py:parse", "--", PY310, WORKLOAD, "1")),
+			0);
+		h_assert_status(&r, 2);
+		assert_non_null(strstr(
+			r.err, "is CPython 3.10: Python function tracing knows 3.11 to 3.13"));
+		h_result_free(&r);
+	}
+	if (access(PY312, X_OK) || access(PY313, X_OK))
+		return;
+	h_start_workload(&p12, H_ARGV(PY312, "-c", "import time; time.sleep(20)"));
+	h_start_workload(&p13, H_ARGV(PY313, "-c", "import time; time.sleep(20)"));
+	snprintf(pids, sizeof(pids), "%d,%d", (int)p12.pid, (int)p13.pid);
+	h_sleep(0.5);
+	assert_int_equal(h_run(&r, 20, H_ARGV(h_flamebpf(), "-f", "py:parse", "-p", pids)), 0);
+	h_assert_status(&r, 2);
+	assert_non_null(strstr(r.err, "is CPython 3.12, "));
+	assert_non_null(strstr(r.err, " 3.13: one capture traces one version"));
+	h_result_free(&r);
+}
+
 /* Bad regexes, no target, a target that is not Python: refused, status 2,
  * one line naming what was wrong. */
 static void test_refused(void **state)
@@ -412,16 +551,7 @@ static void test_refused(void **state)
 	h_assert_status(&r, 2);
 	assert_non_null(strstr(r.err, "cannot be traced with native ones"));
 	h_result_free(&r);
-	if (access("/root/.pyenv/versions/3.12.1/bin/python3.12", X_OK))
-		return;
-	assert_int_equal(
-		h_run(&r, 20,
-		      H_ARGV(h_flamebpf(), "-f", "py:parse", "--",
-			     "/root/.pyenv/versions/3.12.1/bin/python3.12", WORKLOAD, "1")),
-		0);
-	h_assert_status(&r, 2);
-	assert_non_null(strstr(r.err, "is CPython 3.12: Python function tracing knows 3.11 only"));
-	h_result_free(&r);
+	refused_versions();
 }
 
 int main(int argc, char **argv)
@@ -429,9 +559,18 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_command_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_exact, h_test_teardown),
-		cmocka_unit_test_teardown(test_libpython_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_pyenv311_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_pyenv312_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_pyenv313_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_attached_313, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_311, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_312, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_folded_nesting, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines, h_test_teardown),
+		cmocka_unit_test_teardown(test_coroutines_311, h_test_teardown),
+		cmocka_unit_test_teardown(test_coroutines_312, h_test_teardown),
+		cmocka_unit_test_teardown(test_coroutines_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_refused, h_test_teardown),
 	};
 

@@ -26,6 +26,9 @@
 #define PYENV	  "/root/.pyenv/versions/"
 #define PYENV_311 PYENV "3.11.7/lib/libpython3.11.so.1.0"
 #define PYENV_312 PYENV "3.12.1/lib/libpython3.12.so.1.0"
+#define PYENV_313 PYENV "3.13.0/lib/libpython3.13.so.1.0"
+/* _PyInterpreterFrame.prev_instr (3.11, 3.12), .instr_ptr (3.13) */
+#define FRAME_INSTR 56
 
 /* Where Debian's RESUME_QUICK handler first branches (objdump -d):
  * "cmp $0x1,%r9d; jg", after storing prev_instr through %rbx. */
@@ -49,8 +52,7 @@ static int find(const char *path, unsigned int minor, struct py_sites *ps, char 
 	int fd = open_or_skip(path), err;
 
 	assert_int_equal(disasm__new(&d), 0);
-	err = py_sites__find(d, fd, 3, minor, py_layout__find(3, 11)->walk.frame_instr, ps,
-			     why, len);
+	err = py_sites__find(d, fd, 3, minor, FRAME_INSTR, ps, why, len);
 	disasm__free(d);
 	close(fd);
 	return err;
@@ -72,12 +74,13 @@ static uint64_t file_offset(const char *path, uint64_t vaddr)
 
 /* A uprobe there is emulated: a relative jump, jcc or call (at worst an
  * indirect jump, which DISPATCH is). */
-static void assert_branch(int fd, uint64_t off)
+static bool is_branch_at(int fd, uint64_t off, char *what, size_t len)
 {
 	uint8_t code[16];
 	const uint8_t *p = code;
 	size_t left = sizeof(code);
 	uint64_t addr = off;
+	bool branch;
 	csh cs;
 	cs_insn *insn;
 
@@ -86,30 +89,47 @@ static void assert_branch(int fd, uint64_t off)
 	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
 	insn = cs_malloc(cs);
 	assert_true(cs_disasm_iter(cs, &p, &left, &addr, insn));
-	if (!disasm__in_group(insn, CS_GRP_JUMP) && !disasm__in_group(insn, CS_GRP_CALL))
-		fail_msg("site %#lx is %s %s, no branch", off, insn->mnemonic, insn->op_str);
+	branch = disasm__in_group(insn, CS_GRP_JUMP) || disasm__in_group(insn, CS_GRP_CALL);
+	snprintf(what, len, "%s %s", insn->mnemonic, insn->op_str);
 	cs_free(insn, 1);
 	cs_close(&cs);
+	return branch;
 }
 
-static void check_shape(const char *path, const struct py_sites *ps)
+/* nentry and nexit sites, all distinct, each a branch but nstepped exits
+ * (handlers that leave the frame's register before their first branch,
+ * probed at their start), the frame in a register other than rsp;
+ * RESUME_CHECK's (3.13: the second entry) counts when it falls through. */
+static void check_shape(const char *path, const struct py_sites *ps, size_t nentry, size_t nexit,
+			size_t nstepped)
 {
+	const uint64_t *off[2] = { ps->entry_off, ps->exit_off };
+	const uint8_t *reg[2] = { ps->entry_reg, ps->exit_reg };
+	size_t n[2] = { ps->nentry, ps->nexit }, stepped = 0;
 	int fd = open(path, O_RDONLY);
+	char what[320];
 
 	assert_true(fd >= 0);
-	assert_int_equal(ps->nentry, 2);
-	assert_int_equal(ps->nexit, 2);
-	for (size_t i = 0; i < 2; i++) {
-		print_message("%s: entry %#lx reg %u, exit %#lx reg %u\n", path, ps->entry_off[i],
-			      ps->entry_reg[i], ps->exit_off[i], ps->exit_reg[i]);
-		assert_branch(fd, ps->entry_off[i]);
-		assert_branch(fd, ps->exit_off[i]);
-		/* one frame register across the loop, never the stack pointer */
-		assert_int_equal(ps->entry_reg[i], ps->entry_reg[0]);
-		assert_int_equal(ps->exit_reg[i], ps->entry_reg[0]);
-		assert_int_not_equal(ps->entry_reg[i], 4);
-	}
-	assert_true(ps->entry_off[0] != ps->entry_off[1] && ps->exit_off[0] != ps->exit_off[1]);
+	assert_int_equal(ps->nentry, nentry);
+	assert_int_equal(ps->nexit, nexit);
+	for (size_t k = 0; k < 2; k++)
+		for (size_t i = 0; i < n[k]; i++) {
+			bool branch = is_branch_at(fd, off[k][i], what, sizeof(what));
+
+			print_message("%s: %s %#lx reg %u cond %#x: %s\n", path,
+				      k ? "exit" : "entry", off[k][i], reg[k][i],
+				      k ? 0 : ps->entry_cond[i], what);
+			if (!branch && !k)
+				fail_msg("entry site %#lx is %s, no branch", off[k][i], what);
+			stepped += !branch;
+			assert_true(reg[k][i] < 16);
+			assert_int_not_equal(reg[k][i], 4);
+			for (size_t j = 0; j < i; j++)
+				assert_true(off[k][j] != off[k][i]);
+		}
+	assert_int_equal(stepped, nstepped);
+	for (size_t i = 0; i < nentry; i++)
+		assert_int_equal(!!ps->entry_cond[i], nentry == 3 && i == 1);
 	close(fd);
 }
 
@@ -121,7 +141,7 @@ static void test_debian(void **state)
 	(void)state;
 	if (find(DEBIAN_PY, 11, &ps, why, sizeof(why)))
 		fail_msg("%s: %s", DEBIAN_PY, why);
-	check_shape(DEBIAN_PY, &ps);
+	check_shape(DEBIAN_PY, &ps, 2, 2, 0);
 	/* entry[1] is RESUME_QUICK's */
 	assert_int_equal(ps.entry_off[1], file_offset(DEBIAN_PY, DEBIAN_RESUME_QUICK_SITE));
 	assert_int_equal(ps.entry_reg[1], REG_RBX);
@@ -137,7 +157,7 @@ static void test_pyenv_libpython(void **state)
 	err = find(PYENV_311, 11, &ps, why, sizeof(why));
 	if (err)
 		fail_msg("%s: %s", PYENV_311, why);
-	check_shape(PYENV_311, &ps);
+	check_shape(PYENV_311, &ps, 2, 2, 0);
 }
 
 /* The file offset of vaddr, by elf's PT_LOADs (0: none holds it). */
@@ -207,7 +227,8 @@ static void test_pyenv_zero_words(void **state)
 	assert_memory_equal(&got, &want, sizeof(got));
 }
 
-/* A handler that does not store prev_instr where the layout says */
+/* A handler that does not store the instruction pointer where the layout
+ * says */
 static void test_wrong_layout(void **state)
 {
 	struct disasm *d;
@@ -221,7 +242,7 @@ static void test_wrong_layout(void **state)
 	disasm__free(d);
 	close(fd);
 	assert_int_equal(err, -EINVAL);
-	assert_non_null(strstr(why, "no store of prev_instr"));
+	assert_non_null(strstr(why, "no store of the frame's instruction pointer"));
 }
 
 /* pyenv's python3.11 links libpython: it has no evaluation loop of its own */
@@ -235,13 +256,38 @@ static void test_pyenv_executable(void **state)
 	assert_string_equal(why, "no symbol _PyEval_EvalFrameDefault");
 }
 
-static void test_312_unsupported(void **state)
+/* pyenv's 3.12: RETURN_CONST and the INSTRUMENTED_ handlers, YIELD_VALUE
+ * probed at its start (it moves to the caller's frame before branching);
+ * 3.13: RESUME_CHECK too, counted when it does not jump into RESUME. */
+static void check_pyenv(const char *path, unsigned int minor, size_t nentry)
+{
+	struct py_sites ps;
+	char why[256];
+
+	if (find(path, minor, &ps, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	check_shape(path, &ps, nentry, 6, 1);
+}
+
+static void test_pyenv_312(void **state)
+{
+	(void)state;
+	check_pyenv(PYENV_312, 12, 2);
+}
+
+static void test_pyenv_313(void **state)
+{
+	(void)state;
+	check_pyenv(PYENV_313, 13, 3);
+}
+
+static void test_310_unsupported(void **state)
 {
 	struct py_sites ps;
 	char why[256];
 
 	(void)state;
-	assert_int_equal(find(PYENV_312, 12, &ps, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_int_equal(find(PYENV_311, 10, &ps, why, sizeof(why)), -EPROTONOSUPPORT);
 	assert_true(why[0] != '\0');
 }
 
@@ -260,7 +306,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_debian),		 cmocka_unit_test(test_pyenv_libpython),
 		cmocka_unit_test(test_pyenv_zero_words), cmocka_unit_test(test_wrong_layout),
-		cmocka_unit_test(test_pyenv_executable), cmocka_unit_test(test_312_unsupported),
+		cmocka_unit_test(test_pyenv_executable), cmocka_unit_test(test_pyenv_312),
+		cmocka_unit_test(test_pyenv_313),	 cmocka_unit_test(test_310_unsupported),
 		cmocka_unit_test(test_not_python),
 	};
 
