@@ -53,21 +53,27 @@ EOF
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 
-# one run's microseconds per call: run traced|plain PYTHON
+# one run's microseconds per call: run traced|cprofile|plain PYTHON
 run() {
-	if [[ $1 == traced ]]; then
+	case $1 in
+	traced)
 		"$FLAMEBPF" -f 'py:^(f)$' -o "$WORK/out.folded" -- "$2" "$WORK/calls.py" "$CALLS" \
 			2>"$WORK/err" || die "flamebpf failed: $(tail -n 3 "$WORK/err")"
-	else
-		"$2" "$WORK/calls.py" "$CALLS"
-	fi
+		;;
+	# Python's own deterministic profiler, which counts every call too
+	cprofile) "$2" -m cProfile -o "$WORK/cprofile.out" "$WORK/calls.py" "$CALLS" ;;
+	*) "$2" "$WORK/calls.py" "$CALLS" ;;
+	esac
 }
 
-echo "| CPython | untraced µs/call | -f 'py:^(f)\$' µs/call | added µs/call |"
+added() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a - b }'; }
+
+echo "| CPython | untraced µs/call | -f 'py:^(f)\$' µs/call (added) | cProfile µs/call (added) |"
 echo "|---|---|---|---|"
 for py in "${PYTHONS[@]}"; do
 	[[ -x $py ]] || continue
 	plain=$(for _ in $(seq "$RUNS"); do run plain "$py"; done | median)
 	traced=$(for _ in $(seq "$RUNS"); do run traced "$py"; done | median)
-	echo "| $py | $plain | $traced | $(awk -v a="$traced" -v b="$plain" 'BEGIN { printf "%.2f", a - b }') |"
+	cprof=$(for _ in $(seq "$RUNS"); do run cprofile "$py"; done | median)
+	echo "| $py | $plain | $traced ($(added "$traced" "$plain")) | $cprof ($(added "$cprof" "$plain")) |"
 done
