@@ -89,6 +89,10 @@ struct sampler {
 	struct timespec jittered; /* when the periods last changed */
 	int event_err;		  /* the first error handling ring buffer records */
 	uint64_t live[3];	  /* --alloc: live allocations at the stop, bytes, unnamed */
+	/* --continuous: the counts map samples go to (counts_now), and its
+	 * twin, made at the first interval's end; -1 until then (made_fd:
+	 * the one made) */
+	int counts_fd, twin_fd, made_fd;
 };
 
 /* The perf events opened on each CPU: one, or each of several -e. */
@@ -391,6 +395,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->opts = *o;
+	s->twin_fd = s->made_fd = -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	uprobe_multi__features(&s->multi, &(bool){ false });
 	s->usdt_links.multi = s->span_links.multi = s->multi;
@@ -435,6 +440,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	err = load(s);
 	if (err)
 		goto err_free;
+	s->counts_fd = bpf_map__fd(s->skel->maps.counts);
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
 	if (!s->rb) {
 		err = -errno;
@@ -825,6 +831,7 @@ void sampler__stop(struct sampler *s)
 
 struct collect_ctx {
 	struct sampler *s;
+	int counts_fd; /* the counts map read */
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
@@ -1081,7 +1088,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 
 static int read_counts(struct collect_ctx *c)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.counts), err;
+	int fd = c->counts_fd, err;
 	struct sample_key key, next, *prev = NULL;
 	__u64 count;
 
@@ -1332,7 +1339,7 @@ static int add_still_off_all(struct collect_ctx *c)
 	return err;
 }
 
-int sampler__collect(struct sampler *s, struct profile *p)
+static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 {
 	struct collect_ctx *c = calloc(1, sizeof(*c));
 	int err;
@@ -1340,6 +1347,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	if (!c)
 		return -ENOMEM;
 	c->s = s;
+	c->counts_fd = counts_fd;
 	c->p = p;
 	memset(&s->runtimes, 0, sizeof(s->runtimes));
 	/* before any name is looked up: the maps JVMs write now name them */
@@ -1361,6 +1369,64 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	hashmap__free(&c->stack_of);
 	free(c);
 	return err;
+}
+
+int sampler__collect(struct sampler *s, struct profile *p)
+{
+	return collect_from(s, s->counts_fd, p);
+}
+
+/* An empty map to swap in, as counts is: counts_now takes a hash map of
+ * its template's key and value, of any size (Linux 5.10). */
+static int make_twin(struct sampler *s)
+{
+	const struct bpf_map *m = s->skel->maps.counts;
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "counts_twin", bpf_map__key_size(m),
+				bpf_map__value_size(m), bpf_map__max_entries(m), NULL);
+
+	if (fd < 0)
+		return -errno;
+	s->twin_fd = s->made_fd = fd;
+	return 0;
+}
+
+/* Deletes every key of a map nothing writes to any more. */
+static int empty_map(int fd)
+{
+	struct sample_key key;
+
+	while (!bpf_map_get_next_key(fd, NULL, &key))
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			return -errno;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* The samples of the interval that ends now, counted in one map while the
+ * next interval's go to its twin: the swap returns once no program can
+ * still add to the old map (counts_now in sample.bpf.c), so the old map is
+ * read whole and emptied with nothing racing. The ring buffer is drained
+ * after the swap: what the old map could not hold (spilled) is in it. A
+ * sample spilled just after the swap may fall in this interval rather than
+ * the next; none is lost or counted twice. Stacks and symbols stay for the
+ * later intervals. */
+int sampler__drain(struct sampler *s, struct profile *p)
+{
+	__u32 zero = 0;
+	int old = s->counts_fd, err;
+
+	if (s->twin_fd < 0 && (err = make_twin(s)))
+		return err;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.counts_now), &zero, &s->twin_fd,
+				BPF_ANY))
+		return -errno;
+	s->counts_fd = s->twin_fd;
+	s->twin_fd = old;
+	ring_buffer__consume(s->rb);
+	if (s->event_err)
+		return s->event_err;
+	err = collect_from(s, old, p);
+	s->nspilled = s->nticks = s->nhits = 0;
+	return err ?: empty_map(old);
 }
 
 static uint64_t map_bytes(const struct bpf_map *m)
@@ -1450,6 +1516,8 @@ void sampler__free(struct sampler *s)
 	if (s->skel)
 		sampler__stop(s);
 	ring_buffer__free(s->rb);
+	if (s->made_fd >= 0)
+		close(s->made_fd);
 	hashmap__free(&s->thread_ns);
 	hashmap__free(&s->remapped);
 	hashmap__free(&s->span_idx);

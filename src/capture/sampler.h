@@ -109,6 +109,11 @@ void sampler__stop(struct sampler *s);
 /* Reads the kernel maps into p. Returns 0 or -errno. */
 int sampler__collect(struct sampler *s, struct profile *p);
 
+/* --continuous: reads into p what was counted since the last drain (or the
+ * start) and starts counting anew, the capture running on; nothing lost or
+ * counted twice across the boundary. Returns 0 or -errno. */
+int sampler__drain(struct sampler *s, struct profile *p);
+
 void sampler__stats(struct sampler *s, struct sampler_stats *st);
 
 /* --alloc: the programs for the allocators' entries (cookie: enum

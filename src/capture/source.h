@@ -80,6 +80,9 @@ struct source_ops {
 	uint64_t (*progress)(void *impl);
 	void (*stop)(void *impl);
 	int (*collect)(void *impl, struct profile *p);
+	/* --continuous (NULL where unsupported): what was counted since the
+	 * last drain into p, the capture going on */
+	int (*drain)(void *impl, struct profile *p);
 	void (*summary)(void *impl, const struct profile *p, double secs);
 	/* Fills m->event and m->losses (text kept in b) after stop. */
 	void (*describe)(void *impl, struct profile_meta *m, struct strbuf *b);

@@ -116,6 +116,11 @@ int source_sampler__collect(void *impl, struct profile *p)
 	return sampler__collect(sampler_of(impl), p);
 }
 
+static int drain(void *impl, struct profile *p)
+{
+	return sampler__drain(sampler_of(impl), p);
+}
+
 static void summary(void *impl, const struct profile *p, double secs)
 {
 	struct sample_source *ss = impl;
@@ -168,7 +173,8 @@ static void source_free(void *impl)
 	{                                                                                          \
 		.what = counted, .add_pid = source_sampler__add_pid, .start = start,               \
 		.poll = source_sampler__poll, .progress = source_sampler__progress, .stop = stop,  \
-		.collect = source_sampler__collect, .summary = summary, .describe = describe,      \
+		.collect = source_sampler__collect, .drain = drain, .summary = summary,            \
+		.describe = describe,                                                              \
 		.free = source_free,                                                               \
 	}
 
