@@ -2,6 +2,7 @@
 /* flamebpf: the command line. Orchestrates source -> profile -> sink and is
  * the one place that talks to the user. */
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -484,8 +485,9 @@ static int finish_continuous(struct run *r)
 	if (r->cont.lost)
 		p_err("%lu of %lu intervals lost (see above)", r->cont.lost,
 		      r->cont.lost + r->cont.written);
-	else if (verbosity)
-		p_err("%lu intervals written", r->cont.written);
+	if (verbosity)
+		p_err("%lu intervals written, %" PRIu64 " %s counted in all", r->cont.written,
+		      r->src.ops->progress(r->src.impl), r->src.ops->what);
 	return err ?: r->cont.lost ? -EIO : 0;
 }
 
