@@ -1416,8 +1416,7 @@ int sampler__drain(struct sampler *s, struct profile *p)
 
 	if (s->twin_fd < 0 && (err = make_twin(s)))
 		return err;
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.counts_now), &zero, &s->twin_fd,
-				BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.counts_now), &zero, &s->twin_fd, BPF_ANY))
 		return -errno;
 	s->counts_fd = s->twin_fd;
 	s->twin_fd = old;

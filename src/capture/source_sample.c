@@ -174,8 +174,7 @@ static void source_free(void *impl)
 		.what = counted, .add_pid = source_sampler__add_pid, .start = start,               \
 		.poll = source_sampler__poll, .progress = source_sampler__progress, .stop = stop,  \
 		.collect = source_sampler__collect, .drain = drain, .summary = summary,            \
-		.describe = describe,                                                              \
-		.free = source_free,                                                               \
+		.describe = describe, .free = source_free,                                         \
 	}
 
 static const struct source_ops sample_ops = SAMPLER_OPS("samples");

@@ -72,8 +72,8 @@ static int take_files(void *arg, const struct profile *p, const struct interval 
 			err = write_file(c, i, p, path);
 		if (err) {
 			p_err("cannot write '%s': %s: interval %lu lost (%lu so far)",
-			      err == -ENAMETOOLONG ? c->o->outputs[i] : path,
-			      output__strerror(err), iv->n, c->lost + 1);
+			      err == -ENAMETOOLONG ? c->o->outputs[i] : path, output__strerror(err),
+			      iv->n, c->lost + 1);
 			lost = err;
 			continue;
 		}
@@ -84,8 +84,7 @@ static int take_files(void *arg, const struct profile *p, const struct interval 
 	return lost;
 }
 
-int continuous__init(struct continuous *c, const struct options *o, const char *host,
-		     int verbosity)
+int continuous__init(struct continuous *c, const struct options *o, const char *host, int verbosity)
 {
 	int err = 0;
 

@@ -676,7 +676,8 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		return 0;
 	case OPT_KEEP_SIZE:
 		if (options__parse_bytes_max(arg, OPTIONS_MAX_KEEP_SIZE, &o->cont.keep_size))
-			return usage_err("invalid --keep-size '%s' (bytes: 500M, 2G, 1048576)", arg);
+			return usage_err("invalid --keep-size '%s' (bytes: 500M, 2G, 1048576)",
+					 arg);
 		return 0;
 	case 'v':
 		o->verbose++;
@@ -904,10 +905,9 @@ static int check_continuous(struct options *o, char *err)
 	char why[OPTIONS_ERR_LEN - 32];
 
 	if (!k->on && (k->interval || k->keep || k->keep_size))
-		return usage_err("%s is for --continuous",
-				 k->interval ? "--interval"
-				 : k->keep   ? "--keep"
-					     : "--keep-size");
+		return usage_err("%s is for --continuous", k->interval ? "--interval"
+							   : k->keep   ? "--keep"
+								       : "--keep-size");
 	if (!k->on)
 		return 0;
 	if (k->interval && k->interval < 1)
@@ -923,8 +923,9 @@ static int check_continuous(struct options *o, char *err)
 						       : "-e or -c");
 	for (size_t i = 0; i < o->noutputs; i++) {
 		if (!strcmp(o->outputs[i], "-"))
-			return usage_err("--continuous writes a file per interval: give -o PATTERN, "
-					 "as -o /var/lib/flamebpf/%%Y%%m%%d-%%H%%M%%S.pb.gz");
+			return usage_err(
+				"--continuous writes a file per interval: give -o PATTERN, "
+				"as -o /var/lib/flamebpf/%%Y%%m%%d-%%H%%M%%S.pb.gz");
 		if (name_pattern__check(o->outputs[i], why, sizeof(why)))
 			return usage_err("-o %s", why);
 	}

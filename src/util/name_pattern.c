@@ -176,8 +176,8 @@ int name_pattern__init(struct name_pattern *np, const char *pattern, const char 
 	const char *slash = strrchr(pattern, '/');
 
 	memset(np, 0, sizeof(*np));
-	np->dir = slash ? with_host(pattern, slash == pattern ? 1 : (size_t)(slash - pattern),
-				    host, false)
+	np->dir = slash ? with_host(pattern, slash == pattern ? 1 : (size_t)(slash - pattern), host,
+				    false)
 			: strdup(".");
 	np->base = with_host(slash ? slash + 1 : pattern, strlen(slash ? slash + 1 : pattern), host,
 			     true);

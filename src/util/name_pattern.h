@@ -13,11 +13,11 @@
 #define NAME_PATTERN_HOST "{host}"
 
 struct name_pattern {
-	char *dir;    /* the directory, {host} replaced: "." when none */
-	char *base;   /* the file name's strftime format, {host} replaced */
-	size_t ext;   /* where the extension starts in base's tail (see make) */
-	size_t tail;  /* the length of base's literal tail after its last field */
-	regex_t re;   /* every name base makes, with or without a counter */
+	char *dir;   /* the directory, {host} replaced: "." when none */
+	char *base;  /* the file name's strftime format, {host} replaced */
+	size_t ext;  /* where the extension starts in base's tail (see make) */
+	size_t tail; /* the length of base's literal tail after its last field */
+	regex_t re;  /* every name base makes, with or without a counter */
 	bool have_re;
 };
 

@@ -100,7 +100,8 @@ static unsigned long long counted_in_all(const struct h_result *r, unsigned long
 
 	while (line && line > r->err && line[-1] != '\n')
 		line--;
-	if (!at || sscanf(line, "flamebpf: %lu intervals written, %llu samples", written, &s) != 2) {
+	if (!at ||
+	    sscanf(line, "flamebpf: %lu intervals written, %llu samples", written, &s) != 2) {
 		h_dump(r, "flamebpf");
 		fail_msg("no 'intervals written' line");
 	}
@@ -122,11 +123,11 @@ static void test_five_intervals(void **state)
 
 	(void)state;
 	require_bpf();
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "-F", "199", "--continuous", "--interval", "1s",
-				      "-d", "5", "-v", "-o", pat, "--", h_workload("cpu_tree"),
-				      "30")),
-			 0);
+	assert_int_equal(
+		h_run(&r, 30,
+		      H_ARGV(h_flamebpf(), "-F", "199", "--continuous", "--interval", "1s", "-d",
+			     "5", "-v", "-o", pat, "--", h_workload("cpu_tree"), "30")),
+		0);
 	h_assert_status(&r, 0);
 	list_dir(dir, &l);
 	if (l.n != 5) {
@@ -179,8 +180,8 @@ static void test_exact_at_fast_rate(void **state)
 	require_bpf();
 	h_start_workload(&w, H_ARGV(h_workload("cpu_tree"), "10"));
 	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "-F", "2999", "--continuous", "--interval",
-				      "1", "-d", "4", "-v", "-o", pat)),
+			       H_ARGV(h_flamebpf(), "-F", "2999", "--continuous", "--interval", "1",
+				      "-d", "4", "-v", "-o", pat)),
 			 0);
 	h_stop(&w);
 	h_assert_status(&r, 0);
@@ -215,11 +216,11 @@ static void test_keep(void **state)
 		snprintf(path, sizeof(path), "%s/%s", dir, others[i]);
 		fclose(fopen(path, "w"));
 	}
-	assert_int_equal(h_run(&r, 30,
-			       H_ARGV(h_flamebpf(), "-F", "99", "--continuous", "--interval", "1s",
-				      "--keep", "3", "-d", "5", "-v", "-o", pat, "--",
-				      h_workload("cpu_tree"), "30")),
-			 0);
+	assert_int_equal(
+		h_run(&r, 30,
+		      H_ARGV(h_flamebpf(), "-F", "99", "--continuous", "--interval", "1s", "--keep",
+			     "3", "-d", "5", "-v", "-o", pat, "--", h_workload("cpu_tree"), "30")),
+		0);
 	h_assert_status(&r, 0);
 	list_dir(dir, &l);
 	if (l.n != 6) {
@@ -252,10 +253,10 @@ static struct h_proc start_continuous(const char *pat, const char *interval)
 {
 	struct h_proc p;
 
-	assert_int_equal(h_start(&p, H_ARGV(h_flamebpf(), "-F", "99", "--continuous", "--interval",
-					    interval, "-v", "-o", pat, "--",
-					    h_workload("cpu_tree"), "30")),
-			 0);
+	assert_int_equal(
+		h_start(&p, H_ARGV(h_flamebpf(), "-F", "99", "--continuous", "--interval", interval,
+				   "-v", "-o", pat, "--", h_workload("cpu_tree"), "30")),
+		0);
 	if (!h_wait_attached(p.pid, 15))
 		fail_msg("flamebpf did not attach");
 	return p;
@@ -378,7 +379,8 @@ static void test_usage_errors(void **state)
 		{ { "-F", "99", "--continuous", "--keep-size", "2X", "-o", "x%S.folded" },
 		  "invalid --keep-size '2X'" },
 		{ { "-F", "99", "--keep", "3", "-o", "x%S.folded" }, "--keep is for --continuous" },
-		{ { "-F", "99", "--continuous", "-o", "x-%H%M.folded" }, "has no field of seconds" },
+		{ { "-F", "99", "--continuous", "-o", "x-%H%M.folded" },
+		  "has no field of seconds" },
 		{ { "-F", "99", "--continuous", "-o", "%Y/x-%s.folded" },
 		  "time fields go in the file name, not its directory" },
 		{ { "-F", "99", "--continuous" }, "--continuous writes a file per interval" },
