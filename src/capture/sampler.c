@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "symbols/kallsyms.h"
 #include "symbols/procs.h"
 #include "symbols/py_merge.h"
 #include "symbols/py_procs.h"
@@ -93,6 +94,10 @@ struct sampler {
 	 * twin, made at the first interval's end; -1 until then (made_fd:
 	 * the one made) */
 	int counts_fd, twin_fd, made_fd;
+	/* --continuous: the kernel's symbols, for every interval, read again
+	 * now and then (modules come and go); NULL until the first */
+	struct kallsyms *ksyms;
+	uint64_t ksyms_ns; /* when they were read */
 };
 
 /* The perf events opened on each CPU: one, or each of several -e. */
@@ -1354,6 +1359,8 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 	if (s->opts.user)
 		runtimes__ask_jvms(&s->runtimes, s->procs);
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
+	if (c->sym)
+		symbolizer__lend_kallsyms(c->sym, s->ksyms);
 	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)
 		err = add_still_off_all(c);
@@ -1409,11 +1416,28 @@ static int empty_map(int fd)
  * sample spilled just after the swap may fall in this interval rather than
  * the next; none is lost or counted twice. Stacks and symbols stay for the
  * later intervals. */
+/* Kernel names for the intervals: /proc/kallsyms is read once every
+ * KALLSYMS_AGE_NS, not for each interval (a 100-ms read of some 150,000
+ * lines, most of continuous mode's time at 19 Hz). */
+#define KALLSYMS_AGE_NS (600 * 1000000000ULL)
+
+static void refresh_kallsyms(struct sampler *s)
+{
+	if (!s->opts.kernel || (s->ksyms && now_ns() - s->ksyms_ns < KALLSYMS_AGE_NS))
+		return;
+	kallsyms__free(s->ksyms);
+	s->ksyms = NULL;
+	s->ksyms_ns = now_ns();
+	if (kallsyms__load("/proc/kallsyms", &s->ksyms))
+		s->ksyms = NULL;
+}
+
 int sampler__drain(struct sampler *s, struct profile *p)
 {
 	__u32 zero = 0;
 	int old = s->counts_fd, err;
 
+	refresh_kallsyms(s);
 	if (s->twin_fd < 0 && (err = make_twin(s)))
 		return err;
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.counts_now), &zero, &s->twin_fd, BPF_ANY))
@@ -1517,6 +1541,7 @@ void sampler__free(struct sampler *s)
 	ring_buffer__free(s->rb);
 	if (s->made_fd >= 0)
 		close(s->made_fd);
+	kallsyms__free(s->ksyms);
 	hashmap__free(&s->thread_ns);
 	hashmap__free(&s->remapped);
 	hashmap__free(&s->span_idx);
