@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
@@ -97,7 +98,8 @@ struct sampler {
 	/* --continuous: the kernel's symbols, for every interval, read again
 	 * now and then (modules come and go); NULL until the first */
 	struct kallsyms *ksyms;
-	uint64_t ksyms_ns; /* when they were read */
+	uint64_t ksyms_ns;   /* when they were read */
+	struct hashmap gone; /* pids found gone at the last drain */
 };
 
 /* The perf events opened on each CPU: one, or each of several -e. */
@@ -1432,7 +1434,44 @@ static void refresh_kallsyms(struct sampler *s)
 		s->ksyms = NULL;
 }
 
-int sampler__drain(struct sampler *s, struct profile *p)
+/* A binary's symbols are kept while it was found in the last so many
+ * intervals (10 minutes of 60-s intervals). */
+#define BIN_AGES 10
+
+struct gone_ctx {
+	struct sampler *s;
+	struct hashmap now;
+};
+
+/* A process is forgotten one drain after it was first found gone: its
+ * last samples may be in the interval after the one it exited in. */
+static bool keep_proc(pid_t pid, void *arg)
+{
+	struct gone_ctx *g = arg;
+	uint64_t v;
+
+	if (pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+		return true;
+	if (hashmap__get(&g->s->gone, (uint64_t)pid, &v))
+		return false;
+	hashmap__set(&g->now, (uint64_t)pid, 1);
+	return true;
+}
+
+/* What a long capture keeps of processes that exited, and of binaries
+ * nobody ran for a while, let go (issue 20's flat memory). */
+static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
+{
+	struct gone_ctx g = { .s = s };
+
+	ev->procs = procs__evict(s->procs, keep_proc, &g);
+	hashmap__free(&s->gone);
+	s->gone = g.now;
+	symcache__age(s->bins);
+	ev->binaries = symcache__evict(s->bins, BIN_AGES);
+}
+
+int sampler__drain(struct sampler *s, struct profile *p, struct sampler_evicted *ev)
 {
 	__u32 zero = 0;
 	int old = s->counts_fd, err;
@@ -1449,6 +1488,7 @@ int sampler__drain(struct sampler *s, struct profile *p)
 		return s->event_err;
 	err = collect_from(s, old, p);
 	s->nspilled = s->nticks = s->nhits = 0;
+	forget_unused(s, ev);
 	return err ?: empty_map(old);
 }
 
@@ -1542,6 +1582,7 @@ void sampler__free(struct sampler *s)
 	if (s->made_fd >= 0)
 		close(s->made_fd);
 	kallsyms__free(s->ksyms);
+	hashmap__free(&s->gone);
 	hashmap__free(&s->thread_ns);
 	hashmap__free(&s->remapped);
 	hashmap__free(&s->span_idx);

@@ -116,9 +116,17 @@ int source_sampler__collect(void *impl, struct profile *p)
 	return sampler__collect(sampler_of(impl), p);
 }
 
-static int drain(void *impl, struct profile *p)
+static int drain(void *impl, struct profile *p, struct strbuf *note)
 {
-	return sampler__drain(sampler_of(impl), p);
+	struct sampler_evicted ev = {};
+	int err = sampler__drain(sampler_of(impl), p, &ev);
+
+	if (ev.procs || ev.binaries)
+		strbuf__addf(note,
+			     "forgotten: %zu processes gone, the symbols of %zu binaries "
+			     "not run lately",
+			     ev.procs, ev.binaries);
+	return err;
 }
 
 static void summary(void *impl, const struct profile *p, double secs)

@@ -273,13 +273,14 @@ static int describe(struct run *r, struct profile *p, double start, double secs)
 static int end_interval(struct run *r, double t, bool last)
 {
 	struct profile *p = profile__new(r->src.unit), *top = NULL;
+	struct strbuf note = {};
 	struct top_stats st;
 	int err = p ? 0 : -ENOMEM;
 
 	r->iv.secs = t - r->iv_start;
 	r->iv.last = last;
 	if (!err)
-		err = r->src.ops->drain(r->src.impl, p);
+		err = r->src.ops->drain(r->src.impl, p, &note);
 	if (!err)
 		err = describe(r, p, r->iv_start, r->iv.secs);
 	if (err)
@@ -288,6 +289,9 @@ static int end_interval(struct run *r, double t, bool last)
 	else if (!r->o->top ||
 		 !(err = report__keep_top(p, r->o->top, r->o->root == ROOT_TID, &top, &st)))
 		continuous__finish(&r->cont, top ? top : p, &r->iv);
+	if (note.len && verbosity)
+		p_err("  %s", note.s);
+	strbuf__free(&note);
 	profile__free(top);
 	profile__free(p);
 	r->iv.n++;

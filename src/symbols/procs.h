@@ -3,6 +3,8 @@
 #ifndef FLAMEBPF_PROCS_H
 #define FLAMEBPF_PROCS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -67,6 +69,11 @@ int procs__root(const struct procs *ps, pid_t pid);
 
 /* How many processes had at least one snapshot. */
 size_t procs__count(const struct procs *ps);
+
+/* Forgets every process keep(pid, arg) is false for: its snapshots,
+ * mappings and perf map (a long capture's processes that exited). Returns
+ * how many were forgotten. */
+size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *arg);
 
 void procs__free(struct procs *ps);
 
