@@ -1465,6 +1465,7 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 	struct gone_ctx g = { .s = s };
 
 	ev->procs = procs__evict(s->procs, keep_proc, &g);
+	ev->snapshots = procs__trim(s->procs);
 	hashmap__free(&s->gone);
 	s->gone = g.now;
 	symcache__age(s->bins);

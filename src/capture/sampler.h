@@ -111,7 +111,7 @@ int sampler__collect(struct sampler *s, struct profile *p);
 
 /* What a drain let go: processes gone, binaries not run for a while. */
 struct sampler_evicted {
-	size_t procs, binaries;
+	size_t procs, snapshots, binaries;
 };
 
 /* --continuous: reads into p what was counted since the last drain (or the

@@ -412,6 +412,24 @@ size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *
 	return gone;
 }
 
+size_t procs__trim(struct procs *ps)
+{
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct proc *p = &ps->v[i];
+
+		if (p->nsnaps < 2)
+			continue;
+		for (size_t j = 0; j + 1 < p->nsnaps; j++)
+			proc_maps__free(&p->snaps[j]);
+		p->snaps[0] = p->snaps[p->nsnaps - 1];
+		dropped += p->nsnaps - 1;
+		p->nsnaps = 1;
+	}
+	return dropped;
+}
+
 void procs__free(struct procs *ps)
 {
 	if (!ps)

@@ -75,6 +75,12 @@ size_t procs__count(const struct procs *ps);
  * how many were forgotten. */
 size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *arg);
 
+/* Drops every snapshot but the newest of each process: what a long
+ * capture needs no more once the samples taken before it were named (a
+ * process that maps code again and again would pile them up). Returns how
+ * many were dropped. */
+size_t procs__trim(struct procs *ps);
+
 void procs__free(struct procs *ps);
 
 #endif

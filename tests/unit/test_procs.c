@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/procs.h"
 
@@ -142,6 +143,25 @@ static void test_evict(void **state)
 	procs__free(ps);
 }
 
+/* Trimming keeps each process's newest snapshot, which still names its
+ * addresses. */
+static void test_trim(void **state)
+{
+	struct procs *ps = procs__new();
+	const struct map_entry *e;
+
+	(void)state;
+	assert_non_null(ps);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(procs__snapshot(ps, getpid()), 0);
+	assert_int_equal(procs__trim(ps), 2);
+	assert_int_equal(procs__trim(ps), 0);
+	e = procs__find(ps, getpid(), (uint64_t)(uintptr_t)&test_trim);
+	assert_non_null(e);
+	assert_non_null(strstr(e->path, "test_procs"));
+	procs__free(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -150,6 +170,7 @@ int main(void)
 		cmocka_unit_test(test_history_bounded),
 		cmocka_unit_test(test_parent_maps),
 		cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_trim),
 	};
 
 	return cmocka_run_group_tests_name("procs", tests, NULL, NULL);
