@@ -1399,25 +1399,24 @@ static int make_twin(struct sampler *s)
 	return 0;
 }
 
-/* Deletes every key of a map nothing writes to any more. */
+/* Deletes every key of a map nothing writes to any more, each after the
+ * next was found from it (a search from a deleted key, or from none,
+ * starts again at the first bucket: quadratic in a large map). */
 static int empty_map(int fd)
 {
-	struct sample_key key;
+	struct sample_key key, next;
+	bool more = !bpf_map_get_next_key(fd, NULL, &key);
 
-	while (!bpf_map_get_next_key(fd, NULL, &key))
+	while (more) {
+		more = !bpf_map_get_next_key(fd, &key, &next);
 		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
 			return -errno;
-	return errno == ENOENT ? 0 : -errno;
+		if (more)
+			key = next;
+	}
+	return 0;
 }
 
-/* The samples of the interval that ends now, counted in one map while the
- * next interval's go to its twin: the swap returns once no program can
- * still add to the old map (counts_now in sample.bpf.c), so the old map is
- * read whole and emptied with nothing racing. The ring buffer is drained
- * after the swap: what the old map could not hold (spilled) is in it. A
- * sample spilled just after the swap may fall in this interval rather than
- * the next; none is lost or counted twice. Stacks and symbols stay for the
- * later intervals. */
 /* Kernel names for the intervals: /proc/kallsyms is read once every
  * KALLSYMS_AGE_NS, not for each interval (a 100-ms read of some 150,000
  * lines, most of continuous mode's time at 19 Hz). */
@@ -1472,6 +1471,14 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 	ev->binaries = symcache__evict(s->bins, BIN_AGES);
 }
 
+/* The samples of the interval that ends now, counted in one map while the
+ * next interval's go to its twin: the swap returns once no program can
+ * still add to the old map (counts_now in sample.bpf.c), so the old map is
+ * read whole and emptied with nothing racing. The ring buffer is drained
+ * after the swap: what the old map could not hold (spilled) is in it. A
+ * sample spilled just after the swap may fall in this interval rather than
+ * the next; none is lost or counted twice. Stacks and symbols stay for the
+ * later intervals. */
 int sampler__drain(struct sampler *s, struct profile *p, struct sampler_evicted *ev)
 {
 	__u32 zero = 0;
@@ -1490,7 +1497,9 @@ int sampler__drain(struct sampler *s, struct profile *p, struct sampler_evicted 
 	err = collect_from(s, old, p);
 	s->nspilled = s->nticks = s->nhits = 0;
 	forget_unused(s, ev);
-	return err ?: empty_map(old);
+	/* emptied even when the reading failed: swapped in again, what it
+	 * held would be counted twice */
+	return empty_map(old) ?: err;
 }
 
 static uint64_t map_bytes(const struct bpf_map *m)
