@@ -367,6 +367,13 @@ static void test_full_disk(void **state)
 	free(pat);
 }
 
+/* The tmpfs of test_full_disk let go even when the test failed on it. */
+static int unmount_teardown(void **state)
+{
+	umount2(h_path("small"), MNT_DETACH);
+	return h_test_teardown(state);
+}
+
 static void test_usage_errors(void **state)
 {
 	static const struct {
@@ -407,7 +414,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_exact_at_fast_rate, h_test_teardown),
 		cmocka_unit_test_teardown(test_keep, h_test_teardown),
 		cmocka_unit_test_teardown(test_sighup_then_sigterm, h_test_teardown),
-		cmocka_unit_test_teardown(test_full_disk, h_test_teardown),
+		cmocka_unit_test_teardown(test_full_disk, unmount_teardown),
 	};
 
 	h_init(argc, argv);
