@@ -27,12 +27,27 @@ const volatile bool want_python = false; /* walk the frames of py_procs' process
 const volatile __u64 min_block_ns = 0;	 /* 0: no bound */
 const volatile __u64 max_block_ns = 0;
 
-struct {
+struct counts_map {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__type(key, struct sample_key);
 	__type(value, __u64);
 	__uint(max_entries, 1);
 } counts SEC(".maps");
+
+/* The counts map samples are added to: counts, or, every other interval of
+ * --continuous, a twin user space made. User space swaps them here; the kernel waits for
+ * every running program before an update of a map of maps returns
+ * (maybe_wait_bpf_programs), so once the swap returns no sample can land in
+ * the map let go, and user space reads and empties it alone: no sample is
+ * lost or counted twice, which a lookup-and-delete per key cannot promise
+ * (an add between the program's lookup and its atomic add would go to a
+ * deleted element). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__array(values, struct counts_map);
+} counts_now SEC(".maps") = { .values = { &counts } };
 
 /* The counts map is full: hand the sample to user space instead. */
 static __always_inline int spill_sample(const struct sample_key *key, __u64 weight)
@@ -68,15 +83,20 @@ static __always_inline void send_tick(const struct sample_key *key, __u64 ts, __
  * ring buffer. */
 static __always_inline int add_count(const struct sample_key *key, __u64 weight)
 {
-	__u64 *val = bpf_map_lookup_elem(&counts, key);
+	__u32 zero = 0;
+	void *m = bpf_map_lookup_elem(&counts_now, &zero);
+	__u64 *val;
 	long err;
 
+	if (!m)
+		return spill_sample(key, weight);
+	val = bpf_map_lookup_elem(m, key);
 	if (val) {
 		__sync_fetch_and_add(val, weight);
 	} else {
-		err = bpf_map_update_elem(&counts, key, &weight, BPF_NOEXIST);
+		err = bpf_map_update_elem(m, key, &weight, BPF_NOEXIST);
 		/* another CPU inserted the same key first */
-		if (err == -EEXIST && (val = bpf_map_lookup_elem(&counts, key)))
+		if (err == -EEXIST && (val = bpf_map_lookup_elem(m, key)))
 			__sync_fetch_and_add(val, weight);
 		else if (err)
 			return spill_sample(key, weight);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "symbols/beam_procs.h"
+#include "symbols/kallsyms.h"
 #include "symbols/procs.h"
 #include "symbols/py_merge.h"
 #include "symbols/py_procs.h"
@@ -92,6 +94,15 @@ struct sampler {
 	struct timespec jittered; /* when the periods last changed */
 	int event_err;		  /* the first error handling ring buffer records */
 	uint64_t live[3];	  /* --alloc: live allocations at the stop, bytes, unnamed */
+	/* --continuous: the counts map samples go to (counts_now), and its
+	 * twin, made at the first interval's end; -1 until then (made_fd:
+	 * the one made) */
+	int counts_fd, twin_fd, made_fd;
+	/* --continuous: the kernel's symbols, for every interval, read again
+	 * now and then (modules come and go); NULL until the first */
+	struct kallsyms *ksyms;
+	uint64_t ksyms_ns;   /* when they were read */
+	struct hashmap gone; /* pids found gone at the last drain */
 };
 
 /* The perf events opened on each CPU: one, or each of several -e. */
@@ -408,6 +419,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	if (!s)
 		return -ENOMEM;
 	s->opts = *o;
+	s->twin_fd = s->made_fd = -1;
 	s->ncpus = libbpf_num_possible_cpus();
 	uprobe_multi__features(&s->multi, &(bool){ false });
 	s->usdt_links.multi = s->span_links.multi = s->multi;
@@ -453,6 +465,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	err = load(s);
 	if (err)
 		goto err_free;
+	s->counts_fd = bpf_map__fd(s->skel->maps.counts);
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
 	if (!s->rb) {
 		err = -errno;
@@ -858,6 +871,7 @@ void sampler__stop(struct sampler *s)
 
 struct collect_ctx {
 	struct sampler *s;
+	int counts_fd; /* the counts map read */
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
@@ -1114,7 +1128,7 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 
 static int read_counts(struct collect_ctx *c)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.counts), err;
+	int fd = c->counts_fd, err;
 	struct sample_key key, next, *prev = NULL;
 	__u64 count;
 
@@ -1365,7 +1379,7 @@ static int add_still_off_all(struct collect_ctx *c)
 	return err;
 }
 
-int sampler__collect(struct sampler *s, struct profile *p)
+static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 {
 	struct collect_ctx *c = calloc(1, sizeof(*c));
 	int err;
@@ -1373,6 +1387,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	if (!c)
 		return -ENOMEM;
 	c->s = s;
+	c->counts_fd = counts_fd;
 	c->p = p;
 	memset(&s->runtimes, 0, sizeof(s->runtimes));
 	/* before any name is looked up: the maps JVMs write now name them */
@@ -1381,6 +1396,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	if (s->beam)
 		beam_procs__refresh(s->beam, s->procs);
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
+	if (c->sym)
+		symbolizer__lend_kallsyms(c->sym, s->ksyms);
 	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)
 		err = add_still_off_all(c);
@@ -1396,6 +1413,128 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	hashmap__free(&c->stack_of);
 	free(c);
 	return err;
+}
+
+int sampler__collect(struct sampler *s, struct profile *p)
+{
+	return collect_from(s, s->counts_fd, p);
+}
+
+/* An empty map to swap in, as counts is: counts_now takes a hash map of
+ * its template's key and value, of any size (Linux 5.10). */
+static int make_twin(struct sampler *s)
+{
+	const struct bpf_map *m = s->skel->maps.counts;
+	int fd = bpf_map_create(BPF_MAP_TYPE_HASH, "counts_twin", bpf_map__key_size(m),
+				bpf_map__value_size(m), bpf_map__max_entries(m), NULL);
+
+	if (fd < 0)
+		return -errno;
+	s->twin_fd = s->made_fd = fd;
+	return 0;
+}
+
+/* Deletes every key of a map nothing writes to any more, each after the
+ * next was found from it (a search from a deleted key, or from none,
+ * starts again at the first bucket: quadratic in a large map). */
+static int empty_map(int fd)
+{
+	struct sample_key key, next;
+	bool more = !bpf_map_get_next_key(fd, NULL, &key);
+
+	while (more) {
+		more = !bpf_map_get_next_key(fd, &key, &next);
+		if (bpf_map_delete_elem(fd, &key) && errno != ENOENT)
+			return -errno;
+		if (more)
+			key = next;
+	}
+	return 0;
+}
+
+/* Kernel names for the intervals: /proc/kallsyms is read once every
+ * KALLSYMS_AGE_NS, not for each interval (a 100-ms read of some 150,000
+ * lines, most of continuous mode's time at 19 Hz). */
+#define KALLSYMS_AGE_NS (600 * 1000000000ULL)
+
+static void refresh_kallsyms(struct sampler *s)
+{
+	if (!s->opts.kernel || (s->ksyms && now_ns() - s->ksyms_ns < KALLSYMS_AGE_NS))
+		return;
+	kallsyms__free(s->ksyms);
+	s->ksyms = NULL;
+	s->ksyms_ns = now_ns();
+	if (kallsyms__load("/proc/kallsyms", &s->ksyms))
+		s->ksyms = NULL;
+}
+
+/* A binary's symbols are kept while it was found in the last so many
+ * intervals (10 minutes of 60-s intervals). */
+#define BIN_AGES 10
+
+struct gone_ctx {
+	struct sampler *s;
+	struct hashmap now;
+};
+
+/* A process is forgotten one drain after it was first found gone: its
+ * last samples may be in the interval after the one it exited in. */
+static bool keep_proc(pid_t pid, void *arg)
+{
+	struct gone_ctx *g = arg;
+	uint64_t v;
+
+	if (pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+		return true;
+	if (hashmap__get(&g->s->gone, (uint64_t)pid, &v))
+		return false;
+	hashmap__set(&g->now, (uint64_t)pid, 1);
+	return true;
+}
+
+/* What a long capture keeps of processes that exited, and of binaries
+ * nobody ran for a while, let go (issue 20's flat memory). */
+static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
+{
+	struct gone_ctx g = { .s = s };
+
+	ev->procs = procs__evict(s->procs, keep_proc, &g);
+	ev->snapshots = procs__trim(s->procs);
+	hashmap__free(&s->gone);
+	s->gone = g.now;
+	symcache__age(s->bins);
+	ev->binaries = symcache__evict(s->bins, BIN_AGES);
+}
+
+/* The samples of the interval that ends now, counted in one map while the
+ * next interval's go to its twin: the swap returns once no program can
+ * still add to the old map (counts_now in sample.bpf.c), so the old map is
+ * read whole and emptied with nothing racing. The ring buffer is drained
+ * after the swap: what the old map could not hold (spilled) is in it. A
+ * sample spilled just after the swap may fall in this interval rather than
+ * the next; none is lost or counted twice. Stacks and symbols stay for the
+ * later intervals. */
+int sampler__drain(struct sampler *s, struct profile *p, struct sampler_evicted *ev)
+{
+	__u32 zero = 0;
+	int old = s->counts_fd, err;
+
+	refresh_kallsyms(s);
+	if (s->twin_fd < 0 && (err = make_twin(s)))
+		return err;
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.counts_now), &zero, &s->twin_fd, BPF_ANY))
+		return -errno;
+	s->counts_fd = s->twin_fd;
+	s->twin_fd = old;
+	ring_buffer__consume(s->rb);
+	if (s->event_err)
+		return s->event_err;
+	err = collect_from(s, old, p);
+	s->nspilled = s->nticks = s->nhits = 0;
+	forget_unused(s, ev);
+	/* emptied even when the reading failed: swapped in again, what it
+	 * held would be counted twice */
+	return empty_map(old) ?: err;
 }
 
 static uint64_t map_bytes(const struct bpf_map *m)
@@ -1485,6 +1624,10 @@ void sampler__free(struct sampler *s)
 	if (s->skel)
 		sampler__stop(s);
 	ring_buffer__free(s->rb);
+	if (s->made_fd >= 0)
+		close(s->made_fd);
+	kallsyms__free(s->ksyms);
+	hashmap__free(&s->gone);
 	hashmap__free(&s->thread_ns);
 	hashmap__free(&s->remapped);
 	hashmap__free(&s->span_idx);

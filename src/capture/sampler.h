@@ -109,6 +109,17 @@ void sampler__stop(struct sampler *s);
 /* Reads the kernel maps into p. Returns 0 or -errno. */
 int sampler__collect(struct sampler *s, struct profile *p);
 
+/* What a drain let go: processes gone, binaries not run for a while. */
+struct sampler_evicted {
+	size_t procs, snapshots, binaries;
+};
+
+/* --continuous: reads into p what was counted since the last drain (or the
+ * start) and starts counting anew, the capture running on; nothing lost or
+ * counted twice across the boundary. Then forgets what later intervals
+ * will not need (*ev). Returns 0 or -errno. */
+int sampler__drain(struct sampler *s, struct profile *p, struct sampler_evicted *ev);
+
 void sampler__stats(struct sampler *s, struct sampler_stats *st);
 
 /* --alloc: the programs for the allocators' entries (cookie: enum

@@ -80,6 +80,10 @@ struct source_ops {
 	uint64_t (*progress)(void *impl);
 	void (*stop)(void *impl);
 	int (*collect)(void *impl, struct profile *p);
+	/* --continuous (NULL where unsupported): what was counted since the
+	 * last drain into p, the capture going on; in note, what it let go of
+	 * what it kept, in words ("" for nothing) */
+	int (*drain)(void *impl, struct profile *p, struct strbuf *note);
 	void (*summary)(void *impl, const struct profile *p, double secs);
 	/* Fills m->event and m->losses (text kept in b) after stop. */
 	void (*describe)(void *impl, struct profile_meta *m, struct strbuf *b);

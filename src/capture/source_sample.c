@@ -116,6 +116,19 @@ int source_sampler__collect(void *impl, struct profile *p)
 	return sampler__collect(sampler_of(impl), p);
 }
 
+static int drain(void *impl, struct profile *p, struct strbuf *note)
+{
+	struct sampler_evicted ev = {};
+	int err = sampler__drain(sampler_of(impl), p, &ev);
+
+	if (ev.procs || ev.snapshots || ev.binaries)
+		strbuf__addf(note,
+			     "forgotten: %zu processes gone, %zu older snapshots of mappings, the "
+			     "symbols of %zu binaries not run lately",
+			     ev.procs, ev.snapshots, ev.binaries);
+	return err;
+}
+
 static void summary(void *impl, const struct profile *p, double secs)
 {
 	struct sample_source *ss = impl;
@@ -168,8 +181,8 @@ static void source_free(void *impl)
 	{                                                                                          \
 		.what = counted, .add_pid = source_sampler__add_pid, .start = start,               \
 		.poll = source_sampler__poll, .progress = source_sampler__progress, .stop = stop,  \
-		.collect = source_sampler__collect, .summary = summary, .describe = describe,      \
-		.free = source_free,                                                               \
+		.collect = source_sampler__collect, .drain = drain, .summary = summary,            \
+		.describe = describe, .free = source_free,                                         \
 	}
 
 static const struct source_ops sample_ops = SAMPLER_OPS("samples");

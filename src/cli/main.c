@@ -25,6 +25,7 @@
 #include "util/msg.h"
 #include "util/output.h"
 #include "cmd_diff.h"
+#include "continuous.h"
 #include "options.h"
 #include "push.h"
 #include "render.h"
@@ -35,6 +36,9 @@
 #define PROGRESS_EVERY 0.25
 
 static volatile sig_atomic_t stop_signal, nsignals;
+/* --continuous: SIGHUP ends the interval, not the run */
+static volatile sig_atomic_t hup_pending;
+static bool hup_ends_interval;
 static int verbosity;
 
 struct run {
@@ -54,14 +58,23 @@ struct run {
 	struct profile *of_type[PROFILE_MAX_TYPES];
 	struct top_stats top_st;
 	double start, secs;
-	double start_unix; /* the start in seconds since the epoch, for --push */
 	struct pusher *pusher;
 	const char *why_stopped;
 	sig_atomic_t signals_at_stop; /* nsignals then: one more stops the writing */
+	/* --continuous: the intervals' files (and later pushes), the one
+	 * running, when it began and when it ends (CLOCK_MONOTONIC) */
+	struct continuous cont;
+	struct interval iv;
+	double iv_start, iv_end;
+	double wall_start; /* CLOCK_REALTIME at start */
 };
 
 static void on_signal(int sig)
 {
+	if (sig == SIGHUP && hup_ends_interval) {
+		hup_pending = 1;
+		return;
+	}
 	stop_signal = sig;
 	nsignals++;
 }
@@ -93,7 +106,7 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static double unix_now(void)
+static double wall_now(void)
 {
 	struct timespec ts;
 
@@ -189,7 +202,7 @@ static int start(struct run *r)
 		return -EINTR;
 	}
 	r->start = now();
-	r->start_unix = unix_now();
+	r->wall_start = wall_now();
 	if (r->have_cmd && (err = command__start(&r->cmd))) {
 		p_err("cannot run '%s': %s", r->o->capture.command[0], strerror(-err));
 		r->exec_failed = true;
@@ -231,13 +244,87 @@ static const char *stop_reason(struct run *r, double t)
 	return NULL;
 }
 
+/* What the writers may tell about the capture (titles, otherData). */
+static int describe(struct run *r, struct profile *p, double start, double secs)
+{
+	struct profile_meta m = { .freq = r->o->capture.freq,
+				  .secs = secs,
+				  .start_ns = (uint64_t)(start * 1e9) };
+	struct strbuf cmd = {}, losses = {};
+	struct utsname u;
+	int err;
+
+	for (int i = 0; i < r->argc; i++)
+		strbuf__addf(&cmd, "%s%s", i ? " " : "", r->argv[i]);
+	m.cmdline = cmd.len ? cmd.s : "flamebpf";
+	if (!uname(&u)) {
+		m.kernel = u.release;
+		m.host = u.nodename;
+	}
+	m.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+	r->src.ops->describe(r->src.impl, &m, &losses);
+	err = profile__set_meta(p, &m);
+	strbuf__free(&cmd);
+	strbuf__free(&losses);
+	return err;
+}
+
+/* --continuous: the interval that ends at t (SIGHUP's, the stop's, or
+ * the schedule's) drained from the kernel and handed on; the next begins.
+ * Intervals keep to a schedule of --interval from the start, not drifting
+ * with the time the writing takes; after a SIGHUP, a new one from then. */
+static int end_interval(struct run *r, double t, bool last)
+{
+	struct profile *p = profile__new(r->src.unit), *top = NULL;
+	struct strbuf note = {};
+	struct top_stats st;
+	int err = p ? 0 : -ENOMEM;
+
+	r->iv.secs = t - r->iv_start;
+	r->iv.last = last;
+	if (!err)
+		err = r->src.ops->drain(r->src.impl, p, &note);
+	if (!err)
+		err = describe(r, p, r->iv_start, r->iv.secs);
+	if (err)
+		p_err("cannot read the %s of interval %lu from the kernel: %s", r->src.ops->what,
+		      r->iv.n, strerror(-err));
+	else if (!r->o->top ||
+		 !(err = report__keep_top(p, r->o->top, r->o->root == ROOT_TID, &top, &st)))
+		continuous__finish(&r->cont, top ? top : p, &r->iv);
+	if (note.len && verbosity)
+		p_err("  %s", note.s);
+	strbuf__free(&note);
+	profile__free(top);
+	profile__free(p);
+	r->iv.n++;
+	r->iv.start = (time_t)(r->wall_start + (t - r->start));
+	r->iv_start = t;
+	r->iv_end = hup_pending || r->iv_end + r->o->cont.interval <= t
+			    ? t + r->o->cont.interval
+			    : r->iv_end + r->o->cont.interval;
+	hup_pending = 0;
+	return err;
+}
+
+static bool interval_over(const struct run *r, double t)
+{
+	return r->o->cont.on && (hup_pending || t >= r->iv_end);
+}
+
 static int capture(struct run *r)
 {
 	double next_progress = 0, t;
 	int err;
 
 	r->gone_at_start = targets_gone(r);
+	r->wall_start = wall_now() - (now() - r->start);
+	r->iv = (struct interval){ .n = 1, .start = (time_t)r->wall_start };
+	r->iv_start = r->start;
+	r->iv_end = r->start + r->o->cont.interval;
 	while (!(r->why_stopped = stop_reason(r, t = now()))) {
+		if (interval_over(r, t) && (err = end_interval(r, t, false)))
+			return err;
 		if (t >= next_progress) {
 			report__progress(t - r->start, r->src.ops->progress(r->src.impl),
 					 r->src.ops->what);
@@ -299,31 +386,6 @@ static void explain_empty(const struct run *r)
 		      "(idle, or they exited)");
 	else
 		p_err("no samples: nothing ran on a CPU while sampling (capture too short?)");
-}
-
-/* What the writers may tell about the capture (titles, otherData). */
-static int describe(struct run *r)
-{
-	struct profile_meta m = { .freq = r->o->capture.freq,
-				  .secs = r->secs,
-				  .start_ns = (uint64_t)(r->start * 1e9) };
-	struct strbuf cmd = {}, losses = {};
-	struct utsname u;
-	int err;
-
-	for (int i = 0; i < r->argc; i++)
-		strbuf__addf(&cmd, "%s%s", i ? " " : "", r->argv[i]);
-	m.cmdline = cmd.len ? cmd.s : "flamebpf";
-	if (!uname(&u)) {
-		m.kernel = u.release;
-		m.host = u.nodename;
-	}
-	m.ncpus = sysconf(_SC_NPROCESSORS_ONLN);
-	r->src.ops->describe(r->src.impl, &m, &losses);
-	err = profile__set_meta(r->p, &m);
-	strbuf__free(&cmd);
-	strbuf__free(&losses);
-	return err;
 }
 
 /* Whether the command was stopped with the capture: by flamebpf at its end,
@@ -404,7 +466,7 @@ static int write_output(struct run *r)
 		return -ENOMEM;
 	err = r->src.ops->collect(r->src.impl, r->p);
 	if (!err)
-		err = describe(r);
+		err = describe(r, r->p, r->start, r->secs);
 	if (err) {
 		p_err("cannot read the %s from the kernel: %s", r->src.ops->what, strerror(-err));
 		return err;
@@ -421,6 +483,28 @@ static int write_output(struct run *r)
 	return err;
 }
 
+/* -v: what the last push cost. */
+static void say_pushed(const struct run *r)
+{
+	const struct push_stats *st = pusher__stats(r->pusher);
+
+	p_err("pushed %" PRIu64 " bytes to %s: encoded in %.0f ms, sent in %.0f ms", st->last_bytes,
+	      r->o->push.url, st->encode_ns / 1e6, st->send_ns / 1e6);
+}
+
+/* --continuous: each interval's profile to the backend, as a taker of
+ * the interval loop; one that waits in the spool is not lost. */
+static int push_interval(void *arg, const struct profile *p, const struct interval *iv)
+{
+	struct run *r = arg;
+	int err = pusher__push(r->pusher, p, (uint64_t)iv->start * 1000000000ULL,
+			       (uint64_t)((iv->start + iv->secs) * 1e9));
+
+	if (!err && verbosity)
+		say_pushed(r);
+	return err == -EAGAIN ? 0 : err;
+}
+
 /* --push: before the capture, so that a bad token file costs nothing. */
 static int open_pusher(struct run *r)
 {
@@ -433,25 +517,30 @@ static int open_pusher(struct run *r)
 	if (err) {
 		p_err("%s", why);
 		r->bad_input = err == -EINVAL;
+		return err;
 	}
+	if (r->o->cont.on)
+		err = continuous__add_taker(&r->cont,
+					    &(struct interval_taker){ "push", push_interval, r });
 	return err;
 }
 
-/* The profile to the backend; what could not go waits in the spool. */
+/* The profile to the backend; what could not go waits in the spool. With
+ * --continuous the intervals went already: what waits is sent now. */
 static int push(struct run *r)
 {
 	const struct profile *p = r->top ? r->top : r->p;
-	const struct push_stats *st;
 	int err;
 
 	if (!r->pusher)
 		return 0;
-	st = pusher__stats(r->pusher);
-	err = pusher__push(r->pusher, p, (uint64_t)(r->start_unix * 1e9),
-			   (uint64_t)((r->start_unix + r->secs) * 1e9));
-	if (!err && verbosity)
-		p_err("pushed %" PRIu64 " bytes to %s: encoded in %.0f ms, sent in %.0f ms",
-		      st->last_bytes, r->o->push.url, st->encode_ns / 1e6, st->send_ns / 1e6);
+	if (r->o->cont.on)
+		err = pusher__flush(r->pusher);
+	else
+		err = pusher__push(r->pusher, p, (uint64_t)(r->wall_start * 1e9),
+				   (uint64_t)((r->wall_start + r->secs) * 1e9));
+	if (!err && !r->o->cont.on && verbosity)
+		say_pushed(r);
 	if (err == -EAGAIN)
 		p_err("push: %zu upload%s not sent, kept in '%s' for the next run with --spool "
 		      "'%s'",
@@ -460,11 +549,27 @@ static int push(struct run *r)
 	return err;
 }
 
+/* --continuous at the stop: the last interval, partial, and how the run
+ * went. */
+static int finish_continuous(struct run *r)
+{
+	int err = end_interval(r, r->start + r->secs, true);
+
+	if (r->cont.lost)
+		p_err("%lu of %lu intervals lost (see above)", r->cont.lost,
+		      r->cont.lost + r->cont.written);
+	if (verbosity)
+		p_err("%lu intervals written, %" PRIu64 " %s counted in all", r->cont.written,
+		      r->src.ops->progress(r->src.impl), r->src.ops->what);
+	return err ?: r->cont.lost ? -EIO : 0;
+}
+
 static void summarize(struct run *r)
 {
 	if (r->have_cmd && r->cmd.reaped)
 		report__command_status(r->cmd.status, command_stopped(r));
-	r->src.ops->summary(r->src.impl, r->p, r->secs);
+	if (!r->o->cont.on)
+		r->src.ops->summary(r->src.impl, r->p, r->secs);
 	if (r->top)
 		report__top_share(&r->top_st, r->o->root == ROOT_TID, r->p);
 	if (verbosity)
@@ -488,6 +593,7 @@ static void cleanup(struct run *r)
 	profile__free(r->top);
 	for (size_t t = 0; t < PROFILE_MAX_TYPES; t++)
 		profile__free(r->of_type[t]);
+	continuous__free(&r->cont);
 	for (size_t i = 0; r->pidfds && i < r->o->capture.npids; i++)
 		if (r->pidfds[i] >= 0)
 			close(r->pidfds[i]);
@@ -521,14 +627,27 @@ static int exit_status(const struct run *r, int err)
 	return err ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
+/* The host's name, for {host} in --continuous's file names. */
+static const char *host_name(void)
+{
+	static struct utsname u;
+
+	return uname(&u) ? "localhost" : u.nodename;
+}
+
 static int run(const struct options *o, int argc, char **argv)
 {
 	struct run r = { .o = o, .argc = argc, .argv = argv, .cmd = { .go_fd = -1, .err_fd = -1 } };
 	int err;
 
 	/* before any file exists: a signal must not kill a run that made one */
+	hup_ends_interval = o->cont.on;
 	install_signals();
-	for (size_t i = 0; i < o->noutputs; i++) {
+	if (o->cont.on && continuous__init(&r.cont, o, host_name(), verbosity)) {
+		cleanup(&r);
+		return EXIT_FAILURE;
+	}
+	for (size_t i = 0; i < o->noutputs && !o->cont.on; i++) {
 		err = output__open(&r.out[i], o->outputs[i]);
 		if (err) {
 			p_err("cannot write '%s': %s", o->outputs[i], output__strerror(err));
@@ -540,8 +659,8 @@ static int run(const struct options *o, int argc, char **argv)
 	if (!err)
 		err = capture(&r);
 	if (!err)
-		err = write_output(&r);
-	if (!err || err == -ENODATA)
+		err = o->cont.on ? finish_continuous(&r) : write_output(&r);
+	if (!err || err == -ENODATA || (o->cont.on && err == -EIO))
 		summarize(&r);
 	if (!err)
 		err = push(&r);

@@ -11,6 +11,7 @@
 
 #include "options.h"
 #include "push_opt.h"
+#include "util/name_pattern.h"
 #include "span_opt.h"
 #include "weight.h"
 
@@ -45,6 +46,10 @@ enum {
 	OPT_ALLOC_SAMPLE,
 	OPT_SHOW,
 	OPT_SPAN,
+	OPT_CONTINUOUS,
+	OPT_INTERVAL,
+	OPT_KEEP,
+	OPT_KEEP_SIZE,
 	OPT_PUSH, /* then the others of push_opt.h, in their order */
 	OPT_PUSH_LAST = OPT_PUSH + PUSH_OPT_SPOOL_SIZE,
 };
@@ -93,6 +98,10 @@ static const struct option long_opts[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "inline", no_argument, NULL, OPT_INLINE },
 	{ "file-line", no_argument, NULL, OPT_FILE_LINE },
+	{ "continuous", no_argument, NULL, OPT_CONTINUOUS },
+	{ "interval", required_argument, NULL, OPT_INTERVAL },
+	{ "keep", required_argument, NULL, OPT_KEEP },
+	{ "keep-size", required_argument, NULL, OPT_KEEP_SIZE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
@@ -271,7 +280,18 @@ void options__usage(FILE *f)
 	      "                           their own (from DWARF: binaries built with -g,\n"
 	      "                           or their debug files)\n"
 	      "      --file-line          \" (FILE:LINE)\" after user function names (DWARF)\n"
-	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too)\n"
+	      "\n"
+	      "Continuous profiling (-F, system-wide, -p or COMMAND):\n"
+	      "      --continuous         run until stopped, a complete file per interval;\n"
+	      "                           -o PATTERN takes strftime fields of the\n"
+	      "                           interval's start (one of seconds: %S, %s, %T)\n"
+	      "                           and {host}; SIGHUP ends an interval early\n"
+	      "      --interval T         the interval: 60s (default), 1m, 1h, 90 (seconds);\n"
+	      "                           1 s at least\n"
+	      "      --keep N             keep the newest N files the pattern names\n"
+	      "      --keep-size SIZE     ... or at most SIZE bytes of them: 500M, 2G\n"
+	      "  -v, --verbose            more detail on stderr (-vv: libbpf's log too);\n"
+	      "                           with --continuous, a line per interval\n"
 	      "\n"
 	      "Push (to a profiling backend):\n"
 	      "      --push URL           send the profile to Grafana Pyroscope\n"
@@ -410,6 +430,28 @@ int options__parse_pids(const char *s, pid_t **pids, size_t *n)
 }
 
 #define usage_err(...) (snprintf(err, OPTIONS_ERR_LEN, __VA_ARGS__), -EINVAL)
+
+/* --interval: seconds, or a time with its unit (ms, s, m, h). */
+static int parse_interval(const char *s, double *secs)
+{
+	size_t len = strlen(s);
+	uint64_t ns;
+
+	if (!options__parse_duration(s, secs))
+		return 0;
+	if (len > 1 && (s[len - 1] == 'm' || s[len - 1] == 'h') && s[len - 2] != 'm') {
+		char *num = strndup(s, len - 1);
+		int err = num ? options__parse_duration(num, secs) : -ENOMEM;
+
+		free(num);
+		*secs *= s[len - 1] == 'm' ? 60 : 3600;
+		return err;
+	}
+	if (options__parse_time_ns(s, &ns))
+		return -EINVAL;
+	*secs = ns / 1e9;
+	return 0;
+}
 
 int options__heatmap(const char *arg, unsigned int *rows, char *err)
 {
@@ -645,6 +687,24 @@ static int parse_one(int c, const char *arg, struct options *o, bool *format_set
 		if (parse_unwind(arg, &o->capture.unwind))
 			return usage_err("unknown --unwind mode '%s' (auto, dwarf, fp)", arg);
 		return 0;
+	case OPT_CONTINUOUS:
+		o->cont.on = true;
+		return 0;
+	case OPT_INTERVAL:
+		if (parse_interval(arg, &o->cont.interval))
+			return usage_err("invalid --interval '%s' (60s, 1m, 1h; seconds without "
+					 "a unit)",
+					 arg);
+		return 0;
+	case OPT_KEEP:
+		if (options__parse_count(arg, SIZE_MAX, &o->cont.keep))
+			return usage_err("invalid --keep '%s' (a count of files, 1 or more)", arg);
+		return 0;
+	case OPT_KEEP_SIZE:
+		if (options__parse_bytes_max(arg, OPTIONS_MAX_KEEP_SIZE, &o->cont.keep_size))
+			return usage_err("invalid --keep-size '%s' (bytes: 500M, 2G, 1048576)",
+					 arg);
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -864,6 +924,41 @@ static int check_alloc(const struct options *o, char *err)
 	return 0;
 }
 
+/* --continuous: plain sampling, into files named by time. */
+static int check_continuous(struct options *o, char *err)
+{
+	const struct source_opts *c = &o->capture;
+	const struct continuous_opts *k = &o->cont;
+	char why[OPTIONS_ERR_LEN - 32];
+
+	if (!k->on && (k->interval || k->keep || k->keep_size))
+		return usage_err("%s is for --continuous", k->interval ? "--interval"
+							   : k->keep   ? "--keep"
+								       : "--keep-size");
+	if (!k->on)
+		return 0;
+	if (k->interval && k->interval < 1)
+		return usage_err("--interval %g s: 1 s at least", k->interval);
+	o->cont.interval = k->interval ? k->interval : OPTIONS_INTERVAL;
+	if (c->nfuncs || c->nusdt || c->alloc || c->offcpu || c->tracepoint || c->nspans ||
+	    c->period || !c->freq || (c->event && !c->event->clock) || c->nevents > 1)
+		return usage_err("--continuous is for sampling mode (-F FREQ): not with %s",
+				 c->nfuncs || c->nusdt ? "-f"
+				 : c->alloc	       ? "--alloc"
+				 : c->offcpu	       ? "--off-cpu or --wall"
+				 : c->nspans	       ? "--span"
+						       : "-e or -c");
+	for (size_t i = 0; i < o->noutputs; i++) {
+		if (!strcmp(o->outputs[i], "-"))
+			return usage_err(
+				"--continuous writes a file per interval: give -o PATTERN, "
+				"as -o /var/lib/flamebpf/%%Y%%m%%d-%%H%%M%%S.pb.gz");
+		if (name_pattern__check(o->outputs[i], why, sizeof(why)))
+			return usage_err("-o %s", why);
+	}
+	return 0;
+}
+
 static int check(struct options *o, bool format_set, char *err)
 {
 	const struct source_opts *c = &o->capture;
@@ -882,7 +977,8 @@ static int check(struct options *o, bool format_set, char *err)
 		return -EINVAL;
 	if (c->alloc || c->alloc_sample)
 		return check_alloc(o, err);
-	if (check_event(o, err) || split_outputs(o, err) || check_spans(o, err))
+	if (check_event(o, err) || split_outputs(o, err) || check_spans(o, err) ||
+	    check_continuous(o, err))
 		return -EINVAL;
 	if (!c->freq && !c->event && !c->tracepoint && !c->nusdt && !c->nfuncs && !c->offcpu &&
 	    !c->nspans && c->command)

@@ -15,6 +15,17 @@
 /* the files written: with several -e, an -o a file per event */
 #define OPTIONS_MAX_FILES (OPTIONS_MAX_OUTPUTS * PROFILE_MAX_TYPES)
 
+/* --continuous: a file per interval, rotated. */
+struct continuous_opts {
+	bool on;
+	double interval;    /* seconds; OPTIONS_INTERVAL when not given */
+	size_t keep;	    /* --keep N: the newest N files kept; 0: all */
+	uint64_t keep_size; /* --keep-size: bytes of them kept; 0: no bound */
+};
+
+#define OPTIONS_INTERVAL      60.0
+#define OPTIONS_MAX_KEEP_SIZE (1ULL << 60)
+
 struct options {
 	/* what the capture sources take: -F, -f, -l, -d, -p, COMMAND, -U, -K,
 	 * --max-calls, --unwind, the symbolizer's switches; and what the
@@ -38,6 +49,7 @@ struct options {
 	struct push_opts push;	   /* --push and its options; url NULL: none */
 	bool flamechart;
 	bool wall; /* --wall: --off-cpu with -F's samples (which -F --off-cpu is too) */
+	struct continuous_opts cont;
 	int verbose;
 	bool help, version;
 };
@@ -83,6 +95,9 @@ int options__top(const char *arg, size_t *top, char *err);
 #define OPTIONS_MAX_ALLOC_SAMPLE (1ULL << 30)
 int options__parse_bytes(const char *s, uint64_t *bytes);
 /* The same, 1 to max bytes. */
+int options__parse_bytes_max(const char *s, uint64_t max, uint64_t *bytes);
+
+/* ... up to max bytes. */
 int options__parse_bytes_max(const char *s, uint64_t max, uint64_t *bytes);
 
 /* Parses "PID[,PID...]". Returns 0, -EINVAL, or -ENOMEM. */

@@ -406,24 +406,68 @@ size_t procs__count(const struct procs *ps)
 	return n;
 }
 
+static void proc_free(struct proc *p)
+{
+	for (size_t j = 0; j < p->nsnaps; j++)
+		proc_maps__free(&p->snaps[j]);
+	free(p->snaps);
+	for (size_t j = 0; j < p->nhist; j++)
+		free(p->hist[j].path);
+	free(p->hist);
+	perfmap__free(p->pm);
+	perfmap__free(p->jit);
+	if (p->pm_held)
+		close(p->pm_fd);
+	if (p->root > 0)
+		close(p->root);
+}
+
+size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *arg)
+{
+	size_t n = 0, gone;
+
+	/* rebuilt: the hash map cannot delete; a pid it fails to take is
+	 * found no more, and gets a new entry if it is seen again */
+	hashmap__free(&ps->by_pid);
+	for (size_t i = 0; i < ps->n; i++) {
+		if (!keep(ps->v[i].pid, arg)) {
+			ps->nhist -= ps->v[i].nhist;
+			proc_free(&ps->v[i]);
+			continue;
+		}
+		ps->v[n] = ps->v[i];
+		hashmap__set(&ps->by_pid, ps->v[n].pid, n);
+		n++;
+	}
+	gone = ps->n - n;
+	ps->n = n;
+	return gone;
+}
+
+size_t procs__trim(struct procs *ps)
+{
+	size_t dropped = 0;
+
+	for (size_t i = 0; i < ps->n; i++) {
+		struct proc *p = &ps->v[i];
+
+		if (p->nsnaps < 2)
+			continue;
+		for (size_t j = 0; j + 1 < p->nsnaps; j++)
+			proc_maps__free(&p->snaps[j]);
+		p->snaps[0] = p->snaps[p->nsnaps - 1];
+		dropped += p->nsnaps - 1;
+		p->nsnaps = 1;
+	}
+	return dropped;
+}
+
 void procs__free(struct procs *ps)
 {
 	if (!ps)
 		return;
-	for (size_t i = 0; i < ps->n; i++) {
-		for (size_t j = 0; j < ps->v[i].nsnaps; j++)
-			proc_maps__free(&ps->v[i].snaps[j]);
-		free(ps->v[i].snaps);
-		for (size_t j = 0; j < ps->v[i].nhist; j++)
-			free(ps->v[i].hist[j].path);
-		free(ps->v[i].hist);
-		perfmap__free(ps->v[i].pm);
-		perfmap__free(ps->v[i].jit);
-		if (ps->v[i].pm_held)
-			close(ps->v[i].pm_fd);
-		if (ps->v[i].root > 0)
-			close(ps->v[i].root);
-	}
+	for (size_t i = 0; i < ps->n; i++)
+		proc_free(&ps->v[i]);
 	free(ps->v);
 	hashmap__free(&ps->by_pid);
 	free(ps);

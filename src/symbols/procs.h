@@ -3,6 +3,8 @@
 #ifndef FLAMEBPF_PROCS_H
 #define FLAMEBPF_PROCS_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -75,6 +77,17 @@ int procs__root(const struct procs *ps, pid_t pid);
 
 /* How many processes had at least one snapshot. */
 size_t procs__count(const struct procs *ps);
+
+/* Forgets every process keep(pid, arg) is false for: its snapshots,
+ * mappings and perf map (a long capture's processes that exited). Returns
+ * how many were forgotten. */
+size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *arg);
+
+/* Drops every snapshot but the newest of each process: what a long
+ * capture needs no more once the samples taken before it were named (a
+ * process that maps code again and again would pile them up). Returns how
+ * many were dropped. */
+size_t procs__trim(struct procs *ps);
 
 void procs__free(struct procs *ps);
 

@@ -20,6 +20,7 @@ struct symbolizer {
 	struct kallsyms *ksyms;
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
+	bool klent; /* ksyms is the caller's (symbolizer__lend_kallsyms) */
 	bool no_demangle;
 	bool inline_frames, file_line;	      /* --inline, --file-line: DWARF wanted */
 	struct hashmap user_names, user_offs; /* hash(binary, file offset, is_return) */
@@ -389,6 +390,14 @@ const char *symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, bool is_r
 	return s->ksyms ? kallsyms__lookup(s->ksyms, ip - is_return, &off) : NULL;
 }
 
+void symbolizer__lend_kallsyms(struct symbolizer *s, struct kallsyms *ks)
+{
+	if (!s->kloaded && ks) {
+		s->ksyms = ks;
+		s->kloaded = s->klent = true;
+	}
+}
+
 int symbolizer__kernel_err(const struct symbolizer *s)
 {
 	return s->kerr;
@@ -400,7 +409,8 @@ void symbolizer__free(struct symbolizer *s)
 		return;
 	if (s->own_bins)
 		symcache__free(s->bins);
-	kallsyms__free(s->ksyms);
+	if (!s->klent)
+		kallsyms__free(s->ksyms);
 	hashmap__free(&s->user_names);
 	hashmap__free(&s->user_offs);
 	hashmap__free(&s->user_sets);

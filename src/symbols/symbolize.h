@@ -40,6 +40,12 @@ struct symcache;
  * the source read already (symbolizer__preload), which it keeps owning. */
 struct symbolizer *symbolizer__new_with(struct profile *p, struct procs *ps, struct symcache *bins);
 
+/* Lends ks (the caller keeps and frees it) for kernel names, instead of
+ * reading /proc/kallsyms at the first kernel address: --continuous loads
+ * it once for many intervals. No effect once names were looked up. */
+struct kallsyms;
+void symbolizer__lend_kallsyms(struct symbolizer *s, struct kallsyms *ks);
+
 /* A cache of binaries for symbolizer__preload, with the default options. */
 struct symcache *symbolizer__new_cache(void);
 

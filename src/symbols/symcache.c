@@ -13,6 +13,7 @@
 struct symcache {
 	struct binary **v;
 	size_t n;
+	unsigned long age;	    /* symcache__age's count */
 	struct hashmap by_file;	    /* hash(dev, inode) -> index in v */
 	struct hashmap by_build_id; /* hash(build-id) -> index in v */
 	const char *debug_root;
@@ -119,8 +120,10 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 	char *path;
 	int fd;
 
-	if (hashmap__get(&c->by_file, key, &i))
+	if (hashmap__get(&c->by_file, key, &i)) {
+		c->v[i]->used = c->age;
 		return c->v[i];
+	}
 	path = mapped_file__path(m);
 	b = path ? binary__new(path) : NULL;
 	if (!b)
@@ -131,7 +134,10 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 	binary__read(b, &w, fd, other);
 	if (fd >= 0)
 		close(fd);
-	if (add_binary(c, b, key, other ? 0 : id_key)) {
+	b->file_key = key;
+	b->id_key = other ? 0 : id_key;
+	b->used = c->age;
+	if (add_binary(c, b, key, b->id_key)) {
 		binary__free(b);
 		return NULL;
 	}
@@ -171,6 +177,60 @@ struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const st
 		open_lines(c, b, m, pid, root);
 	}
 	return b->lines;
+}
+
+void symcache__age(struct symcache *c)
+{
+	c->age++;
+}
+
+/* Keeps b if used in the last ages ages; a binary whose symbols another
+ * kept one borrows (the same build-id) stays with it. */
+static void mark_kept(const struct symcache *c, unsigned long ages, bool *keep)
+{
+	uint64_t owner;
+
+	for (size_t i = 0; i < c->n; i++)
+		keep[i] = c->age - c->v[i]->used < ages;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct binary *b = c->v[i];
+
+		if (!keep[i] || !b->borrowed)
+			continue;
+		for (owner = 0; owner < c->n; owner++)
+			if (!c->v[owner]->borrowed && c->v[owner]->syms == b->syms)
+				keep[owner] = true;
+	}
+}
+
+size_t symcache__evict(struct symcache *c, unsigned long ages)
+{
+	bool *keep = calloc(c->n ? c->n : 1, sizeof(*keep));
+	size_t n = 0, gone;
+
+	if (!keep)
+		return 0;
+	mark_kept(c, ages, keep);
+	hashmap__free(&c->by_file);
+	hashmap__free(&c->by_build_id);
+	for (size_t i = 0; i < c->n; i++) {
+		struct binary *b = c->v[i];
+
+		if (!keep[i]) {
+			binary__free(b);
+			continue;
+		}
+		/* a binary the maps fail to take is read again when seen again */
+		c->v[n] = b;
+		hashmap__set(&c->by_file, b->file_key, n);
+		if (b->id_key && b->build_id[0])
+			hashmap__set(&c->by_build_id, b->id_key, n);
+		n++;
+	}
+	free(keep);
+	gone = c->n - n;
+	c->n = n;
+	return gone;
 }
 
 void symcache__free(struct symcache *c)

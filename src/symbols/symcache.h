@@ -24,6 +24,9 @@ struct binary {
 	struct srcline *lines;	   /* DWARF, read on first use (symcache__srcline) */
 	int lines_fd;		   /* the file lines reads */
 	bool lines_tried;
+	/* the cache's: its keys, and its age when last found */
+	uint64_t file_key, id_key;
+	unsigned long used;
 };
 
 struct symcache;
@@ -46,6 +49,14 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
  * NULL when there is none. */
 struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const struct map_entry *m,
 				  pid_t pid, int root);
+
+/* A long capture (--continuous) ages the cache once an interval, and
+ * evicts the binaries not found in the last ages ages (those nobody maps
+ * any more, or whose processes did not run): read again if they are
+ * needed again. No binary may be in use across the call. Returns how many
+ * were evicted. */
+void symcache__age(struct symcache *c);
+size_t symcache__evict(struct symcache *c, unsigned long ages);
 
 void symcache__free(struct symcache *c);
 

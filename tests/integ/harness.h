@@ -238,6 +238,12 @@ void h_require_bpf(void);
  * a usage error (exit status 2) whose message says `said`. */
 void h_assert_refused(const char *const *args, size_t nargs, const char *const *tail,
 		      const char *said);
+/* h_assert_refused for each of an array of cases, each with its .args
+ * (an array, NULL-padded) and .said; tail after each's args. */
+#define h_assert_all_refused(cases, tail)                                                          \
+	for (size_t i_ = 0; i_ < sizeof(cases) / sizeof((cases)[0]); i_++)                         \
+	h_assert_refused((cases)[i_].args, sizeof((cases)[i_].args) / sizeof((cases)[i_].args[0]), \
+			 (tail), (cases)[i_].said)
 
 /* Skips the current test unless a `go` is on PATH (golang-go), whose `go
  * tool pprof` is pprof's reference reader. */

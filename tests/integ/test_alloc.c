@@ -476,9 +476,7 @@ static void test_usage(void **state)
 	static const char *const tail[] = { "--", "true", NULL };
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		h_assert_refused(cases[i].args, sizeof(cases[i].args) / sizeof(cases[i].args[0]),
-				 tail, cases[i].said);
+	h_assert_all_refused(cases, tail);
 }
 
 int main(int argc, char **argv)

@@ -407,9 +407,7 @@ static void test_refused(void **state)
 	};
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		h_assert_refused(cases[i].args, sizeof(cases[i].args) / sizeof(cases[i].args[0]),
-				 NULL, cases[i].said);
+	h_assert_all_refused(cases, NULL);
 }
 
 int main(int argc, char **argv)

@@ -9,9 +9,11 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "symbols/procs.h"
 
@@ -110,6 +112,56 @@ static void test_parent_maps(void **state)
 	procs__free(ps);
 }
 
+/* Evicting forgets what was known of the processes let go, and only of
+ * them; the bound of all histories counts what remains. */
+static bool keep_odd(pid_t pid, void *arg)
+{
+	(void)arg;
+	return pid % 2;
+}
+
+static void test_evict(void **state)
+{
+	struct procs *ps = procs__new();
+	struct map_entry a = mapping(0x1000, 0x2000, "/usr/bin/x");
+
+	(void)state;
+	assert_non_null(ps);
+	for (pid_t pid = GONE_PID - 9; pid <= GONE_PID; pid++)
+		assert_int_equal(procs__add_history(ps, pid, &a), 0);
+	assert_int_equal(procs__evict(ps, keep_odd, NULL), 5);
+	assert_int_equal(procs__size(ps), 5);
+	for (pid_t pid = GONE_PID - 9; pid <= GONE_PID; pid++) {
+		const struct map_entry *e = procs__find(ps, pid, 0x1000);
+
+		if (pid % 2 ? !e : !!e)
+			fail_msg("pid %d: %s", pid, e ? "still known" : "forgotten");
+	}
+	/* a pid let go is new again */
+	assert_int_equal(procs__add_history(ps, GONE_PID - 1, &a), 0);
+	assert_non_null(procs__find(ps, GONE_PID - 1, 0x1000));
+	procs__free(ps);
+}
+
+/* Trimming keeps each process's newest snapshot, which still names its
+ * addresses. */
+static void test_trim(void **state)
+{
+	struct procs *ps = procs__new();
+	const struct map_entry *e;
+
+	(void)state;
+	assert_non_null(ps);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(procs__snapshot(ps, getpid()), 0);
+	assert_int_equal(procs__trim(ps), 2);
+	assert_int_equal(procs__trim(ps), 0);
+	e = procs__find(ps, getpid(), (uint64_t)(uintptr_t)&test_trim);
+	assert_non_null(e);
+	assert_non_null(strstr(e->path, "test_procs"));
+	procs__free(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -117,6 +169,8 @@ int main(void)
 		cmocka_unit_test(test_newest_mapping_wins),
 		cmocka_unit_test(test_history_bounded),
 		cmocka_unit_test(test_parent_maps),
+		cmocka_unit_test(test_evict),
+		cmocka_unit_test(test_trim),
 	};
 
 	return cmocka_run_group_tests_name("procs", tests, NULL, NULL);
