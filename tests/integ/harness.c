@@ -433,6 +433,27 @@ bool h_wait_attached(pid_t pid, double timeout)
 
 /* ---- files and text ---- */
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t h_list_dir(const char *dir, char **names, size_t max)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	if (!d)
+		fail_msg("cannot list '%s': %s", dir, strerror(errno));
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && n < max)
+			names[n++] = strdup(e->d_name);
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), by_name);
+	return n;
+}
+
 char *h_slurp(const char *path)
 {
 	size_t len = 0, cap = 4096;

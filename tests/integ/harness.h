@@ -113,6 +113,11 @@ double h_cpu_time(pid_t pid);
  */
 bool h_wait_attached(pid_t pid, double timeout);
 
+/* The entries of dir but . and .., sorted by name, strdup'd into names
+ * (at most max; free each): how many. Fails the test when dir cannot be
+ * read. */
+size_t h_list_dir(const char *dir, char **names, size_t max);
+
 /* Reads a whole file; NULL and errno set on failure. */
 char *h_slurp(const char *path);
 bool h_exists(const char *path);

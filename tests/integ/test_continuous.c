@@ -25,24 +25,10 @@ struct listing {
 	size_t n;
 };
 
-static int by_name(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The entries of dir but . and .., sorted (the patterns sort by time). */
 static void list_dir(const char *dir, struct listing *l)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-
-	assert_non_null(d);
-	l->n = 0;
-	while ((e = readdir(d)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") && l->n < MAX_FILES)
-			l->names[l->n++] = strdup(e->d_name);
-	closedir(d);
-	qsort(l->names, l->n, sizeof(l->names[0]), by_name);
+	l->n = h_list_dir(dir, l->names, MAX_FILES);
 }
 
 static void free_listing(struct listing *l)

@@ -248,6 +248,69 @@ static void test_pyroscope(void **state)
 	h_folded_free(&c.f);
 }
 
+/* --continuous with --push: each interval's profile goes, in order, as
+ * the file of that interval holds it (go tool pprof's total equals the
+ * folded file's), the intervals' times one after the other. */
+static void test_continuous(void **state)
+{
+	char url[64], pattern[4200], path[4200], file[8400], *names[16];
+	long long from[16], until[16];
+	size_t n = 0, all;
+	struct h_folded f;
+	struct receiver rv;
+	struct h_result r;
+	struct h_proc work;
+
+	(void)state;
+	h_require_bpf();
+	h_require_go();
+	start_receiver(&rv, "continuous", 0, 200);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%d", rv.port);
+	snprintf(pattern, sizeof(pattern), "%s/iv-%%Y%%m%%d-%%H%%M%%S.folded", rv.dir);
+	h_start_workload(&work, H_ARGV(h_workload("cpu_tree"), "8"));
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-F", "99", "--continuous", "--interval", "1s",
+				      "-d", "3.5", "-o", pattern, "--push", url, "--spool",
+				      h_path("spool-continuous"))),
+			 0);
+	h_assert_status(&r, 0);
+	h_stop(&work);
+	all = h_list_dir(rv.dir, names, 16);
+	for (size_t i = 0; i < all; i++)
+		if (!strncmp(names[i], "iv-", 3))
+			names[n++] = names[i];
+		else
+			free(names[i]);
+	if (n < 3 || n > 5) {
+		h_dump(&r, "flamebpf");
+		fail_msg("%zu interval files, expected 4", n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		json_object *m = upload_meta(&rv, (int)i);
+
+		if (!m) {
+			h_dump(&r, "flamebpf");
+			fail_msg("interval %zu was written but not pushed", i + 1);
+		}
+		from[i] = atoll(jstr(m, "query", "from"));
+		until[i] = atoll(jstr(m, "query", "until"));
+		json_object_put(m);
+		snprintf(file, sizeof(file), "%s/%s", rv.dir, names[i]);
+		h_folded_must_load(file, &f);
+		print_message("interval %zu: %lld to %lld, %llu samples\n", i + 1, from[i],
+			      until[i], f.total);
+		assert_int_equal(pprof_total(upload_path(&rv, (int)i, path, sizeof(path))),
+				 f.total);
+		h_folded_free(&f);
+		if (i && (from[i] < from[i - 1] || from[i] > until[i - 1]))
+			fail_msg("interval %zu begins at %lld, not where %zu ended (%lld)", i + 1,
+				 from[i], i, until[i - 1]);
+		free(names[i]);
+	}
+	assert_null(upload_meta(&rv, (int)n));
+	h_result_free(&r);
+}
+
 /* The string at index i of the dictionary. */
 static const char *dstr(const otlp_dict *d, int32_t i)
 {
@@ -496,6 +559,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_otlp, h_test_teardown),
 		cmocka_unit_test_teardown(test_token, h_test_teardown),
 		cmocka_unit_test_teardown(test_down_then_next_run, h_test_teardown),
+		cmocka_unit_test_teardown(test_continuous, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_input, h_test_teardown),
 	};
 
