@@ -1,8 +1,11 @@
 #!/bin/bash
-# Soak test (make soak; not part of make test): two flamebpf runs at once for
-# SOAK_SECS seconds (default 600) at a high event rate, one in uprobe
+# Soak test (make soak; not part of make test): three flamebpf runs at once
+# for SOAK_SECS seconds (default 600) at a high event rate, one in uprobe
 # timeline mode (--flamechart: a ring-buffer record per call of a function
-# called as fast as a loop can), one sampling at 4999 Hz. Prints each one's
+# called as fast as a loop can), one sampling at 4999 Hz, and one
+# continuous profiler (--continuous, system-wide at 99 Hz, a pprof file a
+# minute, the newest 3 kept) beside a churn of short-lived processes (a
+# `true` about every 20 ms). Prints each one's
 # RSS (VmRSS) every SOAK_EVERY seconds (default 10), then the first figure
 # and the last one of the capture, the peak (VmHWM, writing the output
 # included), the event rates and the losses from the summaries.
@@ -37,14 +40,25 @@ trace=$!
 "$fb" -F 4999 -d "$secs" -o "$dir/sample.folded" -- \
 	"$storm" spin 2 $((secs + 60)) >/dev/null 2>"$dir/sample.err" &
 sample=$!
+"$fb" -F 99 --continuous --interval "${SOAK_INTERVAL:-60}" -d "$secs" --keep 3 \
+	-o "$dir/cont-%Y%m%d-%H%M%S.pb.gz" -v 2>"$dir/cont.err" &
+cont=$!
+# short-lived processes beside it: their mappings and tables must not pile up
+(while kill -0 "$cont" 2>/dev/null; do
+	/bin/true
+	sleep 0.02
+done) &
+churn=$!
 
-echo "soak: ${secs} s, RSS every ${every} s (trace: pid $trace, sample: pid $sample)"
+echo "soak: ${secs} s, RSS every ${every} s (trace: pid $trace, sample: pid $sample," \
+	"cont: pid $cont)"
 declare -A first last peak
 start=$SECONDS
 sleep 2
-while kill -0 "$trace" 2>/dev/null || kill -0 "$sample" 2>/dev/null; do
+alive() { kill -0 "$trace" 2>/dev/null || kill -0 "$sample" 2>/dev/null || kill -0 "$cont" 2>/dev/null; }
+while alive; do
 	line="soak: $((SECONDS - start)) s"
-	for name in trace sample; do
+	for name in trace sample cont; do
 		pid=${!name}
 		kb=$(rss_kb "$pid")
 		[ -n "$kb" ] || continue
@@ -56,7 +70,7 @@ while kill -0 "$trace" 2>/dev/null || kill -0 "$sample" 2>/dev/null; do
 	done
 	echo "$line"
 	for ((i = 0; i < every * 10; i++)); do
-		kill -0 "$trace" 2>/dev/null || kill -0 "$sample" 2>/dev/null || break
+		alive || break
 		sleep 0.1
 	done
 done
@@ -64,13 +78,16 @@ wait "$trace"
 trace_status=$?
 wait "$sample"
 sample_status=$?
+wait "$cont"
+cont_status=$?
+wait "$churn"
 
 failed=0
-for name in trace sample; do
+for name in trace sample cont; do
 	status_var=${name}_status
 	err=$dir/$name.err
 	echo "== $name: exit ${!status_var}"
-	grep -E '^flamebpf: [0-9]+ (calls|samples)|^flamebpf: lost:' "$err"
+	grep -E '^flamebpf: [0-9]+ (calls|samples)|^flamebpf: lost:|intervals? (written|lost)' "$err"
 	summary=$(grep -E '^flamebpf: [0-9]+ (calls|samples)' "$err")
 	rate=$(echo "$summary" | awk '{n = $2; for (i = 1; i < NF; i++) if ($(i + 1) == "s") t = $i; if (t > 0) printf "%.0f", n / t}')
 	echo "$name: ${rate:-?} ${summary:+$(echo "$summary" | awk '{sub(/,$/, "", $3); print $3}')}/s;" \
@@ -87,5 +104,5 @@ for name in trace sample; do
 		failed=1
 	fi
 done
-rm -f "$dir/trace.folded" "$dir/sample.folded"
+rm -f "$dir/trace.folded" "$dir/sample.folded" "$dir"/cont-*.pb.gz
 exit $failed
