@@ -472,6 +472,7 @@ bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 	$(Q)tools/bench_events.sh
 	$(Q)tools/bench_alloc.sh
 	$(Q)tools/bench_usdt.sh
+	$(Q)tools/bench_python.sh
 	$(Q)tools/bench_render.sh
 	$(Q)tools/bench_unwind.sh
 	$(Q)tools/deps.sh --test
