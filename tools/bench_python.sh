@@ -36,7 +36,7 @@ CONDS=(none py@99 nopy@99 py@999 nopy@999)
 FUNCS=(parse compute encode)
 declare -A SHARE=([parse]=0.3 [compute]=0.6 [encode]=0.1)
 declare -A WHY=() # conditions that could not run: why
-STATS_WAS=
+STATS_WAS='' FLOOR=''
 
 label() {
 	case $1 in
@@ -130,7 +130,8 @@ sample_pid() {
 }
 
 # What a filtered run costs (a sleeping target: every sample is another
-# process's), into FLOOR for this repetition.
+# process's), into FLOOR for this repetition (the last one's if no reading
+# came).
 run_floor() {
 	local spid
 
@@ -138,11 +139,12 @@ run_floor() {
 	spid=$!
 	sample_pid floor 999 "$spid" "$WORK/floor.log" 2
 	end_job "$spid"
-	if [[ -z $RT ]] || ((RC == 0)); then
+	if [[ -n $RT ]] && ((RC > 0)); then
+		FLOOR=$(calc 't / c' t="$RT" c="$RC")
+		add "floor" "$FLOOR"
+	elif [[ -z ${FLOOR:-} ]]; then
 		die_log "$WORK/floor.log" "no run-time statistics of on_sample (kernel.bpf_stats_enabled?)"
 	fi
-	FLOOR=$(calc 't / c' t="$RT" c="$RC")
-	add "floor" "$FLOOR"
 }
 
 # One run of condition $1 in repetition $2.
