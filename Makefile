@@ -501,6 +501,7 @@ bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 	$(Q)tools/bench_usdt.sh
 	$(Q)tools/bench_pytrace.sh
 	$(Q)tools/bench_continuous.sh
+	$(Q)tools/bench_python.sh
 	$(Q)tools/bench_render.sh
 	$(Q)tools/bench_unwind.sh
 	$(Q)tools/deps.sh --test

@@ -146,6 +146,23 @@ check_idle() {
 		log "warning: the CPUs are ${BUSY}% busy without the benchmark: noisy results"
 }
 
+# The BPF program on_sample of the flamebpf running as pid $1: "RUN_TIME_NS
+# RUN_CNT", from the fdinfo of its descriptor (bpftool may not say pids).
+sample_stats() {
+	"${BPFTOOL:-bpftool}" prog show --json | python3 -c '
+import glob, json, sys
+ids = {p["id"] for p in json.load(sys.stdin) if p.get("name") == "on_sample"}
+for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
+    try:
+        info = dict(l.split(":", 1) for l in open(f).read().splitlines() if ":" in l)
+    except OSError:
+        continue
+    if int(info.get("prog_id", "-1")) in ids and "run_cnt" in info:
+        print(info["run_time_ns"].strip(), info["run_cnt"].strip())
+        sys.exit(0)
+sys.exit(1)' "$1"
+}
+
 # Tables ------------------------------------------------------------------
 
 # Appends what table() prints to build/bench/results.md, after the tables

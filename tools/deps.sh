@@ -13,7 +13,8 @@ BUILD_PKGS="gcc make pkg-config clang llvm libbpf-dev bpftool libelf-dev libdw-d
 # python3.11: Debian's own CPython, whose frames test_python names; its
 # headers (libpython3.11-dev) check the layout table (test_py_layout).
 TEST_PKGS="python3.11 libpython3.11-dev libcmocka-dev systemtap-sdt-dev nodejs util-linux libcap2-bin binutils xz-utils g++ bsdutils golang-go rustc qpdf libxml2-utils chromium libclang-rt-14-dev valgrind"
-BENCH_PKGS="linux-perf time bpfcc-tools heaptrack"
+# python3.11: the interpreter tools/bench_python.sh samples (py-spy is not packaged).
+BENCH_PKGS="linux-perf time bpfcc-tools heaptrack python3.11"
 # The runtimes whose JIT frames test_runtimes names: Erlang (OTP 25, its
 # JIT; erlang-base has erl and erlc), Elixir, OpenJDK 17 (java, javac,
 # jcmd). Optional: without them those tests skip, saying why.

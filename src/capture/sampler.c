@@ -79,6 +79,7 @@ struct sampler {
 	struct py_procs *py;	   /* Python processes found; NULL without user stacks */
 	struct beam_procs *beam;   /* Erlang nodes found; NULL without user stacks */
 	uint64_t beam_ns;	   /* when their JITs' names were last looked at */
+	bool py_off;		   /* FLAMEBPF_NO_PYTHON=1: found, their frames not walked */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
 	struct sample_count_event *spilled; /* samples that did not fit in the counts map */
@@ -330,15 +331,25 @@ static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
 	return array__push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
 }
 
-/* A Python of a known layout in pid: its frames walked from now on. What
- * is not Python, or not known, is left as it is (the summary names a
- * version whose layout is unknown). */
+/* Whether FLAMEBPF_NO_PYTHON=1 asks to leave Python frames unwalked: a
+ * knob to measure what the walk costs (tools/bench_python.sh), the same
+ * BPF program sampling with and without it. */
+static bool python_off_asked(void)
+{
+	const char *v = getenv("FLAMEBPF_NO_PYTHON");
+
+	return v && !strcmp(v, "1");
+}
+
+/* A Python of a known layout in pid: its frames walked from now on (unless
+ * FLAMEBPF_NO_PYTHON=1). What is not Python, or not known, is left as it
+ * is (the summary names a version whose layout is unknown). */
 static void find_python(struct sampler *s, pid_t pid)
 {
 	struct py_proc info = {};
 	__u32 key = (__u32)pid;
 
-	if (s->py && !py_procs__detect(s->py, s->procs, pid, &info))
+	if (s->py && !py_procs__detect(s->py, s->procs, pid, &info) && !s->py_off)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.py_procs), &key, &info, BPF_ANY);
 }
 
@@ -449,6 +460,7 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
+	s->py_off = python_off_asked();
 	if (o->user &&
 	    (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
 		err = -ENOMEM;
@@ -1577,6 +1589,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	if (s->py) {
 		st->python_procs = py_procs__count(s->py, st->python_name, sizeof(st->python_name));
 		st->python_unknown = py_procs__unknown(s->py);
+		st->python_off = s->py_off;
 	}
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +

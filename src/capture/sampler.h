@@ -79,7 +79,8 @@ struct sampler_stats {
 	uint64_t live, live_bytes;	 /* --alloc: allocations live at the stop, their bytes */
 	uint64_t live_unnamed;		 /* ... of stacks whose counts were lost: left out */
 	const struct runtimes *runtimes; /* the language runtimes sampled, after collecting */
-	size_t python_procs;		 /* Python processes whose frames were walked */
+	size_t python_procs;		 /* Python processes of a known layout found */
+	bool python_off;		 /* ... their frames not walked (FLAMEBPF_NO_PYTHON=1) */
 	char python_name[32];		 /* ... the first one's version: "python3.11" */
 	const char *python_unknown;	 /* a Python version whose layout is unknown, or NULL */
 };

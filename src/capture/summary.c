@@ -118,7 +118,10 @@ static void report_python(const struct sampler_stats *st)
 {
 	uint64_t all = st->counter[CNT_PY_SAMPLES], named = st->counter[CNT_PY_STACKS];
 
-	if (st->python_procs)
+	if (st->python_procs && st->python_off)
+		p_err("python: %zu process%s (%s), frames not walked: FLAMEBPF_NO_PYTHON=1",
+		      st->python_procs, st->python_procs == 1 ? "" : "es", st->python_name);
+	else if (st->python_procs)
 		p_err("python: %zu process%s (%s), %.0f%% of %s samples with Python frames",
 		      st->python_procs, st->python_procs == 1 ? "" : "es", st->python_name,
 		      all ? 100.0 * named / all : 0.0, st->python_procs == 1 ? "its" : "their");

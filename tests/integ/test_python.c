@@ -13,6 +13,7 @@
  * (tests/workloads/py_async.py) nested as Python shows them, in shares
  * within 10% of the truth. And a thread's frames in a sub-interpreter
  * (tests/workloads/py_subinterp.py) above its main interpreter's.
+ * FLAMEBPF_NO_PYTHON=1 leaves the frames unwalked.
  */
 #include "py_workloads.h"
 
@@ -304,6 +305,53 @@ static void test_offcpu(void **state)
 	h_result_free(&r);
 }
 
+/* A frame of the evaluation loop: what Python frames replace. */
+static bool has_eval_frame(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, ";_PyEval_EvalFrameDefault") != NULL;
+}
+
+static int walk_off_teardown(void **state)
+{
+	unsetenv("FLAMEBPF_NO_PYTHON");
+	return h_test_teardown(state);
+}
+
+/* FLAMEBPF_NO_PYTHON=1 (tools/bench_python.sh's native-only baseline):
+ * the process is found, its frames are not walked, its samples keep the
+ * evaluation loop's native frames, and the summary says why. */
+static void test_walk_off(void **state)
+{
+	const char *out = h_path("py_off.folded");
+	unsigned long long py, eval;
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	require_python();
+	setenv("FLAMEBPF_NO_PYTHON", "1", 1);
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "-o", out, "--", PYTHON, PY_BUSY, "2"));
+	py = h_sum(&f, pw_has_py_frame, NULL);
+	eval = h_sum(&f, has_eval_frame, NULL);
+	print_message("%llu samples, %llu with Python frames, %.1f%% in the evaluation loop\n",
+		      f.total, py, pw_pct(eval, f.total));
+	if (f.total < 100 || py || eval * 100 < f.total * 80) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("Python frames walked, or the evaluation loop's frames missing");
+	}
+	if (!h_has_line(r.err, "flamebpf: python: 1 process (python3.11), frames not walked: "
+			       "FLAMEBPF_NO_PYTHON=1")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say the frames were not walked");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,6 +362,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_offcpu, h_test_teardown),
 		cmocka_unit_test_teardown(test_asyncio, h_test_teardown),
 		cmocka_unit_test_teardown(test_subinterpreter, h_test_teardown),
+		cmocka_unit_test_teardown(test_walk_off, walk_off_teardown),
 	};
 
 	h_init(argc, argv);

@@ -3,7 +3,8 @@
 # a recursive helper), encode ~10% (in zlib's C code). Each function runs
 # for its slice of CPU time, and the CPU time each one took is measured
 # here (time.process_time) and printed at the end, the truth the profile
-# is checked against. Usage: py_busy.py SECONDS
+# is checked against; so is the work each did (its loop's rounds), for
+# tools/bench_python.sh's throughput. Usage: py_busy.py SECONDS
 import sys
 import time
 import zlib
@@ -14,11 +15,12 @@ DATA = bytes((i * 7919 + (i >> 5)) & 0xFF for i in range(1 << 16))
 
 def parse(until):
     text = "12,345,6789,1011,-12,7,88888,3\n" * 20
-    total = 0
+    rounds = 0
     while time.process_time() < until:
         for line in text.splitlines():
-            total += sum(int(x) for x in line.split(","))
-    return total
+            sum(int(x) for x in line.split(","))
+        rounds += 1
+    return rounds
 
 
 def fib(n):
@@ -26,21 +28,24 @@ def fib(n):
 
 
 def compute(until):
-    total = 0
+    rounds = 0
     while time.process_time() < until:
-        total += fib(14)
-    return total
+        fib(14)
+        rounds += 1
+    return rounds
 
 
 def encode(until):
-    size = 0
+    rounds = 0
     while time.process_time() < until:
-        size += len(zlib.compress(DATA, 6))
-    return size
+        zlib.compress(DATA, 6)
+        rounds += 1
+    return rounds
 
 
 def main(seconds):
     spent = {"parse": 0.0, "compute": 0.0, "encode": 0.0}
+    work = {"parse": 0, "compute": 0, "encode": 0}
     funcs = {"parse": parse, "compute": compute, "encode": encode}
     shares = {"parse": 0.3, "compute": 0.6, "encode": 0.1}
     start = time.process_time()
@@ -48,11 +53,13 @@ def main(seconds):
     while time.monotonic() < end:
         for name, f in funcs.items():
             t = time.process_time()
-            f(t + SLICE * shares[name])
+            work[name] += f(t + SLICE * shares[name])
             spent[name] += time.process_time() - t
     total = time.process_time() - start
     print("py_busy: parse %.3f compute %.3f encode %.3f total %.3f"
           % (spent["parse"], spent["compute"], spent["encode"], total), flush=True)
+    print("py_busy work: parse %d compute %d encode %d"
+          % (work["parse"], work["compute"], work["encode"]), flush=True)
 
 
 if __name__ == "__main__":
