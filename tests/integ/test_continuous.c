@@ -360,6 +360,80 @@ static int unmount_teardown(void **state)
 	return h_test_teardown(state);
 }
 
+#define DAEMON_CAPS "-all,+bpf,+perfmon,+sys_ptrace,+dac_read_search"
+
+/* A stack of cpu_tree (its root "cpu_tree-PID") through tree_a, named. */
+static bool tree_a_named(const char *stack, const void *arg)
+{
+	(void)arg;
+	return !strncmp(stack, "cpu_tree-", 9) && strstr(stack, ";tree_a;");
+}
+
+/*
+ * As examples/flamebpf.service runs it: a user of no account (nobody)
+ * with only the four capabilities the unit grants, inherited through
+ * ambient capabilities, no new privileges. The intervals are written and a
+ * process of another user (cpu_tree, root's) is named through its maps.
+ */
+static void test_daemon_caps(void **state)
+{
+	char dir[] = "/tmp/flamebpf-caps-XXXXXX", fb[64], pat[128], pid[16];
+	unsigned long long named = 0, all = 0;
+	struct h_folded f;
+	struct h_result r, cp;
+	struct listing l;
+	struct h_proc w;
+
+	(void)state;
+	require_bpf();
+	if (access("/usr/bin/setpriv", X_OK)) {
+		print_message("SKIP: no setpriv (util-linux) to drop to the unit's capabilities\n");
+		skip();
+	}
+	/* a place nobody can reach, the binary copied there: ours may not be */
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chmod(dir, 0777), 0);
+	snprintf(fb, sizeof(fb), "%s/flamebpf", dir);
+	assert_int_equal(h_run(&cp, 30, H_ARGV("cp", h_flamebpf(), fb)), 0);
+	h_assert_status(&cp, 0);
+	h_result_free(&cp);
+	assert_int_equal(chmod(fb, 0755), 0);
+	snprintf(pat, sizeof(pat), "%s/caps-%%Y%%m%%d-%%H%%M%%S.folded", dir);
+	h_start_workload(&w, H_ARGV(h_workload("cpu_tree"), "30"));
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV("/usr/bin/setpriv", "--reuid=65534", "--regid=65534",
+				      "--clear-groups", "--inh-caps=" DAEMON_CAPS,
+				      "--ambient-caps=" DAEMON_CAPS, "--bounding-set=" DAEMON_CAPS,
+				      "--no-new-privs", "--", fb, "-F", "99", "--continuous",
+				      "--interval", "1s", "-d", "2.5", "-o", pat)),
+			 0);
+	h_stop(&w);
+	h_assert_status(&r, 0);
+	unlink(fb);
+	list_dir(dir, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		char file[256];
+
+		snprintf(file, sizeof(file), "%s/%s", dir, l.names[i]);
+		h_folded_must_load(file, &f);
+		named += h_sum(&f, tree_a_named, NULL);
+		all += f.total;
+		h_folded_free(&f);
+		unlink(file);
+	}
+	rmdir(dir);
+	print_message("%zu files as nobody with the unit's capabilities: %llu samples, %llu of "
+		      "them in cpu_tree's tree_a (pid %s)\n",
+		      l.n, all, named, pid);
+	if (l.n < 2 || !all || !named) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the capabilities of examples/flamebpf.service do not make a profile");
+	}
+	free_listing(&l);
+	h_result_free(&r);
+}
+
 static void test_usage_errors(void **state)
 {
 	static const struct {
@@ -401,6 +475,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_keep, h_test_teardown),
 		cmocka_unit_test_teardown(test_sighup_then_sigterm, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_disk, unmount_teardown),
+		cmocka_unit_test_teardown(test_daemon_caps, h_test_teardown),
 	};
 
 	h_init(argc, argv);

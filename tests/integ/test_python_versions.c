@@ -63,10 +63,10 @@ static bool at_line(const char *stack, const void *arg)
 static void check_lines(const struct h_folded *f)
 {
 	static const char *const lines[][2] = {
-		{ ";compute (", "py_busy.py:31)" },
-		{ ";encode (", "py_busy.py:38)" },
-		{ ";fib (", "py_busy.py:25)" },
-		{ ";main (", "py_busy.py:51)" },
+		{ ";compute (", "py_busy.py:33)" },
+		{ ";encode (", "py_busy.py:41)" },
+		{ ";fib (", "py_busy.py:27)" },
+		{ ";main (", "py_busy.py:56)" },
 	};
 
 	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
