@@ -157,9 +157,6 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(DEPS_STAMP)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -MMD -MP -c bpf/$*.bpf.c -o $@
 
-# -f py: numbers code objects with an atomic add whose result it reads (BPF v3).
-$(BUILD)/trace.bpf.o: BPF_CFLAGS += -mcpu=v3
-
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@

@@ -13,8 +13,20 @@
 
 const volatile struct py_trace_layout py_lay = {};
 
-/* The next function id of a matching code object. */
+/* The next function id of a matching code object: read, moved on, and
+ * claimed in py_ids (an insert only one CPU can win), so that two CPUs
+ * never number two code objects alike; a race costs a gap. BPF v1 has no
+ * atomic add that returns the old value. */
 __u32 py_next_id = 0;
+
+#define PY_ID_TRIES 8
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 65536);
+} py_ids SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -172,12 +184,28 @@ static __always_inline void py_send_code(__u32 pid, __u64 code, __u32 id,
 	bpf_ringbuf_submit(ev, 0);
 }
 
+/* A function id of its own, or -1 (all tries lost, or the ids used up). */
+static __always_inline __s64 py_new_id(void)
+{
+	__u8 one = 1;
+
+	for (int i = 0; i < PY_ID_TRIES; i++) {
+		__u32 id = *(volatile __u32 *)&py_next_id;
+
+		__sync_fetch_and_add(&py_next_id, 1);
+		if (id <= TRACE_FUNC_MASK && !bpf_map_update_elem(&py_ids, &id, &one, BPF_NOEXIST))
+			return id;
+	}
+	return -1;
+}
+
 static __always_inline __s64 py_func_of(__u32 pid, __u64 code)
 {
 	struct py_code_key k = { .pid = pid, .code = code };
 	struct py_code_val *v = bpf_map_lookup_elem(&py_codes, &k), nv = {};
 	const struct py_name *name;
 	__u32 zero = 0, len = 0;
+	__s64 id;
 
 	nv.name = py_ptr(code + py_lay.co_qualname);
 	if (v && v->name == nv.name)
@@ -185,9 +213,14 @@ static __always_inline __s64 py_func_of(__u32 pid, __u64 code)
 	count(TCNT_PY_CODES);
 	nv.match = py_name_matches(nv.name, &len);
 	name = bpf_map_lookup_elem(&py_name_buf, &zero);
+	id = nv.match && name ? py_new_id() : -1;
+	if (nv.match && id < 0) {
+		count(TCNT_PY_NAMES_LOST); /* no id: not traced, said as lost */
+		nv.match = 0;
+	}
 	if (nv.match && name) {
 		count(TCNT_PY_MATCHED);
-		nv.id = __sync_fetch_and_add(&py_next_id, 1) & TRACE_FUNC_MASK;
+		nv.id = id;
 		py_send_code(pid, code, nv.id, name, len);
 	}
 	bpf_map_update_elem(&py_codes, &k, &nv, BPF_ANY);
@@ -216,11 +249,15 @@ static long chain_step(__u32 i, void *data)
 {
 	struct py_chain *c = ((struct py_resync *)data)->chain;
 	__u32 k = i;
+	__u64 prev;
 
 	if (k == 0 || k >= PY_CHAIN_MAX)
 		return k >= PY_CHAIN_MAX;
-	c->a[k] = c->a[k - 1] ? py_ptr(c->a[k - 1] + py_lay.frame_previous) : 0;
-	return !c->a[k];
+	/* masked after a barrier: the verifier loses the bound of k */
+	barrier_var(k);
+	prev = c->a[(k - 1) & (PY_CHAIN_MAX - 1)];
+	c->a[k & (PY_CHAIN_MAX - 1)] = prev ? py_ptr(prev + py_lay.frame_previous) : 0;
+	return !c->a[k & (PY_CHAIN_MAX - 1)];
 }
 
 /* Where x is among the callers: its index, PY_CHAIN_MAX when not there
