@@ -376,7 +376,8 @@ static void summary(void *impl, const struct profile *p, double secs)
 		      st.counter[TCNT_PY_UNREAD], PY_NAME_MAX);
 	if (st.counter[TCNT_PY_NAMES_LOST] || s->unread)
 		p_err("py: %" PRIu64 " matching functions left unnamed ('[Python function not "
-		      "read]'): %" PRIu64 " lost (a full ring buffer, or no id left), %zu unreadable",
+		      "read]'): %" PRIu64
+		      " lost (a full ring buffer, or no id left), %zu unreadable",
 		      st.counter[TCNT_PY_NAMES_LOST] + s->unread, st.counter[TCNT_PY_NAMES_LOST],
 		      s->unread);
 }

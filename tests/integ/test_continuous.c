@@ -406,7 +406,7 @@ static void test_daemon_caps(void **state)
 				      "--clear-groups", "--inh-caps=" DAEMON_CAPS,
 				      "--ambient-caps=" DAEMON_CAPS, "--bounding-set=" DAEMON_CAPS,
 				      "--no-new-privs", "--", fb, "-F", "99", "--continuous",
-				      "--interval", "1s", "-d", "2.5", "-o", pat)),
+				      "--interval", "1s", "-d", "2.5", "--pids", "-o", pat)),
 			 0);
 	h_stop(&w);
 	h_assert_status(&r, 0);
