@@ -805,7 +805,7 @@ static void refresh_beam(struct sampler *s)
 	if (!s->beam || now - s->beam_ns < BEAM_REFRESH_NS)
 		return;
 	s->beam_ns = now;
-	beam_procs__refresh(s->beam, s->procs);
+	beam_procs__refresh(s->beam, s->procs, false);
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)
@@ -1406,7 +1406,7 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 	if (s->opts.user)
 		runtimes__ask_jvms(&s->runtimes, s->procs);
 	if (s->beam)
-		beam_procs__refresh(s->beam, s->procs);
+		beam_procs__refresh(s->beam, s->procs, true); /* the names the profile gets */
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	if (c->sym)
 		symbolizer__lend_kallsyms(c->sym, s->ksyms);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -80,7 +81,9 @@ static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struc
 	if (b->gone)
 		return;
 	err = beam_jit__read(&mem, b->descriptor, &b->stamp, &m, &info);
-	if (err == -EFAULT || err == -ESRCH || err == -EPROTO)
+	/* gone only when the process is: a node starting up may not have
+	 * its descriptor readable or filled in yet (tried again later) */
+	if ((err == -EFAULT || err == -EPROTO) && kill(b->pid, 0) && errno == ESRCH)
 		b->gone = true;
 	if (err || procs__set_jit_map(ps, b->pid, m))
 		return;
@@ -126,10 +129,20 @@ int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
 	return 0;
 }
 
-void beam_procs__refresh(struct beam_procs *bp, struct procs *ps)
+/* How often a read of all is tried again while the JIT changes its list
+ * under it (a torn read leaves the stamp 0). */
+#define REREAD_TRIES 3
+
+void beam_procs__refresh(struct beam_procs *bp, struct procs *ps, bool all)
 {
-	for (size_t i = 0; i < bp->n; i++)
-		refresh_node(bp, &bp->v[i], ps);
+	for (size_t i = 0; i < bp->n; i++) {
+		struct beam_node *b = &bp->v[i];
+
+		b->stamp = all ? 0 : b->stamp;
+		refresh_node(bp, b, ps);
+		for (int k = 1; all && k < REREAD_TRIES && !b->gone && !b->stamp; k++)
+			refresh_node(bp, b, ps);
+	}
 }
 
 size_t beam_procs__count(const struct beam_procs *bp)

@@ -5,6 +5,7 @@
 #ifndef FLAMEBPF_BEAM_PROCS_H
 #define FLAMEBPF_BEAM_PROCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -27,8 +28,11 @@ struct beam_procs *beam_procs__new(beam_procs_fn changed, void *ctx);
 int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid);
 
 /* Reads again the names of each node found whose JIT changed its list
- * since, into ps (procs__set_jit_map). A node gone keeps what was read. */
-void beam_procs__refresh(struct beam_procs *bp, struct procs *ps);
+ * since (all of them with all: the list's head and last action may look
+ * unchanged after one module was dropped and another registered at its
+ * address), into ps (procs__set_jit_map). A node gone keeps what was
+ * read. */
+void beam_procs__refresh(struct beam_procs *bp, struct procs *ps, bool all);
 
 /* How many nodes were found. */
 size_t beam_procs__count(const struct beam_procs *bp);
