@@ -259,7 +259,9 @@ static void test_subinterpreter(void **state)
 	print_message("%llu samples of the thread, %.1f%% in sub_spin, %.1f%% of those under "
 		      "<module> under in_sub\n",
 		      all, pw_pct(busy, all), pw_pct(nested, busy));
-	if (all < 300 || busy * 100 < all * 90 || nested != busy) {
+	/* a sample may fall while the thread switches interpreters (CI's ASan
+	 * pass once saw 1 of 1523 not nested) */
+	if (all < 300 || busy * 100 < all * 90 || nested * 1000 < busy * 995) {
 		h_dump(&r, "flamebpf");
 		h_folded_dump(&f, 20);
 		fail_msg("the sub-interpreter's frames are not named or not nested");
