@@ -110,16 +110,6 @@ static int compile_regex(struct py_source *s)
 	return 0;
 }
 
-/* "python3.11" or "libpython3.11.so.1.0": its version. */
-static bool python_file(const char *path, unsigned int *major, unsigned int *minor)
-{
-	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-
-	if (!strncmp(base, "lib", 3))
-		base += 3;
-	return sscanf(base, "python%u.%u", major, minor) == 2;
-}
-
 /* The CPython of one target: its binary with the evaluation loop. */
 struct py_target {
 	pid_t pid; /* 0: the COMMAND's, attached for all its processes */
@@ -158,7 +148,7 @@ static int find_python(const struct binaries *bins, struct py_target *t)
 		uint64_t vaddr = 0;
 		int fd, err;
 
-		if (!python_file(b->path, &t->major, &t->minor))
+		if (!py_layout__version_of_file(b->path, &t->major, &t->minor))
 			continue;
 		fd = open(b->open_path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)

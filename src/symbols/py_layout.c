@@ -6,6 +6,8 @@
  * and 3.12 (test_py_layout310.c, test_py_layout312.c). 3.13 and later publish theirs
  * (py_debug_offsets.c). */
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "py_layout.h"
 
@@ -113,4 +115,14 @@ const struct py_layout *py_layout__find(unsigned int major, unsigned int minor)
 		if (layouts[i].major == major && layouts[i].minor == minor)
 			return &layouts[i];
 	return NULL;
+}
+
+bool py_layout__version_of_file(const char *path, unsigned int *major, unsigned int *minor)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "lib", 3))
+		base += 3;
+	return sscanf(base, "python%u.%u", major, minor) == 2;
 }

@@ -22,6 +22,10 @@ struct py_layout {
 	uint32_t bytes_size, bytes_data;
 };
 
+/* The version a CPython file's name says (python3.11, libpython3.11.so.1.0):
+ * whether it says one. */
+bool py_layout__version_of_file(const char *path, unsigned int *major, unsigned int *minor);
+
 /* The layout of CPython major.minor, or NULL when it is not known. */
 const struct py_layout *py_layout__find(unsigned int major, unsigned int minor);
 

@@ -57,17 +57,6 @@ static struct py_proc_entry *findnew(struct py_procs *pp, pid_t pid)
 	return &pp->v[pp->n - 1];
 }
 
-/* The version in a file name: python3.11, libpython3.11.so.1.0. */
-static bool python_name(const char *path, unsigned int *major, unsigned int *minor)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	if (!strncmp(base, "lib", 3))
-		base += 3;
-	return sscanf(base, "python%u.%u", major, minor) == 2;
-}
-
 /* The first mapping of pid's from the i-th on that looks like CPython's
  * runtime (a python3.N executable may be a launcher of libpython3.N.so),
  * its index in *i. */
@@ -77,7 +66,8 @@ static const struct map_entry *python_mapping(struct procs *ps, pid_t pid, size_
 	const struct proc_maps *m = procs__latest(ps, pid);
 
 	for (; m && *i < m->n; (*i)++)
-		if (m->v[*i].path[0] == '/' && python_name(m->v[*i].path, major, minor))
+		if (m->v[*i].path[0] == '/' &&
+		    py_layout__version_of_file(m->v[*i].path, major, minor))
 			return &m->v[*i];
 	return NULL;
 }
