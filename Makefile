@@ -355,7 +355,7 @@ $(BUILD)/tests/fixtures/libsymfix_mini.so: $(BUILD)/tests/fixtures/libsymfix.so
 $(BUILD)/tests/integ/%: tests/integ/%.c $(INTEG_HELPERS) | $(DEPS_STAMP)
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) -lcmocka $(shell pkg-config --libs json-c) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) -lcmocka $(shell pkg-config --libs json-c) -lm -o $@
 
 # test_push decodes the OTLP uploads with the generated protobuf-c code.
 $(BUILD)/tests/integ/test_push: tests/integ/test_push.c $(INTEG_HELPERS) \

@@ -53,7 +53,8 @@ void pw_run_command(const char *python, const char *seconds, const char *out, st
 		    struct h_folded *f, struct pw_truth *t);
 
 /* py_busy started under python, attached to with -p for 4 s at 499 Hz,
- * into out, f and r, with its truth (of its whole run) in t. */
+ * into out, f and r, with its truth (of its whole run) in t; a miss is
+ * run once more, as pw_run_command's. */
 void pw_run_attached(const char *python, const char *out, struct h_result *r, struct h_folded *f,
 		     struct pw_truth *t);
 
@@ -74,7 +75,8 @@ bool pw_is_py_frame(const char *frame);
 /* An h_pred: the stack has a Python frame. */
 bool pw_has_py_frame(const char *stack, const void *arg);
 
-/* Whether got (a share in %) is within 10% of want, said either way. */
-bool pw_share_ok(const char *name, double got, double want);
+/* Whether part of all samples is within 10% of want (a share in %), or
+ * the noise of so many samples, said either way. */
+bool pw_share_ok(const char *name, unsigned long long part, unsigned long long all, double want);
 
 #endif

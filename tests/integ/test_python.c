@@ -192,9 +192,9 @@ static void test_asyncio(void **state)
 	outer = h_sum(&f, pw_under_func, "outer (");
 	inner = h_sum(&f, pw_under_func, "inner (");
 	print_message("%llu samples, %.1f%% with Python frames\n", all, pw_pct(py, all));
-	ok = pw_share_ok("crunch", pw_pct(crunch, all), 100 * t[0] / t[3]) &
-	     pw_share_ok("outer", pw_pct(outer, all), 100 * (t[1] + t[2]) / t[3]) &
-	     pw_share_ok("inner", pw_pct(inner, all), 100 * t[2] / t[3]);
+	ok = pw_share_ok("crunch", crunch, all, 100 * t[0] / t[3]) &
+	     pw_share_ok("outer", outer, all, 100 * (t[1] + t[2]) / t[3]) &
+	     pw_share_ok("inner", inner, all, 100 * t[2] / t[3]);
 	print_message("  inner under outer %.1f%% of inner; under the loop: crunch %.1f%%, "
 		      "outer %.1f%%\n",
 		      pw_pct(h_sum(&f, inner_under_outer, NULL), inner),

@@ -1,10 +1,10 @@
 #!/usr/bin/python3
-# CPU in known shares for test_python: parse ~30%, compute ~60% (through
-# a recursive helper), encode ~10% (in zlib's C code). Each function runs
-# for its slice of CPU time, and the CPU time each one took is measured
-# here (time.process_time) and printed at the end, the truth the profile
-# is checked against; so is the work each did (its loop's rounds), for
-# tools/bench_python.sh's throughput. Usage: py_busy.py SECONDS
+# CPU in known shares for test_python: parse ~30%, compute ~60% (through a
+# recursive helper), encode ~10% (in zlib's C code), in slices of CPU time
+# jittered by half either way (fixed ones beat with the sampling period: a
+# function then gets the samples of the phase it falls in, not its share).
+# The CPU time each took is measured and printed at the end: the truth; so is
+# its work (its loop's rounds), tools/bench_python.sh's. Usage: SECONDS
 import sys
 import time
 import zlib
@@ -53,7 +53,7 @@ def main(seconds):
     while time.monotonic() < end:
         for name, f in funcs.items():
             t = time.process_time()
-            work[name] += f(t + SLICE * shares[name])
+            work[name] += f(t + SLICE * shares[name] * (0.5 + time.perf_counter_ns() % 1009 / 1009))
             spent[name] += time.process_time() - t
     total = time.process_time() - start
     print("py_busy: parse %.3f compute %.3f encode %.3f total %.3f"
