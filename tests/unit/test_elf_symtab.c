@@ -38,6 +38,7 @@
 #define FIX_PLT_PIE	   FIXTURE_DIR "/pltfix_pie"
 #define FIX_PLT_NOPIE	   FIXTURE_DIR "/pltfix_nopie"
 #define FIX_PLT_LIB	   FIXTURE_DIR "/libpltfix.so"
+#define FIX_PLT_IBT	   FIXTURE_DIR "/libpltfix_ibt.so"
 #define PY313_LIB	   "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0"
 
 /* Same layout as in tests/fixtures/symfix.c. */
@@ -874,7 +875,8 @@ static void check_plt(const char *path, size_t min)
 
 /* PLT stubs are "FUNCTION@plt", as objdump (and perf) name them: the
  * fixture's calls to libc, and in the library to its own exported
- * function; .plt.got's __cxa_finalize; libc's stubs of its own IFUNCs. */
+ * function; .plt.got's __cxa_finalize; IBT's .plt.sec; libc's stubs of its
+ * own IFUNCs. */
 static void test_plt_names(void **state)
 {
 	struct elf_symtab *t = load_path(FIX_PLT_LIB);
@@ -884,6 +886,7 @@ static void test_plt_names(void **state)
 	check_plt(FIX_PLT_PIE, 4);
 	check_plt(FIX_PLT_NOPIE, 3);
 	check_plt(FIX_PLT_LIB, 5);
+	check_plt(FIX_PLT_IBT, 5);
 	check_plt("/lib/x86_64-linux-gnu/libc.so.6", 20);
 	check_plt("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 1000);
 	check_plt("/usr/bin/python3.11", 400);

@@ -35,14 +35,16 @@
 #error "FIXTURE_DIR must name the directory of the built fixtures"
 #endif
 
-#define FIX_OMITFP FIXTURE_DIR "/unwfix_omitfp"
-#define FIX_FP	   FIXTURE_DIR "/unwfix_fp"
-#define FIX_PIE	   FIXTURE_DIR "/unwfix_pie"
-#define FIX_NOPIE  FIXTURE_DIR "/unwfix_nopie"
-#define FIX_LIB	   FIXTURE_DIR "/libunwfix.so"
-#define FIX_DBG	   FIXTURE_DIR "/libunwfix_dbg.so"
-#define FIX_DBGZ   FIXTURE_DIR "/libunwfix_dbgz.so"
-#define FIX_EH	   FIXTURE_DIR "/unwfix_eh_cxx"
+#define FIX_OMITFP  FIXTURE_DIR "/unwfix_omitfp"
+#define FIX_FP	    FIXTURE_DIR "/unwfix_fp"
+#define FIX_PIE	    FIXTURE_DIR "/unwfix_pie"
+#define FIX_NOPIE   FIXTURE_DIR "/unwfix_nopie"
+#define FIX_LIB	    FIXTURE_DIR "/libunwfix.so"
+#define FIX_DBG	    FIXTURE_DIR "/libunwfix_dbg.so"
+#define FIX_DBGZ    FIXTURE_DIR "/libunwfix_dbgz.so"
+#define FIX_EH	    FIXTURE_DIR "/unwfix_eh_cxx"
+#define FIX_PLT	    FIXTURE_DIR "/pltfix_pie"
+#define FIX_PLT_IBT FIXTURE_DIR "/libpltfix_ibt.so"
 
 #define LIBC	  "/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
@@ -409,6 +411,22 @@ static void test_fixture_cxx_eh(void **state)
 {
 	(void)state;
 	agree_with_libdw(FIX_EH, false, 1);
+}
+
+/* Every byte of a .plt (lazy binding, and IBT's with .plt.sec): libdw's
+ * expression evaluated, and the table's rows all unwindable. */
+static void test_fixture_plt(void **state)
+{
+	const char *paths[] = { FIX_PLT, FIX_PLT_IBT };
+	struct tally tl;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		compare_file(paths[i], false, 1, &tl);
+		print_tally(paths[i], &tl);
+		assert_int_equal(tl.agree, tl.addrs);
+		assert_int_equal(tl.kinds[UNWIND_CFA_OTHER], 0);
+	}
 }
 
 static void test_fixture_debug_frame(void **state)
@@ -1273,6 +1291,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_o1),
 		cmocka_unit_test(test_fixture_cxx_eh),
 		cmocka_unit_test(test_fixture_debug_frame),
+		cmocka_unit_test(test_fixture_plt),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_ls),
 		cmocka_unit_test(test_libstdcxx_python),
