@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <gelf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,8 @@ struct sym {
 	bool ifunc_name; /* this one is */
 };
 
+_Static_assert(offsetof(struct sym, addr) == 0, "count_below() reads addr first");
+
 struct seg {
 	uint64_t off, filesz, vaddr, memsz;
 };
@@ -50,6 +53,8 @@ struct plt {
 };
 
 #define NO_NAME SIZE_MAX
+
+_Static_assert(offsetof(struct plt, addr) == 0, "count_below() reads addr first");
 
 struct elf_symtab {
 	struct sym *syms;
@@ -550,21 +555,32 @@ static void set_ends(struct elf_symtab *t)
 	}
 }
 
-/* The symbol at or below vaddr, or NULL. */
-static const struct sym *sym_below(const struct elf_symtab *t, uint64_t vaddr)
+/* How many of the n elements of v, sorted by an address that is their
+ * first member (struct sym, struct plt), start at or below vaddr: the last
+ * of them may contain it. */
+static size_t count_below(const void *v, size_t n, size_t size, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsyms;
+	size_t lo = 0, hi = n;
 
-	/* The first symbol starting above vaddr; its predecessor may contain it. */
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
+		uint64_t addr;
 
-		if (t->syms[mid].addr <= vaddr)
+		memcpy(&addr, (const char *)v + mid * size, sizeof(addr));
+		if (addr <= vaddr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo ? &t->syms[lo - 1] : NULL;
+	return lo;
+}
+
+/* The symbol at or below vaddr, or NULL. */
+static const struct sym *sym_below(const struct elf_symtab *t, uint64_t vaddr)
+{
+	size_t n = count_below(t->syms, t->nsyms, sizeof(*t->syms), vaddr);
+
+	return n ? &t->syms[n - 1] : NULL;
 }
 
 /* How far the entry code is taken to run: glibc's _start returns from
@@ -657,17 +673,9 @@ static int finish_syms(struct elf_symtab *t)
 /* The PLT stub covering vaddr, or NULL. */
 static const struct plt *plt_at(const struct elf_symtab *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nplts;
+	size_t n = count_below(t->plts, t->nplts, sizeof(*t->plts), vaddr);
 
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->plts[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo && vaddr < t->plts[lo - 1].end ? &t->plts[lo - 1] : NULL;
+	return n && vaddr < t->plts[n - 1].end ? &t->plts[n - 1] : NULL;
 }
 
 static int load_elf(struct elf_symtab *t, Elf *elf)
