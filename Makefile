@@ -84,6 +84,8 @@ FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,symfix_buildid symfix_debuglink
 # files, which would bring .eh_frame), also compressed.
 FIXTURES += $(addprefix $(BUILD)/tests/fixtures/,unwfix_omitfp unwfix_fp libunwfix_dbg.so \
 	libunwfix_dbgz.so)
+# pltfix with IBT stubs (endbr64, .plt.sec), which Debian 12 builds lack.
+FIXTURES += $(BUILD)/tests/fixtures/libpltfix_ibt.so
 # retfix with the section that marks a Go binary (stack_walkers).
 FIXTURES += $(BUILD)/tests/fixtures/retfix_go
 # Names -l must print apart (tests/fixtures/names/): two versions of one
@@ -295,6 +297,10 @@ $(BUILD)/tests/fixtures/libunwfix_dbg.so: tests/fixtures/unwfix.c
 		-nostartfiles -DFIXTURE_LIB -Wl,--build-id $< -o $@
 $(BUILD)/tests/fixtures/libunwfix_dbgz.so: $(BUILD)/tests/fixtures/libunwfix_dbg.so
 	$(Q)objcopy --compress-debug-sections=zlib $< $@
+$(BUILD)/tests/fixtures/libpltfix_ibt.so: tests/fixtures/pltfix.c
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) -O1 -g -fPIC -shared -DFIXTURE_LIB -fcf-protection=full -Wl,-z,ibtplt \
+		-Wl,--build-id $< -o $@
 $(BUILD)/tests/fixtures/retfix_go: $(BUILD)/tests/fixtures/retfix_pie
 	$(Q)printf 'go' > $@.sec
 	$(Q)objcopy --add-section .gopclntab=$@.sec $< $@
@@ -369,6 +375,9 @@ $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(WORKLOAD_CFLAGS) -MMD -MP $< -o $@
+
+# Calls abs() through its PLT: not inlined as a builtin, lazy-binding stubs.
+$(BUILD)/workloads/plt_calls: private WORKLOAD_CFLAGS += -fno-builtin -Wl,-z,lazy
 
 $(BUILD)/workloads/regressed/pipeline: tests/workloads/pipeline.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)

@@ -12,7 +12,7 @@ enum unwind_kind {
 	UNWIND_CFA_RSP,	  /* CFA = rsp + cfa_off */
 	UNWIND_CFA_RBP,	  /* CFA = rbp + cfa_off */
 	UNWIND_END,	  /* return address undefined: the outermost frame */
-	UNWIND_CFA_OTHER, /* CFA is an expression or another register (PLT, DRAP) */
+	UNWIND_CFA_OTHER, /* CFA is another register (DRAP) or an expression (not the PLT's) */
 	UNWIND_RA_OTHER,  /* the CFA is known but the return address is not at CFA-8 */
 	UNWIND_KIND_COUNT
 };

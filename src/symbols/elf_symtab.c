@@ -5,12 +5,14 @@
  */
 #include "elf_symtab.h"
 #include "elf_file.h"
+#include "elf_plt.h"
 #include "elf_versions.h"
 #include "go_pclntab.h"
 
 #include <errno.h>
 #include <gelf.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,9 +34,27 @@ struct sym {
 	bool ifunc_name; /* this one is */
 };
 
+_Static_assert(offsetof(struct sym, addr) == 0, "count_below() reads addr first");
+
 struct seg {
 	uint64_t off, filesz, vaddr, memsz;
 };
+
+struct range {
+	uint64_t start, end;
+};
+
+/* A PLT stub, named "FUNCTION@plt"; one of an IFUNC of the file itself is
+ * named after its resolver once the symbols are read. */
+struct plt {
+	uint64_t addr, end;
+	size_t name; /* in the pool; NO_NAME until resolved */
+	uint64_t resolver;
+};
+
+#define NO_NAME SIZE_MAX
+
+_Static_assert(offsetof(struct plt, addr) == 0, "count_below() reads addr first");
 
 struct elf_symtab {
 	struct sym *syms;
@@ -45,6 +65,10 @@ struct elf_symtab {
 	bool *alias_ifuncs; /* whether each is an STT_GNU_IFUNC */
 	struct seg *segs;
 	size_t nsegs;
+	struct range *secs; /* executable sections: where an unsized symbol ends */
+	size_t nsecs;
+	struct plt *plts; /* sorted by address */
+	size_t nplts, plts_cap;
 	uint16_t type; /* e_type: ET_EXEC, ET_DYN, ... */
 	uint16_t machine;
 	unsigned char elfclass;
@@ -323,6 +347,47 @@ static int load_go_funcs(struct elf_symtab *t, Elf_Scn *go, uint64_t text)
 	return err;
 }
 
+static int add_section(struct elf_symtab *t, const GElf_Shdr *sh)
+{
+	struct range *v;
+
+	if (sh->sh_type != SHT_PROGBITS || !(sh->sh_flags & SHF_EXECINSTR) || !sh->sh_size ||
+	    sh->sh_addr + sh->sh_size < sh->sh_addr)
+		return 0;
+	v = reallocarray(t->secs, t->nsecs + 1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	t->secs = v;
+	t->secs[t->nsecs++] = (struct range){ sh->sh_addr, sh->sh_addr + sh->sh_size };
+	return 0;
+}
+
+static int add_plt(void *arg, const struct elf_plt_stub *st)
+{
+	struct elf_symtab *t = arg;
+	struct plt *v, *p;
+	int err;
+
+	if (t->nplts == t->plts_cap) {
+		size_t ncap = t->plts_cap ? t->plts_cap * 2 : 64;
+
+		v = reallocarray(t->plts, ncap, sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->plts = v;
+		t->plts_cap = ncap;
+	}
+	p = &t->plts[t->nplts];
+	*p = (struct plt){ st->vaddr, st->vaddr + st->size, NO_NAME, st->resolver };
+	if (st->name) {
+		err = pool_add_ver(t, st->name, strlen(st->name), "plt", &p->name);
+		if (err)
+			return err;
+	}
+	t->nplts++;
+	return 0;
+}
+
 static int load_sections(struct elf_symtab *t, Elf *elf)
 {
 	Elf_Scn *scn = NULL, *go = NULL;
@@ -344,12 +409,15 @@ static int load_sections(struct elf_symtab *t, Elf *elf)
 			go = scn;
 		if (name && !strcmp(name, ".text"))
 			text = sh.sh_addr;
-		if (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM)
-			continue;
-		err = load_symsec(t, elf, scn, &sh);
+		err = add_section(t, &sh);
+		if (!err && (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM))
+			err = load_symsec(t, elf, scn, &sh);
 		if (err)
 			return err;
 	}
+	err = elf_plt__each(elf, add_plt, t);
+	if (err)
+		return err;
 	return go && !t->symtab_funcs ? load_go_funcs(t, go, text) : 0;
 }
 
@@ -454,41 +522,65 @@ static uint64_t segment_end(const struct elf_symtab *t, uint64_t vaddr)
 	return vaddr + 1;
 }
 
+/* The end of the executable section holding vaddr, or UINT64_MAX. */
+static uint64_t section_end(const struct elf_symtab *t, uint64_t vaddr)
+{
+	for (size_t i = 0; i < t->nsecs; i++) {
+		if (vaddr >= t->secs[i].start && vaddr < t->secs[i].end)
+			return t->secs[i].end;
+	}
+	return UINT64_MAX;
+}
+
 /* Turns sizes into ends: a sized symbol covers [addr, addr + size), an
- * unsized one runs to the next symbol (the last one to its segment's end).
- */
+ * unsized one runs to the next symbol (the last one to its segment's end),
+ * but not past the end of its section: _init, unsized in .init, does not
+ * cover the .plt after it. */
 static void set_ends(struct elf_symtab *t)
 {
 	size_t i;
 
 	for (i = 0; i < t->nsyms; i++) {
 		struct sym *s = &t->syms[i];
-		uint64_t size = s->end;
+		uint64_t size = s->end, sec_end;
 
-		if (size)
+		if (size) {
 			s->end = size > UINT64_MAX - s->addr ? UINT64_MAX : s->addr + size;
-		else if (i + 1 < t->nsyms)
-			s->end = t->syms[i + 1].addr;
-		else
-			s->end = segment_end(t, s->addr);
+			continue;
+		}
+		s->end = i + 1 < t->nsyms ? t->syms[i + 1].addr : segment_end(t, s->addr);
+		sec_end = section_end(t, s->addr);
+		if (sec_end < s->end)
+			s->end = sec_end;
 	}
+}
+
+/* How many of the n elements of v, sorted by an address that is their
+ * first member (struct sym, struct plt), start at or below vaddr: the last
+ * of them may contain it. */
+static size_t count_below(const void *v, size_t n, size_t size, uint64_t vaddr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint64_t addr;
+
+		memcpy(&addr, (const char *)v + mid * size, sizeof(addr));
+		if (addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /* The symbol at or below vaddr, or NULL. */
 static const struct sym *sym_below(const struct elf_symtab *t, uint64_t vaddr)
 {
-	size_t lo = 0, hi = t->nsyms;
+	size_t n = count_below(t->syms, t->nsyms, sizeof(*t->syms), vaddr);
 
-	/* The first symbol starting above vaddr; its predecessor may contain it. */
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (t->syms[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->syms[lo - 1] : NULL;
+	return n ? &t->syms[n - 1] : NULL;
 }
 
 /* How far the entry code is taken to run: glibc's _start returns from
@@ -515,6 +607,54 @@ static void set_entry(struct elf_symtab *t)
 		t->entry_end = t->syms[0].addr;
 }
 
+/* The name of the stub of an IFUNC of the file: its resolver's, as the
+ * stub ends up in what the resolver returns. */
+static int name_ifunc_plt(struct elf_symtab *t, struct plt *p)
+{
+	const struct sym *s = sym_below(t, p->resolver);
+	char *name;
+	int err;
+
+	if (!s || s->addr != p->resolver)
+		return 0;
+	name = strdup(t->pool + s->name); /* the pool may move as it grows */
+	if (!name)
+		return -ENOMEM;
+	err = pool_add_ver(t, name, strlen(name), "plt", &p->name);
+	free(name);
+	return err;
+}
+
+static int cmp_plt(const void *a, const void *b)
+{
+	const struct plt *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	return 0;
+}
+
+/* Names the IFUNC stubs, drops those left unnamed, sorts the rest. */
+static int finish_plts(struct elf_symtab *t)
+{
+	size_t i, n = 0;
+	int err;
+
+	for (i = 0; i < t->nplts; i++) {
+		if (t->plts[i].name == NO_NAME) {
+			err = name_ifunc_plt(t, &t->plts[i]);
+			if (err)
+				return err;
+		}
+		if (t->plts[i].name != NO_NAME)
+			t->plts[n++] = t->plts[i];
+	}
+	t->nplts = n;
+	if (n)
+		qsort(t->plts, n, sizeof(*t->plts), cmp_plt);
+	return 0;
+}
+
 static int finish_syms(struct elf_symtab *t)
 {
 	int err;
@@ -527,7 +667,15 @@ static int finish_syms(struct elf_symtab *t)
 		set_ends(t);
 	}
 	set_entry(t);
-	return 0;
+	return finish_plts(t);
+}
+
+/* The PLT stub covering vaddr, or NULL. */
+static const struct plt *plt_at(const struct elf_symtab *t, uint64_t vaddr)
+{
+	size_t n = count_below(t->plts, t->nplts, sizeof(*t->plts), vaddr);
+
+	return n && vaddr < t->plts[n - 1].end ? &t->plts[n - 1] : NULL;
 }
 
 static int load_elf(struct elf_symtab *t, Elf *elf)
@@ -685,8 +833,14 @@ int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t
 
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off)
 {
+	const struct plt *p = plt_at(t, vaddr);
 	const struct sym *s = sym_below(t, vaddr);
 
+	if (p) {
+		if (off)
+			*off = vaddr - p->addr;
+		return t->pool + p->name;
+	}
 	if (s && vaddr < s->end) {
 		if (off)
 			*off = vaddr - s->addr;
@@ -787,5 +941,7 @@ void elf_symtab__free(struct elf_symtab *t)
 	free(t->aliases);
 	free(t->alias_ifuncs);
 	free(t->segs);
+	free(t->secs);
+	free(t->plts);
 	free(t);
 }

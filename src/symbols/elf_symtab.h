@@ -1,4 +1,6 @@
-/* Function symbols of one ELF file (.symtab and .dynsym), for address lookup. */
+/* Function symbols of one ELF file (.symtab and .dynsym), for address lookup;
+ * and its PLT stubs, which only lookup names ("strlen@plt"): they are not
+ * functions to list or probe. */
 #ifndef FLAMEBPF_ELF_SYMTAB_H
 #define FLAMEBPF_ELF_SYMTAB_H
 
@@ -55,8 +57,10 @@ int elf_symtab__vaddr(const struct elf_symtab *t, uint64_t file_off, uint64_t *v
  * its file offset (what uprobes attach at). Returns 0 or -ENOENT. */
 int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off);
 
-/* The function containing vaddr: its name, and vaddr's offset from its start.
- * Returns NULL when no function covers vaddr. The name lives as long as t. */
+/* The function or PLT stub containing vaddr: its name, and vaddr's offset
+ * from its start. Returns NULL when none covers vaddr. A symbol without a
+ * size covers up to the next one, within its section. The name lives as
+ * long as t. */
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off);
 
 /* The GNU build-id (NULL, *len = 0 when there is none). */

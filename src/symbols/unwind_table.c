@@ -75,6 +75,21 @@ enum {
 	CFA_GNU_negative_offset_extended = 0x2f,
 };
 
+/* The DW_OP_* of the PLT's CFA expression. */
+enum {
+	OP_lit0 = 0x30,
+	OP_lit3 = 0x33,
+	OP_lit15 = 0x3f,
+	OP_and = 0x1a,
+	OP_ge = 0x2a,
+	OP_shl = 0x24,
+	OP_plus = 0x22,
+	OP_breg7 = 0x77,  /* rsp */
+	OP_breg16 = 0x80, /* rip */
+};
+
+#define PLT_ENTRY 16 /* bytes of an x86-64 .plt entry */
+
 /* The bytes of a .eh_frame or .debug_frame and the address they load at. */
 struct section {
 	const uint8_t *buf;
@@ -98,12 +113,16 @@ struct rule {
 	int64_t off; /* RULE_AT_CFA: saved at CFA + off */
 };
 
-enum cfa_kind { CFA_UNDEF, CFA_REG, CFA_EXPR };
+/* CFA_PLT: the expression GNU ld gives a lazy-binding .plt, whose entries
+ * push onto the stack part way through: rsp + cfa_off, 8 more from byte
+ * plt_split of each 16-byte entry. Any other expression is CFA_EXPR. */
+enum cfa_kind { CFA_UNDEF, CFA_REG, CFA_EXPR, CFA_PLT };
 
 struct frame_state {
 	enum cfa_kind cfa;
 	uint64_t cfa_reg;
 	int64_t cfa_off;
+	uint8_t plt_split; /* CFA_PLT */
 	struct rule rbp, ra;
 };
 
@@ -510,14 +529,57 @@ static int table_add(struct unwind_table *t, struct unwind_row row)
 	return 0;
 }
 
-/* The row of the state reached at the current location, if inside the FDE. */
-static int emit(struct interp *in)
+static int add_row(struct interp *in, uint64_t pc, const struct frame_state *st)
+{
+	if (++in->nrows > ROWS_PER_FDE_MAX)
+		return -E2BIG;
+	return table_add(in->t, make_row(pc, st));
+}
+
+/* The rows of one PLT entry's part [start, stop) within [in->loc, upto).
+ * Returns 1 once upto is reached. */
+static int plt_part(struct interp *in, uint64_t start, uint64_t stop, uint64_t upto, int64_t extra)
+{
+	struct frame_state st = in->st;
+
+	if (stop <= in->loc)
+		return 0;
+	if (start < in->loc)
+		start = in->loc;
+	if (start >= upto)
+		return 1;
+	st.cfa = CFA_REG;
+	st.cfa_reg = REG_RSP;
+	st.cfa_off += extra;
+	return add_row(in, start, &st);
+}
+
+/* The PLT expression over [in->loc, upto) as exact rows: two per entry. */
+static int emit_plt(struct interp *in, uint64_t upto)
+{
+	uint64_t entry = in->loc & ~(uint64_t)(PLT_ENTRY - 1);
+	int rc = 0;
+
+	while (!rc) {
+		rc = plt_part(in, entry, entry + in->st.plt_split, upto, 0);
+		if (!rc)
+			rc = plt_part(in, entry + in->st.plt_split, entry + PLT_ENTRY, upto, 8);
+		if (entry > UINT64_MAX - 2 * PLT_ENTRY)
+			break;
+		entry += PLT_ENTRY;
+	}
+	return rc < 0 ? rc : 0;
+}
+
+/* The rows of the state reached at the current location up to upto, if
+ * inside the FDE: one, or those of the PLT expression. */
+static int emit(struct interp *in, uint64_t upto)
 {
 	if (in->loc >= in->end)
 		return 0;
-	if (++in->nrows > ROWS_PER_FDE_MAX)
-		return -E2BIG;
-	return table_add(in->t, make_row(in->loc, &in->st));
+	if (in->st.cfa == CFA_PLT)
+		return emit_plt(in, upto < in->end ? upto : in->end);
+	return add_row(in, in->loc, &in->st);
 }
 
 static int move_to(struct interp *in, uint64_t to)
@@ -528,7 +590,7 @@ static int move_to(struct interp *in, uint64_t to)
 		return -EBADMSG; /* CIEs do not advance; FDEs never go back */
 	if (to == in->loc)
 		return 0;
-	err = emit(in);
+	err = emit(in, to);
 	if (!err)
 		in->loc = to;
 	return err;
@@ -600,6 +662,49 @@ static void skip_block(struct rd *r)
 		r->pos += len;
 }
 
+/* Reads the PLT's expression, DW_OP_breg7 N; DW_OP_breg16 0; DW_OP_lit15;
+ * DW_OP_and; DW_OP_litK; DW_OP_ge; DW_OP_lit3; DW_OP_shl; DW_OP_plus, that
+ * is rsp + N + ((rip & 15) >= K ? 8 : 0), from the block d. */
+static bool plt_expression(struct rd *d, struct frame_state *st)
+{
+	static const uint8_t tail[] = { OP_lit15, OP_and, 0, OP_ge, OP_lit3, OP_shl, OP_plus };
+	const uint8_t *p;
+	int64_t off;
+	uint8_t k;
+
+	if (rd_uint(d, 1) != OP_breg7)
+		return false;
+	off = rd_sleb(d);
+	if (rd_uint(d, 1) != OP_breg16 || rd_sleb(d) != 0)
+		return false;
+	p = rd_take(d, sizeof(tail));
+	if (!p || d->pos != d->end || off < INT32_MIN || off > INT32_MAX - 8)
+		return false;
+	k = (uint8_t)(p[2] - OP_lit0);
+	if (p[2] < OP_lit0 || k == 0 || k >= PLT_ENTRY || memcmp(p, tail, 2) ||
+	    memcmp(p + 3, tail + 3, sizeof(tail) - 3))
+		return false;
+	st->cfa_off = off;
+	st->plt_split = k;
+	return true;
+}
+
+/* DW_CFA_def_cfa_expression: the PLT's expression, or one not unwound. */
+static int cfa_expression(struct interp *in, struct rd *r)
+{
+	uint64_t len = rd_uleb(r);
+	struct rd d = *r;
+
+	if (r->bad || len > r->end - r->pos) {
+		r->bad = true;
+		return 0;
+	}
+	d.end = r->pos + len;
+	r->pos = d.end;
+	in->st.cfa = plt_expression(&d, &in->st) ? CFA_PLT : CFA_EXPR;
+	return 0;
+}
+
 /* Instructions that set a register's rule: reg, then an operand. */
 static int reg_op(struct interp *in, uint8_t op, struct rd *r)
 {
@@ -660,9 +765,7 @@ static int cfa_op(struct interp *in, uint8_t op, struct rd *r)
 		err = factor(in, rd_sleb(r), &off);
 		return err ?: set_cfa(in, 0, off, false, true);
 	case CFA_def_cfa_expression:
-		skip_block(r);
-		in->st.cfa = CFA_EXPR;
-		return 0;
+		return cfa_expression(in, r);
 	}
 	return reg_op(in, op, r);
 }
@@ -903,7 +1006,7 @@ static int fde_rows(struct parse *p, const struct fde *f)
 	in.end = f->end;
 	err = run_program(&in, f->insns, f->insns_end);
 	if (!err)
-		err = emit(&in);
+		err = emit(&in, in.end);
 	if (err == -ENOMEM || err == -EFBIG)
 		return err;
 	if (err) {

@@ -139,6 +139,8 @@ for f in exec lib.so exec_noshdr dbgframe_small.so dbgframe_z.so eh.so; do
 done
 objcopy -O binary --only-section=.eh_frame "$tmp/exec" "$out/unwind_parse/eh_frame"
 objcopy -O binary --only-section=.eh_frame "$tmp/eh.so" "$out/unwind_parse/eh_frame_zplr"
+# its .plt's FDE holds the PLT's CFA expression
+objcopy -O binary --only-section=.eh_frame "$tmp/lib.so" "$out/unwind_parse/eh_frame_plt"
 objcopy -O binary --only-section=.debug_frame --set-section-flags .debug_frame=alloc \
 	"$tmp/dbgframe_small.so" "$out/unwind_parse/debug_frame"
 cp "$tmp/dyn_runpath" "$tmp/dyn_rpath" "$out/binaries/"

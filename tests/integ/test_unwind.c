@@ -10,7 +10,10 @@
  *  - Debian's python3 loading libbz2 after the capture began: the new
  *    mapping is found and unwound through;
  *  - uprobe mode's --full-stack on the cpu_tree build without frame
- *    pointers.
+ *    pointers;
+ *  - plt_calls, a tenth of its time in the PLT stub abs@plt, whose CFA is
+ *    a DWARF expression: those samples are named so and reach main
+ *    through plt_loop, as the others do.
  */
 #include "harness.h"
 
@@ -273,6 +276,63 @@ static void test_full_stack(void **state)
 	h_result_free(&r);
 }
 
+static bool leaf_is(const char *stack, const void *leaf)
+{
+	size_t n = strlen(stack), k = strlen(leaf);
+
+	return user_stack_of(stack, "plt_calls") && n > k && stack[n - k - 1] == ';' &&
+	       strcmp(stack + n - k, leaf) == 0;
+}
+
+static bool plt_under_main(const char *stack, const void *arg)
+{
+	return leaf_is(stack, arg) && h_has_seq(stack, "main;plt_loop;abs@plt");
+}
+
+static bool other_user(const char *stack, const void *arg)
+{
+	return user_stack_of(stack, "plt_calls") && !leaf_is(stack, arg);
+}
+
+static bool other_under_main(const char *stack, const void *arg)
+{
+	return other_user(stack, arg) && h_has_seq(stack, "main;plt_loop");
+}
+
+/* Samples in a PLT stub: named after the stub's function, and unwound to
+ * main through its caller (the stub's CFA is an expression; a frame-pointer
+ * step from it would skip plt_loop) as often as the rest. */
+static void test_plt_stub(void **state)
+{
+	const char *modes[] = { "auto", "dwarf" };
+
+	(void)state;
+	require_bpf();
+	for (size_t i = 0; i < 2; i++) {
+		unsigned long long plt, plt_main, rest, rest_main;
+		struct h_folded f;
+		struct h_result r;
+
+		profile(modes[i], "plt_calls", "2", h_path("plt.folded"), &f, &r);
+		plt = h_sum(&f, leaf_is, "abs@plt");
+		plt_main = h_sum(&f, plt_under_main, "abs@plt");
+		rest = h_sum(&f, other_user, "abs@plt");
+		rest_main = h_sum(&f, other_under_main, "abs@plt");
+		print_message("--unwind %s: %llu of %llu samples in abs@plt, %.1f%% of them "
+			      "under main;plt_loop, %.1f%% of the others\n",
+			      modes[i], plt, f.total, plt ? 100.0 * plt_main / plt : 0,
+			      rest ? 100.0 * rest_main / rest : 0);
+		if (plt * 50 < f.total || plt_main * 100 < plt * 95 ||
+		    plt_main * 100 * rest < rest_main * plt * 97) {
+			h_folded_dump(&f, 20);
+			fail_msg("abs@plt's samples are too few or cut short");
+		}
+		assert_int_equal(h_sum_frame(&f, "_init"), 0);
+		h_folded_free(&f);
+		h_result_free(&r);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -281,6 +341,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_frameless_leaf, h_test_teardown),
 		cmocka_unit_test_teardown(test_mapped_later, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_stack, h_test_teardown),
+		cmocka_unit_test_teardown(test_plt_stub, h_test_teardown),
 	};
 
 	h_init(argc, argv);

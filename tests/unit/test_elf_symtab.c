@@ -11,6 +11,7 @@
 
 #include <dlfcn.h>
 #include <elf.h>
+#include <gelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -29,11 +30,16 @@
 #error "FIXTURE_DIR must name the directory of the built fixtures"
 #endif
 
-#define FIX_PIE	  FIXTURE_DIR "/symfix_pie"
-#define FIX_NOPIE FIXTURE_DIR "/symfix_nopie"
-#define FIX_LIB	  FIXTURE_DIR "/libsymfix.so"
-#define FIX_NAMES FIXTURE_DIR "/libnamefix.so"
+#define FIX_PIE		   FIXTURE_DIR "/symfix_pie"
+#define FIX_NOPIE	   FIXTURE_DIR "/symfix_nopie"
+#define FIX_LIB		   FIXTURE_DIR "/libsymfix.so"
+#define FIX_NAMES	   FIXTURE_DIR "/libnamefix.so"
 #define FIX_NAMES_STRIPPED FIXTURE_DIR "/libnamefix_stripped.so"
+#define FIX_PLT_PIE	   FIXTURE_DIR "/pltfix_pie"
+#define FIX_PLT_NOPIE	   FIXTURE_DIR "/pltfix_nopie"
+#define FIX_PLT_LIB	   FIXTURE_DIR "/libpltfix.so"
+#define FIX_PLT_IBT	   FIXTURE_DIR "/libpltfix_ibt.so"
+#define PY313_LIB	   "/root/.pyenv/versions/3.13.0/lib/libpython3.13.so.1.0"
 
 /* Same layout as in tests/fixtures/symfix.c. */
 struct fixture_sym {
@@ -346,7 +352,9 @@ static void test_entry_named(void **state)
 	assert_non_null(name);
 	assert_string_equal(name, "_start");
 	assert_true(off == 4);
-	assert_null(elf_symtab__lookup(t, entry - 1, NULL));
+	/* right below it: the last PLT stub, still named without .symtab */
+	name = elf_symtab__lookup(t, entry - 1, NULL);
+	assert_true(!name || strstr(name, "@plt"));
 	elf_symtab__free(t);
 	unlink(path);
 }
@@ -768,6 +776,127 @@ static void test_ifunc_names(void **state)
 	elf_symtab__free(t);
 }
 
+/* The name a PLT stub objdump names "<NAME@plt>" must have: the same, but
+ * for "*ABS*+0xADDR", an IFUNC of the file, named after the resolver at
+ * ADDR. Writes "" when the resolver has no name either. */
+static void want_plt_name(const struct elf_symtab *t, const char *objdump, char *buf, size_t len)
+{
+	struct elf_func f;
+	uint64_t addr;
+	size_t i;
+
+	if (sscanf(objdump, "*ABS*+%" SCNx64, &addr) != 1) {
+		snprintf(buf, len, "%s@plt", objdump);
+		return;
+	}
+	buf[0] = '\0';
+	if (elf_symtab__find(t, addr, &i) == 0 && elf_symtab__func(t, i, &f) == 0)
+		snprintf(buf, len, "%s@plt", f.name);
+}
+
+/* Every stub objdump names in the PLT sections of path, the table names
+ * alike at its first and a later byte; returns how many. */
+static size_t check_plt_objdump(const struct elf_symtab *t, const char *path)
+{
+	char *argv[] = { "objdump",  "-d", "-j",       ".plt",	     "-j",
+			 ".plt.sec", "-j", ".plt.got", (char *)path, NULL };
+	char line[1024], name[512], want[600];
+	uint64_t addr, off;
+	size_t n = 0;
+	const char *got;
+	pid_t pid;
+	FILE *f = u_run_tool(argv, &pid);
+
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%" SCNx64 " <%511[^>]>:", &addr, name) != 2)
+			continue;
+		if (strlen(name) < 5 || strcmp(name + strlen(name) - 4, "@plt") != 0)
+			continue; /* PLT0, "<x@plt-0x10>" */
+		name[strlen(name) - 4] = '\0';
+		want_plt_name(t, name, want, sizeof(want));
+		if (!want[0])
+			continue;
+		for (uint64_t k = 0; k < 8; k += 5) {
+			got = elf_symtab__lookup(t, addr + k, &off);
+			if (!got || strcmp(got, want) != 0 || off != k)
+				fail_msg("%s: %#" PRIx64 " is '%s'+%" PRIu64 ", objdump says '%s'",
+					 path, addr + k, got ? got : "(none)", off, want);
+		}
+		n++;
+	}
+	u_reap_tool(f, pid);
+	return n;
+}
+
+/* No byte of the PLT sections is named after a symbol before them (_init,
+ * unsized, used to run over .plt): a name there is a stub's or none. */
+static void check_plt_bytes(const struct elf_symtab *t, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	const char *sec, *got;
+
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		assert_non_null(gelf_getshdr(scn, &sh));
+		sec = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (strncmp(sec, ".plt", 4) != 0 || !(sh.sh_flags & SHF_EXECINSTR))
+			continue;
+		for (uint64_t a = sh.sh_addr; a < sh.sh_addr + sh.sh_size; a++) {
+			got = elf_symtab__lookup(t, a, NULL);
+			if (got && !strstr(got, "@plt"))
+				fail_msg("%s: %#" PRIx64 " in %s is '%s'", path, a, sec, got);
+		}
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+static void check_plt(const char *path, size_t min)
+{
+	struct elf_symtab *t;
+	size_t n;
+
+	if (access(path, R_OK) != 0) {
+		print_message("no %s: not checked\n", path);
+		return;
+	}
+	t = load_path(path);
+	n = check_plt_objdump(t, path);
+	print_message("%s: %zu PLT stubs named as objdump names them\n", path, n);
+	assert_true(n >= min);
+	check_plt_bytes(t, path);
+	elf_symtab__free(t);
+}
+
+/* PLT stubs are "FUNCTION@plt", as objdump (and perf) name them: the
+ * fixture's calls to libc, and in the library to its own exported
+ * function; .plt.got's __cxa_finalize; IBT's .plt.sec; libc's stubs of its
+ * own IFUNCs. */
+static void test_plt_names(void **state)
+{
+	struct elf_symtab *t = load_path(FIX_PLT_LIB);
+	uint64_t off;
+
+	(void)state;
+	check_plt(FIX_PLT_PIE, 4);
+	check_plt(FIX_PLT_NOPIE, 3);
+	check_plt(FIX_PLT_LIB, 5);
+	check_plt(FIX_PLT_IBT, 5);
+	check_plt("/lib/x86_64-linux-gnu/libc.so.6", 20);
+	check_plt("/usr/lib/x86_64-linux-gnu/libstdc++.so.6", 1000);
+	check_plt("/usr/bin/python3.11", 400);
+	check_plt(PY313_LIB, 1000);
+	/* what names a stub is its own table, not the sections' order */
+	assert_int_equal(elf_symtab__find(t, 0, &(size_t){ 0 }), -ENOENT);
+	assert_null(strstr(elf_symtab__lookup(t, 0x1000, &off) ?: "", "@plt"));
+	elf_symtab__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -785,6 +914,7 @@ int main(void)
 		cmocka_unit_test(test_func_aliases),
 		cmocka_unit_test(test_versions),
 		cmocka_unit_test(test_ifunc_names),
+		cmocka_unit_test(test_plt_names),
 		cmocka_unit_test(test_build_id),
 		cmocka_unit_test(test_no_build_id),
 		cmocka_unit_test(test_not_elf),

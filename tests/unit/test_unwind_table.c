@@ -2,7 +2,8 @@
  * of the fixtures' code (tests/fixtures/unwfix.c built with and without frame
  * pointers, with only .debug_frame, and unwfix_eh.cpp with C++ exception
  * tables), and at every 7th byte of libc, libstdc++, python3.11 and ls, the
- * table's row must say what dwarf_cfi_addrframe says. Hand-made sections cover
+ * table's row must say what dwarf_cfi_addrframe says (the PLT's CFA expression,
+ * which libdw decodes, evaluated at the address). Hand-made sections cover
  * the pointer encodings compilers do not emit, the caps and malformed input;
  * corrupted copies of a fixture must give an error or a partial table.
  */
@@ -34,14 +35,16 @@
 #error "FIXTURE_DIR must name the directory of the built fixtures"
 #endif
 
-#define FIX_OMITFP FIXTURE_DIR "/unwfix_omitfp"
-#define FIX_FP	   FIXTURE_DIR "/unwfix_fp"
-#define FIX_PIE	   FIXTURE_DIR "/unwfix_pie"
-#define FIX_NOPIE  FIXTURE_DIR "/unwfix_nopie"
-#define FIX_LIB	   FIXTURE_DIR "/libunwfix.so"
-#define FIX_DBG	   FIXTURE_DIR "/libunwfix_dbg.so"
-#define FIX_DBGZ   FIXTURE_DIR "/libunwfix_dbgz.so"
-#define FIX_EH	   FIXTURE_DIR "/unwfix_eh_cxx"
+#define FIX_OMITFP  FIXTURE_DIR "/unwfix_omitfp"
+#define FIX_FP	    FIXTURE_DIR "/unwfix_fp"
+#define FIX_PIE	    FIXTURE_DIR "/unwfix_pie"
+#define FIX_NOPIE   FIXTURE_DIR "/unwfix_nopie"
+#define FIX_LIB	    FIXTURE_DIR "/libunwfix.so"
+#define FIX_DBG	    FIXTURE_DIR "/libunwfix_dbg.so"
+#define FIX_DBGZ    FIXTURE_DIR "/libunwfix_dbgz.so"
+#define FIX_EH	    FIXTURE_DIR "/unwfix_eh_cxx"
+#define FIX_PLT	    FIXTURE_DIR "/pltfix_pie"
+#define FIX_PLT_IBT FIXTURE_DIR "/libpltfix_ibt.so"
 
 #define LIBC	  "/lib/x86_64-linux-gnu/libc.so.6"
 #define LIBSTDCXX "/usr/lib/x86_64-linux-gnu/libstdc++.so.6"
@@ -228,9 +231,30 @@ static void want_rbp(Dwarf_Frame *f, struct unwind_row *row)
 	}
 }
 
-/* The kind of row libdw's frame calls for; *regoff says whether its CFA is a
- * register plus an offset. */
-static enum unwind_kind want_kind(Dwarf_Frame *f, int32_t *cfa_off, bool *regoff)
+/* The CFA of the PLT's expression evaluated at pc, as libdw decodes it:
+ * rsp + N + ((pc & 15) >= K ? 8 : 0); false for any other expression. */
+static bool plt_cfa(const Dwarf_Op *ops, size_t n, uint64_t pc, int64_t *off)
+{
+	static const uint8_t atoms[] = { DW_OP_breg7, DW_OP_breg16, DW_OP_lit15, DW_OP_and, 0,
+					 DW_OP_ge,    DW_OP_lit3,   DW_OP_shl,	 DW_OP_plus };
+	uint64_t k;
+
+	if (n != sizeof(atoms) || ops[1].number != 0)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (i != 4 && ops[i].atom != atoms[i])
+			return false;
+	}
+	if (ops[4].atom < DW_OP_lit0 || ops[4].atom > DW_OP_lit31)
+		return false;
+	k = ops[4].atom - DW_OP_lit0;
+	*off = (int64_t)ops[0].number + ((pc & 15) >= k ? 8 : 0);
+	return true;
+}
+
+/* The kind of row libdw's frame at pc calls for; *regoff says whether its
+ * CFA is a register plus an offset (or the PLT's expression, evaluated). */
+static enum unwind_kind want_kind(Dwarf_Frame *f, uint64_t pc, int32_t *cfa_off, bool *regoff)
 {
 	Dwarf_Op mem[3], *ops;
 	size_t n;
@@ -242,6 +266,9 @@ static enum unwind_kind want_kind(Dwarf_Frame *f, int32_t *cfa_off, bool *regoff
 	if (*regoff) {
 		reg = ops[0].number;
 		off = (int64_t)ops[0].number2;
+	} else if (plt_cfa(ops, n, pc, &off)) {
+		*regoff = true;
+		reg = 7;
 	}
 	assert_int_equal(dwarf_frame_register(f, RA_REG, mem, &ops, &n), 0);
 	if (n == 0 && ops == mem)
@@ -263,7 +290,7 @@ static bool want_at(const struct oracle *o, uint64_t pc, struct unwind_row *row,
 	*regoff = false;
 	if (dwarf_cfi_addrframe(o->cfi, pc, &f) != 0)
 		return false;
-	row->kind = (uint8_t)want_kind(f, &row->cfa_off, regoff);
+	row->kind = (uint8_t)want_kind(f, pc, &row->cfa_off, regoff);
 	want_rbp(f, row);
 	free(f);
 	return true;
@@ -384,6 +411,22 @@ static void test_fixture_cxx_eh(void **state)
 {
 	(void)state;
 	agree_with_libdw(FIX_EH, false, 1);
+}
+
+/* Every byte of a .plt (lazy binding, and IBT's with .plt.sec): libdw's
+ * expression evaluated, and the table's rows all unwindable. */
+static void test_fixture_plt(void **state)
+{
+	const char *paths[] = { FIX_PLT, FIX_PLT_IBT };
+	struct tally tl;
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		compare_file(paths[i], false, 1, &tl);
+		print_tally(paths[i], &tl);
+		assert_int_equal(tl.agree, tl.addrs);
+		assert_int_equal(tl.kinds[UNWIND_CFA_OTHER], 0);
+	}
 }
 
 static void test_fixture_debug_frame(void **state)
@@ -886,6 +929,77 @@ static void test_cap_rows(void **state)
 	unwind_table__free(t);
 }
 
+/* GNU ld's .plt program: PLT0's two rows, then from 0x1010 the expression
+ * rsp + 8 + ((rip & 15) >= 11 ? 8 : 0), here with its K and register. */
+#define PLT_PROG(at, reg, k, len)                                                                  \
+	DW_CFA_def_cfa_offset, 16, DW_CFA_advance_loc | 6, DW_CFA_def_cfa_offset, 24,              \
+		DW_CFA_advance_loc | ((at)-6), DW_CFA_def_cfa_expression, len, 0x70 + (reg), 8,    \
+		DW_OP_breg16, 0, DW_OP_lit15, DW_OP_and, DW_OP_lit0 + (k), DW_OP_ge, DW_OP_lit3,   \
+		DW_OP_shl, DW_OP_plus
+
+static void expect_plt_entry(const struct unwind_table *t, uint64_t entry, int32_t off)
+{
+	expect_row(t, entry, UNWIND_CFA_RSP, off, UNWIND_RBP_SAME, 0);
+	expect_row(t, entry + 10, UNWIND_CFA_RSP, off, UNWIND_RBP_SAME, 0);
+	expect_row(t, entry + 11, UNWIND_CFA_RSP, off + 8, UNWIND_RBP_SAME, 0);
+	expect_row(t, entry + 15, UNWIND_CFA_RSP, off + 8, UNWIND_RBP_SAME, 0);
+}
+
+/* The PLT's CFA expression becomes two exact rows per 16-byte entry, from
+ * wherever it starts to wherever the FDE or the next rule ends it; any
+ * other expression stays marked. */
+static void test_plt_expression(void **state)
+{
+	static const uint8_t plt[] = { PLT_PROG(16, 7, 11, 11) };
+	static const uint8_t mid[] = { PLT_PROG(0x1c, 7, 11, 11), DW_CFA_advance_loc | 0x24,
+				       DW_CFA_def_cfa, 7, 8 };
+	static const uint8_t k0[] = { PLT_PROG(16, 7, 0, 11) };
+	static const uint8_t rbp[] = { PLT_PROG(16, 6, 11, 11) };
+	static const uint8_t longer[] = { PLT_PROG(16, 7, 11, 12), DW_OP_nop };
+	struct unwind_table *t;
+	size_t n;
+
+	(void)state;
+	t = one_fde(plt, sizeof(plt), 0x50);
+	expect_row(t, 0x1000, UNWIND_CFA_RSP, 16, UNWIND_RBP_SAME, 0);
+	expect_row(t, 0x1006, UNWIND_CFA_RSP, 24, UNWIND_RBP_SAME, 0);
+	for (uint64_t e = 0x1010; e < 0x1050; e += 16)
+		expect_plt_entry(t, e, 8);
+	expect_row(t, 0x1050, UNWIND_NONE, 0, UNWIND_RBP_SAME, 0);
+	unwind_table__rows(t, &n);
+	assert_int_equal(n, 2 + 4 * 2 + 1);
+	assert_int_equal(unwind_table__stats(t)->nfdes, 1);
+	unwind_table__free(t);
+
+	/* from past an entry's split, up to a plain rule at 0x1040 */
+	t = one_fde(mid, sizeof(mid), 0x50);
+	expect_row(t, 0x101c, UNWIND_CFA_RSP, 16, UNWIND_RBP_SAME, 0);
+	expect_row(t, 0x101b, UNWIND_CFA_RSP, 24, UNWIND_RBP_SAME, 0);
+	expect_plt_entry(t, 0x1020, 8);
+	expect_plt_entry(t, 0x1030, 8);
+	expect_row(t, 0x1040, UNWIND_CFA_RSP, 8, UNWIND_RBP_SAME, 0);
+	expect_row(t, 0x104b, UNWIND_CFA_RSP, 8, UNWIND_RBP_SAME, 0);
+	unwind_table__free(t);
+
+	/* alike but not it: no split, another register, an operation more */
+	t = one_fde(k0, sizeof(k0), 0x50);
+	expect_row(t, 0x1010, UNWIND_CFA_OTHER, 0, UNWIND_RBP_SAME, 0);
+	unwind_table__free(t);
+	t = one_fde(rbp, sizeof(rbp), 0x50);
+	expect_row(t, 0x1010, UNWIND_CFA_OTHER, 0, UNWIND_RBP_SAME, 0);
+	unwind_table__free(t);
+	t = one_fde(longer, sizeof(longer), 0x50);
+	expect_row(t, 0x1010, UNWIND_CFA_OTHER, 0, UNWIND_RBP_SAME, 0);
+	unwind_table__free(t);
+
+	/* 65536 entries need more rows than one FDE may have: none from 0x1010 */
+	t = one_fde(plt, sizeof(plt), 0x10 + 65536 * 16);
+	expect_row(t, 0x1006, UNWIND_CFA_RSP, 24, UNWIND_RBP_SAME, 0);
+	expect_row(t, 0x1010, UNWIND_NONE, 0, UNWIND_RBP_SAME, 0);
+	assert_int_equal(unwind_table__stats(t)->nfdes_bad, 1);
+	unwind_table__free(t);
+}
+
 /* Lengths that do not fit: nothing before them, or the FDEs before them. */
 static void test_bad_lengths(void **state)
 {
@@ -1177,6 +1291,7 @@ int main(void)
 		cmocka_unit_test(test_fixture_o1),
 		cmocka_unit_test(test_fixture_cxx_eh),
 		cmocka_unit_test(test_fixture_debug_frame),
+		cmocka_unit_test(test_fixture_plt),
 		cmocka_unit_test(test_libc),
 		cmocka_unit_test(test_ls),
 		cmocka_unit_test(test_libstdcxx_python),
@@ -1190,6 +1305,7 @@ int main(void)
 		cmocka_unit_test(test_bad_programs),
 		cmocka_unit_test(test_cap_program),
 		cmocka_unit_test(test_cap_rows),
+		cmocka_unit_test(test_plt_expression),
 		cmocka_unit_test(test_bad_lengths),
 		cmocka_unit_test(test_bad_cies),
 		cmocka_unit_test(test_fuzz_eh_frame),
