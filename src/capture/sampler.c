@@ -887,6 +887,7 @@ struct collect_ctx {
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
+	struct hashmap py_frames; /* py_procs__frames' */
 	/* a user and a kernel stack, twice with --wakers, Python frames and a
 	 * few more */
 	uint32_t frames[2 * SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + PY_MAX_FRAMES + 4];
@@ -990,7 +991,8 @@ static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
 
 	if (!py)
 		return push_stack(c, k->ustack, k->pid, FRAME_USER, false);
-	np = py_procs__frames(c->s->py, c->p, py->ip, py->nr, c->py, c->entry, PY_MAX_FRAMES);
+	np = py_procs__frames(c->s->py, c->p, &c->py_frames, py->ip, py->nr, c->py, c->entry,
+			      PY_MAX_FRAMES);
 	err = np < 0 ? np : push_stack(c, k->ustack, k->pid, FRAME_USER, false);
 	if (err)
 		return err;
@@ -1138,22 +1140,17 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	return err;
 }
 
-static int read_counts(struct collect_ctx *c)
+static int add_count(void *arg, const void *key, const void *val)
 {
-	int fd = c->counts_fd, err;
-	struct sample_key key, next, *prev = NULL;
 	__u64 count;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &count) || !count)
-			continue;
-		err = add_sample(c, &key, count);
-		if (err)
-			return err;
-	}
-	return 0;
+	memcpy(&count, val, sizeof(count));
+	return count ? add_sample(arg, key, count) : 0;
+}
+
+static int read_counts(struct collect_ctx *c)
+{
+	return bpf_maps__each(c->counts_fd, sizeof(struct sample_key), sizeof(__u64), add_count, c);
 }
 
 /* --alloc: the live allocations at the stop, summed by (process, thread,
@@ -1423,6 +1420,7 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 		runtimes__count(&s->runtimes, p, s->procs);
 	symbolizer__free(c->sym);
 	hashmap__free(&c->stack_of);
+	hashmap__free(&c->py_frames);
 	free(c);
 	return err;
 }
