@@ -497,7 +497,7 @@ fuzz: | $(DEPS_STAMP)
 demo: $(BUILD)/flamebpf $(BUILD)/workloads/demo
 	$(Q)tools/demo.sh
 
-bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
+bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize $(BUILD)/bench/bench_floor
 	$(Q)tools/deps.sh --bench
 	$(Q)tools/bench.sh
 	$(Q)tools/bench_trace.sh
@@ -516,6 +516,17 @@ bench: $(BUILD)/flamebpf $(WORKLOADS) $(BUILD)/bench/bench_symbolize
 
 # tools/bench_unwind.sh's symbolizer and unwind-table timings: the library objects.
 $(BUILD)/bench/bench_symbolize: tools/bench_symbolize.c $(LIB_OBJS) | $(DEPS_STAMP)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -o $@
+
+# tools/bench_trace.sh's floor: empty programs attached as flamebpf attaches its own.
+$(BUILD)/bench/bench_floor.bpf.o: tools/bench_floor.bpf.c $(VMLINUX) | $(DEPS_STAMP)
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/bench/bench_floor: tools/bench_floor.c $(LIB_OBJS) $(BUILD)/bench/bench_floor.bpf.o | $(DEPS_STAMP)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB_OBJS) $(PKG_LIBS) $(EXTRA_LIBS) -o $@

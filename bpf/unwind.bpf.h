@@ -211,36 +211,41 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
  * when pc is outside every mapping the process had. Another task's walk
  * (a sleepable program, which may be preempted midway) leaves the per-CPU
  * cache alone. */
-static __always_inline bool unwind_rule(struct unwind_walk *w, __u64 pc)
+__noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int own,
+			     struct unwind_row *out)
 {
-	__u32 slot = (__u32)((pc ^ (pc >> 16) ^ w->pid) * 0x9e3779b1U) >> (32 - UNWIND_CACHE_BITS);
-	struct unwind_cached *c = w->task ? NULL : bpf_map_lookup_elem(&unwind_cache, &slot);
-	struct unwind_proc *proc = w->proc;
+	__u32 slot = (__u32)((pc ^ (pc >> 16) ^ pid) * 0x9e3779b1U) >> (32 - UNWIND_CACHE_BITS);
+	struct unwind_cached *c = own ? bpf_map_lookup_elem(&unwind_cache, &slot) : NULL;
 	struct unwind_mapping *m;
 	struct unwind_row *r = NULL;
 
-	if (!proc)
-		return false;
-	if (c && c->pc == pc && c->pid == w->pid && c->gen == proc->gen) {
-		w->row = c->row;
-		return true;
+	if (!proc || !out)
+		return 0;
+	if (c && c->pc == pc && c->pid == pid && c->gen == proc->gen) {
+		*out = c->row;
+		return 1;
 	}
 	m = unwind_find_mapping(proc, pc);
 	if (!m)
-		return false;
+		return 0;
 	if (m->nrows)
 		r = unwind_find_row(m, pc - m->bias);
 	if (r)
-		w->row = *r;
+		*out = *r;
 	else
-		w->row = (struct unwind_row){ .kind = UNWIND_NONE };
+		*out = (struct unwind_row){ .kind = UNWIND_NONE };
 	if (c) {
 		c->pc = pc;
-		c->pid = w->pid;
+		c->pid = pid;
 		c->gen = proc->gen;
-		c->row = w->row;
+		c->row = *out;
 	}
-	return true;
+	return 1;
+}
+
+static __always_inline bool unwind_rule(struct unwind_walk *w, __u64 pc)
+{
+	return unwind_rule_g(w->proc, w->pid, pc, !w->task, &w->row);
 }
 
 /* One step by the row's rules. Returns false when the stack cannot be read. */

@@ -10,6 +10,9 @@
  *   bench_calls loop FUNC SECONDS FILE
  *	call FUNC (push, nop5, sstep, outer) in a loop for SECONDS of wall
  *	time; write "calls N" and "ns_per_call X" to FILE
+ *	BENCH_WAIT_PROBE=1: first wait (up to 10 s) for a probe on FUNC (its
+ *	first byte changed: a breakpoint, or a call to a trampoline), for a
+ *	tool that attaches with -p
  *   bench_calls hammer NTHREADS RATE SECONDS FILE
  *	NTHREADS threads call bench_hammer (a push leaf) for SECONDS, RATE
  *	calls per second in all (0: as fast as they can); write "calls N",
@@ -154,24 +157,48 @@ static inline __attribute__((always_inline)) double call_loop(func_t fn, double 
 	return t - t0;
 }
 
+/* Waits for a probe on fn: its first byte, as the process reads its own
+ * code, is the probe's. */
+static int wait_probe(func_t fn)
+{
+	uint8_t first = *(volatile uint8_t *)fn;
+	struct timespec ms = { 0, 1000000 };
+
+	for (int i = 0; i < 10000; i++) {
+		if (*(volatile uint8_t *)fn != first)
+			return 0;
+		nanosleep(&ms, NULL);
+	}
+	fprintf(stderr, "bench_calls: no probe on the function after 10 s\n");
+	return 1;
+}
+
 static int loop(const char *func, const char *secs_s, const char *file)
 {
 	uint64_t calls;
 	double secs;
 	char text[128];
+	func_t fn;
 
 	if (parse_num(secs_s, &secs))
 		return 2;
-	if (!strcmp(func, "push"))
-		secs = call_loop(bench_push, secs, &calls);
-	else if (!strcmp(func, "nop5"))
-		secs = call_loop(bench_nop5, secs, &calls);
-	else if (!strcmp(func, "sstep"))
-		secs = call_loop(bench_sstep, secs, &calls);
-	else if (!strcmp(func, "outer"))
-		secs = call_loop(bench_outer, secs, &calls);
-	else
+	fn = !strcmp(func, "push")    ? bench_push
+	     : !strcmp(func, "nop5")  ? bench_nop5
+	     : !strcmp(func, "sstep") ? bench_sstep
+	     : !strcmp(func, "outer") ? bench_outer
+				      : NULL;
+	if (!fn)
 		return 2;
+	if (getenv("BENCH_WAIT_PROBE") && wait_probe(fn))
+		return 1;
+	if (fn == bench_push)
+		secs = call_loop(bench_push, secs, &calls);
+	else if (fn == bench_nop5)
+		secs = call_loop(bench_nop5, secs, &calls);
+	else if (fn == bench_sstep)
+		secs = call_loop(bench_sstep, secs, &calls);
+	else
+		secs = call_loop(bench_outer, secs, &calls);
 	snprintf(text, sizeof(text), "calls %llu\nns_per_call %.3f\n", (unsigned long long)calls,
 		 secs * 1e9 / calls);
 	return write_kv(file, text);

@@ -887,6 +887,7 @@ struct collect_ctx {
 	struct profile *p;
 	struct symbolizer *sym;
 	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
+	struct hashmap py_frames; /* py_procs__frames' */
 	/* a user and a kernel stack, twice with --wakers, Python frames and a
 	 * few more */
 	uint32_t frames[2 * SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + PY_MAX_FRAMES + 4];
@@ -990,7 +991,8 @@ static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
 
 	if (!py)
 		return push_stack(c, k->ustack, k->pid, FRAME_USER, false);
-	np = py_procs__frames(c->s->py, c->p, py->ip, py->nr, c->py, c->entry, PY_MAX_FRAMES);
+	np = py_procs__frames(c->s->py, c->p, &c->py_frames, py->ip, py->nr, c->py, c->entry,
+			      PY_MAX_FRAMES);
 	err = np < 0 ? np : push_stack(c, k->ustack, k->pid, FRAME_USER, false);
 	if (err)
 		return err;
@@ -1138,22 +1140,17 @@ static int add_sample(struct collect_ctx *c, const struct sample_key *k, __u64 c
 	return err;
 }
 
-static int read_counts(struct collect_ctx *c)
+static int add_count(void *arg, const void *key, const void *val)
 {
-	int fd = c->counts_fd, err;
-	struct sample_key key, next, *prev = NULL;
 	__u64 count;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &count) || !count)
-			continue;
-		err = add_sample(c, &key, count);
-		if (err)
-			return err;
-	}
-	return 0;
+	memcpy(&count, val, sizeof(count));
+	return count ? add_sample(arg, key, count) : 0;
+}
+
+static int read_counts(struct collect_ctx *c)
+{
+	return bpf_maps__each(c->counts_fd, sizeof(struct sample_key), sizeof(__u64), add_count, c);
 }
 
 /* --alloc: the live allocations at the stop, summed by (process, thread,
@@ -1190,22 +1187,28 @@ static int add_live(struct sampler *s, struct live_sums *ls, const struct alloc_
 	return 0;
 }
 
-static int read_live(struct sampler *s, struct live_sums *ls)
+struct live_ctx {
+	struct sampler *s;
+	struct live_sums *ls;
+};
+
+static int add_live_entry(void *arg, const void *key, const void *val)
 {
-	int fd = bpf_map__fd(s->skel->maps.alloc_live), err;
-	struct alloc_addr key, next, *prev = NULL;
+	struct live_ctx *lc = arg;
+	struct alloc_addr a;
 	struct alloc_live l;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &l))
-			continue;
-		err = add_live(s, ls, &key, &l);
-		if (err)
-			return err;
-	}
-	return 0;
+	memcpy(&a, key, sizeof(a));
+	memcpy(&l, val, sizeof(l));
+	return add_live(lc->s, lc->ls, &a, &l);
+}
+
+static int read_live(struct sampler *s, struct live_sums *ls)
+{
+	struct live_ctx lc = { s, ls };
+
+	return bpf_maps__each(bpf_map__fd(s->skel->maps.alloc_live), sizeof(struct alloc_addr),
+			      sizeof(struct alloc_live), add_live_entry, &lc);
 }
 
 /* A stack of allocations: its user stack alone, bytes and counts of both
@@ -1234,33 +1237,43 @@ static int add_alloc(struct collect_ctx *c, const struct sample_key *k,
 #undef ALLOCS
 }
 
+struct alloc_ctx {
+	struct collect_ctx *c;
+	struct live_sums ls;
+	uint64_t named;
+};
+
+static int add_alloc_entry(void *arg, const void *key_p, const void *val)
+{
+	struct alloc_ctx *ac = arg;
+	struct alloc_total all, live = {};
+	struct sample_key key;
+	uint64_t i;
+
+	memcpy(&key, key_p, sizeof(key));
+	memcpy(&all, val, sizeof(all));
+	/* once: a thread renamed has its stack under two keys */
+	if (hashmap__get(&ac->ls.idx, owner_key(key.pid, key.tid, key.ustack), &i)) {
+		live = ac->ls.v[i];
+		ac->ls.v[i] = (struct alloc_total){ 0 };
+	}
+	ac->named += live.count;
+	return add_alloc(ac->c, &key, &all, &live);
+}
+
 /* Every stack that allocated, with what of it is still live. */
 static int read_allocs(struct collect_ctx *c)
 {
-	int fd = bpf_map__fd(c->s->skel->maps.alloc_counts), err;
-	struct sample_key key, next, *prev = NULL;
-	struct live_sums ls = {};
-	struct alloc_total all, live, none = {};
-	uint64_t i, named = 0;
+	struct alloc_ctx ac = { c, {}, 0 };
+	int err = read_live(c->s, &ac.ls);
 
-	err = read_live(c->s, &ls);
-	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &all))
-			continue;
-		live = none;
-		/* once: a thread renamed has its stack under two keys */
-		if (hashmap__get(&ls.idx, owner_key(key.pid, key.tid, key.ustack), &i)) {
-			live = ls.v[i];
-			ls.v[i] = none;
-		}
-		named += live.count;
-		err = add_alloc(c, &key, &all, &live);
-	}
-	c->s->live[2] = c->s->live[0] - named;
-	hashmap__free(&ls.idx);
-	free(ls.v);
+	if (!err)
+		err = bpf_maps__each(bpf_map__fd(c->s->skel->maps.alloc_counts),
+				     sizeof(struct sample_key), sizeof(struct alloc_total),
+				     add_alloc_entry, &ac);
+	c->s->live[2] = c->s->live[0] - ac.named;
+	hashmap__free(&ac.ls.idx);
+	free(ac.ls.v);
 	return err;
 }
 
@@ -1423,6 +1436,7 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 		runtimes__count(&s->runtimes, p, s->procs);
 	symbolizer__free(c->sym);
 	hashmap__free(&c->stack_of);
+	hashmap__free(&c->py_frames);
 	free(c);
 	return err;
 }

@@ -674,28 +674,28 @@ static int add_record(struct collect_ctx *c, const struct kept_call *r, const st
 	return profile__add_split_event(c->p, &who, c->frames, n, &ev, &split);
 }
 
-static int read_counts(struct collect_ctx *c, int fd)
+static int add_count(void *arg, const void *key_p, const void *val_p)
 {
-	struct trace_key key, next, *prev = NULL;
+	struct trace_key key;
 	struct trace_value val;
 	struct sample_key k = {};
-	int err;
 
-	while (!bpf_map_get_next_key(fd, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val) || !val.calls)
-			continue;
-		k.pid = key.pid;
-		k.tid = key.tid;
-		k.ustack = key.path;
-		memcpy(k.comm, val.comm, sizeof(k.comm));
-		memcpy(k.tcomm, val.tcomm, sizeof(k.tcomm));
-		err = add_call(c, &k, &val);
-		if (err)
-			return err;
-	}
-	return 0;
+	memcpy(&key, key_p, sizeof(key));
+	memcpy(&val, val_p, sizeof(val));
+	if (!val.calls)
+		return 0;
+	k.pid = key.pid;
+	k.tid = key.tid;
+	k.ustack = key.path;
+	memcpy(k.comm, val.comm, sizeof(k.comm));
+	memcpy(k.tcomm, val.tcomm, sizeof(k.tcomm));
+	return add_call(arg, &k, &val);
+}
+
+static int read_counts(struct collect_ctx *c, int fd)
+{
+	return bpf_maps__each(fd, sizeof(struct trace_key), sizeof(struct trace_value), add_count,
+			      c);
 }
 
 int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfuncs,

@@ -56,20 +56,52 @@ static int append_root(struct strbuf *b, const struct stack_owner *who, enum roo
 	return folded__append_ids(b, who, root);
 }
 
+static int append_frame(struct strbuf *b, const struct frame *f)
+{
+	if (strbuf__addc(b, ';') || folded__append_name(b, f->name[0] ? f->name : "[unknown]"))
+		return -ENOMEM;
+	return f->kind == FRAME_KERNEL ? strbuf__add(b, "_[k]", 4) : 0;
+}
+
 int folded__format_stack(const struct profile *p, const struct profile_stack *s,
 			 const struct write_opts *o, struct strbuf *b)
 {
 	if (append_root(b, &s->who, o->root))
 		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nframes; i++) {
-		const struct frame *f = profile__frame(p, s->frames[i]);
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (append_frame(b, profile__frame(p, s->frames[i])))
+			return -ENOMEM;
+	return 0;
+}
 
-		if (strbuf__addc(b, ';') ||
-		    folded__append_name(b, f->name[0] ? f->name : "[unknown]"))
+/* Each frame's text (";NAME", escaped), made once: the stacks of a large
+ * profile repeat their frames by the million. */
+struct frame_texts {
+	struct strbuf buf;
+	size_t *off;
+	uint32_t *len; /* 0: not made yet */
+};
+
+static int append_cached(struct frame_texts *t, const struct profile *p, uint32_t id,
+			 struct strbuf *b)
+{
+	if (!t->len[id]) {
+		t->off[id] = t->buf.len;
+		if (append_frame(&t->buf, profile__frame(p, id)))
 			return -ENOMEM;
-		if (f->kind == FRAME_KERNEL && strbuf__add(b, "_[k]", 4))
-			return -ENOMEM;
+		t->len[id] = (uint32_t)(t->buf.len - t->off[id]);
 	}
+	return strbuf__add(b, t->buf.s + t->off[id], t->len[id]);
+}
+
+static int format_cached(struct frame_texts *t, const struct profile *p,
+			 const struct profile_stack *s, const struct write_opts *o, struct strbuf *b)
+{
+	if (append_root(b, &s->who, o->root))
+		return -ENOMEM;
+	for (uint32_t i = 0; i < s->nframes; i++)
+		if (append_cached(t, p, s->frames[i], b))
+			return -ENOMEM;
 	return 0;
 }
 
@@ -100,18 +132,20 @@ static int write_merged(const struct line *lines, size_t n, FILE *f)
 
 int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
-	size_t n = profile__nr_stacks(p), done = 0;
+	size_t n = profile__nr_stacks(p), nf = profile__nr_frames(p), done = 0;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
+	struct frame_texts t = { { 0 }, calloc(nf ? nf : 1, sizeof(*t.off)),
+				 calloc(nf ? nf : 1, sizeof(*t.len)) };
 	struct strbuf b = {}; /* every line, each ending in a NUL */
 	int err = -ENOMEM;
 
-	if (!lines)
-		return -ENOMEM;
+	if (!lines || !t.off || !t.len)
+		goto out;
 	for (; done < n; done++) {
 		const struct profile_stack *s = profile__stack(p, done);
 
 		lines[done].off = b.len;
-		if (folded__format_stack(p, s, o, &b) || strbuf__add(&b, "", 1))
+		if (format_cached(&t, p, s, o, &b) || strbuf__add(&b, "", 1))
 			goto out;
 		lines[done].len = b.len - 1 - lines[done].off;
 		lines[done].count = s->weight;
@@ -122,6 +156,9 @@ int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 	err = write_merged(lines, n, f);
 out:
 	strbuf__free(&b);
+	strbuf__free(&t.buf);
+	free(t.off);
+	free(t.len);
 	free(lines);
 	return err;
 }

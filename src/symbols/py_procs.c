@@ -247,13 +247,28 @@ static struct frame py_frame(const char *name, const struct py_code *c)
 			       .build_id = "" };
 }
 
-int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip, uint32_t nr,
-		     uint32_t *ids, bool *entry, size_t cap)
+/* The profile frame of one Python frame: its code object at code, its
+ * instruction (and flags) in word. */
+static int frame_of(struct py_proc_entry *e, struct profile *p, uint64_t code, uint64_t word,
+		    uint32_t *id)
+{
+	const struct py_code *c = code_of(e, code, true);
+	char name[PY_NAME_MAX];
+	struct frame f;
+
+	if (c)
+		py_code__frame_name(c, (int32_t)(uint32_t)word, name, sizeof(name));
+	else
+		snprintf(name, sizeof(name), "[python code 0x%llx]", (unsigned long long)code);
+	f = py_frame(name, c);
+	return profile__findnew_frame_at(p, &f, id);
+}
+
+int py_procs__frames(struct py_procs *pp, struct profile *p, struct hashmap *made,
+		     const uint64_t *ip, uint32_t nr, uint32_t *ids, bool *entry, size_t cap)
 {
 	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
 	size_t n = (nr - 1) / 2;
-	char name[PY_NAME_MAX];
-	struct frame f;
 	int err = 0;
 
 	if (!e || n > cap)
@@ -261,16 +276,16 @@ int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip,
 	/* the record is innermost first */
 	for (size_t k = 0; k < n && !err; k++) {
 		uint32_t at = 1 + 2 * (uint32_t)(n - 1 - k);
-		const struct py_code *c = code_of(e, ip[at], true);
+		uint64_t key = hash_mix(hash_mix(ip[0] ^ hash_mix(ip[at])) ^ ip[at + 1]), id;
 
 		entry[k] = ip[at + 1] & PY_FRAME_ENTRY;
-		if (c)
-			py_code__frame_name(c, (int32_t)(uint32_t)ip[at + 1], name, sizeof(name));
-		else
-			snprintf(name, sizeof(name), "[python code 0x%llx]",
-				 (unsigned long long)ip[at]);
-		f = py_frame(name, c);
-		err = profile__findnew_frame_at(p, &f, &ids[k]);
+		if (hashmap__get(made, key, &id)) {
+			ids[k] = (uint32_t)id;
+			continue;
+		}
+		err = frame_of(e, p, ip[at], ip[at + 1], &ids[k]);
+		if (!err)
+			err = hashmap__set(made, key, ids[k]);
 	}
 	return err ? err : (int)n;
 }

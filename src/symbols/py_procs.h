@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "profile/profile.h"
+#include "util/hashmap.h"
 #include "procs.h"
 #include "py_code.h"
 
@@ -31,10 +32,11 @@ int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr);
 
 /* The Python frames of an EV_PYSTACK record, root first, as profile frames
  * ("NAME (FILE:LINE)", of binary FILE) into ids, with entry[i] where the
- * evaluation loop was entered (py_merge.h). Returns how many (at most cap)
- * or -ENOMEM. */
-int py_procs__frames(struct py_procs *pp, struct profile *p, const uint64_t *ip, uint32_t nr,
-		     uint32_t *ids, bool *entry, size_t cap);
+ * evaluation loop was entered (py_merge.h). made caches them for p: one
+ * map per profile, kept by the caller. Returns how many (at most cap) or
+ * -ENOMEM. */
+int py_procs__frames(struct py_procs *pp, struct profile *p, struct hashmap *made,
+		     const uint64_t *ip, uint32_t nr, uint32_t *ids, bool *entry, size_t cap);
 
 /* Whether pid was found running a Python of a known layout. */
 bool py_procs__is_python(const struct py_procs *pp, pid_t pid);

@@ -27,7 +27,12 @@ struct symbolizer {
 	struct hashmap user_sets;	      /* the same -> index in sets, when DWARF is wanted */
 	struct resolved_set *sets;
 	size_t nsets, sets_cap;
-	struct hashmap kernel_names, kernel_offs; /* address * 2 + is_return */
+	/* the frames of an address of a process, as profile ids: a run in runs,
+	 * (start << 8 | count), by hash(pid, address, is_return) */
+	struct hashmap user_frames;
+	uint32_t *runs;
+	size_t nruns, runs_cap;
+	struct hashmap kernel_frames; /* address * 2 + is_return -> profile frame id */
 };
 
 static struct symbolizer_opts defaults;
@@ -242,38 +247,69 @@ static int cached_symbol(struct symbolizer *s, struct binary *b, uint64_t file_o
 	return err;
 }
 
-/* A file-backed address: symbol, or BINARY+0xOFFSET (link-time address when
- * the ELF was readable, else the file offset); with DWARF wanted, its line
- * and inlined functions. Returns the number of frames or -errno. */
-static int file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pid, uint64_t ip,
-		       bool is_return, uint32_t *ids, size_t max)
+/* The frames of a file-backed address, as file_frames makes them. */
+static int make_frames(struct symbolizer *s, const struct map_entry *m, struct binary *b,
+		       pid_t pid, uint64_t ip, uint64_t file_off, bool is_return, uint64_t key,
+		       uint32_t *ids)
 {
-	uint64_t file_off = ip - m->start + m->offset, key;
-	struct binary *b = symcache__findnew(s->bins, m, pid, procs__root(s->ps, pid));
 	const struct resolved_set *set;
 	struct resolved_set one;
-	size_t n;
 	int err;
 
-	if (!b)
-		return -ENOMEM;
-	key = hash_mix((uintptr_t)b ^ hash_mix(file_off * 2 + is_return));
 	if (s->inline_frames || s->file_line) {
 		err = cached_set(s, b, m, pid, file_off, is_return, key, &set);
 	} else {
 		err = cached_symbol(s, b, file_off, is_return, key, &one);
 		set = &one;
 	}
-	if (err)
-		return err;
-	n = set->n < max ? set->n : max;
-	for (size_t i = 0; i < n && !err; i++)
+	for (size_t i = 0; i < set->n && !err; i++)
 		err = profile__findnew_frame_at(s->p,
 						&(struct frame){ set->r[i].name, b->name,
 								 FRAME_USER, ip, set->r[i].sym_off,
 								 b->path, b->build_id },
 						&ids[i]);
-	return err ? err : (int)n;
+	return err ? err : (int)set->n;
+}
+
+/* A file-backed address: symbol, or BINARY+0xOFFSET (link-time address when
+ * the ELF was readable, else the file offset); with DWARF wanted, its line
+ * and inlined functions. Returns the number of frames or -errno. */
+static int file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pid, uint64_t ip,
+		       bool is_return, uint32_t *ids)
+{
+	uint64_t file_off = ip - m->start + m->offset;
+	struct binary *b = symcache__findnew(s->bins, m, pid, procs__root(s->ps, pid));
+
+	if (!b)
+		return -ENOMEM;
+	return make_frames(s, m, b, pid, ip, file_off, is_return,
+			   hash_mix((uintptr_t)b ^ hash_mix(file_off * 2 + is_return)), ids);
+}
+
+/* file_frames, made once per address of a process: the stacks of a
+ * system-wide profile repeat them by the million. */
+static int cached_file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pid,
+			      uint64_t ip, bool is_return, uint32_t *ids, size_t max)
+{
+	uint64_t key = hash_mix(((uint64_t)(uint32_t)pid << 32 | is_return) ^ hash_mix(ip)), run;
+	uint32_t made[SYMBOLIZE_MAX_FRAMES];
+	int n;
+
+	if (!hashmap__get(&s->user_frames, key, &run)) {
+		n = file_frames(s, m, pid, ip, is_return, made);
+		if (n < 0)
+			return n;
+		run = (uint64_t)s->nruns << 8 | (uint32_t)n;
+		for (int i = 0; i < n; i++)
+			if (array__push((void **)&s->runs, &s->nruns, &s->runs_cap, &made[i],
+					sizeof(made[i])))
+				return -ENOMEM;
+		if (hashmap__set(&s->user_frames, key, run))
+			return -ENOMEM;
+	}
+	n = (run & 0xff) < max ? (int)(run & 0xff) : (int)max;
+	memcpy(ids, &s->runs[run >> 8], n * sizeof(*ids));
+	return n;
 }
 
 /* Where a JIT puts code: anonymous memory, named ("[anon:...]") or not, or a
@@ -333,7 +369,7 @@ int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool i
 			return err < 0 ? err : 1;
 	}
 	if (m && m->path[0] == '/')
-		return file_frames(s, m, pid, ip, is_return, ids, max);
+		return cached_file_frames(s, m, pid, ip, is_return, ids, max);
 	if (!m || !m->path[0])
 		err = profile__findnew_frame_at(
 			s->p,
@@ -358,27 +394,26 @@ static void load_kallsyms(struct symbolizer *s)
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32_t *id)
 {
 	const char *name = NULL;
-	uint64_t off = 0;
+	uint64_t off = 0, frame;
 	struct resolved r;
-	int err = 0;
+	int err;
 
-	if (!cached_resolve(&s->kernel_names, &s->kernel_offs, ip * 2 + is_return, &r)) {
-		if (!s->kloaded)
-			load_kallsyms(s);
-		if (s->ksyms)
-			name = kallsyms__lookup(s->ksyms, ip - is_return, &off);
-		err = name ? intern_name(s, name, off + is_return, &r)
-			   : unknown_name(s, "[kernel]", ip, &r);
-		if (!err)
-			err = cache_resolved(&s->kernel_names, &s->kernel_offs, ip * 2 + is_return,
-					     &r);
+	if (hashmap__get(&s->kernel_frames, ip * 2 + is_return, &frame)) {
+		*id = (uint32_t)frame;
+		return 0;
 	}
-	if (err)
-		return err;
-	return profile__findnew_frame_at(s->p,
-					 &(struct frame){ r.name, "[kernel]", FRAME_KERNEL, ip,
-							  r.sym_off, "[kernel.kallsyms]", "" },
-					 id);
+	if (!s->kloaded)
+		load_kallsyms(s);
+	if (s->ksyms)
+		name = kallsyms__lookup(s->ksyms, ip - is_return, &off);
+	err = name ? intern_name(s, name, off + is_return, &r) : unknown_name(s, "[kernel]", ip, &r);
+	if (!err)
+		err = profile__findnew_frame_at(s->p,
+						&(struct frame){ r.name, "[kernel]", FRAME_KERNEL,
+								 ip, r.sym_off, "[kernel.kallsyms]",
+								 "" },
+						id);
+	return err ?: hashmap__set(&s->kernel_frames, ip * 2 + is_return, *id);
 }
 
 const char *symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, bool is_return)
@@ -414,8 +449,9 @@ void symbolizer__free(struct symbolizer *s)
 	hashmap__free(&s->user_names);
 	hashmap__free(&s->user_offs);
 	hashmap__free(&s->user_sets);
+	hashmap__free(&s->user_frames);
+	free(s->runs);
 	free(s->sets);
-	hashmap__free(&s->kernel_names);
-	hashmap__free(&s->kernel_offs);
+	hashmap__free(&s->kernel_frames);
 	free(s);
 }
