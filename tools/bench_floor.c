@@ -101,9 +101,9 @@ static int attach_multi(int prog_fd, bool session, const char *path, const uint6
 
 	for (int i = 0; i < (session ? 1 : 2); i++) {
 		fds[i] = uprobe_multi__attach(prog_fd, path, &off[i && ret_insn], &cookie, 1,
-					      session		? UPROBE_MULTI_SESSION
+					      session	       ? UPROBE_MULTI_SESSION
 					      : i && !ret_insn ? UPROBE_MULTI_RETURN
-								: UPROBE_MULTI_ENTRY,
+							       : UPROBE_MULTI_ENTRY,
 					      -1);
 		if (fds[i] < 0)
 			return fds[i];

@@ -886,7 +886,7 @@ struct collect_ctx {
 	int counts_fd; /* the counts map read */
 	struct profile *p;
 	struct symbolizer *sym;
-	struct hashmap stack_of; /* hash of a sample key -> its profile stack */
+	struct hashmap stack_of;  /* hash of a sample key -> its profile stack */
 	struct hashmap py_frames; /* py_procs__frames' */
 	/* a user and a kernel stack, twice with --wakers, Python frames and a
 	 * few more */

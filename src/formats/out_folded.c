@@ -95,7 +95,8 @@ static int append_cached(struct frame_texts *t, const struct profile *p, uint32_
 }
 
 static int format_cached(struct frame_texts *t, const struct profile *p,
-			 const struct profile_stack *s, const struct write_opts *o, struct strbuf *b)
+			 const struct profile_stack *s, const struct write_opts *o,
+			 struct strbuf *b)
 {
 	if (append_root(b, &s->who, o->root))
 		return -ENOMEM;
@@ -134,7 +135,8 @@ int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	size_t n = profile__nr_stacks(p), nf = profile__nr_frames(p), done = 0;
 	struct line *lines = calloc(n ? n : 1, sizeof(*lines));
-	struct frame_texts t = { { 0 }, calloc(nf ? nf : 1, sizeof(*t.off)),
+	struct frame_texts t = { { 0 },
+				 calloc(nf ? nf : 1, sizeof(*t.off)),
 				 calloc(nf ? nf : 1, sizeof(*t.len)) };
 	struct strbuf b = {}; /* every line, each ending in a NUL */
 	int err = -ENOMEM;

@@ -248,9 +248,8 @@ static int cached_symbol(struct symbolizer *s, struct binary *b, uint64_t file_o
 }
 
 /* The frames of a file-backed address, as file_frames makes them. */
-static int make_frames(struct symbolizer *s, const struct map_entry *m, struct binary *b,
-		       pid_t pid, uint64_t ip, uint64_t file_off, bool is_return, uint64_t key,
-		       uint32_t *ids)
+static int make_frames(struct symbolizer *s, const struct map_entry *m, struct binary *b, pid_t pid,
+		       uint64_t ip, uint64_t file_off, bool is_return, uint64_t key, uint32_t *ids)
 {
 	const struct resolved_set *set;
 	struct resolved_set one;
@@ -406,7 +405,8 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32
 		load_kallsyms(s);
 	if (s->ksyms)
 		name = kallsyms__lookup(s->ksyms, ip - is_return, &off);
-	err = name ? intern_name(s, name, off + is_return, &r) : unknown_name(s, "[kernel]", ip, &r);
+	err = name ? intern_name(s, name, off + is_return, &r)
+		   : unknown_name(s, "[kernel]", ip, &r);
 	if (!err)
 		err = profile__findnew_frame_at(s->p,
 						&(struct frame){ r.name, "[kernel]", FRAME_KERNEL,
