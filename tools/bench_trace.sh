@@ -29,7 +29,11 @@ fi
 WARMUP=1000 # untimed calls bench_calls makes before its loop (traced too)
 SHORT=0.01  # -d of the libc start-up run
 CALL_ROWS=(push nop5 sstep outer outerx)
-CALL_CONDS=(none floor fb hist)
+# none: untraced; pair, session: the floors, empty programs (bench_floor) as a
+# classic uprobe + uretprobe pair and as a uprobe session; floor, hist:
+# bpftrace; fb, fbp: flamebpf -- COMMAND and -p PID
+CALL_CONDS=(none pair session floor fb fbp hist)
+FLOORS=(pair session)
 # NTHREADS:RATE (calls per second in all; 0: no limit); u: untraced
 # uN: untraced; N: aggregated; tN: timeline mode (--flamechart: a record per call)
 RATE_CONDS=(u2:0 2:500000 2:1000000 2:2000000 2:0 8:0 t2:1000000 t2:0)
@@ -58,6 +62,8 @@ check_env() {
 	for tool in clang clang++ objdump gcc; do
 		command -v "$tool" >/dev/null || die "cannot find '$tool' (tools/deps.sh --all installs it)"
 	done
+	[[ -x $ROOT/build/bench/bench_floor && -f $ROOT/build/bench/bench_floor.bpf.o ]] ||
+		die "no build/bench/bench_floor (make build/bench/bench_floor builds it)"
 }
 
 # Sets HAVE_BT; installs Debian's bpftrace when it is missing (as root).
@@ -135,9 +141,9 @@ call_site() {
 	outer) FUNC=bench_outer ;;
 	outerx) BIN=$BCXX FUNC=bench_outer LOOPARG=outer ;;
 	esac
-	RETP="uretprobe:$BIN:$FUNC"
+	RETP="uretprobe:$BIN:$FUNC" RETSYM=()
 	# flamebpf probes the ret instruction there: so do the peers
-	[[ $1 != outerx ]] || RETP="uprobe:$BIN:bench_outer_ret"
+	[[ $1 != outerx ]] || RETP="uprobe:$BIN:bench_outer_ret" RETSYM=(bench_outer_ret)
 }
 
 # Sets CMD to the command line of ROW under COND, the loop writing to FILE:
@@ -147,9 +153,14 @@ call_argv() {
 
 	call_site "$1"
 	loop=("$BIN" loop "$LOOPARG" "$3" "$4")
+	LOOP=("${loop[@]}")
 	case $2 in
 	none) CMD=("${loop[@]}") ;;
+	pair | session)
+		CMD=("$FLOOR" "$FLOOR_OBJ" "$2" "$BIN" "$FUNC" "${RETSYM[@]}" -- "${loop[@]}")
+		;;
 	fb) CMD=("$FLAMEBPF" -f "$BIN:^$FUNC\$" -o "$WORK/call.folded" -- "${loop[@]}") ;;
+	fbp) CMD=("$FLAMEBPF" -f "$BIN:^$FUNC\$" -o "$WORK/call.folded" -p) ;;
 	floor) CMD=("$BPFTRACE" -e "uprobe:$BIN:$FUNC {} $RETP {}" -c "${loop[*]}") ;;
 	hist)
 		CMD=("$BPFTRACE" -e "uprobe:$BIN:$FUNC { @s[tid] = nsecs; } $RETP {
@@ -184,6 +195,18 @@ check_calls() {
 		WARNINGS+=("flamebpf counted ${seen:-no} calls of $1's loop, which made $made.")
 }
 
+# flamebpf -p on the loop of call_argv's command, which waits for the probe
+# before its timed calls; flamebpf ends when the loop does: call_attached LOG
+call_attached() {
+	local loop status=0
+
+	BENCH_WAIT_PROBE=1 start_job "${LOOP[@]}"
+	loop=$!
+	run_job "${CMD[@]}" "$loop" >"$1" 2>&1 || status=$?
+	wait_job "$loop" || die_log "$1" "'${LOOP[*]}' failed"
+	((status == 0)) || die_log "$1" "'${CMD[*]} $loop' failed (status $status)"
+}
+
 # Sets NS to the ns per call of ROW under COND: call_once ROW COND
 call_once() {
 	local res=$WORK/call.res log=$WORK/call.log secs=$LOOP_SECS
@@ -191,11 +214,15 @@ call_once() {
 	[[ $2 != none ]] || secs=$BASE_SECS
 	call_argv "$1" "$2" "$secs" "$res"
 	rm -f -- "$res"
-	run_job "${CMD[@]}" >"$log" 2>&1 || die_log "$log" "'${CMD[*]}' failed"
+	if [[ $2 == fbp ]]; then
+		call_attached "$log"
+	else
+		run_job "${CMD[@]}" >"$log" 2>&1 || die_log "$log" "'${CMD[*]}' failed"
+	fi
 	# bpftrace -c exits 0 whatever the command did: the result file tells
 	[[ -s $res ]] || die_log "$log" "'${CMD[*]}' did not finish its loop"
 	NS=$(kv "$res" ns_per_call)
-	if [[ $2 == fb ]]; then
+	if [[ $2 == fb* ]]; then
 		record_site "$1" "$log"
 		check_calls "$1" "$log" "$res"
 	fi
@@ -206,13 +233,13 @@ call_conds() {
 	if ((HAVE_BT)); then
 		CONDS=("${CALL_CONDS[@]}")
 	else
-		CONDS=(none fb)
+		CONDS=(none pair session fb fbp)
 	fi
 }
 
 # Rows and conditions rotate by one place each repetition.
 bench_calls() {
-	local r i j nr=${#CALL_ROWS[@]} nc row cond
+	local r i j nr=${#CALL_ROWS[@]} nc row cond floor
 
 	call_conds
 	nc=${#CONDS[@]}
@@ -221,6 +248,8 @@ bench_calls() {
 			row=${CALL_ROWS[(i + r) % nr]}
 			for ((j = 0; j < nc; j++)); do
 				cond=${CONDS[(j + i + r) % nc]}
+				# a session's return is a uretprobe's, not a ret instruction's
+				[[ $row != outerx || $cond != session ]] || continue
 				log "per call: run $((r + 1))/$RUNS: $row: $cond"
 				call_once "$row" "$cond"
 				add "ns:$row:$cond" "$NS"
@@ -228,12 +257,15 @@ bench_calls() {
 			done
 		done
 	done
-	((HAVE_BT)) || return 0
 	for row in "${CALL_ROWS[@]}"; do
-		for cond in fb hist; do
-			for ((r = 0; r < RUNS; r++)); do
-				add "ratio:$row:$cond" "$(calc 'v / f' v="${M[ns:$row:$cond:$r]# }" \
-					f="${M[ns:$row:floor:$r]# }")"
+		for cond in fb fbp hist; do
+			[[ $cond != hist ]] || ((HAVE_BT)) || continue
+			for floor in "${FLOORS[@]}" floor; do
+				[[ -n ${M[ns:$row:$floor:0]:-} && -n ${M[ns:$row:$cond:0]:-} ]] || continue
+				for ((r = 0; r < RUNS; r++)); do
+					add "ratio:$row:$cond:$floor" "$(calc 'v / f' v="${M[ns:$row:$cond:$r]# }" \
+						f="${M[ns:$row:$floor:$r]# }")"
+				done
 			done
 		done
 	done
@@ -400,27 +432,38 @@ call_label() {
 		"$([[ $FUNC == bench_outer ]] && echo non-leaf || echo leaf)" "${i#*|}" "${SITE[$1]:-?}"
 }
 
-# The cell of ROW under COND: ns per call, and for fb and hist the ratio to the floor.
+# The cell of ROW under COND: ns per call, and for the tools the ratio to
+# each floor measured (the session's, the pair's; bpftrace's for hist()).
 call_cell() {
-	if [[ $2 == floor || $2 == hist ]] && ((!HAVE_BT)); then
+	local f sep='; '
+
+	if [[ -z ${M[ns:$1:$2]:-} ]]; then
 		printf '—'
 		return
 	fi
 	spread "ns:$1:$2" ns_fmt
-	if [[ $2 == fb || $2 == hist ]] && ((HAVE_BT)); then
-		printf '; %s' "$(ratio_fmt "$(mstat median "ratio:$1:$2")")"
-	fi
+	[[ $2 == fb* || $2 == hist ]] || return 0
+	for f in session pair floor; do
+		[[ $2 != hist || $f == floor ]] || continue
+		[[ $2 == hist || $f != floor ]] || continue
+		[[ -n ${M[ratio:$1:$2:$f]:-} ]] || continue
+		printf '%s%s %s' "$sep" "$(ratio_fmt "$(mstat median "ratio:$1:$2:$f")")" "$f"
+		sep=', '
+	done
 }
 
 table_calls() {
 	local r
 
-	row "per-call cost, tight loop: ns per call; × the floor" "untraced" \
-		"floor: empty probes (bpftrace)" "flamebpf -f (aggregated)" "bpftrace hist()"
-	row "---" "---" "---" "---" "---"
+	row "per-call cost, tight loop: ns per call; × each floor" "untraced" \
+		"floor: empty uprobe + uretprobe pair" "floor: empty uprobe session" \
+		"floor: bpftrace, empty probes" "flamebpf -f (aggregated), -- COMMAND" \
+		"flamebpf -f, -p PID" "bpftrace hist()"
+	row "---" "---" "---" "---" "---" "---" "---" "---"
 	for r in "${CALL_ROWS[@]}"; do
-		row "$(call_label "$r")" "$(call_cell "$r" none)" "$(call_cell "$r" floor)" \
-			"$(call_cell "$r" fb)" "$(call_cell "$r" hist)"
+		row "$(call_label "$r")" "$(call_cell "$r" none)" "$(call_cell "$r" pair)" \
+			"$(call_cell "$r" session)" "$(call_cell "$r" floor)" "$(call_cell "$r" fb)" \
+			"$(call_cell "$r" fbp)" "$(call_cell "$r" hist)"
 	done
 }
 
@@ -538,11 +581,18 @@ clang -O2 -fno-omit-frame-pointer as C, and as C++ with a try/catch (a
 something with probes on their ret instructions). The row says what flamebpf's
 summary reported; the kernel emulates \`push\`, turns a 5-byte nop into a call
 (6.18+), and single-steps other instructions (\`lea\` here, \`ret\`) out of line.
-Floor: \`bpftrace -e 'uprobe:BIN:F {} R {}' -c LOOP\` with R the return probe
+Floors: tools/bench_floor.c attaches an empty program (\`return 0\`) at F's
+entry and return as a classic uprobe + uretprobe pair (perf_event uprobe
+PMU) and as one uprobe session link (the program runs at both; kernels
+6.13+), then runs LOOP; at bench_outer_ret (a symbol on the ret
+instruction) the pair's return is a uprobe there, and there is no session.
+bpftrace's: \`bpftrace -e 'uprobe:BIN:F {} R {}' -c LOOP\` with R the return probe
 flamebpf uses (\`uretprobe:BIN:F\`, or \`uprobe:BIN:bench_outer_ret\`,
 a symbol on the ret instruction); hist(): \`@s[tid] = nsecs\` at entry,
 \`@h = hist(nsecs - @s[tid]); delete(@s[tid])\` at R. flamebpf: \`flamebpf -f
-'BIN:^F\$' -o FILE -- LOOP\`. Ratios are paired with the same repetition's floor;
+'BIN:^F\$' -o FILE -- LOOP\`, and \`-p PID\` of LOOP started first, which waits
+for the probe (its function's first byte changed) before its timed calls
+(BENCH_WAIT_PROBE=1). Ratios are paired with the same repetition's floor;
 rows and conditions rotate within repetitions. libc: \`flamebpf -f 'libc:.'\`;
 ready is launch to the first instruction of the command (it starts once every
 probe is attached), exit is the command's end to flamebpf's exit; \`-p\` runs
@@ -562,6 +612,7 @@ main() {
 	mkdir -p -- "$OUT"
 	WORK=$(mktemp -d "$OUT/trace.XXXXXX")
 	BC=$WORK/bench_calls BCXX=$WORK/bench_calls_cxx MARKER=$WORK/bench_marker
+	FLOOR=$ROOT/build/bench/bench_floor FLOOR_OBJ=$ROOT/build/bench/bench_floor.bpf.o
 	build_helpers
 	check_bpftrace
 	freeze_flamebpf
