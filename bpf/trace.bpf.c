@@ -44,6 +44,15 @@ struct frame {
  * paths made after it): reading them costs more than the rest of an entry. */
 #define COMM_EVERY 64
 
+/* Calls of the same path at a depth, added up in the thread's storage and
+ * written to the counts map when the path there changes, the thread exits
+ * or the capture stops (flush_pending): a hash update less per return. */
+struct pending {
+	__u64 path;
+	__u64 self_ns;
+	__u64 calls;
+};
+
 struct shadow {
 	__u32 depth;
 	__u32 outermost;	    /* outermost calls so far */
@@ -51,6 +60,7 @@ struct shadow {
 	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
+	struct pending pend[SHADOW_SLOTS];
 	struct frame f[SHADOW_SLOTS];
 };
 
@@ -184,33 +194,30 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
  * program at a time: plain additions, no atomics (they cost more than the
  * rest of the update). */
 static __always_inline void add_time(struct shadow *sh, struct trace_key *key, __u64 self,
-				     const __u64 *self_off)
+				     __u64 calls, const __u64 *self_off)
 {
-	struct trace_value *v, init = { self, 1 };
+	struct trace_value *v, init = { self, calls };
 	struct trace_call_event *ev;
 
 	v = bpf_map_lookup_elem(&counts, key);
 	if (v) {
 		v->self_ns += self;
-		v->calls += 1;
+		v->calls += calls;
 		for (int s = 0; cpu_split && s < TRACE_NSTATES; s++)
 			v->off_ns[s] += self_off[s];
-		count(TCNT_CALLS);
 		return;
 	}
 	for (int s = 0; cpu_split && s < TRACE_NSTATES; s++)
 		init.off_ns[s] = self_off[s];
 	__builtin_memcpy(init.comm, sh->comm, sizeof(init.comm));
 	__builtin_memcpy(init.tcomm, sh->tcomm, sizeof(init.tcomm));
-	if (!bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST)) {
-		count(TCNT_CALLS);
+	if (!bpf_map_update_elem(&counts, key, &init, BPF_NOEXIST))
 		return;
-	}
 	/* built in the ring buffer: beside the shadow stack's, it would not
 	 * fit in the program's stack */
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
-		count(TCNT_DROPPED);
+		count_by(TCNT_DROPPED, calls);
 		return;
 	}
 	__builtin_memset(ev, 0, sizeof(*ev));
@@ -222,8 +229,59 @@ static __always_inline void add_time(struct shadow *sh, struct trace_key *key, _
 	__builtin_memcpy(ev->key.tcomm, sh->tcomm, sizeof(ev->key.tcomm));
 	ev->val = init;
 	bpf_ringbuf_submit(ev, BPF_RB_NO_WAKEUP);
-	count(TCNT_SPILLED);
+	count_by(TCNT_SPILLED, calls);
+}
+
+/* Writes slot's calls (of thread pid, tid) to the counts map. */
+static __always_inline void flush_slot(struct shadow *sh, struct pending *slot, __u32 pid,
+				       __u32 tid)
+{
+	struct trace_key key = { .pid = pid, .tid = tid, .path = slot->path };
+	__u64 no_split[TRACE_NSTATES] = {};
+
+	if (!slot->calls)
+		return;
+	add_time(sh, &key, slot->self_ns, slot->calls, no_split);
+	slot->calls = 0;
+}
+
+/* A call of path at depth d took self: added to the pending calls there,
+ * which go to the counts map first when they were of another path. */
+static __always_inline void pend(struct shadow *sh, __u32 d, __u64 path, __u64 self, __u64 id)
+{
+	struct pending *slot = &sh->pend[d & (SHADOW_SLOTS - 1)];
+
 	count(TCNT_CALLS);
+	if (slot->calls && slot->path == path) {
+		slot->self_ns += self;
+		slot->calls++;
+		return;
+	}
+	flush_slot(sh, slot, id >> 32, (__u32)id);
+	slot->path = path;
+	slot->self_ns = self;
+	slot->calls = 1;
+}
+
+struct flush_ctx {
+	struct shadow *sh;
+	__u32 pid, tid;
+};
+
+static int flush_one(__u32 i, void *arg)
+{
+	struct flush_ctx *c = arg;
+
+	flush_slot(c->sh, &c->sh->pend[i & (SHADOW_SLOTS - 1)], c->pid, c->tid);
+	return 0;
+}
+
+/* Every pending call of the thread to the counts map. */
+static __always_inline void flush_pending(struct shadow *sh, __u32 pid, __u32 tid)
+{
+	struct flush_ctx c = { sh, pid, tid };
+
+	bpf_loop(SHADOW_SLOTS, flush_one, &c, 0);
 }
 
 /* Closes frame d at time now: its self time goes to its path, its inclusive
@@ -289,8 +347,13 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 		return;
 	if (want_calls)
 		send_record(sh, d, dur, id, ret, flags, incl_off);
+	if (!cpu_split) {
+		pend(sh, d, FR(sh, d).path, self, id);
+		return;
+	}
 	key.path = FR(sh, d).path;
-	add_time(sh, &key, self, self_off);
+	count(TCNT_CALLS);
+	add_time(sh, &key, self, 1, self_off);
 }
 
 /* Pops the frames whose stack slot lies below sp: they were left without a
@@ -670,6 +733,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 		split_mark();
 		unwind_to(sh, ~0ULL, now, bpf_get_current_pid_tgid());
 	}
+	if (sh)
+		flush_pending(sh, pid, BPF_CORE_READ(p, pid));
 	if (want_stacks && BPF_CORE_READ(p, pid) == pid)
 		forget_process(pid);
 	return 0;
@@ -813,6 +878,25 @@ int on_exception(struct pt_regs *ctx)
 	count(TCNT_CAUGHT);
 	if (sh)
 		catch_at(ctx, sh, cookie, now, id);
+	return 0;
+}
+
+#define PF_EXITING 0x00000004
+
+/* At the stop, after the probes are gone: every thread's pending calls to
+ * the counts map. A thread exiting is left to on_exit, which flushes its
+ * own (a flush here too could count them twice). */
+SEC("iter/task")
+int flush_at_stop(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct shadow *sh;
+
+	if (!task || (task->flags & PF_EXITING))
+		return 0;
+	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
+	if (sh)
+		flush_pending(sh, task->tgid, task->pid);
 	return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "bpf_maps.h"
+#include "task_iter.h"
 #include "mmap_events.h"
 #include "probe_args.h"
 #include "sample.skel.h"
@@ -568,40 +569,6 @@ static uint64_t now_ns(void)
 	return (uint64_t)now.tv_sec * 1000000000ULL + now.tv_nsec;
 }
 
-/* Runs a task iterator over every task: reads it to the end, each record
- * (of size rec, if any) passed to fn. Returns 0 or -errno. */
-static int run_iter(struct bpf_program *prog, size_t rec, int (*fn)(const void *, void *),
-		    void *arg)
-{
-	struct bpf_link *link = bpf_program__attach_iter(prog, NULL);
-	char buf[4096];
-	size_t have = 0;
-	ssize_t n;
-	int fd, err = 0;
-
-	if (!link)
-		return -errno;
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = -errno;
-		goto out_link;
-	}
-	while (!err && (n = read(fd, buf + have, sizeof(buf) - have)) > 0) {
-		have += n;
-		for (size_t off = 0; !err && rec && off + rec <= have; off += rec)
-			err = fn(buf + off, arg);
-		if (rec)
-			memmove(buf, buf + have / rec * rec, have % rec);
-		have = rec ? have % rec : 0;
-	}
-	if (!err && n < 0)
-		err = -errno;
-	close(fd);
-out_link:
-	bpf_link__destroy(link);
-	return err;
-}
-
 static int keep_still(const void *rec, void *arg)
 {
 	struct sampler *s = arg;
@@ -614,7 +581,7 @@ static int keep_still(const void *rec, void *arg)
 static int find_blocked(struct sampler *s)
 {
 	s->skel->bss->capture_start_ns = now_ns();
-	return run_iter(s->skel->progs.offcpu_at_start, 0, NULL, NULL);
+	return task_iter__run(s->skel->progs.offcpu_at_start, 0, NULL, NULL);
 }
 
 static int attach_tracking(struct sampler *s)
@@ -849,7 +816,7 @@ static void stop_offcpu(struct sampler *s)
 	bpf_link__destroy(s->wakeup_link);
 	s->switch_link = s->wakeup_link = NULL;
 	s->stop_ns = now_ns();
-	if (run_iter(s->skel->progs.offcpu_at_stop, sizeof(*s->still), keep_still, s))
+	if (task_iter__run(s->skel->progs.offcpu_at_stop, sizeof(*s->still), keep_still, s))
 		s->still_err = true;
 }
 

@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "bpf_maps.h"
+#include "task_iter.h"
 #include "py_sites.h"
 #include "py_trace.h"
 #include "stack_table.h"
@@ -48,6 +49,7 @@ struct tracer {
 	struct py_code_event *py_ev; /* not yet handed out by tracer__py_codes() */
 	size_t npy_ev, py_ev_cap;
 	int event_err;
+	int stop_err; /* the pending calls could not be flushed */
 };
 
 /*
@@ -493,13 +495,21 @@ void tracer__stop(struct tracer *t)
 {
 	struct timespec drain = { 0, 20 * 1000 * 1000 };
 
+	bool probed = t->skel->bss && t->links.n;
+	int err;
+
 	/* let calls in flight return before their probes go */
-	if (t->skel->bss && t->links.n) {
+	if (probed) {
 		t->skel->bss->stopping = true;
 		nanosleep(&drain, NULL);
 	}
 	/* newest first: entries go before the returns they need */
 	uprobe_sites__close(&t->links);
+	/* the calls each thread added up, while on_exit still takes those of
+	 * the threads exiting now */
+	err = probed ? task_iter__run(t->skel->progs.flush_at_stop, 0, NULL, NULL) : 0;
+	if (err && !t->stop_err)
+		t->stop_err = err;
 	bpf_link__destroy(t->exit_link);
 	bpf_link__destroy(t->fork_link);
 	bpf_link__destroy(t->exec_link);
@@ -718,7 +728,7 @@ int tracer__collect(struct tracer *t, const struct trace_func *funcs, size_t nfu
 		symbolizer__free(c.sym);
 		return -ENOMEM;
 	}
-	err = read_counts(&c, bpf_map__fd(t->skel->maps.counts));
+	err = t->stop_err ?: read_counts(&c, bpf_map__fd(t->skel->maps.counts));
 	for (size_t i = 0; i < t->nspilled && !err; i++)
 		err = add_call(&c, &t->spilled[i].key, &t->spilled[i].val);
 	for (size_t i = 0; i < t->nrecords && !err; i++)
