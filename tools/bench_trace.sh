@@ -31,8 +31,8 @@ SHORT=0.01  # -d of the libc start-up run
 CALL_ROWS=(push nop5 sstep outer outerx)
 # none: untraced; pair, session: the floors, empty programs (bench_floor) as a
 # classic uprobe + uretprobe pair and as a uprobe session; floor, hist:
-# bpftrace; fb, fbp: flamebpf -- COMMAND and -p PID
-CALL_CONDS=(none pair session floor fb fbp hist)
+# bpftrace; fb, fbp: flamebpf -- COMMAND and -p PID; fbt: its timeline mode
+CALL_CONDS=(none pair session floor fb fbp fbt hist)
 FLOORS=(pair session)
 # NTHREADS:RATE (calls per second in all; 0: no limit); u: untraced
 # uN: untraced; N: aggregated; tN: timeline mode (--flamechart: a record per call)
@@ -161,6 +161,10 @@ call_argv() {
 		;;
 	fb) CMD=("$FLAMEBPF" -f "$BIN:^$FUNC\$" -o "$WORK/call.folded" -- "${loop[@]}") ;;
 	fbp) CMD=("$FLAMEBPF" -f "$BIN:^$FUNC\$" -o "$WORK/call.folded" -p) ;;
+	fbt)
+		CMD=("$FLAMEBPF" --flamechart --max-calls 20000000 -f "$BIN:^$FUNC\$"
+			-o "$WORK/call.folded" -- "${loop[@]}")
+		;;
 	floor) CMD=("$BPFTRACE" -e "uprobe:$BIN:$FUNC {} $RETP {}" -c "${loop[*]}") ;;
 	hist)
 		CMD=("$BPFTRACE" -e "uprobe:$BIN:$FUNC { @s[tid] = nsecs; } $RETP {
@@ -233,7 +237,7 @@ call_conds() {
 	if ((HAVE_BT)); then
 		CONDS=("${CALL_CONDS[@]}")
 	else
-		CONDS=(none pair session fb fbp)
+		CONDS=(none pair session fb fbp fbt)
 	fi
 }
 
@@ -258,7 +262,7 @@ bench_calls() {
 		done
 	done
 	for row in "${CALL_ROWS[@]}"; do
-		for cond in fb fbp hist; do
+		for cond in fb fbp fbt hist; do
 			[[ $cond != hist ]] || ((HAVE_BT)) || continue
 			for floor in "${FLOORS[@]}" floor; do
 				[[ -n ${M[ns:$row:$floor:0]:-} && -n ${M[ns:$row:$cond:0]:-} ]] || continue
@@ -458,12 +462,12 @@ table_calls() {
 	row "per-call cost, tight loop: ns per call; × each floor" "untraced" \
 		"floor: empty uprobe + uretprobe pair" "floor: empty uprobe session" \
 		"floor: bpftrace, empty probes" "flamebpf -f (aggregated), -- COMMAND" \
-		"flamebpf -f, -p PID" "bpftrace hist()"
-	row "---" "---" "---" "---" "---" "---" "---" "---"
+		"flamebpf -f, -p PID" "flamebpf --flamechart (a record per call)" "bpftrace hist()"
+	row "---" "---" "---" "---" "---" "---" "---" "---" "---"
 	for r in "${CALL_ROWS[@]}"; do
 		row "$(call_label "$r")" "$(call_cell "$r" none)" "$(call_cell "$r" pair)" \
 			"$(call_cell "$r" session)" "$(call_cell "$r" floor)" "$(call_cell "$r" fb)" \
-			"$(call_cell "$r" fbp)" "$(call_cell "$r" hist)"
+			"$(call_cell "$r" fbp)" "$(call_cell "$r" fbt)" "$(call_cell "$r" hist)"
 	done
 }
 
@@ -592,7 +596,9 @@ a symbol on the ret instruction); hist(): \`@s[tid] = nsecs\` at entry,
 \`@h = hist(nsecs - @s[tid]); delete(@s[tid])\` at R. flamebpf: \`flamebpf -f
 'BIN:^F\$' -o FILE -- LOOP\`, and \`-p PID\` of LOOP started first, which waits
 for the probe (its function's first byte changed) before its timed calls
-(BENCH_WAIT_PROBE=1). Ratios are paired with the same repetition's floor;
+(BENCH_WAIT_PROBE=1); \`--flamechart --max-calls 20000000\` is the timeline mode
+(a record of every call through the ring buffer, kept). Ratios are paired
+with the same repetition's floor;
 rows and conditions rotate within repetitions. libc: \`flamebpf -f 'libc:.'\`;
 ready is launch to the first instruction of the command (it starts once every
 probe is attached), exit is the command's end to flamebpf's exit; \`-p\` runs
