@@ -855,6 +855,8 @@ struct collect_ctx {
 	struct symbolizer *sym;
 	struct hashmap stack_of;  /* hash of a sample key -> its profile stack */
 	struct hashmap py_frames; /* py_procs__frames' */
+	uint8_t *eval_of; /* per frame id: 0 not looked at, 1 not the evaluation loop, 2 it */
+	size_t eval_cap;
 	/* a user and a kernel stack, twice with --wakers, Python frames and a
 	 * few more */
 	uint32_t frames[2 * SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1) + PY_MAX_FRAMES + 4];
@@ -948,6 +950,28 @@ static bool is_eval_loop(const char *name)
 	return name && !strncmp(name, PY_EVAL_FUNC, len) && (!name[len] || name[len] == '.');
 }
 
+/* Whether frame id is the evaluation loop's, its name looked at once. */
+static bool frame_is_eval(struct collect_ctx *c, uint32_t id)
+{
+	size_t cap = c->eval_cap;
+
+	if (id >= cap) {
+		uint8_t *v;
+
+		while (cap <= id)
+			cap = cap ? cap * 2 : 4096;
+		v = realloc(c->eval_of, cap);
+		if (!v)
+			return is_eval_loop(profile__frame(c->p, id)->name);
+		memset(v + c->eval_cap, 0, cap - c->eval_cap);
+		c->eval_of = v;
+		c->eval_cap = cap;
+	}
+	if (!c->eval_of[id])
+		c->eval_of[id] = is_eval_loop(profile__frame(c->p, id)->name) ? 2 : 1;
+	return c->eval_of[id] == 2;
+}
+
 /* A user stack with Python frames (k->pystack): the native frames, then
  * each of the evaluation loop's replaced by the Python frames it ran. */
 static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
@@ -966,7 +990,7 @@ static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
 	nn = c->n - from;
 	memcpy(c->native, &c->frames[from], nn * sizeof(c->native[0]));
 	for (uint32_t i = 0; i < nn; i++)
-		c->is_eval[i] = is_eval_loop(profile__frame(c->p, c->native[i])->name);
+		c->is_eval[i] = frame_is_eval(c, c->native[i]);
 	err = py_merge(c->native, c->is_eval, nn, c->py, c->entry, np, &c->frames[from],
 		       sizeof(c->frames) / sizeof(c->frames[0]) - from);
 	if (err < 0)
@@ -1404,6 +1428,7 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 	symbolizer__free(c->sym);
 	hashmap__free(&c->stack_of);
 	hashmap__free(&c->py_frames);
+	free(c->eval_of);
 	free(c);
 	return err;
 }

@@ -82,16 +82,35 @@ struct frame_texts {
 	uint32_t *len; /* 0: not made yet */
 };
 
+/* Makes frame id's text, if not made yet. */
+static int text_of(struct frame_texts *t, const struct profile *p, uint32_t id)
+{
+	if (t->len[id])
+		return 0;
+	t->off[id] = t->buf.len;
+	if (append_frame(&t->buf, profile__frame(p, id)))
+		return -ENOMEM;
+	t->len[id] = (uint32_t)(t->buf.len - t->off[id]);
+	return 0;
+}
+
 static int append_cached(struct frame_texts *t, const struct profile *p, uint32_t id,
 			 struct strbuf *b)
 {
-	if (!t->len[id]) {
-		t->off[id] = t->buf.len;
-		if (append_frame(&t->buf, profile__frame(p, id)))
+	return text_of(t, p, id) ?: strbuf__add(b, t->buf.s + t->off[id], t->len[id]);
+}
+
+/* The bytes the frames of s take, their texts made: a first pass, so that
+ * the buffer of every line grows once, not by doubling copies. */
+static int frames_len(struct frame_texts *t, const struct profile *p, const struct profile_stack *s,
+		      size_t *len)
+{
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		if (text_of(t, p, s->frames[i]))
 			return -ENOMEM;
-		t->len[id] = (uint32_t)(t->buf.len - t->off[id]);
+		*len += t->len[s->frames[i]];
 	}
-	return strbuf__add(b, t->buf.s + t->off[id], t->len[id]);
+	return 0;
 }
 
 static int format_cached(struct frame_texts *t, const struct profile *p,
@@ -141,7 +160,15 @@ int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 	struct strbuf b = {}; /* every line, each ending in a NUL */
 	int err = -ENOMEM;
 
+	size_t need = 0;
+
 	if (!lines || !t.off || !t.len)
+		goto out;
+	/* a root (comm-pid/tid) is well under 64 bytes */
+	for (size_t i = 0; i < n; i++)
+		if (frames_len(&t, p, profile__stack(p, i), &need))
+			goto out;
+	if (strbuf__reserve(&b, need + n * 64))
 		goto out;
 	for (; done < n; done++) {
 		const struct profile_stack *s = profile__stack(p, done);

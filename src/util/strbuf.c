@@ -26,6 +26,11 @@ static int reserve(struct strbuf *b, size_t extra)
 	return 0;
 }
 
+int strbuf__reserve(struct strbuf *b, size_t extra)
+{
+	return reserve(b, extra);
+}
+
 int strbuf__add(struct strbuf *b, const char *s, size_t n)
 {
 	if (reserve(b, n))
