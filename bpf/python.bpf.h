@@ -11,6 +11,11 @@
 
 #include "python.h"
 
+/* A measuring knob (FLAMEBPF_PY_TIME=1, tools/bench_python.sh): the walk's
+ * own time summed into CNT_PY_WALK_NS. Off, the verifier drops the clock
+ * reads as dead code. */
+const volatile bool time_python = false;
+
 /* Filled by user space when it finds a Python process of a known layout. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -235,19 +240,15 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	return w->found > 0;
 }
 
-/* The current thread's Python frames as a record id (send_stack()), for a
- * process of py_procs; STACK_ID_NONE when it has none or is not one. The
- * stack scratch buffer is free: the user stack was sent already. */
-static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
+/* The frames of pid's thread tid, of a process of py_procs (pp), as
+ * python_stack() returns them. */
+static __always_inline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, __u32 tid,
+					   __u32 drop_counter)
 {
-	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
-	struct py_walk w = { .tid = tid, .me = tid, .nr = 1 };
+	struct py_walk w = { .pp = pp, .tid = tid, .me = tid, .nr = 1 };
 	struct task_struct *task;
 	__u32 zero = 0;
 
-	if (!pp)
-		return STACK_ID_NONE;
-	w.pp = pp;
 	/* pthread_self(), glibc's thread pointer: the thread's fs base */
 	task = bpf_get_current_task_btf();
 	if (pp->o.flags & PY_WALK_PTHREAD)
@@ -268,6 +269,24 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 	w.st->ip[0] = pid;
 	count(CNT_PY_STACKS);
 	return send_stack(w.st, w.nr, EV_PYSTACK, drop_counter);
+}
+
+/* The current thread's Python frames as a record id (send_stack()), for a
+ * process of py_procs; STACK_ID_NONE when it has none or is not one. The
+ * stack scratch buffer is free: the user stack was sent already. */
+static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
+{
+	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
+	__u64 t0 = 0, id;
+
+	if (!pp)
+		return STACK_ID_NONE;
+	if (time_python)
+		t0 = bpf_ktime_get_ns();
+	id = py_walk_stack(pp, pid, tid, drop_counter);
+	if (time_python)
+		count_by(CNT_PY_WALK_NS, bpf_ktime_get_ns() - t0);
+	return id;
 }
 
 /* An exec or an exit: the process's interpreter, if any, is gone. */
