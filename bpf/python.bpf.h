@@ -3,9 +3,10 @@
  * states found among the interpreters' by native thread id, then their
  * chains of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
  * the process's version (3.11 to 3.13), or its chain of PyFrameObject
- * (3.10). Each frame is one user read of
- * PY_FRAME_WINDOW bytes. The includer includes common.bpf.h and
- * stack.bpf.h first. */
+ * (3.10). A thread state's fields are one user read; so are the frames
+ * of a thread's data stack (3.11+), up to PY_STACK_SPAN bytes at once, and
+ * each frame elsewhere (3.10's, generators'). The includer includes
+ * common.bpf.h and stack.bpf.h first. */
 #ifndef FLAMEBPF_PYTHON_BPF_H
 #define FLAMEBPF_PYTHON_BPF_H
 
@@ -43,8 +44,11 @@ struct {
 	__uint(max_entries, 16384);
 } py_tstates SEC(".maps");
 
+/* What was read last: a thread state's fields, or frames, the bytes at
+ * user address lo to hi (empty: lo = hi). The slack past the span lets a
+ * field's offset within a frame be masked rather than bounded. */
 struct py_window {
-	__u8 b[PY_FRAME_WINDOW + 64];
+	__u8 b[PY_STACK_SPAN + 128 + 8];
 };
 
 struct {
@@ -62,6 +66,11 @@ struct py_walk {
 	__u64 interp;	      /* the interpreter whose states are being read */
 	__u64 at;	      /* the thread state, then the frame, being read */
 	__u64 me;	      /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
+	__u64 lo, hi;	      /* the user bytes in win */
+	/* the state read last: its thread's id, its frame (or _PyCFrame), and
+	 * its data stack's current chunk up to its top */
+	__u64 ts_id, ts_frame, chunk, top;
+	__u32 ts_first; /* the fields are pt->ts[0]'s */
 	__u32 tid;
 	__u32 nr;    /* words of st->ip written */
 	__u32 found; /* states of pt found, then walked */
@@ -108,7 +117,9 @@ static __always_inline __u64 py_window_u64(const struct py_window *win, __u32 of
 {
 	__u64 v;
 
-	__builtin_memcpy(&v, &win->b[off & 63], sizeof(v));
+	if (off > sizeof(win->b) - sizeof(v))
+		return 0;
+	__builtin_memcpy(&v, &win->b[off], sizeof(v));
 	return v;
 }
 
@@ -128,22 +139,53 @@ static __always_inline void py_mark_entry(struct py_walk *w, __u32 n)
  * (-1 before the first), and PY_FRAME_ENTRY where a C call of the loop
  * began with it. */
 static __always_inline __u64 py_frame_word(const struct py_walk *w, const struct py_offsets *o,
-					   __u64 code, __u8 entry)
+					   __u32 at, __u64 code, __u8 entry)
 {
 	__u64 instr;
 	__s32 lasti;
 
 	if (o->flags & PY_WALK_FRAMEOBJ) {
-		__builtin_memcpy(&lasti, &w->win->b[o->frame_instr & 127], sizeof(lasti));
+		__builtin_memcpy(&lasti, &w->win->b[at + (o->frame_instr & 127)], sizeof(lasti));
 		return (__u32)lasti | PY_FRAME_ENTRY;
 	}
-	instr = py_window_u64(w->win, o->frame_instr);
+	instr = py_window_u64(w->win, at + (o->frame_instr & 63));
 	/* a pointer into the code: a shift, not a division (BPF has no
 	 * signed one) */
 	instr = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
 	if (!(o->flags & PY_WALK_SHIM) && entry)
 		instr |= PY_FRAME_ENTRY;
 	return instr;
+}
+
+/* User bytes lo to hi (at most PY_STACK_SPAN) into the window. */
+static __always_inline bool py_read_span(struct py_walk *w, __u64 lo, __u64 hi)
+{
+	__u64 len = hi - lo;
+
+	w->lo = w->hi = 0;
+	if (!len || len > PY_STACK_SPAN || bpf_probe_read_user(w->win->b, len, (const void *)lo))
+		return false;
+	w->lo = lo;
+	w->hi = hi;
+	return true;
+}
+
+/* Where frame w->at's size bytes begin in the window, read now unless
+ * they are there already: with the frames below it in its data stack
+ * when it lies in the current chunk (all of them but generators' and
+ * older chunks'), else alone. -1 when it cannot be read. */
+static __always_inline int py_frame_bytes(struct py_walk *w, __u32 size)
+{
+	__u64 at = w->at, end = at + size, lo = at;
+
+	if (at >= w->lo && end <= w->hi)
+		return (int)(at - w->lo);
+	if (at > w->chunk && end <= w->top)
+		lo = end - w->chunk > PY_STACK_SPAN ? end - PY_STACK_SPAN : w->chunk;
+	/* a page of the data stack never touched: the frame alone */
+	if (!py_read_span(w, lo, end) && (lo == at || !py_read_span(w, at, end)))
+		return -1;
+	return (int)(at - w->lo);
 }
 
 /* One frame: its code object and instruction into the record, then its
@@ -155,29 +197,56 @@ static long py_frame_step(__u32 i, void *data)
 	__u32 n = w->nr, size;
 	__u64 code, word;
 	__u8 entry;
+	__u32 at;
+	int got;
 
 	if (!w->at || n + 2 > SAMPLE_MAX_DEPTH)
 		return 1;
 	size = o->flags & PY_WALK_FRAMEOBJ ? PY_FRAMEOBJ_WINDOW : PY_FRAME_WINDOW;
-	if (bpf_probe_read_user(w->win->b, size, (const void *)w->at))
+	got = py_frame_bytes(w, size);
+	if (got < 0)
 		return 1;
-	entry = w->win->b[o->frame_entry & 127];
+	at = (__u32)got & (PY_STACK_SPAN - 1);
+	entry = w->win->b[at + (o->frame_entry & 127)];
 	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
 		py_mark_entry(w, n);
-		w->at = py_window_u64(w->win, o->frame_previous);
+		w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
 		return 0;
 	}
-	code = py_window_u64(w->win, o->frame_code);
+	code = py_window_u64(w->win, at + (o->frame_code & 63));
 	if (!code)
 		return 1;
-	word = py_frame_word(w, o, code, entry);
+	word = py_frame_word(w, o, at, code, entry);
 	if (n < SAMPLE_MAX_DEPTH - 1) {
 		w->st->ip[n] = code;
 		w->st->ip[n + 1] = word;
 	}
 	w->nr = n + 2;
-	w->at = py_window_u64(w->win, o->frame_previous);
+	w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
 	return 0;
+}
+
+/* The fields of thread state ts the walk reads (py_walk.ts_id to top), in
+ * one read of the span they lie in. */
+static __always_inline bool py_read_tstate(struct py_walk *w, __u64 ts)
+{
+	const struct py_offsets *o = &w->pp->o;
+	__u32 id = o->tstate_native_tid, frame = o->tstate_frame, ds = o->tstate_datastack;
+	__u32 lo = id < frame ? id : frame, hi = (id > frame ? id : frame) + 8;
+
+	if (ds) {
+		lo = ds < lo ? ds : lo;
+		hi = ds + 16 > hi ? ds + 16 : hi;
+	}
+	if (hi - lo > PY_TSTATE_WINDOW || !py_read_span(w, ts + lo, ts + hi))
+		return false;
+	w->ts_id = py_window_u64(w->win, id - lo);
+	w->ts_frame = py_window_u64(w->win, frame - lo);
+	w->chunk = ds ? py_window_u64(w->win, ds - lo) : 0;
+	w->top = ds ? py_window_u64(w->win, ds + 8 - lo) : 0;
+	/* the window holds no frame */
+	w->lo = w->hi = 0;
+	return true;
 }
 
 /* The frames of the thread's states one after the other: where one's
@@ -199,9 +268,11 @@ static long py_chain_step(__u32 i, void *data)
 	if (!ts)
 		return 1;
 	w->found = c + 1;
-	if (c && py_read_ptr(ts + o->tstate_native_tid) != w->me)
+	if (!(c == 0 && w->ts_first) && !py_read_tstate(w, ts))
 		return 0;
-	w->at = py_read_ptr(ts + o->tstate_frame);
+	if (c && w->ts_id != w->me)
+		return 0;
+	w->at = w->ts_frame;
 	if (o->flags & PY_WALK_CFRAME)
 		w->at = w->at ? py_read_ptr(w->at + o->cframe_current) : 0;
 	return 0;
@@ -218,9 +289,10 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 
 	if (!head)
 		return false;
-	if (pt && pt->head == head && pt->ts[0] &&
-	    py_read_ptr(pt->ts[0] + o->tstate_native_tid) == w->me) {
+	if (pt && pt->head == head && pt->ts[0] && py_read_tstate(w, pt->ts[0]) &&
+	    w->ts_id == w->me) {
 		w->pt = pt;
+		w->ts_first = 1;
 		return true;
 	}
 	if (!pt) {
