@@ -37,18 +37,24 @@ struct py_thread {
 	__u64 ts[PY_MAX_TSTATES]; /* 0 past the last */
 };
 
+/* In the task's own storage: a look there costs a few loads where a hash
+ * map's lookup cost 200 ns a sample here; the kernel frees it with the
+ * thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct py_thread);
-	__uint(max_entries, 16384);
 } py_tstates SEC(".maps");
 
 /* What was read last: a thread state's fields, or frames, the bytes at
- * user address lo to hi (empty: lo = hi). The slack past the span lets a
- * field's offset within a frame be masked rather than bounded. */
+ * user address lo to hi (empty: lo = hi). Offsets into it are masked
+ * (a field read lies within what was read). */
 struct py_window {
-	__u8 b[PY_STACK_SPAN + 128 + 8];
+	union {
+		__u8 b[PY_STACK_SPAN];
+		__u64 q[PY_STACK_SPAN / 8];
+	};
 };
 
 struct {
@@ -58,11 +64,29 @@ struct {
 	__uint(max_entries, 1);
 } py_win SEC(".maps");
 
+/* The ids of the Python records this CPU sent lately, each in the slot its
+ * low bits pick: a look at one word, where the sent LRU hash cost 300 ns
+ * a sample here (its lookup and, for the half of the records that are
+ * new, its update). A record forgotten is only sent again. */
+#define PY_SENT_SLOTS 1024
+
+struct py_sent {
+	__u64 id[PY_SENT_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct py_sent);
+	__uint(max_entries, 1);
+} py_sent SEC(".maps");
+
 struct py_walk {
 	const struct py_proc *pp;
 	struct sample_stack_event *st;
 	struct py_window *win;
 	struct py_thread *pt; /* the thread's states */
+	struct task_struct *task;
 	__u64 interp;	      /* the interpreter whose states are being read */
 	__u64 at;	      /* the thread state, then the frame, being read */
 	__u64 me;	      /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
@@ -71,7 +95,6 @@ struct py_walk {
 	 * its data stack's current chunk up to its top */
 	__u64 ts_id, ts_frame, chunk, top;
 	__u32 ts_first; /* the fields are pt->ts[0]'s */
-	__u32 tid;
 	__u32 nr;    /* words of st->ip written */
 	__u32 found; /* states of pt found, then walked */
 };
@@ -113,14 +136,12 @@ static long py_thread_step(__u32 i, void *data)
 	return 0;
 }
 
+/* The word at off in the window: the fields read are words at offsets
+ * that are multiples of 8 in structures that are 8-aligned, read in one
+ * load rather than byte by byte. */
 static __always_inline __u64 py_window_u64(const struct py_window *win, __u32 off)
 {
-	__u64 v;
-
-	if (off > sizeof(win->b) - sizeof(v))
-		return 0;
-	__builtin_memcpy(&v, &win->b[off], sizeof(v));
-	return v;
+	return win->q[(off / 8) & (PY_STACK_SPAN / 8 - 1)];
 }
 
 /* A shim frame (PY_WALK_SHIM): C entered the evaluation loop here, so the
@@ -141,13 +162,12 @@ static __always_inline void py_mark_entry(struct py_walk *w, __u32 n)
 static __always_inline __u64 py_frame_word(const struct py_walk *w, const struct py_offsets *o,
 					   __u32 at, __u64 code, __u8 entry)
 {
+	__u32 off = at + (o->frame_instr & 127);
 	__u64 instr;
-	__s32 lasti;
 
-	if (o->flags & PY_WALK_FRAMEOBJ) {
-		__builtin_memcpy(&lasti, &w->win->b[at + (o->frame_instr & 127)], sizeof(lasti));
-		return (__u32)lasti | PY_FRAME_ENTRY;
-	}
+	/* an int, f_lasti */
+	if (o->flags & PY_WALK_FRAMEOBJ)
+		return (__u32)(py_window_u64(w->win, off) >> (off & 4) * 8) | PY_FRAME_ENTRY;
 	instr = py_window_u64(w->win, at + (o->frame_instr & 63));
 	/* a pointer into the code: a shift, not a division (BPF has no
 	 * signed one) */
@@ -207,7 +227,7 @@ static long py_frame_step(__u32 i, void *data)
 	if (got < 0)
 		return 1;
 	at = (__u32)got & (PY_STACK_SPAN - 1);
-	entry = w->win->b[at + (o->frame_entry & 127)];
+	entry = w->win->b[(at + (o->frame_entry & 127)) & (PY_STACK_SPAN - 1)];
 	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
 		py_mark_entry(w, n);
 		w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
@@ -284,7 +304,7 @@ static long py_chain_step(__u32 i, void *data)
 static __always_inline bool py_find_thread(struct py_walk *w)
 {
 	const struct py_offsets *o = &w->pp->o;
-	struct py_thread *pt = bpf_map_lookup_elem(&py_tstates, &w->tid);
+	struct py_thread *pt = bpf_task_storage_get(&py_tstates, w->task, NULL, 0);
 	__u64 head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
 
 	if (!head)
@@ -296,9 +316,8 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 		return true;
 	}
 	if (!pt) {
-		/* any bytes: all are written below */
-		bpf_map_update_elem(&py_tstates, &w->tid, w->win, BPF_NOEXIST);
-		pt = bpf_map_lookup_elem(&py_tstates, &w->tid);
+		pt = bpf_task_storage_get(&py_tstates, w->task, NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!pt)
 			return false;
 	}
@@ -312,17 +331,38 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	return w->found > 0;
 }
 
+/* The record of nr words in st as send_stack() returns it, sent unless
+ * this CPU sent it lately (py_sent). */
+static __always_inline __u64 py_send(struct sample_stack_event *st, __u32 nr, __u32 drop_counter)
+{
+	struct py_sent *sent = bpf_map_lookup_elem(&py_sent, &(__u32){ 0 });
+	__u64 id, *slot;
+
+	if (!sent)
+		return STACK_ID_LOST;
+	if (nr > SAMPLE_MAX_DEPTH)
+		nr = SAMPLE_MAX_DEPTH;
+	st->nr = nr;
+	id = hash_ips(st);
+	slot = &sent->id[id & (PY_SENT_SLOTS - 1)];
+	if (*slot == id)
+		return id;
+	if (!output_stack(st, nr, id, EV_PYSTACK, drop_counter))
+		return STACK_ID_LOST;
+	*slot = id;
+	return id;
+}
+
 /* The frames of pid's thread tid, of a process of py_procs (pp), as
  * python_stack() returns them. */
 static __always_inline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, __u32 tid,
 					   __u32 drop_counter)
 {
-	struct py_walk w = { .pp = pp, .tid = tid, .me = tid, .nr = 1 };
-	struct task_struct *task;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct py_walk w = { .pp = pp, .task = task, .me = tid, .nr = 1 };
 	__u32 zero = 0;
 
 	/* pthread_self(), glibc's thread pointer: the thread's fs base */
-	task = bpf_get_current_task_btf();
 	if (pp->o.flags & PY_WALK_PTHREAD)
 		w.me = BPF_CORE_READ(task, thread.fsbase);
 	count(CNT_PY_SAMPLES);
@@ -340,7 +380,7 @@ static __always_inline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, 
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;
 	count(CNT_PY_STACKS);
-	return send_stack(w.st, w.nr, EV_PYSTACK, drop_counter);
+	return py_send(w.st, w.nr, drop_counter);
 }
 
 /* The current thread's Python frames as a record id (send_stack()), for a

@@ -385,8 +385,12 @@ static int snapshot(struct sampler *s, pid_t pid)
 static int add_py_stack(struct sampler *s, const void *data, size_t size)
 {
 	const struct sample_stack_event *ev = data;
-	int err = stack_table__add_event(&s->stacks, data, size);
+	int err;
 
+	/* sent again (py_send() forgot it): its code objects were read */
+	if (size >= offsetof(struct sample_stack_event, ip) && stack_table__find(&s->stacks, ev->id))
+		return 0;
+	err = stack_table__add_event(&s->stacks, data, size);
 	if (err || size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
 	    ev->nr > SAMPLE_MAX_DEPTH || !s->py)
 		return err;
