@@ -87,16 +87,16 @@ struct py_walk {
 	struct py_window *win;
 	struct py_thread *pt; /* the thread's states */
 	struct task_struct *task;
-	__u64 interp;	      /* the interpreter whose states are being read */
-	__u64 at;	      /* the thread state, then the frame, being read */
-	__u64 me;	      /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
-	__u64 lo, hi;	      /* the user bytes in win */
+	__u64 interp; /* the interpreter whose states are being read */
+	__u64 at;     /* the thread state, then the frame, being read */
+	__u64 me;     /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
+	__u64 lo, hi; /* the user bytes in win */
 	/* the state read last: its thread's id, its frame (or _PyCFrame), and
 	 * its data stack's current chunk up to its top */
 	__u64 ts_id, ts_frame, chunk, top;
 	__u32 ts_first; /* the fields are pt->ts[0]'s */
-	__u32 nr;    /* words of st->ip written */
-	__u32 found; /* states of pt found, then walked */
+	__u32 nr;	/* words of st->ip written */
+	__u32 found;	/* states of pt found, then walked */
 };
 
 static __always_inline __u64 py_read_ptr(__u64 addr)

@@ -21,12 +21,12 @@ struct py_offsets {
 	 * where the thread's frames lie one after another (3.11+); 0 when
 	 * not (3.10), and frames are read one by one */
 	__u32 tstate_datastack;
-	__u32 frame_code;	   /* _PyInterpreterFrame.f_code (3.13: f_executable) */
-	__u32 frame_previous;	   /* _PyInterpreterFrame.previous */
-	__u32 frame_instr;   /* .prev_instr (3.13: instr_ptr, the current one; 3.10: f_lasti) */
-	__u32 frame_entry;   /* .is_entry, or .owner (PY_WALK_SHIM) */
-	__u32 code_adaptive; /* PyCodeObject.co_code_adaptive: the instructions */
-	__u32 flags;	     /* PY_WALK_* */
+	__u32 frame_code;     /* _PyInterpreterFrame.f_code (3.13: f_executable) */
+	__u32 frame_previous; /* _PyInterpreterFrame.previous */
+	__u32 frame_instr;    /* .prev_instr (3.13: instr_ptr, the current one; 3.10: f_lasti) */
+	__u32 frame_entry;    /* .is_entry, or .owner (PY_WALK_SHIM) */
+	__u32 code_adaptive;  /* PyCodeObject.co_code_adaptive: the instructions */
+	__u32 flags;	      /* PY_WALK_* */
 };
 
 /* The thread's frame through its _PyCFrame (3.11, 3.12), not directly. */

@@ -388,7 +388,8 @@ static int add_py_stack(struct sampler *s, const void *data, size_t size)
 	int err;
 
 	/* sent again (py_send() forgot it): its code objects were read */
-	if (size >= offsetof(struct sample_stack_event, ip) && stack_table__find(&s->stacks, ev->id))
+	if (size >= offsetof(struct sample_stack_event, ip) &&
+	    stack_table__find(&s->stacks, ev->id))
 		return 0;
 	err = stack_table__add_event(&s->stacks, data, size);
 	if (err || size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||

@@ -72,18 +72,18 @@ static const struct {
 	{ D_BYTES_OB_SVAL, AT(bytes_data) },
 };
 
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
 /* The frame's fields within the window the BPF walk reads of it, the
  * thread state's within the one it reads of that. */
 static bool walkable(const struct py_offsets *o)
 {
-	uint32_t lo = o->tstate_frame < o->tstate_native_tid ? o->tstate_frame
-							      : o->tstate_native_tid;
+	uint32_t lo = MIN(MIN(o->tstate_frame, o->tstate_native_tid), o->tstate_datastack);
+	uint32_t hi = MAX(MAX(o->tstate_frame, o->tstate_native_tid) + 8, o->tstate_datastack + 16);
 
 	return o->frame_code <= 56 && o->frame_previous <= 56 && o->frame_instr <= 56 &&
-	       o->frame_entry < PY_FRAME_WINDOW && o->tstate_datastack >= lo &&
-	       o->tstate_datastack + 16 - lo <= PY_TSTATE_WINDOW &&
-	       o->tstate_frame + 8 - lo <= PY_TSTATE_WINDOW &&
-	       o->tstate_native_tid + 8 - lo <= PY_TSTATE_WINDOW;
+	       o->frame_entry < PY_FRAME_WINDOW && hi - lo <= PY_TSTATE_WINDOW;
 }
 
 static int copy_fields(const uint64_t *w, struct py_layout *out)
