@@ -3,13 +3,19 @@
  * states found among the interpreters' by native thread id, then their
  * chains of _PyInterpreterFrame, innermost first, as struct py_offsets lays out
  * the process's version (3.11 to 3.13), or its chain of PyFrameObject
- * (3.10). Each frame is one user read of
- * PY_FRAME_WINDOW bytes. The includer includes common.bpf.h and
- * stack.bpf.h first. */
+ * (3.10). A thread state's fields are one user read; so are the frames
+ * of a thread's data stack (3.11+), up to PY_STACK_SPAN bytes at once, and
+ * each frame elsewhere (3.10's, generators'). The includer includes
+ * common.bpf.h and stack.bpf.h first. */
 #ifndef FLAMEBPF_PYTHON_BPF_H
 #define FLAMEBPF_PYTHON_BPF_H
 
 #include "python.h"
+
+/* A measuring knob (FLAMEBPF_PY_TIME=1, tools/bench_python.sh): the walk's
+ * own time summed into CNT_PY_WALK_NS. Off, the verifier drops the clock
+ * reads as dead code. */
+const volatile bool time_python = false;
 
 /* Filled by user space when it finds a Python process of a known layout. */
 struct {
@@ -31,15 +37,24 @@ struct py_thread {
 	__u64 ts[PY_MAX_TSTATES]; /* 0 past the last */
 };
 
+/* In the task's own storage: a look there costs a few loads where a hash
+ * map's lookup cost 200 ns a sample here; the kernel frees it with the
+ * thread. */
 struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__type(key, __u32);
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
 	__type(value, struct py_thread);
-	__uint(max_entries, 16384);
 } py_tstates SEC(".maps");
 
+/* What was read last: a thread state's fields, or frames, the bytes at
+ * user address lo to hi (empty: lo = hi). Offsets into it are masked
+ * (a field read lies within what was read). */
 struct py_window {
-	__u8 b[PY_FRAME_WINDOW + 64];
+	union {
+		__u8 b[PY_STACK_SPAN];
+		__u64 q[PY_STACK_SPAN / 8];
+	};
 };
 
 struct {
@@ -49,17 +64,39 @@ struct {
 	__uint(max_entries, 1);
 } py_win SEC(".maps");
 
+/* The ids of the Python records this CPU sent lately, each in the slot its
+ * low bits pick: a look at one word, where the sent LRU hash cost 300 ns
+ * a sample here (its lookup and, for the half of the records that are
+ * new, its update). A record forgotten is only sent again. */
+#define PY_SENT_SLOTS 1024
+
+struct py_sent {
+	__u64 id[PY_SENT_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct py_sent);
+	__uint(max_entries, 1);
+} py_sent SEC(".maps");
+
 struct py_walk {
 	const struct py_proc *pp;
 	struct sample_stack_event *st;
 	struct py_window *win;
 	struct py_thread *pt; /* the thread's states */
-	__u64 interp;	      /* the interpreter whose states are being read */
-	__u64 at;	      /* the thread state, then the frame, being read */
-	__u64 me;	      /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
-	__u32 tid;
-	__u32 nr;    /* words of st->ip written */
-	__u32 found; /* states of pt found, then walked */
+	struct task_struct *task;
+	__u64 interp; /* the interpreter whose states are being read */
+	__u64 at;     /* the thread state, then the frame, being read */
+	__u64 me;     /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
+	__u64 lo, hi; /* the user bytes in win */
+	/* the state read last: its thread's id, its frame (or _PyCFrame), and
+	 * its data stack's current chunk up to its top */
+	__u64 ts_id, ts_frame, chunk, top;
+	__u32 ts_first; /* the fields are pt->ts[0]'s */
+	__u32 nr;	/* words of st->ip written */
+	__u32 found;	/* states of pt found, then walked */
 };
 
 static __always_inline __u64 py_read_ptr(__u64 addr)
@@ -99,12 +136,12 @@ static long py_thread_step(__u32 i, void *data)
 	return 0;
 }
 
+/* The word at off in the window: the fields read are words at offsets
+ * that are multiples of 8 in structures that are 8-aligned, read in one
+ * load rather than byte by byte. */
 static __always_inline __u64 py_window_u64(const struct py_window *win, __u32 off)
 {
-	__u64 v;
-
-	__builtin_memcpy(&v, &win->b[off & 63], sizeof(v));
-	return v;
+	return win->q[(off / 8) & (PY_STACK_SPAN / 8 - 1)];
 }
 
 /* A shim frame (PY_WALK_SHIM): C entered the evaluation loop here, so the
@@ -123,22 +160,52 @@ static __always_inline void py_mark_entry(struct py_walk *w, __u32 n)
  * (-1 before the first), and PY_FRAME_ENTRY where a C call of the loop
  * began with it. */
 static __always_inline __u64 py_frame_word(const struct py_walk *w, const struct py_offsets *o,
-					   __u64 code, __u8 entry)
+					   __u32 at, __u64 code, __u8 entry)
 {
+	__u32 off = at + (o->frame_instr & 127);
 	__u64 instr;
-	__s32 lasti;
 
-	if (o->flags & PY_WALK_FRAMEOBJ) {
-		__builtin_memcpy(&lasti, &w->win->b[o->frame_instr & 127], sizeof(lasti));
-		return (__u32)lasti | PY_FRAME_ENTRY;
-	}
-	instr = py_window_u64(w->win, o->frame_instr);
+	/* an int, f_lasti */
+	if (o->flags & PY_WALK_FRAMEOBJ)
+		return (__u32)(py_window_u64(w->win, off) >> (off & 4) * 8) | PY_FRAME_ENTRY;
+	instr = py_window_u64(w->win, at + (o->frame_instr & 63));
 	/* a pointer into the code: a shift, not a division (BPF has no
 	 * signed one) */
 	instr = (__u32)(((__s64)(instr - code - o->code_adaptive)) >> 1);
 	if (!(o->flags & PY_WALK_SHIM) && entry)
 		instr |= PY_FRAME_ENTRY;
 	return instr;
+}
+
+/* User bytes lo to hi (at most PY_STACK_SPAN) into the window. */
+static __always_inline bool py_read_span(struct py_walk *w, __u64 lo, __u64 hi)
+{
+	__u64 len = hi - lo;
+
+	w->lo = w->hi = 0;
+	if (!len || len > PY_STACK_SPAN || bpf_probe_read_user(w->win->b, len, (const void *)lo))
+		return false;
+	w->lo = lo;
+	w->hi = hi;
+	return true;
+}
+
+/* Where frame w->at's size bytes begin in the window, read now unless
+ * they are there already: with the frames below it in its data stack
+ * when it lies in the current chunk (all of them but generators' and
+ * older chunks'), else alone. -1 when it cannot be read. */
+static __always_inline int py_frame_bytes(struct py_walk *w, __u32 size)
+{
+	__u64 at = w->at, end = at + size, lo = at;
+
+	if (at >= w->lo && end <= w->hi)
+		return (int)(at - w->lo);
+	if (at > w->chunk && end <= w->top)
+		lo = end - w->chunk > PY_STACK_SPAN ? end - PY_STACK_SPAN : w->chunk;
+	/* a page of the data stack never touched: the frame alone */
+	if (!py_read_span(w, lo, end) && (lo == at || !py_read_span(w, at, end)))
+		return -1;
+	return (int)(at - w->lo);
 }
 
 /* One frame: its code object and instruction into the record, then its
@@ -150,29 +217,56 @@ static long py_frame_step(__u32 i, void *data)
 	__u32 n = w->nr, size;
 	__u64 code, word;
 	__u8 entry;
+	__u32 at;
+	int got;
 
 	if (!w->at || n + 2 > SAMPLE_MAX_DEPTH)
 		return 1;
 	size = o->flags & PY_WALK_FRAMEOBJ ? PY_FRAMEOBJ_WINDOW : PY_FRAME_WINDOW;
-	if (bpf_probe_read_user(w->win->b, size, (const void *)w->at))
+	got = py_frame_bytes(w, size);
+	if (got < 0)
 		return 1;
-	entry = w->win->b[o->frame_entry & 127];
+	at = (__u32)got & (PY_STACK_SPAN - 1);
+	entry = w->win->b[(at + (o->frame_entry & 127)) & (PY_STACK_SPAN - 1)];
 	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
 		py_mark_entry(w, n);
-		w->at = py_window_u64(w->win, o->frame_previous);
+		w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
 		return 0;
 	}
-	code = py_window_u64(w->win, o->frame_code);
+	code = py_window_u64(w->win, at + (o->frame_code & 63));
 	if (!code)
 		return 1;
-	word = py_frame_word(w, o, code, entry);
+	word = py_frame_word(w, o, at, code, entry);
 	if (n < SAMPLE_MAX_DEPTH - 1) {
 		w->st->ip[n] = code;
 		w->st->ip[n + 1] = word;
 	}
 	w->nr = n + 2;
-	w->at = py_window_u64(w->win, o->frame_previous);
+	w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
 	return 0;
+}
+
+/* The fields of thread state ts the walk reads (py_walk.ts_id to top), in
+ * one read of the span they lie in. */
+static __always_inline bool py_read_tstate(struct py_walk *w, __u64 ts)
+{
+	const struct py_offsets *o = &w->pp->o;
+	__u32 id = o->tstate_native_tid, frame = o->tstate_frame, ds = o->tstate_datastack;
+	__u32 lo = id < frame ? id : frame, hi = (id > frame ? id : frame) + 8;
+
+	if (ds) {
+		lo = ds < lo ? ds : lo;
+		hi = ds + 16 > hi ? ds + 16 : hi;
+	}
+	if (hi - lo > PY_TSTATE_WINDOW || !py_read_span(w, ts + lo, ts + hi))
+		return false;
+	w->ts_id = py_window_u64(w->win, id - lo);
+	w->ts_frame = py_window_u64(w->win, frame - lo);
+	w->chunk = ds ? py_window_u64(w->win, ds - lo) : 0;
+	w->top = ds ? py_window_u64(w->win, ds + 8 - lo) : 0;
+	/* the window holds no frame */
+	w->lo = w->hi = 0;
+	return true;
 }
 
 /* The frames of the thread's states one after the other: where one's
@@ -194,9 +288,11 @@ static long py_chain_step(__u32 i, void *data)
 	if (!ts)
 		return 1;
 	w->found = c + 1;
-	if (c && py_read_ptr(ts + o->tstate_native_tid) != w->me)
+	if (!(c == 0 && w->ts_first) && !py_read_tstate(w, ts))
 		return 0;
-	w->at = py_read_ptr(ts + o->tstate_frame);
+	if (c && w->ts_id != w->me)
+		return 0;
+	w->at = w->ts_frame;
 	if (o->flags & PY_WALK_CFRAME)
 		w->at = w->at ? py_read_ptr(w->at + o->cframe_current) : 0;
 	return 0;
@@ -208,20 +304,20 @@ static long py_chain_step(__u32 i, void *data)
 static __always_inline bool py_find_thread(struct py_walk *w)
 {
 	const struct py_offsets *o = &w->pp->o;
-	struct py_thread *pt = bpf_map_lookup_elem(&py_tstates, &w->tid);
+	struct py_thread *pt = bpf_task_storage_get(&py_tstates, w->task, NULL, 0);
 	__u64 head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
 
 	if (!head)
 		return false;
-	if (pt && pt->head == head && pt->ts[0] &&
-	    py_read_ptr(pt->ts[0] + o->tstate_native_tid) == w->me) {
+	if (pt && pt->head == head && pt->ts[0] && py_read_tstate(w, pt->ts[0]) &&
+	    w->ts_id == w->me) {
 		w->pt = pt;
+		w->ts_first = 1;
 		return true;
 	}
 	if (!pt) {
-		/* any bytes: all are written below */
-		bpf_map_update_elem(&py_tstates, &w->tid, w->win, BPF_NOEXIST);
-		pt = bpf_map_lookup_elem(&py_tstates, &w->tid);
+		pt = bpf_task_storage_get(&py_tstates, w->task, NULL,
+					  BPF_LOCAL_STORAGE_GET_F_CREATE);
 		if (!pt)
 			return false;
 	}
@@ -235,21 +331,38 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	return w->found > 0;
 }
 
-/* The current thread's Python frames as a record id (send_stack()), for a
- * process of py_procs; STACK_ID_NONE when it has none or is not one. The
- * stack scratch buffer is free: the user stack was sent already. */
-static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
+/* The record of nr words in st as send_stack() returns it, sent unless
+ * this CPU sent it lately (py_sent). */
+static __always_inline __u64 py_send(struct sample_stack_event *st, __u32 nr, __u32 drop_counter)
 {
-	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
-	struct py_walk w = { .tid = tid, .me = tid, .nr = 1 };
-	struct task_struct *task;
+	struct py_sent *sent = bpf_map_lookup_elem(&py_sent, &(__u32){ 0 });
+	__u64 id, *slot;
+
+	if (!sent)
+		return STACK_ID_LOST;
+	if (nr > SAMPLE_MAX_DEPTH)
+		nr = SAMPLE_MAX_DEPTH;
+	st->nr = nr;
+	id = hash_ips(st);
+	slot = &sent->id[id & (PY_SENT_SLOTS - 1)];
+	if (*slot == id)
+		return id;
+	if (!output_stack(st, nr, id, EV_PYSTACK, drop_counter))
+		return STACK_ID_LOST;
+	*slot = id;
+	return id;
+}
+
+/* The frames of pid's thread tid, of a process of py_procs (pp), as
+ * python_stack() returns them. */
+static __always_inline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, __u32 tid,
+					   __u32 drop_counter)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct py_walk w = { .pp = pp, .task = task, .me = tid, .nr = 1 };
 	__u32 zero = 0;
 
-	if (!pp)
-		return STACK_ID_NONE;
-	w.pp = pp;
 	/* pthread_self(), glibc's thread pointer: the thread's fs base */
-	task = bpf_get_current_task_btf();
 	if (pp->o.flags & PY_WALK_PTHREAD)
 		w.me = BPF_CORE_READ(task, thread.fsbase);
 	count(CNT_PY_SAMPLES);
@@ -267,7 +380,25 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;
 	count(CNT_PY_STACKS);
-	return send_stack(w.st, w.nr, EV_PYSTACK, drop_counter);
+	return py_send(w.st, w.nr, drop_counter);
+}
+
+/* The current thread's Python frames as a record id (send_stack()), for a
+ * process of py_procs; STACK_ID_NONE when it has none or is not one. The
+ * stack scratch buffer is free: the user stack was sent already. */
+static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
+{
+	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
+	__u64 t0 = 0, id;
+
+	if (!pp)
+		return STACK_ID_NONE;
+	if (time_python)
+		t0 = bpf_ktime_get_ns();
+	id = py_walk_stack(pp, pid, tid, drop_counter);
+	if (time_python)
+		count_by(CNT_PY_WALK_NS, bpf_ktime_get_ns() - t0);
+	return id;
 }
 
 /* An exec or an exit: the process's interpreter, if any, is gone. */

@@ -17,12 +17,16 @@ struct py_offsets {
 	__u32 tstate_native_tid;   /* PyThreadState.native_thread_id (PY_WALK_PTHREAD: thread_id) */
 	__u32 tstate_frame;	   /* PyThreadState.cframe (PY_WALK_CFRAME), else .current_frame */
 	__u32 cframe_current;	   /* _PyCFrame.current_frame */
-	__u32 frame_code;	   /* _PyInterpreterFrame.f_code (3.13: f_executable) */
-	__u32 frame_previous;	   /* _PyInterpreterFrame.previous */
-	__u32 frame_instr;   /* .prev_instr (3.13: instr_ptr, the current one; 3.10: f_lasti) */
-	__u32 frame_entry;   /* .is_entry, or .owner (PY_WALK_SHIM) */
-	__u32 code_adaptive; /* PyCodeObject.co_code_adaptive: the instructions */
-	__u32 flags;	     /* PY_WALK_* */
+	/* PyThreadState.datastack_chunk, datastack_top the word after it:
+	 * where the thread's frames lie one after another (3.11+); 0 when
+	 * not (3.10), and frames are read one by one */
+	__u32 tstate_datastack;
+	__u32 frame_code;     /* _PyInterpreterFrame.f_code (3.13: f_executable) */
+	__u32 frame_previous; /* _PyInterpreterFrame.previous */
+	__u32 frame_instr;    /* .prev_instr (3.13: instr_ptr, the current one; 3.10: f_lasti) */
+	__u32 frame_entry;    /* .is_entry, or .owner (PY_WALK_SHIM) */
+	__u32 code_adaptive;  /* PyCodeObject.co_code_adaptive: the instructions */
+	__u32 flags;	      /* PY_WALK_* */
 };
 
 /* The thread's frame through its _PyCFrame (3.11, 3.12), not directly. */
@@ -60,5 +64,13 @@ struct py_proc {
  * frame_previous, frame_instr), frame_entry below PY_FRAME_WINDOW. */
 #define PY_FRAME_WINDOW	   80
 #define PY_FRAMEOBJ_WINDOW 104 /* PY_WALK_FRAMEOBJ: f_lasti at 96 */
+/* The bytes of a thread state read at once: from the first of the fields
+ * the walk reads to the last (PyThreadState.cframe to datastack_top: 256
+ * in 3.11). */
+#define PY_TSTATE_WINDOW 256
+/* The bytes of a thread's data stack read at once, its innermost frame's
+ * last and those of its callers below, which lie there one after
+ * another: one read for the whole stack of most programs. */
+#define PY_STACK_SPAN 4096
 
 #endif

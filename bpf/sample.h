@@ -57,6 +57,7 @@ enum sample_counter {
 	CNT_SPAN_LOST,	     /* ... whose text found the ring buffer full */
 	CNT_PY_SAMPLES,	     /* samples of Python processes whose layout is known */
 	CNT_PY_STACKS,	     /* ... that carry Python frames */
+	CNT_PY_WALK_NS,	     /* ... the walks' time, with FLAMEBPF_PY_TIME=1 */
 	CNT_USTACK,	     /* how user stacks were taken: enum ustack_counter from here */
 	CNT_NR = CNT_USTACK + USTACK_NR,
 };

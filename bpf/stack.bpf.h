@@ -25,10 +25,25 @@ static __always_inline __u64 hash_ips(const struct sample_stack_event *st)
 	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
 }
 
+/* Sends the nr frames in st, of id, to user space as a record of the given
+ * type, without a wakeup: user space drains the ring buffer on its own
+ * clock. False when the ring buffer is full (drop_counter). */
+static __always_inline bool output_stack(struct sample_stack_event *st, __u32 nr, __u64 id,
+					 __u32 type, __u32 drop_counter)
+{
+	st->type = type;
+	st->id = id;
+	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
+			       BPF_RB_NO_WAKEUP)) {
+		count(drop_counter);
+		return false;
+	}
+	return true;
+}
+
 /* Returns the id of the nr frames in st (nr > 0), sending them to user space
- * as a record of the given type, without a wakeup, unless they were sent
- * already: user space drains the ring buffer on its own clock.
- * STACK_ID_LOST when the ring buffer is full (drop_counter). */
+ * (output_stack()) unless they were sent already. STACK_ID_LOST when the
+ * ring buffer is full. */
 static __always_inline __u64 send_stack(struct sample_stack_event *st, __u32 nr, __u32 type,
 					__u32 drop_counter)
 {
@@ -41,13 +56,8 @@ static __always_inline __u64 send_stack(struct sample_stack_event *st, __u32 nr,
 	id = hash_ips(st);
 	if (bpf_map_lookup_elem(&sent, &id))
 		return id;
-	st->type = type;
-	st->id = id;
-	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
-			       BPF_RB_NO_WAKEUP)) {
-		count(drop_counter);
+	if (!output_stack(st, nr, id, type, drop_counter))
 		return STACK_ID_LOST;
-	}
 	bpf_map_update_elem(&sent, &id, &one, BPF_ANY);
 	return id;
 }

@@ -4,7 +4,9 @@
 # at 99 and 999 Hz: the throughput tests/workloads/py_busy.py loses (its
 # rounds of work per CPU-second of its own, against an untraced run of the
 # same repetition), and what on_sample costs per sample of it, by
-# kernel.bpf_stats_enabled. py-spy, the peer, is not packaged by Debian 12
+# kernel.bpf_stats_enabled, and what the walk itself takes a sample
+# (FLAMEBPF_PY_TIME=1: the kernel's clock read around it), the steadier
+# figure: only the walk in it, none of the rest of on_sample. py-spy, the peer, is not packaged by Debian 12
 # nor npm: its row says so. Appends a Markdown table to
 # build/bench/results.md (every measurement goes to
 # build/bench/raw_python.tsv). Run by `make bench`, from the repository
@@ -31,7 +33,7 @@ else
 fi
 SETTLE=0.3 # seconds py_busy runs before flamebpf is started on it
 FREQS=(99 999)
-CONDS=(none py@99 nopy@99 py@999 nopy@999)
+CONDS=(none py@99 nopy@99 walk@99 py@999 nopy@999 walk@999)
 # py_busy's functions and their shares of its CPU (its SLICE split)
 FUNCS=(parse compute encode)
 declare -A SHARE=([parse]=0.3 [compute]=0.6 [encode]=0.1)
@@ -43,6 +45,7 @@ label() {
 	none) echo "untraced" ;;
 	py@*) echo "flamebpf -F ${1#*@} -p PID (Python frames walked)" ;;
 	nopy@*) echo "flamebpf -F ${1#*@} -p PID, FLAMEBPF_NO_PYTHON=1 (native frames only)" ;;
+	walk@*) echo "flamebpf -F ${1#*@} -p PID, FLAMEBPF_PY_TIME=1 (the walk timed)" ;;
 	esac
 }
 
@@ -113,12 +116,14 @@ per_sample() {
 # exits (or for SECS when given); sets RT and RC to on_sample's last
 # reading: sample_pid COND FREQ PID LOG [SECS]
 sample_pid() {
-	local fpid s args=(-v -F "$2" -p "$3" -o "$WORK/out.folded") off=0
+	local fpid s args=(-v -F "$2" -p "$3" -o "$WORK/out.folded") off=0 timed=0
 
 	[[ -z ${5:-} ]] || args+=(-d "$5")
 	[[ $1 != nopy* ]] || off=1
+	[[ $1 != walk* ]] || timed=1
 	RT='' RC=''
-	start_job env FLAMEBPF_NO_PYTHON=$off "$FLAMEBPF" "${args[@]}" >/dev/null 2>"$4"
+	start_job env FLAMEBPF_NO_PYTHON=$off FLAMEBPF_PY_TIME=$timed "$FLAMEBPF" "${args[@]}" \
+		>/dev/null 2>"$4"
 	fpid=$!
 	while kill -0 "$fpid" 2>/dev/null; do
 		if s=$(sample_stats "$fpid"); then
@@ -165,6 +170,11 @@ run_one() {
 		return
 	fi
 	add "ns:$1" "$v"
+	if [[ $1 == walk* ]]; then
+		v=$(summary_num "$log" 'python: the walk took \([0-9]*\) ns')
+		[[ -n $v ]] || die_log "$log" "flamebpf printed no time of the walk"
+		add "walkns:$1" "$v"
+	fi
 	pct=$(summary_num "$log" 'python: .*, \([0-9]*\)% of its samples with Python frames')
 	add "pyshare:$1" "${pct:-0}"
 }
@@ -195,27 +205,34 @@ delta() {
 }
 
 table() {
-	local c f
+	local c f w
 
 	table_intro "Python: sampling py_busy.py with and without its Python frames (tools/bench_python.sh)" \
 		"$("$PYTHON" --version 2>&1)"
-	printf '\n\n| %s s of py_busy.py | overhead (points of CPU) | on_sample per sample of it | samples with Python frames |\n| --- | --- | --- | --- |\n' "$SECS"
-	row "$(label none)" "" "" ""
+	printf '\n\n| %s s of py_busy.py | overhead (points of CPU) | on_sample per sample of it | the walk itself per sample | samples with Python frames |\n| --- | --- | --- | --- | --- |\n' "$SECS"
+	row "$(label none)" "" "" "" ""
 	for c in "${CONDS[@]:1}"; do
 		if [[ -n ${WHY[$c]:-} ]]; then
-			row "$(label "$c")" "${WHY[$c]}" "" ""
+			row "$(label "$c")" "${WHY[$c]}" "" "" ""
 			continue
 		fi
-		row "$(label "$c")" "$(spread "ovh:$c" pt_fmt)" "$(spread "ns:$c" ns_fmt)" \
+		w=
+		[[ $c != walk* ]] || w=$(spread "walkns:$c" ns_fmt)
+		row "$(label "$c")" "$(spread "ovh:$c" pt_fmt)" "$(spread "ns:$c" ns_fmt)" "$w" \
 			"$(pt_fmt "$(mstat median "pyshare:$c")")%"
 	done
-	[[ -z $PYSPY_WHY ]] || row "py-spy" "not run: $PYSPY_WHY" "" ""
+	[[ -z $PYSPY_WHY ]] || row "py-spy" "not run: $PYSPY_WHY" "" "" ""
 	printf '\nA filtered run of on_sample (the other CPU'"'"'s samples, taken out above): %s.\n' \
 		"$(spread floor ns_fmt)"
 	for f in "${FREQS[@]}"; do
 		[[ -n ${WHY[py@$f]:-}${WHY[nopy@$f]:-} ]] ||
 			printf 'At %s Hz the Python walk adds %s per sample and %s points of overhead (differences of the medians).\n' \
 				"$f" "$(delta ns "$f" ns_fmt)" "$(delta ovh "$f" pt_fmt)"
+	done
+	for f in "${FREQS[@]}"; do
+		[[ -n ${WHY[walk@$f]:-} ]] ||
+			printf 'At %s Hz the walk itself takes %s per sample (FLAMEBPF_PY_TIME=1, median).\n' \
+				"$f" "$(ns_fmt "$(mstat median "walkns:walk@$f")")"
 	done
 }
 

@@ -81,6 +81,7 @@ struct sampler {
 	struct beam_procs *beam;   /* Erlang nodes found; NULL without user stacks */
 	uint64_t beam_ns;	   /* when their JITs' names were last looked at */
 	bool py_off;		   /* FLAMEBPF_NO_PYTHON=1: found, their frames not walked */
+	bool py_time;		   /* FLAMEBPF_PY_TIME=1: the walk timed (CNT_PY_WALK_NS) */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
 	struct stack_table stacks;
 	struct sample_count_event *spilled; /* samples that did not fit in the counts map */
@@ -264,6 +265,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->want_wakers = s->opts.wakers;
 	skel->rodata->want_kthreads = s->opts.kthreads;
 	skel->rodata->want_python = s->py != NULL;
+	skel->rodata->time_python = s->py_time;
 	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	skel->rodata->alloc_page_size = sysconf(_SC_PAGESIZE);
 	size_maps(skel, &s->opts, s->ncpus);
@@ -332,12 +334,12 @@ static int keep_tick(struct sampler *s, const struct sample_tick_event *t)
 	return array__push((void **)&s->ticks, &s->nticks, &s->ticks_cap, t, sizeof(*t));
 }
 
-/* Whether FLAMEBPF_NO_PYTHON=1 asks to leave Python frames unwalked: a
- * knob to measure what the walk costs (tools/bench_python.sh), the same
- * BPF program sampling with and without it. */
-static bool python_off_asked(void)
+/* Whether the environment variable name is 1: FLAMEBPF_NO_PYTHON=1 leaves
+ * Python frames unwalked, FLAMEBPF_PY_TIME=1 times the walk; knobs to
+ * measure what the walk costs (tools/bench_python.sh). */
+static bool knob_asked(const char *name)
 {
-	const char *v = getenv("FLAMEBPF_NO_PYTHON");
+	const char *v = getenv(name);
 
 	return v && !strcmp(v, "1");
 }
@@ -384,8 +386,13 @@ static int snapshot(struct sampler *s, pid_t pid)
 static int add_py_stack(struct sampler *s, const void *data, size_t size)
 {
 	const struct sample_stack_event *ev = data;
-	int err = stack_table__add_event(&s->stacks, data, size);
+	int err;
 
+	/* sent again (py_send() forgot it): its code objects were read */
+	if (size >= offsetof(struct sample_stack_event, ip) &&
+	    stack_table__find(&s->stacks, ev->id))
+		return 0;
+	err = stack_table__add_event(&s->stacks, data, size);
 	if (err || size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
 	    ev->nr > SAMPLE_MAX_DEPTH || !s->py)
 		return err;
@@ -461,7 +468,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->rng = ((uint64_t)getpid() << 32) ^ (uint64_t)time(NULL) ^ 0x9e3779b97f4a7c15ULL;
 	s->procs = procs__new();
 	s->bins = symbolizer__new_cache();
-	s->py_off = python_off_asked();
+	s->py_off = knob_asked("FLAMEBPF_NO_PYTHON");
+	s->py_time = knob_asked("FLAMEBPF_PY_TIME");
 	if (o->user &&
 	    (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
 		err = -ENOMEM;
@@ -1596,6 +1604,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 		st->python_procs = py_procs__count(s->py, st->python_name, sizeof(st->python_name));
 		st->python_unknown = py_procs__unknown(s->py);
 		st->python_off = s->py_off;
+		st->python_timed = s->py_time;
 	}
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +

@@ -81,6 +81,7 @@ struct sampler_stats {
 	const struct runtimes *runtimes; /* the language runtimes sampled, after collecting */
 	size_t python_procs;		 /* Python processes of a known layout found */
 	bool python_off;		 /* ... their frames not walked (FLAMEBPF_NO_PYTHON=1) */
+	bool python_timed;		 /* ... the walk timed (FLAMEBPF_PY_TIME=1) */
 	char python_name[32];		 /* ... the first one's version: "python3.11" */
 	const char *python_unknown;	 /* a Python version whose layout is unknown, or NULL */
 };

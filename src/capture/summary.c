@@ -125,6 +125,9 @@ static void report_python(const struct sampler_stats *st)
 		p_err("python: %zu process%s (%s), %.0f%% of %s samples with Python frames",
 		      st->python_procs, st->python_procs == 1 ? "" : "es", st->python_name,
 		      all ? 100.0 * named / all : 0.0, st->python_procs == 1 ? "its" : "their");
+	if (st->python_procs && st->python_timed && all)
+		p_err("python: the walk took %.0f ns a sample on average (FLAMEBPF_PY_TIME=1)",
+		      (double)st->counter[CNT_PY_WALK_NS] / all);
 	if (st->python_unknown)
 		p_err("%s: frames not named: layout unknown", st->python_unknown);
 }

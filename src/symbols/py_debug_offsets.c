@@ -22,6 +22,7 @@ enum {
 	D_TSTATE_NEXT = 21,
 	D_TSTATE_CURRENT_FRAME = 23,
 	D_TSTATE_NATIVE_TID = 25,
+	D_TSTATE_DATASTACK = 26,
 	D_FRAME_PREVIOUS = 29,
 	D_FRAME_EXECUTABLE = 30,
 	D_FRAME_INSTR_PTR = 31,
@@ -53,6 +54,7 @@ static const struct {
 	{ D_TSTATE_NEXT, AT(walk.tstate_next) },
 	{ D_TSTATE_NATIVE_TID, AT(walk.tstate_native_tid) },
 	{ D_TSTATE_CURRENT_FRAME, AT(walk.tstate_frame) },
+	{ D_TSTATE_DATASTACK, AT(walk.tstate_datastack) },
 	{ D_FRAME_EXECUTABLE, AT(walk.frame_code) },
 	{ D_FRAME_PREVIOUS, AT(walk.frame_previous) },
 	{ D_FRAME_INSTR_PTR, AT(walk.frame_instr) },
@@ -70,11 +72,18 @@ static const struct {
 	{ D_BYTES_OB_SVAL, AT(bytes_data) },
 };
 
-/* The frame's fields within the window the BPF walk reads of it. */
+#define MIN(a, b) ((a) < (b) ? (a) : (b))
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+
+/* The frame's fields within the window the BPF walk reads of it, the
+ * thread state's within the one it reads of that. */
 static bool walkable(const struct py_offsets *o)
 {
+	uint32_t lo = MIN(MIN(o->tstate_frame, o->tstate_native_tid), o->tstate_datastack);
+	uint32_t hi = MAX(MAX(o->tstate_frame, o->tstate_native_tid) + 8, o->tstate_datastack + 16);
+
 	return o->frame_code <= 56 && o->frame_previous <= 56 && o->frame_instr <= 56 &&
-	       o->frame_entry < PY_FRAME_WINDOW;
+	       o->frame_entry < PY_FRAME_WINDOW && hi - lo <= PY_TSTATE_WINDOW;
 }
 
 static int copy_fields(const uint64_t *w, struct py_layout *out)

@@ -66,6 +66,9 @@ static inline void check_common_offsets(const struct py_layout *l)
 	assert_int_equal(l->walk.interp_threads_head, offsetof(PyInterpreterState, threads.head));
 	assert_int_equal(l->walk.tstate_next, offsetof(PyThreadState, next));
 	assert_int_equal(l->walk.tstate_native_tid, offsetof(PyThreadState, native_thread_id));
+	assert_int_equal(l->walk.tstate_datastack, offsetof(PyThreadState, datastack_chunk));
+	assert_int_equal(offsetof(PyThreadState, datastack_top),
+			 offsetof(PyThreadState, datastack_chunk) + 8);
 	assert_int_equal(l->walk.frame_previous, offsetof(_PyInterpreterFrame, previous));
 	assert_true(offsetof(_PyInterpreterFrame, owner) < PY_FRAME_WINDOW);
 	assert_int_equal(l->walk.code_adaptive, offsetof(PyCodeObject, co_code_adaptive));
