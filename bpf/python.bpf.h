@@ -50,11 +50,29 @@ struct {
 /* What was read last: a thread state's fields, or frames, the bytes at
  * user address lo to hi (empty: lo = hi). Offsets into it are masked
  * (a field read lies within what was read). */
+/* What the walk reads and counts as it goes, in the window's per-CPU
+ * value rather than on the stack: the verifier tracks no map value's
+ * contents, so the walk's loop callbacks are checked once rather than for
+ * every value these take (five times the sampler's verification). */
+struct py_vars {
+	__u64 interp; /* the interpreter whose states are being read */
+	__u64 at;     /* the thread state, then the frame, being read */
+	__u64 me;     /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
+	__u64 lo, hi; /* the user bytes in the window */
+	/* the state read last: its thread's id, its frame (or _PyCFrame), and
+	 * its data stack's current chunk up to its top */
+	__u64 ts_id, ts_frame, chunk, top;
+	__u32 ts_first; /* the fields are pt->ts[0]'s */
+	__u32 nr;	/* words of st->ip written */
+	__u32 found;	/* states of pt found, then walked */
+};
+
 struct py_window {
 	union {
 		__u8 b[PY_STACK_SPAN];
 		__u64 q[PY_STACK_SPAN / 8];
 	};
+	struct py_vars v;
 };
 
 struct {
@@ -87,16 +105,6 @@ struct py_walk {
 	struct py_window *win;
 	struct py_thread *pt; /* the thread's states */
 	struct task_struct *task;
-	__u64 interp; /* the interpreter whose states are being read */
-	__u64 at;     /* the thread state, then the frame, being read */
-	__u64 me;     /* the thread's id as its state holds it (PY_WALK_PTHREAD) */
-	__u64 lo, hi; /* the user bytes in win */
-	/* the state read last: its thread's id, its frame (or _PyCFrame), and
-	 * its data stack's current chunk up to its top */
-	__u64 ts_id, ts_frame, chunk, top;
-	__u32 ts_first; /* the fields are pt->ts[0]'s */
-	__u32 nr;	/* words of st->ip written */
-	__u32 found;	/* states of pt found, then walked */
 };
 
 static __always_inline __u64 py_read_ptr(__u64 addr)
@@ -115,24 +123,24 @@ static long py_thread_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
 	const struct py_offsets *o = &w->pp->o;
-	__u32 n = w->found;
+	__u32 n = w->win->v.found;
 
-	if (!w->at) {
-		w->interp = py_read_ptr(w->interp + o->interp_next);
-		if (!w->interp)
+	if (!w->win->v.at) {
+		w->win->v.interp = py_read_ptr(w->win->v.interp + o->interp_next);
+		if (!w->win->v.interp)
 			return 1;
-		w->at = py_read_ptr(w->interp + o->interp_threads_head);
+		w->win->v.at = py_read_ptr(w->win->v.interp + o->interp_threads_head);
 		return 0;
 	}
-	if (py_read_ptr(w->at + o->tstate_native_tid) != w->me) {
-		w->at = py_read_ptr(w->at + o->tstate_next);
+	if (py_read_ptr(w->win->v.at + o->tstate_native_tid) != w->win->v.me) {
+		w->win->v.at = py_read_ptr(w->win->v.at + o->tstate_next);
 		return 0;
 	}
 	if (n >= PY_MAX_TSTATES)
 		return 1;
-	w->pt->ts[n] = w->at;
-	w->found = n + 1;
-	w->at = 0;
+	w->pt->ts[n] = w->win->v.at;
+	w->win->v.found = n + 1;
+	w->win->v.at = 0;
 	return 0;
 }
 
@@ -182,30 +190,30 @@ static __always_inline bool py_read_span(struct py_walk *w, __u64 lo, __u64 hi)
 {
 	__u64 len = hi - lo;
 
-	w->lo = w->hi = 0;
+	w->win->v.lo = w->win->v.hi = 0;
 	if (!len || len > PY_STACK_SPAN || bpf_probe_read_user(w->win->b, len, (const void *)lo))
 		return false;
-	w->lo = lo;
-	w->hi = hi;
+	w->win->v.lo = lo;
+	w->win->v.hi = hi;
 	return true;
 }
 
-/* Where frame w->at's size bytes begin in the window, read now unless
+/* Where frame w->win->v.at's size bytes begin in the window, read now unless
  * they are there already: with the frames below it in its data stack
  * when it lies in the current chunk (all of them but generators' and
  * older chunks'), else alone. -1 when it cannot be read. */
 static __always_inline int py_frame_bytes(struct py_walk *w, __u32 size)
 {
-	__u64 at = w->at, end = at + size, lo = at;
+	__u64 at = w->win->v.at, end = at + size, lo = at;
 
-	if (at >= w->lo && end <= w->hi)
-		return (int)(at - w->lo);
-	if (at > w->chunk && end <= w->top)
-		lo = end - w->chunk > PY_STACK_SPAN ? end - PY_STACK_SPAN : w->chunk;
+	if (at >= w->win->v.lo && end <= w->win->v.hi)
+		return (int)(at - w->win->v.lo);
+	if (at > w->win->v.chunk && end <= w->win->v.top)
+		lo = end - w->win->v.chunk > PY_STACK_SPAN ? end - PY_STACK_SPAN : w->win->v.chunk;
 	/* a page of the data stack never touched: the frame alone */
 	if (!py_read_span(w, lo, end) && (lo == at || !py_read_span(w, at, end)))
 		return -1;
-	return (int)(at - w->lo);
+	return (int)(at - w->win->v.lo);
 }
 
 /* One frame: its code object and instruction into the record, then its
@@ -214,13 +222,13 @@ static long py_frame_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
 	const struct py_offsets *o = &w->pp->o;
-	__u32 n = w->nr, size;
+	__u32 n = w->win->v.nr, size;
 	__u64 code, word;
 	__u8 entry;
 	__u32 at;
 	int got;
 
-	if (!w->at || n + 2 > SAMPLE_MAX_DEPTH)
+	if (!w->win->v.at || n + 2 > SAMPLE_MAX_DEPTH)
 		return 1;
 	size = o->flags & PY_WALK_FRAMEOBJ ? PY_FRAMEOBJ_WINDOW : PY_FRAME_WINDOW;
 	got = py_frame_bytes(w, size);
@@ -230,7 +238,7 @@ static long py_frame_step(__u32 i, void *data)
 	entry = w->win->b[(at + (o->frame_entry & 127)) & (PY_STACK_SPAN - 1)];
 	if ((o->flags & PY_WALK_SHIM) && entry == PY_OWNED_BY_CSTACK) {
 		py_mark_entry(w, n);
-		w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
+		w->win->v.at = py_window_u64(w->win, at + (o->frame_previous & 63));
 		return 0;
 	}
 	code = py_window_u64(w->win, at + (o->frame_code & 63));
@@ -241,8 +249,8 @@ static long py_frame_step(__u32 i, void *data)
 		w->st->ip[n] = code;
 		w->st->ip[n + 1] = word;
 	}
-	w->nr = n + 2;
-	w->at = py_window_u64(w->win, at + (o->frame_previous & 63));
+	w->win->v.nr = n + 2;
+	w->win->v.at = py_window_u64(w->win, at + (o->frame_previous & 63));
 	return 0;
 }
 
@@ -260,12 +268,12 @@ static __always_inline bool py_read_tstate(struct py_walk *w, __u64 ts)
 	}
 	if (hi - lo > PY_TSTATE_WINDOW || !py_read_span(w, ts + lo, ts + hi))
 		return false;
-	w->ts_id = py_window_u64(w->win, id - lo);
-	w->ts_frame = py_window_u64(w->win, frame - lo);
-	w->chunk = ds ? py_window_u64(w->win, ds - lo) : 0;
-	w->top = ds ? py_window_u64(w->win, ds + 8 - lo) : 0;
+	w->win->v.ts_id = py_window_u64(w->win, id - lo);
+	w->win->v.ts_frame = py_window_u64(w->win, frame - lo);
+	w->win->v.chunk = ds ? py_window_u64(w->win, ds - lo) : 0;
+	w->win->v.top = ds ? py_window_u64(w->win, ds + 8 - lo) : 0;
 	/* the window holds no frame */
-	w->lo = w->hi = 0;
+	w->win->v.lo = w->win->v.hi = 0;
 	return true;
 }
 
@@ -277,24 +285,24 @@ static long py_chain_step(__u32 i, void *data)
 {
 	struct py_walk *w = data;
 	const struct py_offsets *o = &w->pp->o;
-	__u32 c = w->found;
+	__u32 c = w->win->v.found;
 	__u64 ts;
 
-	if (w->at)
+	if (w->win->v.at)
 		return py_frame_step(i, data);
 	if (c >= PY_MAX_TSTATES)
 		return 1;
 	ts = w->pt->ts[c];
 	if (!ts)
 		return 1;
-	w->found = c + 1;
-	if (!(c == 0 && w->ts_first) && !py_read_tstate(w, ts))
+	w->win->v.found = c + 1;
+	if (!(c == 0 && w->win->v.ts_first) && !py_read_tstate(w, ts))
 		return 0;
-	if (c && w->ts_id != w->me)
+	if (c && w->win->v.ts_id != w->win->v.me)
 		return 0;
-	w->at = w->ts_frame;
+	w->win->v.at = w->win->v.ts_frame;
 	if (o->flags & PY_WALK_CFRAME)
-		w->at = w->at ? py_read_ptr(w->at + o->cframe_current) : 0;
+		w->win->v.at = w->win->v.at ? py_read_ptr(w->win->v.at + o->cframe_current) : 0;
 	return 0;
 }
 
@@ -310,9 +318,9 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	if (!head)
 		return false;
 	if (pt && pt->head == head && pt->ts[0] && py_read_tstate(w, pt->ts[0]) &&
-	    w->ts_id == w->me) {
+	    w->win->v.ts_id == w->win->v.me) {
 		w->pt = pt;
-		w->ts_first = 1;
+		w->win->v.ts_first = 1;
 		return true;
 	}
 	if (!pt) {
@@ -325,10 +333,10 @@ static __always_inline bool py_find_thread(struct py_walk *w)
 	for (int k = 0; k < PY_MAX_TSTATES; k++)
 		pt->ts[k] = 0;
 	w->pt = pt;
-	w->interp = head;
-	w->at = py_read_ptr(head + o->interp_threads_head);
+	w->win->v.interp = head;
+	w->win->v.at = py_read_ptr(head + o->interp_threads_head);
 	bpf_loop(PY_MAX_THREADS, py_thread_step, w, 0);
-	return w->found > 0;
+	return w->win->v.found > 0;
 }
 
 /* The record of nr words in st as send_stack() returns it, sent unless
@@ -353,34 +361,39 @@ static __always_inline __u64 py_send(struct sample_stack_event *st, __u32 nr, __
 	return id;
 }
 
-/* The frames of pid's thread tid, of a process of py_procs (pp), as
- * python_stack() returns them. */
-static __always_inline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, __u32 tid,
-					   __u32 drop_counter)
+/* The frames of pid's thread tid, the current one, of a process of
+ * py_procs, as python_stack() returns them. A global function: the
+ * verifier checks it once, not on every path of the program that calls
+ * it (the walk's loops made five times the sampler's verification). */
+__noinline __u64 py_walk_stack(__u32 pid, __u32 tid, __u32 drop_counter)
 {
+	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct py_walk w = { .pp = pp, .task = task, .me = tid, .nr = 1 };
+	struct py_walk w = { .pp = pp, .task = task };
 	__u32 zero = 0;
 
-	/* pthread_self(), glibc's thread pointer: the thread's fs base */
-	if (pp->o.flags & PY_WALK_PTHREAD)
-		w.me = BPF_CORE_READ(task, thread.fsbase);
+	if (!pp)
+		return STACK_ID_NONE;
 	count(CNT_PY_SAMPLES);
 	w.st = stack_scratch();
 	w.win = bpf_map_lookup_elem(&py_win, &zero);
 	if (!w.st || !w.win)
 		return STACK_ID_NONE;
+	w.win->v = (struct py_vars){ .me = tid, .nr = 1 };
+	/* pthread_self(), glibc's thread pointer: the thread's fs base */
+	if (pp->o.flags & PY_WALK_PTHREAD)
+		w.win->v.me = BPF_CORE_READ(task, thread.fsbase);
 	if (!py_find_thread(&w))
 		return STACK_ID_NONE;
-	w.at = 0;
-	w.found = 0;
+	w.win->v.at = 0;
+	w.win->v.found = 0;
 	/* twice the frames recorded: shim frames take a step each */
 	bpf_loop(2 * PY_MAX_FRAMES + PY_MAX_TSTATES, py_chain_step, &w, 0);
-	if (w.nr < 3)
+	if (w.win->v.nr < 3)
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;
 	count(CNT_PY_STACKS);
-	return py_send(w.st, w.nr, drop_counter);
+	return py_send(w.st, w.win->v.nr, drop_counter);
 }
 
 /* The current thread's Python frames as a record id (send_stack()), for a
@@ -388,14 +401,14 @@ static __always_inline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, 
  * stack scratch buffer is free: the user stack was sent already. */
 static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
 {
-	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
 	__u64 t0 = 0, id;
 
-	if (!pp)
+	/* the common case, not a Python process, without the call */
+	if (!bpf_map_lookup_elem(&py_procs, &pid))
 		return STACK_ID_NONE;
 	if (time_python)
 		t0 = bpf_ktime_get_ns();
-	id = py_walk_stack(pp, pid, tid, drop_counter);
+	id = py_walk_stack(pid, tid, drop_counter);
 	if (time_python)
 		count_by(CNT_PY_WALK_NS, bpf_ktime_get_ns() - t0);
 	return id;
