@@ -81,6 +81,7 @@ struct split {
 	__u64 out_ts;	 /* when it left the CPU; 0: it is on it */
 	__u32 out_state; /* how (enum offcpu_state) */
 	__u32 pad;
+	__u64 out_run; /* its CPU time then (offcpu_untraced_end()) */
 	__u64 off_ns[TRACE_NSTATES];
 	__u64 at_now[TRACE_NSTATES];
 	struct split_frame f[SHADOW_SLOTS];
@@ -711,18 +712,27 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 /* --cpu-split: a thread back on the CPU adds the time it was away to its
  * totals; the calls open since it left get it when they return, and the
  * calls after it never see it. */
-static __always_inline void split_in(struct task_struct *task, __u64 now)
+static __always_inline void split_back(struct split *sp, __u64 now)
 {
-	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
-	__u32 s;
+	__u32 s = sp->out_state;
 
-	if (!sp || !sp->out_ts)
-		return;
-	s = sp->out_state;
 	/* masked: the verifier sees the bound on the register used */
 	if (s >= OFFCPU_SLEEPING && s < OFFCPU_NR && now > sp->out_ts)
 		sp->off_ns[(s - OFFCPU_SLEEPING) & (TRACE_NSTATES - 1)] += now - sp->out_ts;
 	sp->out_ts = 0;
+}
+
+static __always_inline void split_in(struct task_struct *task, __u64 now)
+{
+	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
+
+	if (!sp)
+		return;
+	/* made on the thread, on the CPU: the switch away was not traced */
+	if (!sp->out_ts)
+		count(TCNT_SPLIT_NO_OUT);
+	else
+		split_back(sp, now);
 }
 
 /* A thread that has made traced calls leaves the CPU: when and how. In a
@@ -734,7 +744,12 @@ static __always_inline void split_out(struct task_struct *task, __u32 state, __u
 
 	if (!sp)
 		return;
+	if (sp->out_ts) { /* it came back untraced */
+		count(TCNT_SPLIT_UNTRACED);
+		split_back(sp, offcpu_untraced_end(sp->out_ts, sp->out_run, task, now));
+	}
 	sp->out_ts = now;
+	sp->out_run = task->se.sum_exec_runtime;
 	sp->out_state = state;
 }
 
