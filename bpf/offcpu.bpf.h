@@ -21,4 +21,18 @@ static __always_inline __u32 offcpu_state(bool preempt, unsigned int prev_state)
 	return OFFCPU_OTHER;
 }
 
+/* A thread off the CPU since ts, when its CPU time was run_ns, leaves it
+ * again now: it came back through a switch that sched_switch never saw
+ * (seen: the kernel does not trace switches away from some threads, so
+ * the one that follows goes untraced). Its switches away are traced, so it
+ * has run without a break since it came back, for the CPU time it gained:
+ * its block ended that long before now. */
+static __always_inline __u64 offcpu_untraced_end(__u64 ts, __u64 run_ns, struct task_struct *task,
+						 __u64 now)
+{
+	__u64 ran = task->se.sum_exec_runtime - run_ns;
+
+	return now > ts && ran < now - ts ? now - ran : ts;
+}
+
 #endif

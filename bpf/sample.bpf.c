@@ -376,11 +376,23 @@ static __always_inline void switch_in(struct task_struct *next, __u64 now)
 		 * that block ends now, and the iterator ends it */
 		if (s->walking)
 			s->woke = now;
+		else
+			count(CNT_OFF_NO_START);
 		return;
 	}
 	s->ts = 0;
 	key = s->key; /* a wake-up may write it while this counts */
 	end_block(&key, s->flags, ts, now);
+}
+
+/* A thread leaves the CPU with a block still open: it came back untraced. */
+static __always_inline void end_untraced(struct offcpu_start *s, struct task_struct *task,
+					 __u64 now)
+{
+	struct sample_key key = s->key;
+
+	count(CNT_OFF_UNTRACED);
+	end_block(&key, s->flags, s->ts, offcpu_untraced_end(s->ts, s->run_ns, task, now));
 }
 
 /* The stacks are taken here, where the thread leaving is still current,
@@ -399,10 +411,13 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 	}
 	s = bpf_task_storage_get(&offcpu_starts, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!s) {
-		count(CNT_OFF_DROPPED);
+		count(CNT_OFF_NO_STORAGE);
 		return;
 	}
+	if (s->ts)
+		end_untraced(s, prev, now);
 	s->ts = now;
+	s->run_ns = prev->se.sum_exec_runtime;
 	/* kernel threads wait for work most of the time: apart, unless asked */
 	if ((prev->flags & PF_KTHREAD_FLAG) && !want_kthreads) {
 		s->flags = OFFCPU_F_KTHREAD;
@@ -545,6 +560,7 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 	if (!s->woke && !s->ts) {
 		s->key = b.key;
 		s->flags = b.flags;
+		s->run_ns = task->se.sum_exec_runtime;
 		s->ts = b.ts;
 	}
 	/* a run seen after the store ends the block as one before it */
@@ -569,8 +585,15 @@ int offcpu_at_stop(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	s = bpf_task_storage_get(&offcpu_starts, task, 0, 0);
-	if (s && s->ts)
-		bpf_seq_write(ctx->meta->seq, s, sizeof(*s));
+	if (!s || !s->ts)
+		return 0;
+	/* it has run since: it came back untraced, its block is over */
+	if (task->se.sum_exec_runtime != s->run_ns) {
+		end_untraced(s, task, bpf_ktime_get_ns());
+		s->ts = 0;
+		return 0;
+	}
+	bpf_seq_write(ctx->meta->seq, s, sizeof(*s));
 	return 0;
 }
 

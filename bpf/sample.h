@@ -38,7 +38,10 @@ enum sample_counter {
 	CNT_OFF_SHORT_NS,    /* ... their time */
 	CNT_OFF_LONG,	     /* blocks longer than --max-block */
 	CNT_OFF_LONG_NS,     /* ... their time */
-	CNT_OFF_DROPPED,     /* blocks lost: the counts or the starts map was full */
+	CNT_OFF_DROPPED,     /* blocks lost: the counts map was full */
+	CNT_OFF_NO_STORAGE,  /* blocks lost: no task storage for their start */
+	CNT_OFF_NO_START,    /* blocks lost: their thread's switch away was not traced */
+	CNT_OFF_UNTRACED,    /* blocks whose end was not traced: ended by the CPU time since */
 	CNT_OFF_KTHREAD,     /* blocks of kernel threads, left out (--kernel-threads keeps them) */
 	CNT_OFF_KTHREAD_NS,  /* ... their time */
 	CNT_ALLOCS,	     /* --alloc: allocations made */
@@ -105,6 +108,7 @@ struct offcpu_start {
 	__u32 walking;
 	__u32 pad;
 	__u64 woke;
+	__u64 run_ns; /* its CPU time at ts (offcpu_untraced_end()) */
 	struct sample_key key;
 };
 

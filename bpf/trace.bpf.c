@@ -91,6 +91,7 @@ struct split {
 	__u64 out_ts;	 /* when it left the CPU; 0: it is on it */
 	__u32 out_state; /* how (enum offcpu_state) */
 	__u32 pad;
+	__u64 out_run; /* its CPU time then (offcpu_untraced_end()) */
 	__u64 off_ns[TRACE_NSTATES];
 	__u64 at_now[TRACE_NSTATES];
 	struct split_frame f[SHADOW_SLOTS];
@@ -444,15 +445,39 @@ static __always_inline bool in_anon_code(__u64 addr)
 	return anon;
 }
 
+/* --cpu-split: a thread back on the CPU adds the time it was away to its
+ * totals; the calls open since it left get it when they return, and the
+ * calls after it never see it. */
+static __always_inline void split_back(struct split *sp, __u64 now)
+{
+	__u32 s = sp->out_state;
+
+	/* masked: the verifier sees the bound on the register used */
+	if (s >= OFFCPU_SLEEPING && s < OFFCPU_NR && now > sp->out_ts)
+		sp->off_ns[(s - OFFCPU_SLEEPING) & (TRACE_NSTATES - 1)] += now - sp->out_ts;
+	sp->out_ts = 0;
+}
+
 /* --cpu-split: the thread's time off the CPU as of the time the program
- * just took; called right after it. */
+ * just took; called right after it. A block still open is over (the thread
+ * runs this): it came back untraced, and its time goes to the calls open
+ * across it, now, not to those open at its next switch away. Its CPU time
+ * is as of the last tick (CONFIG_HZ): the block comes out that much longer
+ * at most. */
 static __always_inline void split_mark(void)
 {
+	struct task_struct *task;
 	struct split *sp;
 
 	if (!cpu_split)
 		return;
-	sp = bpf_task_storage_get(&splits, bpf_get_current_task_btf(), NULL, 0);
+	task = bpf_get_current_task_btf();
+	sp = bpf_task_storage_get(&splits, task, NULL, 0);
+	if (sp && sp->out_ts) {
+		count(TCNT_SPLIT_UNTRACED);
+		split_back(sp,
+			   offcpu_untraced_end(sp->out_ts, sp->out_run, task, bpf_ktime_get_ns()));
+	}
 	for (int s = 0; sp && s < TRACE_NSTATES; s++)
 		sp->at_now[s] = sp->off_ns[s];
 }
@@ -773,21 +798,17 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	return 0;
 }
 
-/* --cpu-split: a thread back on the CPU adds the time it was away to its
- * totals; the calls open since it left get it when they return, and the
- * calls after it never see it. */
 static __always_inline void split_in(struct task_struct *task, __u64 now)
 {
 	struct split *sp = bpf_task_storage_get(&splits, task, NULL, 0);
-	__u32 s;
 
-	if (!sp || !sp->out_ts)
+	if (!sp)
 		return;
-	s = sp->out_state;
-	/* masked: the verifier sees the bound on the register used */
-	if (s >= OFFCPU_SLEEPING && s < OFFCPU_NR && now > sp->out_ts)
-		sp->off_ns[(s - OFFCPU_SLEEPING) & (TRACE_NSTATES - 1)] += now - sp->out_ts;
-	sp->out_ts = 0;
+	/* made on the thread, on the CPU: the switch away was not traced */
+	if (!sp->out_ts)
+		count(TCNT_SPLIT_NO_OUT);
+	else
+		split_back(sp, now);
 }
 
 /* A thread that has made traced calls leaves the CPU: when and how. In a
@@ -799,7 +820,12 @@ static __always_inline void split_out(struct task_struct *task, __u32 state, __u
 
 	if (!sp)
 		return;
+	if (sp->out_ts) { /* it came back untraced */
+		count(TCNT_SPLIT_UNTRACED);
+		split_back(sp, offcpu_untraced_end(sp->out_ts, sp->out_run, task, now));
+	}
 	sp->out_ts = now;
+	sp->out_run = task->se.sum_exec_runtime;
 	sp->out_state = state;
 }
 

@@ -25,6 +25,8 @@ enum trace_counter {
 	TCNT_NOT_PLAIN,	      /* calls not traced: uretprobe-only, in a process not plain */
 	TCNT_EXECS_LOST,      /* ring buffer full: an exec not told to user space */
 	TCNT_SPLIT_LOST,      /* --cpu-split: calls whose split storage could not be made */
+	TCNT_SPLIT_NO_OUT,    /* ... blocks lost: their thread's switch away was not traced */
+	TCNT_SPLIT_UNTRACED,  /* ... blocks ended by an untraced switch: by the CPU time since */
 	TCNT_THROWN,	      /* exceptions thrown or rethrown (libstdc++'s probes) */
 	TCNT_CAUGHT,	      /* exceptions caught (libstdc++'s catch probe) */
 	TCNT_CATCH_UNWOUND,   /* calls an exception left, ended at its catch */

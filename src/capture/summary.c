@@ -31,6 +31,8 @@ void summary__sample_losses(const struct sampler_stats *st, struct strbuf *b)
 	add_loss(b, c[CNT_PIDS_FULL], "child processes untraced (pid map full)");
 	add_loss(b, c[CNT_TICKS_DROPPED], "sample times (ring buffer full)");
 	add_loss(b, c[CNT_OFF_DROPPED], "blocks off the CPU (map full)");
+	add_loss(b, c[CNT_OFF_NO_STORAGE], "blocks off the CPU (no task storage for their start)");
+	add_loss(b, c[CNT_OFF_NO_START], "blocks off the CPU (their switch away not traced)");
 	add_loss(b, c[CNT_ALLOC_DROPPED], "allocations (counts map full)");
 	add_loss(b, c[CNT_ALLOC_LIVE_FULL], "allocations not kept as live (live map full)");
 	add_loss(b, c[CNT_ALLOC_NO_CALL], "allocation calls (no task storage)");
@@ -268,6 +270,8 @@ void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_SEEN_FULL], "process events (process map full)");
 	add_loss(b, st->calls_over, "timeline records (over the --max-calls limit kept in memory)");
 	add_loss(b, c[TCNT_SPLIT_LOST], "calls whose time off the CPU was not kept (--cpu-split)");
+	add_loss(b, c[TCNT_SPLIT_NO_OUT],
+		 "blocks off the CPU counted as on it (--cpu-split: their switch away not traced)");
 }
 
 static void report_trace_losses(const struct tracer_stats *st)
@@ -299,6 +303,16 @@ static void report_wall_threads(const struct hashmap *thread_ns, double secs)
 		      n, whole);
 }
 
+/* Blocks whose thread came back on the CPU through a switch sched_switch
+ * never saw (offcpu_untraced_end() in bpf/offcpu.bpf.h): kept, not lost. */
+static void report_untraced(uint64_t n)
+{
+	if (n)
+		p_err("%" PRIu64 " blocks off the CPU ended by a switch the kernel did not trace: "
+		      "each ends where the thread's CPU time since says it came back",
+		      n);
+}
+
 void summary__offcpu(const struct profile *p, const struct sampler_stats *st, double secs,
 		     unsigned int freq, bool verbose)
 {
@@ -317,6 +331,7 @@ void summary__offcpu(const struct profile *p, const struct sampler_stats *st, do
 		      profile__nr_stacks(p), secs, st->event, st->ncpus);
 	if (freq)
 		report_wall_threads(st->thread_ns, secs);
+	report_untraced(st->counter[CNT_OFF_UNTRACED]);
 	if (st->counter[CNT_OFF_KTHREAD])
 		p_err("left out: %.3f s off the CPU of kernel threads in %" PRIu64
 		      " blocks (they wait for work; --kernel-threads keeps them)",
@@ -456,6 +471,7 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 	      st->paths, secs);
 	if (st->cpu_split)
 		report_split(p);
+	report_untraced(st->counter[TCNT_SPLIT_UNTRACED]);
 	if (st->classic)
 		report_classic();
 	if (at->by_uret_leaf + at->by_uret_plain + at->by_ret_sites)

@@ -964,6 +964,22 @@ long long h_lost(const char *err, const char *what)
 	return 0;
 }
 
+long long h_offcpu_lost(const char *err)
+{
+	static const char *const why[] = {
+		"blocks off the CPU (map full)",
+		"blocks off the CPU (no task storage",
+		"blocks off the CPU (their switch away not traced)",
+		"blocks off the CPU counted as on it",
+	};
+	long long n = 0, k;
+
+	for (size_t i = 0; i < sizeof(why) / sizeof(why[0]); i++)
+		if ((k = h_lost(err, why[i])) > 0)
+			n += k;
+	return n;
+}
+
 bool h_has_line(const char *text, const char *line)
 {
 	size_t len = strlen(line);

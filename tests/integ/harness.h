@@ -194,6 +194,12 @@ void h_nest_times(const char *out, long long *outer, long long *inner);
  * "lost:" line at all.
  */
 long long h_lost(const char *err, const char *what);
+/*
+ * The blocks off the CPU the "lost:" line of ERR counts, whatever the
+ * reason (--off-cpu's and --cpu-split's): a check of waits may find them
+ * short by that many blocks, never by more, and never by an uncounted one.
+ */
+long long h_offcpu_lost(const char *err);
 /* The whole line of TEXT that starts with PREFIX, copied into BUF; NULL if none. */
 const char *h_find_line(const char *text, const char *prefix, char *buf, size_t len);
 
