@@ -10,7 +10,10 @@
 # and the last one of the capture, the peak (VmHWM, writing the output
 # included), the event rates and the losses from the summaries.
 # Exits 1 when a run failed or, with SOAK_MAX_GROWTH_KB set, grew more.
+# SOAK_ONLY names the runs wanted (default "trace sample cont"): the hour
+# of issue 20 is the continuous profiler and the churn alone.
 #   SOAK_SECS=120 make soak
+#   SOAK_SECS=3600 SOAK_ONLY=cont make soak
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -25,6 +28,14 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 mkdir -p "$dir" || exit 1
+only=" ${SOAK_ONLY:-trace sample cont} "
+trace='' sample='' cont=''
+wanted() { [[ $only == *" $1 "* ]]; }
+alive() {
+	{ [ -n "$trace" ] && kill -0 "$trace"; } 2>/dev/null ||
+		{ [ -n "$sample" ] && kill -0 "$sample"; } 2>/dev/null ||
+		{ [ -n "$cont" ] && kill -0 "$cont"; } 2>/dev/null
+}
 
 rss_kb() { # PID -> VmRSS in kB, empty once it is gone
 	sed -n 's/^VmRSS:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null
@@ -34,17 +45,23 @@ hwm_kb() {
 	sed -n 's/^VmHWM:[[:space:]]*\([0-9]*\) kB/\1/p' "/proc/$1/status" 2>/dev/null
 }
 
-"$fb" -f '^hot$' -d "$secs" --flamechart -o "$dir/trace.folded" -- \
-	"$storm" rate $((secs + 60)) >/dev/null 2>"$dir/trace.err" &
-trace=$!
-"$fb" -F 4999 -d "$secs" -o "$dir/sample.folded" -- \
-	"$storm" spin 2 $((secs + 60)) >/dev/null 2>"$dir/sample.err" &
-sample=$!
-"$fb" -F 99 --continuous --interval "${SOAK_INTERVAL:-60}" -d "$secs" --keep 3 \
-	-o "$dir/cont-%Y%m%d-%H%M%S.pb.gz" -v 2>"$dir/cont.err" &
-cont=$!
+if wanted trace; then
+	"$fb" -f '^hot$' -d "$secs" --flamechart -o "$dir/trace.folded" -- \
+		"$storm" rate $((secs + 60)) >/dev/null 2>"$dir/trace.err" &
+	trace=$!
+fi
+if wanted sample; then
+	"$fb" -F 4999 -d "$secs" -o "$dir/sample.folded" -- \
+		"$storm" spin 2 $((secs + 60)) >/dev/null 2>"$dir/sample.err" &
+	sample=$!
+fi
+if wanted cont; then
+	"$fb" -F 99 --continuous --interval "${SOAK_INTERVAL:-60}" -d "$secs" --keep 3 \
+		-o "$dir/cont-%Y%m%d-%H%M%S.pb.gz" -v 2>"$dir/cont.err" &
+	cont=$!
+fi
 # short-lived processes beside it: their mappings and tables must not pile up
-(while kill -0 "$cont" 2>/dev/null; do
+(while alive; do
 	/bin/true
 	sleep 0.02
 done) &
@@ -55,11 +72,11 @@ echo "soak: ${secs} s, RSS every ${every} s (trace: pid $trace, sample: pid $sam
 declare -A first last peak
 start=$SECONDS
 sleep 2
-alive() { kill -0 "$trace" 2>/dev/null || kill -0 "$sample" 2>/dev/null || kill -0 "$cont" 2>/dev/null; }
 while alive; do
 	line="soak: $((SECONDS - start)) s"
 	for name in trace sample cont; do
 		pid=${!name}
+		[ -n "$pid" ] || continue
 		kb=$(rss_kb "$pid")
 		[ -n "$kb" ] || continue
 		first[$name]=${first[$name]:-$kb}
@@ -74,16 +91,15 @@ while alive; do
 		sleep 0.1
 	done
 done
-wait "$trace"
-trace_status=$?
-wait "$sample"
-sample_status=$?
-wait "$cont"
-cont_status=$?
+trace_status=0 sample_status=0 cont_status=0
+[ -z "$trace" ] || { wait "$trace"; trace_status=$?; }
+[ -z "$sample" ] || { wait "$sample"; sample_status=$?; }
+[ -z "$cont" ] || { wait "$cont"; cont_status=$?; }
 wait "$churn"
 
 failed=0
 for name in trace sample cont; do
+	wanted "$name" || continue
 	status_var=${name}_status
 	err=$dir/$name.err
 	echo "== $name: exit ${!status_var}"
