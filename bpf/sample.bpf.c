@@ -160,14 +160,16 @@ static __always_inline int count_stack_by(void *ctx, __u64 weight, __u32 what, b
 		count(CNT_FILTERED);
 		return 0;
 	}
+	/* a probe's hit in user code: its kernel stack is the trap's. First:
+	 * after the user stack's many ways out, the verifier would check it
+	 * once for each */
+	if (want_kernel && !probe)
+		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 	if (want_user && key.pid)
 		key.ustack = user_stack_by(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST, scan);
 	if (want_python && want_user && key.pid)
 		key.pystack = python_stack(key.pid, key.tid, CNT_STACKS_DROPPED);
-	/* a probe's hit in user code: its kernel stack is the trap's */
-	if (want_kernel && !probe)
-		key.kstack = take_stack(ctx, 0, EV_STACK, CNT_KSTACK_ERR, CNT_STACKS_DROPPED);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
 	if (key.pid)

@@ -465,12 +465,48 @@ static __always_inline void ask_for_maps(struct unwind_proc *proc, __u32 pid, __
  * frames by scanning (struct unwind_beam). base is the first of the
  * program's enum ustack_counter block; the others count read errors, full
  * ring buffers for stacks and for requests. */
+/* The current task's user stack by the tables of process pid (in
+ * unwind_procs), as user_stack_by() returns it. Global functions: the
+ * verifier checks each once, not on every path of the programs that call
+ * them; scan (an Erlang node's frames) is a function of its own, so that
+ * the walk without it costs no more to verify. */
+static __always_inline __u64 tables_walk(__u32 pid, __u32 type, __u32 base, __u32 drop_counter,
+					 __u32 lost_counter, const bool scan)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct unwind_walk w = { .pid = pid };
+	enum unwind_end end;
+
+	w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	w.st = stack_scratch();
+	if (!w.proc || !w.st)
+		return STACK_ID_LOST;
+	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
+	count(base + end);
+	if (w.unmapped)
+		ask_for_maps(w.proc, pid, base, lost_counter);
+	if (!w.nr)
+		return STACK_ID_NONE;
+	return send_stack(w.st, w.nr, type, drop_counter);
+}
+
+__noinline __u64 user_stack_tables(__u32 pid, __u32 type, __u32 base, __u32 drop_counter,
+				   __u32 lost_counter)
+{
+	return tables_walk(pid, type, base, drop_counter, lost_counter, false);
+}
+
+__noinline __u64 user_stack_tables_scan(__u32 pid, __u32 type, __u32 base, __u32 drop_counter,
+					__u32 lost_counter)
+{
+	return tables_walk(pid, type, base, drop_counter, lost_counter, true);
+}
+
 static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_struct *task,
 					   __u32 type, __u32 base, __u32 err_counter,
 					   __u32 drop_counter, __u32 lost_counter, const bool scan)
 {
 	struct unwind_walk w = { .pid = pid };
-	enum unwind_end end;
 
 	if (!task->mm)
 		return STACK_ID_NONE; /* a kernel thread */
@@ -488,16 +524,8 @@ static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_str
 		count(base + USTACK_FP);
 		return take_stack(ctx, BPF_F_USER_STACK, type, err_counter, drop_counter);
 	}
-	w.st = stack_scratch();
-	if (!w.st)
-		return STACK_ID_LOST;
-	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
-	count(base + end);
-	if (w.unmapped)
-		ask_for_maps(w.proc, pid, base, lost_counter);
-	if (!w.nr)
-		return STACK_ID_NONE;
-	return send_stack(w.st, w.nr, type, drop_counter);
+	return scan ? user_stack_tables_scan(pid, type, base, drop_counter, lost_counter)
+		    : user_stack_tables(pid, type, base, drop_counter, lost_counter);
 }
 
 /* user_stack_by without the scan: its verification is the sampler's
