@@ -369,7 +369,7 @@ $(BUILD)/tests/integ/test_push: tests/integ/test_push.c $(INTEG_HELPERS) \
 	$(call msg,CC-TEST,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests/integ $< $(INTEG_HELPERS) $(BUILD)/gen/otlp_profiles.pb-c.o \
-		-lcmocka $(shell pkg-config --libs json-c libprotobuf-c) -o $@
+		-lcmocka $(shell pkg-config --libs json-c libprotobuf-c) -lm -o $@
 
 $(BUILD)/workloads/%: tests/workloads/%.c | $(DEPS_STAMP)
 	$(call msg,CC-WORK,$@)
