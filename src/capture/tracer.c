@@ -74,7 +74,7 @@ struct kept_split {
 static uint32_t unwind_rows(const struct tracer_opts *o)
 {
 	if (!o->want_stacks || o->unwind == UNWIND_MODE_FP)
-		return 1;
+		return UNWIND_CHUNK_ROWS;
 	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
 }
 
@@ -98,7 +98,8 @@ static int load(struct tracer *t)
 	bpf_program__set_autoload(skel->progs.on_exec, watches_exec(&t->opts));
 	skel->rodata->want_stacks = t->opts.want_stacks;
 	skel->rodata->unwind_mode = t->opts.want_stacks ? t->opts.unwind : UNWIND_MODE_FP;
-	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts));
+	bpf_map__set_max_entries(skel->maps.unwind_rows,
+				 unwind_rows(&t->opts) / UNWIND_CHUNK_ROWS);
 	skel->rodata->notify_forks = t->opts.notify_forks;
 	skel->rodata->notify_execs = t->opts.notify_execs;
 	skel->rodata->cpu_split = t->opts.cpu_split;

@@ -18,11 +18,14 @@
 /* A binary, by file: where its rows are in the row array. */
 struct unwinder_file {
 	struct unwind_table *t; /* rows dropped once copied; NULL: no table */
+	uint64_t base;		/* its first row's pc: struct unwind_crow.pc is from it */
 	uint32_t first, nrows;
 };
 
 struct unwinder {
-	int rows_fd; /* the BPF row array, mapped only while rows are copied in */
+	int rows_fd; /* the BPF array of chunks */
+	int *chunks; /* their fds, each mapped only while rows are copied in */
+	uint32_t nchunks;
 	uint32_t max_rows, used;
 	uint32_t gen; /* the last unwind_proc.gen given */
 	int procs_fd;
@@ -34,29 +37,86 @@ struct unwinder {
 	struct unwinder_stats st;
 };
 
-/*
- * Copies n rows to index first of the row array through a mapping of just
- * the pages they fall in. The kernel maps every page of a BPF array at
- * mmap() time, so a mapping of the whole array (16 or 32 MiB) held for the
- * run would count in our RSS from the start, whatever the rows used.
- */
-static int write_rows(const struct unwinder *u, uint32_t first, const struct unwind_row *rows,
-		      size_t n)
+/* Chunk c of the row array, made and put in place if it is not there yet.
+ * Returns its fd or -errno. */
+static int chunk_fd(struct unwinder *u, uint32_t c)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = (size_t)first * sizeof(*rows);
-	size_t off = start & ~(page - 1), len = start + n * sizeof(*rows) - off;
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	int fd;
+
+	if (c < u->nchunks)
+		return u->chunks[c];
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(__u32),
+			    sizeof(struct unwind_crow), UNWIND_CHUNK_ROWS, &opts);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(u->rows_fd, &c, &fd, BPF_ANY)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	u->chunks[u->nchunks++] = fd;
+	return fd;
+}
+
+/* r in 8 bytes, its pc from base. A row whose offsets do not fit becomes
+ * UNWIND_CFA_OTHER (the walk stops there, or uses frame pointers). */
+static bool compact_row(const struct unwind_row *r, uint64_t base, struct unwind_crow *c)
+{
+	bool fits = r->cfa_off >= -UNWIND_CFA_OFF_MAX && r->cfa_off <= UNWIND_CFA_OFF_MAX &&
+		    !(r->rbp_off & 7) && r->rbp_off >= -UNWIND_RBP_OFF_MAX &&
+		    r->rbp_off <= UNWIND_RBP_OFF_MAX;
+
+	c->pc = (uint32_t)(r->pc - base);
+	c->rule = fits ? unwind_rule_pack(r->cfa_off, r->rbp_off, r->kind, r->rbp)
+		       : unwind_rule_pack(0, 0, UNWIND_CFA_OTHER, UNWIND_RBP_SAME);
+	return fits;
+}
+
+/*
+ * Copies n rows, compacted, to index first of chunk c through a mapping of
+ * just the pages they fall in. The kernel maps every page of a BPF array at
+ * mmap() time, so a chunk mapped for the run would count in our RSS.
+ */
+static int write_chunk(struct unwinder *u, uint32_t c, uint32_t first,
+		       const struct unwind_row *rows, size_t n, uint64_t base)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = (size_t)first * sizeof(struct unwind_crow);
+	size_t off = start & ~(page - 1), len = start + n * sizeof(struct unwind_crow) - off;
+	int fd = chunk_fd(u, c);
+	struct unwind_crow *to;
 	char *map;
 
-	if (n == 0 && rows)
-		return 0;
+	if (fd < 0)
+		return fd;
 	if (!len)
 		len = page; /* the probe in unwinder__new() */
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, u->rows_fd, (off_t)off);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	if (map == MAP_FAILED)
 		return -errno;
-	if (n)
-		memcpy(map + (start - off), rows, n * sizeof(*rows));
+	to = (struct unwind_crow *)(map + (start - off));
+	for (size_t i = 0; i < n; i++)
+		u->st.rows_refused += !compact_row(&rows[i], base, &to[i]);
 	munmap(map, len);
+	return 0;
+}
+
+/* Copies n rows to index first of the row array, chunk by chunk. */
+static int write_rows(struct unwinder *u, uint32_t first, const struct unwind_row *rows, size_t n,
+		      uint64_t base)
+{
+	while (n) {
+		uint32_t k = first & (UNWIND_CHUNK_ROWS - 1);
+		size_t part = UNWIND_CHUNK_ROWS - k < n ? UNWIND_CHUNK_ROWS - k : n;
+		int err = write_chunk(u, first >> UNWIND_CHUNK_BITS, k, rows, part, base);
+
+		if (err)
+			return err;
+		first += part;
+		rows += part;
+		n -= part;
+	}
 	return 0;
 }
 
@@ -68,15 +128,16 @@ int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int pro
 	if (!u)
 		return -ENOMEM;
 	u->rows_fd = rows_fd;
-	u->max_rows = max_rows;
+	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
 	u->procs_fd = procs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
-	if (!u->scratch) {
+	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
+	if (!u->scratch || !u->chunks) {
 		err = -ENOMEM;
 		goto err_free;
 	}
-	/* an array that cannot be mapped fails here, not at the first binary */
-	err = write_rows(u, 0, NULL, 0);
+	/* chunks that cannot be made or mapped fail here, not at the first binary */
+	err = u->max_rows ? write_chunk(u, 0, 0, NULL, 0, 0) : -EINVAL;
 	if (err)
 		goto err_free;
 	*out = u;
@@ -100,8 +161,11 @@ static void place_rows(struct unwinder *u, struct unwinder_file *f, const char *
 	size_t n;
 	const struct unwind_row *rows = unwind_table__rows(f->t, &n);
 
-	/* a window that cannot be mapped (no memory) counts as no room */
-	if (n <= u->max_rows - u->used && !write_rows(u, u->used, rows, n)) {
+	/* a chunk that cannot be made or mapped (no memory) counts as no room;
+	 * so does a table wider than a row's 32-bit pc */
+	if (n && rows[n - 1].pc - rows[0].pc <= UINT32_MAX && n <= u->max_rows - u->used &&
+	    !write_rows(u, u->used, rows, n, rows[0].pc)) {
+		f->base = rows[0].pc;
 		f->first = u->used;
 		f->nrows = n;
 		u->used += n;
@@ -162,7 +226,7 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	f = file_of(u, e, pid, root);
 	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
 		return;
-	um->bias = bias;
+	um->bias = bias + f->base;
 	um->first = f->first;
 	um->nrows = f->nrows;
 }
@@ -208,6 +272,7 @@ void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
 	*st = u->st;
 	st->rows = u->used;
 	st->max_rows = u->max_rows;
+	st->bytes = (uint64_t)u->nchunks * UNWIND_CHUNK_ROWS * sizeof(struct unwind_crow);
 	st->no_room = u->no_room;
 }
 
@@ -217,6 +282,9 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (size_t i = 0; i < u->nfiles; i++)
 		unwind_table__free(u->files[i].t);
+	for (uint32_t c = 0; c < u->nchunks; c++)
+		close(u->chunks[c]);
+	free(u->chunks);
 	hashmap__free(&u->by_file);
 	free(u->files);
 	free(u->scratch);
