@@ -204,6 +204,12 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o) / UNWIND_CHUNK_ROWS);
 	bpf_map__set_max_entries(skel->maps.alloc_counts, o->alloc ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.alloc_live, o->alloc ? o->alloc_live_max : 1);
+	/* read only under their options (filter_pids, spans): one entry
+	 * rather than a preallocated MiB each */
+	if (!o->filter_pids)
+		bpf_map__set_max_entries(skel->maps.pids, 1);
+	if (!o->spans)
+		bpf_map__set_max_entries(skel->maps.span_slots, 1);
 }
 
 /* The uprobe programs: for uprobe_multi links or classic uprobes, as the
