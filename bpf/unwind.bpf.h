@@ -195,8 +195,7 @@ static __always_inline struct unwind_mapping *unwind_find_mapping(struct unwind_
 
 /* The row covering pc (a struct unwind_crow.pc): the last one at or below
  * it. */
-static __always_inline struct unwind_crow *unwind_find_row(const struct unwind_mapping *m,
-							    __u64 pc)
+static __always_inline struct unwind_crow *unwind_find_row(const struct unwind_mapping *m, __u64 pc)
 {
 	struct unwind_search s = { .pc = pc, .lo = m->first, .hi = m->first + m->nrows };
 

@@ -179,7 +179,7 @@ static uint32_t unwind_rows(const struct sampler_opts *o)
 {
 	if (o->unwind == UNWIND_MODE_FP || !o->user)
 		return UNWIND_CHUNK_ROWS;
-	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
+	return UNWINDER_ROWS_MAX;
 }
 
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
@@ -1614,8 +1614,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
 			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +
-			st->tables.bytes +
-			bpf_map__max_entries(s->skel->maps.events);
+			st->tables.bytes + bpf_map__max_entries(s->skel->maps.events);
 }
 
 void sampler__alloc_progs(struct sampler *s, struct bpf_program **entries,

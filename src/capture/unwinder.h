@@ -1,5 +1,5 @@
 /* The user-space half of the in-kernel unwinder (bpf/unwind.bpf.h): builds
- * each binary's unwind table once, by file, into the BPF row array, and
+ * each binary's unwind table once, by file and build-id, into the BPF row array, and
  * writes each process's executable mappings with the tables that cover them
  * into the BPF process map. */
 #ifndef FLAMEBPF_UNWINDER_H
@@ -11,15 +11,15 @@
 
 #include "symbols/proc_maps.h"
 
-/* Most rows the row array takes (8 bytes a row, in chunks of
- * UNWIND_CHUNK_ROWS made as rows are placed; libc has 28k rows, python 65k):
- * 16 MiB for a few processes, 32 MiB system-wide. Binaries that do not fit
- * use frame pointers and are named. */
-#define UNWINDER_ROWS_FEW (1u << 21)
-#define UNWINDER_ROWS_ALL (1u << 22)
+/* Most rows the row array takes: 16 MiB, as 8-byte rows in chunks of
+ * UNWIND_CHUNK_ROWS made as rows are placed, so that memory follows the
+ * binaries in use (libc has 28k rows, python 65k, libLLVM 1.1M). Binaries
+ * that do not fit use frame pointers and are named. */
+#define UNWINDER_ROWS_MAX (1u << 21)
 
 struct unwinder_stats {
 	size_t files;	      /* binaries with a table loaded */
+	size_t files_shared;  /* files whose binary had a table by build-id, under another inode */
 	size_t files_without; /* binaries with no usable call-frame information */
 	size_t files_no_room; /* binaries whose table did not fit in the row array */
 	const char *no_room;  /* the first of those */
