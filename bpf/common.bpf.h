@@ -17,9 +17,12 @@ struct {
 	__uint(max_entries, 16384);
 } pids SEC(".maps");
 
-/* Processes whose mappings user space has been told to snapshot. */
+/* Processes whose mappings user space has been told to snapshot. Allocated
+ * as they come (the live processes, not 16384 slots): an insert that fails
+ * is counted and tried again at the process's next sample. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, __u32);
 	__type(value, __u8);
 	__uint(max_entries, 16384);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /* User stacks unwound in the kernel from the call-frame information of each
  * binary (docs/unwinding.md): user space loads every binary's rows into one
- * array and each process's executable mappings into a hash, and the walk
+ * array (of chunks) and each process's executable mappings into a hash, and the walk
  * below turns registers into the same leaf-first list of addresses that
  * bpf_get_stack() gives, so stack ids, counting and the ring buffer stay as
  * they are. Each frame is a binary search over the process's mappings, one
@@ -17,12 +17,22 @@
 
 const volatile __u32 unwind_mode = UNWIND_MODE_FP;
 
-struct {
+/* Rows by chunk (UNWIND_CHUNK_ROWS each): row i is row i & (UNWIND_CHUNK_ROWS
+ * - 1) of chunk i >> UNWIND_CHUNK_BITS. */
+struct unwind_chunk {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE); /* user space writes tables in place */
 	__type(key, __u32);
-	__type(value, struct unwind_row);
+	/* a size, not a type: clang leaves the type's BTF as a declaration */
+	__uint(value_size, sizeof(struct unwind_crow));
+	__uint(max_entries, UNWIND_CHUNK_ROWS);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__type(key, __u32);
 	__uint(max_entries, 1); /* sized by user space */
+	__array(values, struct unwind_chunk);
 } unwind_rows SEC(".maps");
 
 struct {
@@ -142,20 +152,28 @@ static long search_mapping(__u32 i, void *data)
 	return 0;
 }
 
+static __always_inline struct unwind_crow *row_at(__u32 i)
+{
+	__u32 c = i >> UNWIND_CHUNK_BITS, k = i & (UNWIND_CHUNK_ROWS - 1);
+	void *chunk = bpf_map_lookup_elem(&unwind_rows, &c);
+
+	return chunk ? bpf_map_lookup_elem(chunk, &k) : NULL;
+}
+
 /* Among the rows [lo, hi): moves lo past the last row at or below pc. */
 static long search_row(__u32 i, void *data)
 {
 	struct unwind_search *s = data;
-	struct unwind_row *r;
+	struct unwind_crow *r;
 	__u32 mid;
 
 	if (s->lo >= s->hi)
 		return 1;
 	mid = s->lo + (s->hi - s->lo) / 2;
-	r = bpf_map_lookup_elem(&unwind_rows, &mid);
+	r = row_at(mid);
 	if (!r)
 		return 1;
-	if (r->pc <= s->pc)
+	if ((__u64)r->pc <= s->pc)
 		s->lo = mid + 1;
 	else
 		s->hi = mid;
@@ -175,17 +193,16 @@ static __always_inline struct unwind_mapping *unwind_find_mapping(struct unwind_
 	return &proc->m[s.found & (UNWIND_MAX_MAPPINGS - 1)];
 }
 
-/* The row covering the link-time address pc: the last one at or below it. */
-static __always_inline struct unwind_row *unwind_find_row(const struct unwind_mapping *m, __u64 pc)
+/* The row covering pc (a struct unwind_crow.pc): the last one at or below
+ * it. */
+static __always_inline struct unwind_crow *unwind_find_row(const struct unwind_mapping *m, __u64 pc)
 {
 	struct unwind_search s = { .pc = pc, .lo = m->first, .hi = m->first + m->nrows };
-	__u32 idx;
 
 	bpf_loop(ROW_SEARCH_STEPS, search_row, &s, 0);
 	if (s.lo == m->first)
 		return NULL;
-	idx = s.lo - 1;
-	return bpf_map_lookup_elem(&unwind_rows, &idx);
+	return row_at(s.lo - 1);
 }
 
 /* cross: the walk reads another task's stack (w->task), from a sleepable
@@ -217,7 +234,7 @@ __noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int 
 	__u32 slot = (__u32)((pc ^ (pc >> 16) ^ pid) * 0x9e3779b1U) >> (32 - UNWIND_CACHE_BITS);
 	struct unwind_cached *c = own ? bpf_map_lookup_elem(&unwind_cache, &slot) : NULL;
 	struct unwind_mapping *m;
-	struct unwind_row *r = NULL;
+	struct unwind_crow *r = NULL;
 
 	if (!proc || !out)
 		return 0;
@@ -231,7 +248,10 @@ __noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int 
 	if (m->nrows)
 		r = unwind_find_row(m, pc - m->bias);
 	if (r)
-		*out = *r;
+		*out = (struct unwind_row){ .cfa_off = unwind_rule_cfa_off(r->rule),
+					    .rbp_off = unwind_rule_rbp_off(r->rule),
+					    .kind = r->rule & 7,
+					    .rbp = (r->rule >> 3) & 3 };
 	else
 		*out = (struct unwind_row){ .kind = UNWIND_NONE };
 	if (c) {

@@ -24,8 +24,8 @@ enum unwind_rbp {
 	UNWIND_RBP_OTHER, /* in another register, an expression, or undefined */
 };
 
-/* One row: its rules hold from pc up to the next row's pc. Fields a kind does
- * not use are 0, so rows compare with ==. */
+/* One row as user space builds it: its rules hold from pc up to the next
+ * row's pc. Fields a kind does not use are 0, so rows compare with ==. */
 struct unwind_row {
 	__u64 pc;      /* link-time virtual address */
 	__s32 cfa_off; /* UNWIND_CFA_RSP, UNWIND_CFA_RBP */
@@ -33,6 +33,41 @@ struct unwind_row {
 	__u8 kind;     /* enum unwind_kind */
 	__u8 rbp;      /* enum unwind_rbp */
 };
+
+/* The same row as the BPF side keeps it, 8 bytes: pc from the table's first
+ * row, the rules packed in a word (unwind_rule_pack). A row whose offsets do
+ * not fit is kept as UNWIND_CFA_OTHER (the walk stops there, or hands it to
+ * frame pointers). */
+struct unwind_crow {
+	__u32 pc;   /* link-time address - the table's first row's */
+	__u32 rule; /* kind: bits 0-2, rbp: 3-4, rbp_off / 8: 5-11, cfa_off: 12-31 */
+};
+
+#define UNWIND_CFA_OFF_MAX ((1 << 19) - 1)
+#define UNWIND_RBP_OFF_MAX (63 * 8)
+
+/* The rule word of a row whose offsets fit (|cfa_off| <= UNWIND_CFA_OFF_MAX,
+ * rbp_off a multiple of 8 within UNWIND_RBP_OFF_MAX). */
+static inline __u32 unwind_rule_pack(__s32 cfa_off, __s16 rbp_off, __u8 kind, __u8 rbp)
+{
+	return (__u32)kind | (__u32)rbp << 3 | ((__u32)(rbp_off / 8) & 0x7f) << 5 |
+	       (__u32)cfa_off << 12;
+}
+
+static inline __s32 unwind_rule_cfa_off(__u32 rule)
+{
+	return (__s32)rule >> 12;
+}
+
+static inline __s16 unwind_rule_rbp_off(__u32 rule)
+{
+	return (__s16)(((__s32)(rule << 20) >> 25) * 8);
+}
+
+/* The row array is an array of chunks, each an array of this many rows,
+ * made by user space as rows are placed: memory follows the rows in use. */
+#define UNWIND_CHUNK_BITS 16
+#define UNWIND_CHUNK_ROWS (1u << UNWIND_CHUNK_BITS)
 
 /* --unwind: how user stacks are taken. */
 enum unwind_mode {
@@ -60,7 +95,7 @@ enum ustack_counter {
 
 struct unwind_mapping {
 	__u64 start, end; /* [start, end) in the process */
-	__u64 bias;	  /* address in the process - link-time address */
+	__u64 bias;	  /* address in the process - struct unwind_crow.pc */
 	__u32 first;	  /* its table: rows [first, first + nrows) of the row array */
 	__u32 nrows;
 };

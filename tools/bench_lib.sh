@@ -214,3 +214,18 @@ row() {
 	done
 	printf '%s\n' "$out"
 }
+
+# The kernel memory of the BPF maps process $1 holds, KiB: each map once,
+# as its fdinfo counts it (memlock).
+map_kib() {
+	local f id mem total=0 seen=' '
+
+	for f in /proc/"$1"/fdinfo/*; do
+		id=$(awk '$1 == "map_id:" { print $2 }' "$f" 2>/dev/null) || continue
+		[[ -n $id && $seen != *" $id "* ]] || continue
+		seen+="$id "
+		mem=$(awk '$1 == "memlock:" { print $2 }' "$f" 2>/dev/null)
+		total=$((total + ${mem:-0}))
+	done
+	echo $((total / 1024))
+}

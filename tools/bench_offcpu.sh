@@ -67,21 +67,6 @@ tracefs_down() {
 
 bcc_tool() { [[ $1 == bcc ]] && echo offcputime-bpfcc || echo offwaketime-bpfcc; }
 
-# The kernel memory of the BPF maps process $1 holds, KiB: each map once,
-# as its fdinfo counts it (memlock).
-map_kib() {
-	local f id mem total=0 seen=' '
-
-	for f in /proc/"$1"/fdinfo/*; do
-		id=$(awk '$1 == "map_id:" { print $2 }' "$f" 2>/dev/null) || continue
-		[[ -n $id && $seen != *" $id "* ]] || continue
-		seen+="$id "
-		mem=$(awk '$1 == "memlock:" { print $2 }' "$f" 2>/dev/null)
-		total=$((total + ${mem:-0}))
-	done
-	echo $((total / 1024))
-}
-
 # Halfway through run $1, the BPF maps of the newest process whose command
 # line matches $2, into $WORK/$1.maps.
 probe_maps() {

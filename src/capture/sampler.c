@@ -180,8 +180,8 @@ static bool by_field(const struct sampler *s)
 static uint32_t unwind_rows(const struct sampler_opts *o)
 {
 	if (o->unwind == UNWIND_MODE_FP || !o->user)
-		return 1;
-	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
+		return UNWIND_CHUNK_ROWS;
+	return UNWINDER_ROWS_MAX;
 }
 
 static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int ncpus)
@@ -203,9 +203,15 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
-	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o));
+	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o) / UNWIND_CHUNK_ROWS);
 	bpf_map__set_max_entries(skel->maps.alloc_counts, o->alloc ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.alloc_live, o->alloc ? o->alloc_live_max : 1);
+	/* read only under their options (filter_pids, spans): one entry
+	 * rather than a preallocated MiB each */
+	if (!o->filter_pids)
+		bpf_map__set_max_entries(skel->maps.pids, 1);
+	if (!o->spans)
+		bpf_map__set_max_entries(skel->maps.span_slots, 1);
 }
 
 /* The uprobe programs: for uprobe_multi links or classic uprobes, as the
@@ -301,7 +307,7 @@ static int load(struct sampler *s)
 	if (s->skel->rodata->unwind_mode == UNWIND_MODE_FP)
 		return 0;
 	return unwinder__new(&s->unwinder, bpf_map__fd(s->skel->maps.unwind_rows),
-			     bpf_map__max_entries(s->skel->maps.unwind_rows),
+			     bpf_map__max_entries(s->skel->maps.unwind_rows) * UNWIND_CHUNK_ROWS,
 			     bpf_map__fd(s->skel->maps.unwind_procs));
 }
 
@@ -1609,8 +1615,7 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
 			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +
-			map_bytes(s->skel->maps.unwind_rows) +
-			bpf_map__max_entries(s->skel->maps.events);
+			st->tables.bytes + bpf_map__max_entries(s->skel->maps.events);
 }
 
 void sampler__alloc_progs(struct sampler *s, struct bpf_program **entries,

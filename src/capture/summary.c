@@ -77,10 +77,12 @@ static void report_unwinding(enum unwind_mode mode, const uint64_t *c,
 		      t->procs_failed, t->maps_truncated, UNWIND_MAX_MAPPINGS);
 	if (verbose)
 		p_err("unwind tables: %zu binaries, %" PRIu64 " rows (%.1f MiB) built in %.1f ms; "
+		      "%zu copies shared by build-id; %" PRIu64
+		      " rows with offsets too large for a row; "
 		      "%zu binaries without call-frame information; %zu processes; %" PRIu64
 		      " fresh looks at mappings",
-		      t->files, t->rows, t->rows * 16 / 1048576.0, t->build_ms, t->files_without,
-		      t->processes, c[USTACK_MAPS_ASKED]);
+		      t->files, t->rows, t->bytes / 1048576.0, t->build_ms, t->files_shared,
+		      t->rows_refused, t->files_without, t->processes, c[USTACK_MAPS_ASKED]);
 }
 
 /* Several -e: a line for each event, then one for the capture. */

@@ -76,8 +76,8 @@ struct kept_split {
 static uint32_t unwind_rows(const struct tracer_opts *o)
 {
 	if (!o->want_stacks || o->unwind == UNWIND_MODE_FP)
-		return 1;
-	return o->filter_pids ? UNWINDER_ROWS_FEW : UNWINDER_ROWS_ALL;
+		return UNWIND_CHUNK_ROWS;
+	return UNWINDER_ROWS_MAX;
 }
 
 /* A new program in a filtered process loses its PID_PLAIN; --full-stack
@@ -100,7 +100,7 @@ static int load(struct tracer *t)
 	bpf_program__set_autoload(skel->progs.on_exec, watches_exec(&t->opts));
 	skel->rodata->want_stacks = t->opts.want_stacks;
 	skel->rodata->unwind_mode = t->opts.want_stacks ? t->opts.unwind : UNWIND_MODE_FP;
-	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts));
+	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts) / UNWIND_CHUNK_ROWS);
 	skel->rodata->notify_forks = t->opts.notify_forks;
 	skel->rodata->notify_execs = t->opts.notify_execs;
 	skel->rodata->cpu_split = t->opts.cpu_split;

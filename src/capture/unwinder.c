@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -8,55 +9,107 @@
 
 #include <bpf/bpf.h>
 
+#include "symbols/elf_symtab.h"
 #include "symbols/mapped_file.h"
 #include "symbols/procs.h"
+#include "symbols/unwind_compact.h"
 #include "symbols/unwind_table.h"
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "unwinder.h"
 
+/* Rows built for one table above which the heap is trimmed once they are
+ * copied (libc's: 450 KiB). */
+#define UNWINDER_TRIM_BYTES (1u << 20)
+
 /* A binary, by file: where its rows are in the row array. */
 struct unwinder_file {
 	struct unwind_table *t; /* rows dropped once copied; NULL: no table */
+	uint64_t base;		/* its first row's pc: struct unwind_crow.pc is from it */
 	uint32_t first, nrows;
 };
 
 struct unwinder {
-	int rows_fd; /* the BPF row array, mapped only while rows are copied in */
+	int rows_fd; /* the BPF array of chunks */
+	int *chunks; /* their fds, each mapped only while rows are copied in */
+	uint32_t nchunks;
 	uint32_t max_rows, used;
 	uint32_t gen; /* the last unwind_proc.gen given */
 	int procs_fd;
 	struct unwinder_file *files;
 	size_t nfiles, files_cap;
-	struct hashmap by_file; /* mapped_file__key() -> index in files */
+	struct hashmap by_file;	    /* mapped_file__key() -> index in files */
+	struct hashmap by_build_id; /* build_id_key() -> index in files */
 	struct unwind_proc *scratch;
 	char *no_room; /* the first binary that did not fit */
 	struct unwinder_stats st;
 };
 
-/*
- * Copies n rows to index first of the row array through a mapping of just
- * the pages they fall in. The kernel maps every page of a BPF array at
- * mmap() time, so a mapping of the whole array (16 or 32 MiB) held for the
- * run would count in our RSS from the start, whatever the rows used.
- */
-static int write_rows(const struct unwinder *u, uint32_t first, const struct unwind_row *rows,
-		      size_t n)
+/* Chunk c of the row array, made and put in place if it is not there yet.
+ * Returns its fd or -errno. */
+static int chunk_fd(struct unwinder *u, uint32_t c)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE), start = (size_t)first * sizeof(*rows);
-	size_t off = start & ~(page - 1), len = start + n * sizeof(*rows) - off;
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	int fd;
+
+	if (c < u->nchunks)
+		return u->chunks[c];
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(__u32),
+			    sizeof(struct unwind_crow), UNWIND_CHUNK_ROWS, &opts);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_update_elem(u->rows_fd, &c, &fd, BPF_ANY)) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	u->chunks[u->nchunks++] = fd;
+	return fd;
+}
+
+/*
+ * Copies the next n rows of it to index first of chunk c through a mapping
+ * of just the pages they fall in. The kernel maps every page of a BPF array
+ * at mmap() time, so a chunk mapped for the run would count in our RSS.
+ */
+static int write_chunk(struct unwinder *u, uint32_t c, uint32_t first, struct unwind_compact *it,
+		       size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE),
+	       start = (size_t)first * sizeof(struct unwind_crow);
+	size_t off = start & ~(page - 1), len = start + n * sizeof(struct unwind_crow) - off;
+	int fd = chunk_fd(u, c);
+	struct unwind_crow *to;
 	char *map;
 
-	if (n == 0 && rows)
-		return 0;
+	if (fd < 0)
+		return fd;
 	if (!len)
 		len = page; /* the probe in unwinder__new() */
-	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, u->rows_fd, (off_t)off);
+	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	if (map == MAP_FAILED)
 		return -errno;
-	if (n)
-		memcpy(map + (start - off), rows, n * sizeof(*rows));
+	to = (struct unwind_crow *)(map + (start - off));
+	for (size_t i = 0; i < n && unwind_compact__next(it, &to[i]); i++)
+		;
 	munmap(map, len);
+	return 0;
+}
+
+/* Copies the n rows of it to index first of the row array, chunk by chunk. */
+static int write_rows(struct unwinder *u, uint32_t first, struct unwind_compact *it, size_t n)
+{
+	while (n) {
+		uint32_t k = first & (UNWIND_CHUNK_ROWS - 1);
+		size_t part = UNWIND_CHUNK_ROWS - k < n ? UNWIND_CHUNK_ROWS - k : n;
+		int err = write_chunk(u, first >> UNWIND_CHUNK_BITS, k, it, part);
+
+		if (err)
+			return err;
+		first += part;
+		n -= part;
+	}
 	return 0;
 }
 
@@ -68,15 +121,16 @@ int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int pro
 	if (!u)
 		return -ENOMEM;
 	u->rows_fd = rows_fd;
-	u->max_rows = max_rows;
+	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
 	u->procs_fd = procs_fd;
 	u->scratch = malloc(sizeof(*u->scratch));
-	if (!u->scratch) {
+	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
+	if (!u->scratch || !u->chunks) {
 		err = -ENOMEM;
 		goto err_free;
 	}
-	/* an array that cannot be mapped fails here, not at the first binary */
-	err = write_rows(u, 0, NULL, 0);
+	/* chunks that cannot be made or mapped fail here, not at the first binary */
+	err = u->max_rows ? write_chunk(u, 0, 0, &(struct unwind_compact){ 0 }, 0) : -EINVAL;
 	if (err)
 		goto err_free;
 	*out = u;
@@ -97,56 +151,96 @@ static double now_ms(void)
 /* Moves the table's rows into the row array, if they fit. */
 static void place_rows(struct unwinder *u, struct unwinder_file *f, const char *path)
 {
-	size_t n;
-	const struct unwind_row *rows = unwind_table__rows(f->t, &n);
+	struct unwind_compact it;
+	size_t n = 0;
 
-	/* a window that cannot be mapped (no memory) counts as no room */
-	if (n <= u->max_rows - u->used && !write_rows(u, u->used, rows, n)) {
+	/* a chunk that cannot be made or mapped (no memory) counts as no room;
+	 * so does a table wider than a row's 32-bit pc */
+	if (!unwind_compact__init(&it, f->t))
+		n = unwind_compact__count(it);
+	if (n && n <= u->max_rows - u->used && !write_rows(u, u->used, &it, n)) {
+		f->base = it.base;
 		f->first = u->used;
 		f->nrows = n;
 		u->used += n;
 		u->st.files++;
+		u->st.rows_refused += it.refused;
 	} else if (!u->st.files_no_room++) {
 		u->no_room = strdup(path);
 	}
 	unwind_table__drop_rows(f->t);
+	/* a big table's rows, freed amid the heap, would stay in our RSS */
+	if (it.n * sizeof(*it.rows) >= UNWINDER_TRIM_BYTES)
+		malloc_trim(0);
 }
 
-static void build_table(struct unwinder *u, struct unwinder_file *f, const struct map_entry *m,
-			pid_t pid, int root)
+/* f's table from the binary open on fd (or none when fd < 0). */
+static void build_table(struct unwinder *u, struct unwinder_file *f, int fd, const char *path)
 {
-	char *path = mapped_file__path(m);
 	double t0 = now_ms();
-	int fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM;
 
-	if (fd >= 0) {
-		if (unwind_table__build(fd, &f->t))
-			f->t = NULL;
-		close(fd);
-	}
+	if (fd >= 0 && unwind_table__build(fd, &f->t))
+		f->t = NULL;
 	u->st.build_ms += now_ms() - t0;
 	if (f->t)
-		place_rows(u, f, path ? path : m->path);
+		place_rows(u, f, path);
 	else
 		u->st.files_without++;
-	free(path);
 }
 
-/* The binary behind a file mapping, its table built on first sight. */
-static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid,
-				     int root)
+/* A key for the build-id of the binary open on fd, 0 when it has none. */
+static uint64_t build_id_key(int fd)
 {
-	uint64_t key = mapped_file__key(m), i;
+	uint8_t id[64];
+	size_t len;
+
+	if (fd < 0 || elf_symtab__read_build_id(fd, id, sizeof(id), &len) || !len)
+		return 0;
+	return hash_bytes(id, len, 0) | 1;
+}
+
+/* A new entry for file key (and build-id key bid, if not 0), NULL when out
+ * of memory. */
+static struct unwinder_file *add_file(struct unwinder *u, uint64_t key, uint64_t bid)
+{
 	struct unwinder_file *f;
 
-	if (hashmap__get(&u->by_file, key, &i))
-		return &u->files[i];
 	if (array__reserve((void **)&u->files, &u->files_cap, u->nfiles + 1, sizeof(*f)) ||
-	    hashmap__set(&u->by_file, key, u->nfiles))
+	    hashmap__set(&u->by_file, key, u->nfiles) ||
+	    (bid && hashmap__set(&u->by_build_id, bid, u->nfiles)))
 		return NULL;
 	f = &u->files[u->nfiles++];
 	memset(f, 0, sizeof(*f));
-	build_table(u, f, m, pid, root);
+	return f;
+}
+
+/* The binary behind a file mapping, its table built on first sight of the
+ * file, or of its build-id under another inode (a container's copy). */
+static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid,
+				     int root)
+{
+	uint64_t key = mapped_file__key(m), bid, i;
+	char *path = NULL;
+	struct unwinder_file *f = NULL;
+	int fd;
+
+	if (hashmap__get(&u->by_file, key, &i))
+		return &u->files[i];
+	path = mapped_file__path(m);
+	fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM;
+	bid = build_id_key(fd);
+	if (bid && hashmap__get(&u->by_build_id, bid, &i)) {
+		if (!hashmap__set(&u->by_file, key, i))
+			f = &u->files[i];
+		u->st.files_shared++;
+	} else {
+		f = add_file(u, key, bid);
+		if (f)
+			build_table(u, f, fd, path ? path : m->path);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(path);
 	return f;
 }
 
@@ -162,7 +256,7 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	f = file_of(u, e, pid, root);
 	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
 		return;
-	um->bias = bias;
+	um->bias = bias + f->base;
 	um->first = f->first;
 	um->nrows = f->nrows;
 }
@@ -208,6 +302,7 @@ void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
 	*st = u->st;
 	st->rows = u->used;
 	st->max_rows = u->max_rows;
+	st->bytes = (uint64_t)u->nchunks * UNWIND_CHUNK_ROWS * sizeof(struct unwind_crow);
 	st->no_room = u->no_room;
 }
 
@@ -217,7 +312,11 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (size_t i = 0; i < u->nfiles; i++)
 		unwind_table__free(u->files[i].t);
+	for (uint32_t c = 0; c < u->nchunks; c++)
+		close(u->chunks[c]);
+	free(u->chunks);
 	hashmap__free(&u->by_file);
+	hashmap__free(&u->by_build_id);
 	free(u->files);
 	free(u->scratch);
 	free(u->no_room);

@@ -1,5 +1,5 @@
 /* The user-space half of the in-kernel unwinder (bpf/unwind.bpf.h): builds
- * each binary's unwind table once, by file, into the BPF row array, and
+ * each binary's unwind table once, by file and build-id, into the BPF row array, and
  * writes each process's executable mappings with the tables that cover them
  * into the BPF process map. */
 #ifndef FLAMEBPF_UNWINDER_H
@@ -11,18 +11,21 @@
 
 #include "symbols/proc_maps.h"
 
-/* Sizes of the row array (16 bytes a row; libc has 28k rows, python 65k):
- * 16 MB for a few processes, 32 MB system-wide. Binaries that do not fit
- * use frame pointers and are named. */
-#define UNWINDER_ROWS_FEW (1u << 20)
-#define UNWINDER_ROWS_ALL (1u << 21)
+/* Most rows the row array takes: 16 MiB, as 8-byte rows in chunks of
+ * UNWIND_CHUNK_ROWS made as rows are placed, so that memory follows the
+ * binaries in use (libc has 28k rows, python 65k, libLLVM 1.1M). Binaries
+ * that do not fit use frame pointers and are named. */
+#define UNWINDER_ROWS_MAX (1u << 21)
 
 struct unwinder_stats {
 	size_t files;	      /* binaries with a table loaded */
+	size_t files_shared;  /* files whose binary had a table by build-id, under another inode */
 	size_t files_without; /* binaries with no usable call-frame information */
 	size_t files_no_room; /* binaries whose table did not fit in the row array */
 	const char *no_room;  /* the first of those */
 	uint64_t rows, max_rows;
+	uint64_t rows_refused; /* rows whose offsets did not fit 8 bytes: no unwinding there */
+	uint64_t bytes;	       /* kernel memory of the row array's chunks */
 	size_t processes;      /* mapping tables written */
 	size_t maps_truncated; /* processes with more than UNWIND_MAX_MAPPINGS mappings */
 	size_t procs_failed;   /* processes whose mappings could not be written (map full) */
@@ -31,8 +34,8 @@ struct unwinder_stats {
 
 struct unwinder;
 
-/* rows_fd: the BPF row array (BPF_F_MMAPABLE, max_rows entries); procs_fd:
- * the BPF process map. Returns 0 or -errno. */
+/* rows_fd: the BPF array of row chunks (max_rows / UNWIND_CHUNK_ROWS
+ * entries); procs_fd: the BPF process map. Returns 0 or -errno. */
 int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd);
 
 /* Loads the tables of the binaries pid maps (its mappings as just read;

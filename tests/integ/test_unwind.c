@@ -13,10 +13,14 @@
  *    pointers;
  *  - plt_calls, a tenth of its time in the PLT stub abs@plt, whose CFA is
  *    a DWARF expression: those samples are named so and reach main
- *    through plt_loop, as the others do.
+ *    through plt_loop, as the others do;
+ *  - cpu_tree and a copy of it (another inode, as a container's copy of a
+ *    library is) at once: one table serves both, by build-id.
  */
 #include "harness.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -333,6 +337,57 @@ static void test_plt_stub(void **state)
 	}
 }
 
+/* Copies from to to (a new inode). */
+static void copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ssize_t n;
+
+	if (in < 0 || out < 0)
+		fail_msg("cannot copy '%s' to '%s': %s", from, to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		assert_int_equal(write(out, buf, (size_t)n), n);
+	close(in);
+	close(out);
+}
+
+/* The same binary under two inodes: one table, and both reach main. */
+static void test_shared_by_build_id(void **state)
+{
+	const char *copy = h_path("cpu_tree_copy"), *out = h_path("copy.folded");
+	char cmd[1024], line[512];
+	const char *built;
+	double orig_share, copy_share;
+	unsigned long shared = 0;
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	copy_file(h_workload("nofp/cpu_tree"), copy);
+	snprintf(cmd, sizeof(cmd), "'%s' 2 & '%s' 2; wait", h_workload("nofp/cpu_tree"), copy);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-v", "--sample", "499hz", "--unwind", "dwarf", "-o", out,
+			    "--", "sh", "-c", cmd));
+	orig_share = main_share(&f, "cpu_tree");
+	copy_share = main_share(&f, "cpu_tree_copy");
+	built = h_find_line(r.err, "flamebpf: unwind tables: ", line, sizeof(line))
+			? strstr(line, "built in")
+			: NULL;
+	if (!built || sscanf(built, "built in %*f ms; %lu copies shared", &shared) != 1) {
+		h_dump(&r, "flamebpf");
+		fail_msg("no 'unwind tables:' line with the copies shared in the summary");
+	}
+	print_message("%.1f%% / %.1f%% of the original's / the copy's samples reach main; "
+		      "%lu copies shared\n",
+		      orig_share, copy_share, shared);
+	assert_true(orig_share >= 95 && copy_share >= 95);
+	assert_int_equal(shared, 1);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -342,6 +397,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_mapped_later, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_stack, h_test_teardown),
 		cmocka_unit_test_teardown(test_plt_stub, h_test_teardown),
+		cmocka_unit_test_teardown(test_shared_by_build_id, h_test_teardown),
 	};
 
 	h_init(argc, argv);

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+
+#include "unwind_compact.h"
+
+/* The padding a compiler puts between functions (-O2 aligns them to 16). */
+#define UNWIND_PAD 16
+
+bool unwind_compact__row(const struct unwind_row *r, uint64_t base, struct unwind_crow *out)
+{
+	bool fits = r->cfa_off >= -UNWIND_CFA_OFF_MAX && r->cfa_off <= UNWIND_CFA_OFF_MAX &&
+		    !(r->rbp_off & 7) && r->rbp_off >= -UNWIND_RBP_OFF_MAX &&
+		    r->rbp_off <= UNWIND_RBP_OFF_MAX;
+
+	out->pc = (uint32_t)(r->pc - base);
+	out->rule = fits ? unwind_rule_pack(r->cfa_off, r->rbp_off, r->kind, r->rbp)
+			 : unwind_rule_pack(0, 0, UNWIND_CFA_OTHER, UNWIND_RBP_SAME);
+	return fits;
+}
+
+int unwind_compact__init(struct unwind_compact *c, const struct unwind_table *t)
+{
+	*c = (struct unwind_compact){ 0 };
+	c->rows = unwind_table__rows(t, &c->n);
+	if (!c->n)
+		return -ENOENT;
+	c->base = c->rows[0].pc;
+	return c->rows[c->n - 1].pc - c->base > UINT32_MAX ? -E2BIG : 0;
+}
+
+/* Left out: the "no FDE" row of the padding before the next function (never
+ * run; a return address is looked up one byte back, in its caller), and a
+ * row with the rules of the one before, which that leaves. */
+bool unwind_compact__next(struct unwind_compact *c, struct unwind_crow *out)
+{
+	while (c->i < c->n) {
+		const struct unwind_row *r = &c->rows[c->i++];
+
+		if (r->kind == UNWIND_NONE && c->i < c->n && c->rows[c->i].pc - r->pc < UNWIND_PAD)
+			continue;
+		c->refused += !unwind_compact__row(r, c->base, out);
+		if (c->any && out->rule == c->last.rule)
+			continue;
+		c->last = *out;
+		c->any = true;
+		return true;
+	}
+	return false;
+}
+
+size_t unwind_compact__count(struct unwind_compact c)
+{
+	struct unwind_crow row;
+	size_t n = 0;
+
+	while (unwind_compact__next(&c, &row))
+		n++;
+	return n;
+}
