@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -1536,6 +1537,9 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 	s->gone = g.now;
 	symcache__age(s->bins);
 	ev->binaries = symcache__evict(s->bins, BIN_AGES);
+	/* what was let go, back to the system: freed in the middle of the
+	 * heap, glibc keeps it */
+	malloc_trim(0);
 }
 
 /* The samples of the interval that ends now, counted in one map while the

@@ -655,6 +655,23 @@ static int finish_plts(struct elf_symtab *t)
 	return 0;
 }
 
+/* Gives back what the pool and the symbol array grew by beyond their use:
+ * up to half of each, and a C++ library's names take tens of MiB. */
+static void trim(struct elf_symtab *t)
+{
+	void *p;
+
+	if (t->pool_len < t->pool_cap && (p = realloc(t->pool, t->pool_len ? t->pool_len : 1))) {
+		t->pool = p;
+		t->pool_cap = t->pool_len ? t->pool_len : 1;
+	}
+	if (t->nsyms < t->syms_cap &&
+	    (p = realloc(t->syms, (t->nsyms ? t->nsyms : 1) * sizeof(*t->syms)))) {
+		t->syms = p;
+		t->syms_cap = t->nsyms ? t->nsyms : 1;
+	}
+}
+
 static int finish_syms(struct elf_symtab *t)
 {
 	int err;
@@ -667,7 +684,10 @@ static int finish_syms(struct elf_symtab *t)
 		set_ends(t);
 	}
 	set_entry(t);
-	return finish_plts(t);
+	err = finish_plts(t);
+	if (!err)
+		trim(t);
+	return err;
 }
 
 /* The PLT stub covering vaddr, or NULL. */
