@@ -188,8 +188,14 @@ int proc_maps__parse(const char *text, size_t len, struct proc_maps *out)
 			break;
 		p = nl + 1;
 	}
-	if (m.n)
+	if (m.n) {
+		struct map_entry *v = reallocarray(m.v, m.n, sizeof(*m.v));
+
+		/* kept for the process's life: not the doubling's spare half */
+		if (v)
+			m.v = v;
 		qsort(m.v, m.n, sizeof(*m.v), entry_cmp);
+	}
 	*out = m;
 	return 0;
 
