@@ -41,7 +41,7 @@ uint32_t bpf_maps__clamp(double v, uint32_t lo, uint32_t hi)
 /* One key at a time: maps without batch operations. */
 static int each_by_key(int fd, size_t key_size, size_t val_size, bpf_maps_fn fn, void *arg)
 {
-	char *buf = malloc(2 * key_size + val_size), *key = buf, *next, *val;
+	char *buf = calloc(1, 2 * key_size + val_size), *key = buf, *next, *val;
 	bool first = true;
 	int err = 0;
 
@@ -63,7 +63,8 @@ static int each_by_key(int fd, size_t key_size, size_t val_size, bpf_maps_fn fn,
 
 int bpf_maps__each(int fd, size_t key_size, size_t val_size, bpf_maps_fn fn, void *arg)
 {
-	char *keys = malloc(BATCH * (key_size + val_size)), *vals, *token = malloc(key_size);
+	/* zeroed: valgrind does not know that the batch lookup fills them */
+	char *keys = calloc(BATCH, key_size + val_size), *vals, *token = calloc(1, key_size);
 	bool first = true, done = false;
 	int err = 0;
 
