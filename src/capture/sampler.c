@@ -506,15 +506,17 @@ err_free:
 	return err;
 }
 
-int sampler__add_pid(struct sampler *s, pid_t pid)
+int sampler__add_pid(struct sampler *s, pid_t pid, bool before_exec)
 {
 	__u32 key = pid;
 	__u8 one = 1;
 
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pids), &key, &one, BPF_ANY))
 		return -errno;
-	/* its first samples unwound by tables too */
-	return snapshot(s, pid);
+	/* its first samples unwound by tables too; a command's once it execs
+	 * (on_exec has its maps read then: before, they are flamebpf's own,
+	 * some 40 libraries whose tables took 0.1 s of the start) */
+	return before_exec ? 0 : snapshot(s, pid);
 }
 
 /* A fixed period (ns of a clock, or events), not the kernel's frequency

@@ -92,8 +92,9 @@ struct bpf_program;
 /* Loads the BPF programs (not attached yet). Returns 0 or -errno. */
 int sampler__open(struct sampler **out, const struct sampler_opts *o);
 
-/* Restricts sampling to pid (all its threads). Returns 0 or -errno. */
-int sampler__add_pid(struct sampler *s, pid_t pid);
+/* Restricts sampling to pid (all its threads); its maps are read now
+ * unless it is a command not exec'd yet. Returns 0 or -errno. */
+int sampler__add_pid(struct sampler *s, pid_t pid, bool before_exec);
 
 /* Opens the perf events and attaches. Returns 0 or -errno. */
 int sampler__start(struct sampler *s);

@@ -74,7 +74,9 @@ struct source_opts {
 
 struct source_ops {
 	const char *what; /* what progress counts: "samples", "calls" */
-	int (*add_pid)(void *impl, pid_t pid);
+	/* before_exec: the command, forked and not yet its program (its
+	 * mappings, flamebpf's own, are not worth reading) */
+	int (*add_pid)(void *impl, pid_t pid, bool before_exec);
 	int (*start)(void *impl);
 	int (*poll)(void *impl, int timeout_ms);
 	uint64_t (*progress)(void *impl);
@@ -119,7 +121,7 @@ void source__set_symbolizer(const struct source_opts *o);
 
 /* The ops of a source whose impl begins with its struct sampler * (sample's
  * and alloc's): they pass the call on; add_pid says its error. */
-int source_sampler__add_pid(void *impl, pid_t pid);
+int source_sampler__add_pid(void *impl, pid_t pid, bool before_exec);
 int source_sampler__poll(void *impl, int timeout_ms);
 uint64_t source_sampler__progress(void *impl);
 int source_sampler__collect(void *impl, struct profile *p);

@@ -305,10 +305,10 @@ static int name_code(struct py_source *s, const struct py_code_event *ev)
 	return 0;
 }
 
-static int add_pid(void *impl, pid_t pid)
+static int add_pid(void *impl, pid_t pid, bool before_exec)
 {
 	struct py_source *s = impl;
-	int err = tracer__add_pid(s->t, pid, 0);
+	int err = tracer__add_pid(s->t, pid, 0, before_exec);
 
 	if (err)
 		p_err("cannot set the process filter: %s", strerror(-err));

@@ -42,9 +42,9 @@ static struct sampler *sampler_of(void *impl)
 	return *(struct sampler **)impl;
 }
 
-int source_sampler__add_pid(void *impl, pid_t pid)
+int source_sampler__add_pid(void *impl, pid_t pid, bool before_exec)
 {
-	int err = sampler__add_pid(sampler_of(impl), pid);
+	int err = sampler__add_pid(sampler_of(impl), pid, before_exec);
 
 	if (err)
 		p_err("cannot set the process filter: %s", strerror(-err));

@@ -427,7 +427,7 @@ static void trace_exec(struct trace_source *ts, const struct trace_proc_event *e
 	int err;
 
 	if (runs_plain(ev->pid)) {
-		if (!tracer__add_pid(ts->t, ev->pid, PID_PLAIN))
+		if (!tracer__add_pid(ts->t, ev->pid, PID_PLAIN, false))
 			ts->at.execs_plain++;
 		return;
 	}
@@ -628,13 +628,13 @@ static int make_names(struct trace_source *ts)
 
 /* A target's marks in the BPF filter: the command execs its program once
  * more (the one judged) before it is the judged image. */
-static int add_pid(void *impl, pid_t pid)
+static int add_pid(void *impl, pid_t pid, bool before_exec)
 {
 	struct trace_source *ts = impl;
 	unsigned int flags = !ts->plain		  ? 0
 			     : pid == ts->cmd_pid ? PID_PLAIN | PID_EXEC_ONCE
 						  : PID_PLAIN;
-	int err = tracer__add_pid(ts->t, pid, flags);
+	int err = tracer__add_pid(ts->t, pid, flags, before_exec);
 
 	if (err)
 		p_err("cannot set the process filter: %s", strerror(-err));

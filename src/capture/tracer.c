@@ -313,15 +313,16 @@ err_free:
 	return err;
 }
 
-int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags)
+int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags, bool before_exec)
 {
 	__u32 key = pid;
 	__u8 value = PID_TRACED | flags;
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &value, BPF_ANY))
 		return -errno;
-	/* --full-stack: its first stacks unwound by tables too */
-	return t->opts.want_stacks ? snapshot(t, pid) : 0;
+	/* --full-stack: its first stacks unwound by tables too (a command's
+	 * once it execs: on_exec has it read then) */
+	return t->opts.want_stacks && !before_exec ? snapshot(t, pid) : 0;
 }
 
 /* The probes at offsets[i] with cookies ids[i], skipping those the kernel

@@ -108,8 +108,9 @@ struct tracer;
  * kernel has no uprobe_multi, or -errno. */
 int tracer__open(struct tracer **out, const struct tracer_opts *o);
 
-/* Adds pid to the filter, with flags (PID_PLAIN, PID_EXEC_ONCE). */
-int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags);
+/* Adds pid to the filter, with flags (PID_PLAIN, PID_EXEC_ONCE);
+ * before_exec: a command whose maps are read once it execs. */
+int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags, bool before_exec);
 
 /* Attaches entry and return probes for the target's functions; pid > 0
  * limits them to that process. Functions whose entry the kernel refuses are

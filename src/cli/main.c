@@ -158,9 +158,9 @@ static int open_source(struct run *r)
 					       verbosity);
 
 	for (size_t i = 0; i < o->capture.npids && !err; i++)
-		err = r->src.ops->add_pid(r->src.impl, o->capture.pids[i]);
+		err = r->src.ops->add_pid(r->src.impl, o->capture.pids[i], false);
 	if (!err && r->have_cmd)
-		err = r->src.ops->add_pid(r->src.impl, r->cmd.pid);
+		err = r->src.ops->add_pid(r->src.impl, r->cmd.pid, true);
 	r->bad_input = err == -EINVAL;
 	return err;
 }
