@@ -515,8 +515,9 @@ int sampler__add_pid(struct sampler *s, pid_t pid, bool before_exec)
 		return -errno;
 	/* its first samples unwound by tables too; a command's once it execs
 	 * (on_exec has its maps read then: before, they are flamebpf's own,
-	 * some 40 libraries whose tables took 0.1 s of the start) */
-	return before_exec ? 0 : snapshot(s, pid);
+	 * some 40 libraries whose tables took 0.1 s of the start), but for the
+	 * C library's and the loader's, built now */
+	return before_exec ? unwinder__warm(s->unwinder, s->procs, pid) : snapshot(s, pid);
 }
 
 /* A fixed period (ns of a clock, or events), not the kernel's frequency

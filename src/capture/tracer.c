@@ -321,8 +321,10 @@ int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags, bool before
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &value, BPF_ANY))
 		return -errno;
 	/* --full-stack: its first stacks unwound by tables too (a command's
-	 * once it execs: on_exec has it read then) */
-	return t->opts.want_stacks && !before_exec ? snapshot(t, pid) : 0;
+	 * once it execs: on_exec has it read then; its C library's now) */
+	if (!t->opts.want_stacks)
+		return 0;
+	return before_exec ? unwinder__warm(t->unwinder, t->procs, pid) : snapshot(t, pid);
 }
 
 /* The probes at offsets[i] with cookies ids[i], skipping those the kernel

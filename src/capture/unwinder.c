@@ -284,6 +284,34 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct 
 	return 0;
 }
 
+/* The C library's or the dynamic loader's: nearly every program maps
+ * them. */
+static bool common_library(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);
+}
+
+int unwinder__warm(struct unwinder *u, struct procs *ps, pid_t pid)
+{
+	const struct proc_maps *maps;
+	int root;
+
+	if (!u || procs__snapshot(ps, pid) || !(maps = procs__latest(ps, pid)))
+		return 0;
+	root = procs__root(ps, pid);
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct map_entry *m = &maps->v[i];
+
+		if (m->path[0] == '/' && m->perms[2] == 'x' && common_library(m->path) &&
+		    !file_of(u, m, pid, root))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
 {
 	const struct proc_maps *maps;
