@@ -21,8 +21,9 @@ void bw_run_node(const char *erl_flags, const char *out, struct h_result *r, str
 		 const char *const cmd[]);
 
 /* The samples whose stacks hold heavy and light (texts), 70/30 within 10
- * points, in at least half of the node's (at least 200). */
-void bw_expect_split(const struct h_folded *f, const char *heavy, const char *light);
+ * points, in at least half of those holding module (at least 200). */
+void bw_expect_split(const struct h_folded *f, const char *module, const char *heavy,
+		     const char *light);
 
 /* The "flamebpf: runtimes: " line of the summary, which must be there. */
 const char *bw_runtimes_line(const struct h_result *r, char *buf, size_t len);

@@ -20,15 +20,15 @@
 #define HOW "beam.smp 1 process, JIT's own names read from memory, no perf map, "
 
 /* heavy and light (frames "$" NAME) right under loop, 70/30 within 10
- * points, in most of the node's samples: the Erlang callers walked. */
-static void expect_walked(const struct h_folded *f, const char *loop, const char *heavy,
-			  const char *light)
+ * points, in most of the samples in module: the Erlang callers walked. */
+static void expect_walked(const struct h_folded *f, const char *module, const char *loop,
+			  const char *heavy, const char *light)
 {
 	char hseq[128], lseq[128];
 
 	snprintf(hseq, sizeof(hseq), "$%s;$%s", loop, heavy);
 	snprintf(lseq, sizeof(lseq), "$%s;$%s", loop, light);
-	bw_expect_split(f, hseq, lseq);
+	bw_expect_split(f, module, hseq, lseq);
 }
 
 /* The summary says the frames were named from the JIT's memory, nearly
@@ -59,7 +59,7 @@ static void test_erlang_unflagged(void **state)
 		    H_ARGV("erl", "-noshell", "-pa", bw_compile_busy_erl(), "-eval",
 			   "busy:run(" BEAM_MS "), halt()."));
 	expect_summary(&r);
-	expect_walked(&f, "busy:loop/1", "busy:heavy/0", "busy:light/0");
+	expect_walked(&f, "$busy:", "busy:loop/1", "busy:heavy/0", "busy:light/0");
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -75,7 +75,8 @@ static void test_elixir_unflagged(void **state)
 	bw_require_program("/usr/bin/elixir", "elixir");
 	bw_run_node(NULL, out, &r, &f, H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
 	expect_summary(&r);
-	expect_walked(&f, "'Elixir.Busy':loop/1", "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0");
+	expect_walked(&f, "$'Elixir.Busy':", "'Elixir.Busy':loop/1", "'Elixir.Busy':heavy/0",
+		      "'Elixir.Busy':light/0");
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -103,7 +104,7 @@ static void test_erlang_attached(void **state)
 		H_ARGV(h_flamebpf(), "-F", "499", "-p", spid, "-d", "2.5", "--pids", "-o", out));
 	h_stop(&p);
 	expect_summary(&r);
-	expect_walked(&f, "busy:loop/1", "busy:heavy/0", "busy:light/0");
+	expect_walked(&f, "$busy:", "busy:loop/1", "busy:heavy/0", "busy:light/0");
 	h_folded_free(&f);
 	h_result_free(&r);
 }

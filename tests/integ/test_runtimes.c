@@ -24,8 +24,8 @@
 /* A node started with +JPperf true: its functions named through its perf
  * map, heavy/0 and light/0 in their shares, the summary's runtimes line
  * saying so. */
-static void check_jpperf(const char *out, const char *heavy, const char *light,
-			 const char *const cmd[])
+static void check_jpperf(const char *out, const char *module, const char *heavy,
+			 const char *light, const char *const cmd[])
 {
 	char line[1024];
 	struct h_result r;
@@ -34,7 +34,7 @@ static void check_jpperf(const char *out, const char *heavy, const char *light,
 	bw_run_node("+JPperf true", out, &r, &f, cmd);
 	bw_runtimes_line(&r, line, sizeof(line));
 	print_message("%s\n", line);
-	bw_expect_split(&f, heavy, light);
+	bw_expect_split(&f, module, heavy, light);
 	assert_non_null(strstr(line, "beam.smp 1 process, perf map, "));
 	assert_true(bw_named_share(line) >= 90);
 	h_folded_free(&f);
@@ -46,7 +46,7 @@ static void test_erlang_jpperf(void **state)
 	(void)state;
 	require_bpf();
 	bw_require_program("/usr/bin/erlc", "erlang-base");
-	check_jpperf(h_path("erlang.folded"), "busy:heavy/0", "busy:light/0",
+	check_jpperf(h_path("erlang.folded"), "$busy:", "busy:heavy/0", "busy:light/0",
 		     H_ARGV("erl", "-noshell", "-pa", bw_compile_busy_erl(), "-eval",
 			    "busy:run(" BEAM_MS "), halt()."));
 }
@@ -56,7 +56,8 @@ static void test_elixir_jpperf(void **state)
 	(void)state;
 	require_bpf();
 	bw_require_program("/usr/bin/elixir", "elixir");
-	check_jpperf(h_path("elixir.folded"), "'Elixir.Busy':heavy/0", "'Elixir.Busy':light/0",
+	check_jpperf(h_path("elixir.folded"), "$'Elixir.Busy':", "'Elixir.Busy':heavy/0",
+		     "'Elixir.Busy':light/0",
 		     H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
 }
 
