@@ -1505,8 +1505,13 @@ static void refresh_kallsyms(struct sampler *s)
 }
 
 /* A binary's symbols are kept while it was found in the last so many
- * intervals (10 minutes of 60-s intervals). */
-#define BIN_AGES 10
+ * intervals (10 minutes of 60-s intervals), and while all kept hold no
+ * more than so many bytes: beside a build or a test suite, hundreds of
+ * binaries run in ten minutes, a C++ library's names alone take MiBs, and
+ * the memory must stay flat (issue 20). Reading a table again costs
+ * milliseconds, once an interval at most. */
+#define BIN_AGES       10
+#define BIN_KEPT_BYTES (12UL << 20)
 
 struct gone_ctx {
 	struct sampler *s;
@@ -1539,7 +1544,7 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 	hashmap__free(&s->gone);
 	s->gone = g.now;
 	symcache__age(s->bins);
-	ev->binaries = symcache__evict(s->bins, BIN_AGES);
+	ev->binaries = symcache__evict(s->bins, BIN_AGES, BIN_KEPT_BYTES);
 	/* what was let go, back to the system: freed in the middle of the
 	 * heap, glibc keeps it */
 	malloc_trim(0);

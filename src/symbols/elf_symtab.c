@@ -63,6 +63,7 @@ struct elf_symtab {
 	size_t pool_len, pool_cap;
 	size_t *aliases;    /* pool offsets of the names dedup_syms set aside */
 	bool *alias_ifuncs; /* whether each is an STT_GNU_IFUNC */
+	size_t naliases;
 	struct seg *segs;
 	size_t nsegs;
 	struct range *secs; /* executable sections: where an unsized symbol ends */
@@ -502,6 +503,7 @@ static int dedup_syms(struct elf_symtab *t)
 		}
 	}
 	t->nsyms = n;
+	t->naliases = na;
 	return 0;
 }
 
@@ -655,20 +657,29 @@ static int finish_plts(struct elf_symtab *t)
 	return 0;
 }
 
-/* Gives back what the pool and the symbol array grew by beyond their use:
- * up to half of each, and a C++ library's names take tens of MiB. */
-static void trim(struct elf_symtab *t)
+/* Shrinks *v, of cap elements of size bytes each, to the n in use. */
+static void shrink(void **v, size_t *cap, size_t n, size_t size)
 {
 	void *p;
 
-	if (t->pool_len < t->pool_cap && (p = realloc(t->pool, t->pool_len ? t->pool_len : 1))) {
-		t->pool = p;
-		t->pool_cap = t->pool_len ? t->pool_len : 1;
+	if (n < *cap && (p = realloc(*v, (n ? n : 1) * size))) {
+		*v = p;
+		*cap = n ? n : 1;
 	}
-	if (t->nsyms < t->syms_cap &&
-	    (p = realloc(t->syms, (t->nsyms ? t->nsyms : 1) * sizeof(*t->syms)))) {
-		t->syms = p;
-		t->syms_cap = t->nsyms ? t->nsyms : 1;
+}
+
+/* Gives back what the pool and the arrays grew by beyond their use: up to
+ * half of each, and a C++ library's names take tens of MiB. */
+static void trim(struct elf_symtab *t)
+{
+	size_t cap = SIZE_MAX; /* the alias arrays' were the symbols' before dedup */
+
+	shrink((void **)&t->pool, &t->pool_cap, t->pool_len, 1);
+	shrink((void **)&t->syms, &t->syms_cap, t->nsyms, sizeof(*t->syms));
+	if (t->aliases) {
+		shrink((void **)&t->aliases, &cap, t->naliases, sizeof(*t->aliases));
+		cap = SIZE_MAX;
+		shrink((void **)&t->alias_ifuncs, &cap, t->naliases, sizeof(*t->alias_ifuncs));
 	}
 }
 
@@ -950,6 +961,16 @@ bool elf_symtab__has_symtab(const struct elf_symtab *t)
 uint16_t elf_symtab__type(const struct elf_symtab *t)
 {
 	return t->type;
+}
+
+size_t elf_symtab__bytes(const struct elf_symtab *t)
+{
+	if (!t)
+		return 0;
+	return sizeof(*t) + t->syms_cap * sizeof(*t->syms) + t->pool_cap +
+	       t->naliases * (sizeof(*t->aliases) + sizeof(*t->alias_ifuncs)) +
+	       t->nsegs * sizeof(*t->segs) + t->nsecs * sizeof(*t->secs) +
+	       t->plts_cap * sizeof(*t->plts);
 }
 
 void elf_symtab__free(struct elf_symtab *t)

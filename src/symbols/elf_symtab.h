@@ -93,6 +93,9 @@ bool elf_symtab__ifunc_name(const struct elf_symtab *t, size_t i, size_t k);
 /* The ELF file type: ET_EXEC (fixed addresses) or ET_DYN (PIE, library). */
 uint16_t elf_symtab__type(const struct elf_symtab *t);
 
+/* The heap t holds, in bytes (0 for NULL): what keeping it costs. */
+size_t elf_symtab__bytes(const struct elf_symtab *t);
+
 void elf_symtab__free(struct elf_symtab *t);
 
 #endif

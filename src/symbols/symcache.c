@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,7 +205,62 @@ static void mark_kept(const struct symcache *c, unsigned long ages, bool *keep)
 	}
 }
 
-size_t symcache__evict(struct symcache *c, unsigned long ages)
+/* The heap b's symbols hold, counted once: at the binary they were read for. */
+static size_t own_bytes(const struct binary *b)
+{
+	return b->borrowed ? 0 : elf_symtab__bytes(b->syms);
+}
+
+/* When the binaries whose symbols are o's were last found: o's own age, or
+ * that of a kept one borrowing them. */
+static unsigned long group_used(const struct symcache *c, size_t o, const bool *keep)
+{
+	unsigned long used = c->v[o]->used;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (keep[i] && c->v[i]->borrowed && c->v[i]->syms == c->v[o]->syms &&
+		    c->v[i]->used > used)
+			used = c->v[i]->used;
+	return used;
+}
+
+/* Unkeeps o and those borrowing its symbols. */
+static void unkeep_group(const struct symcache *c, size_t o, bool *keep)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i]->syms == c->v[o]->syms && (i == o || c->v[i]->borrowed))
+			keep[i] = false;
+}
+
+/* Beyond budget bytes, the binaries found longest ago are let go too, with
+ * those borrowing their symbols. */
+static void keep_within(const struct symcache *c, size_t budget, bool *keep)
+{
+	size_t total = 0;
+
+	for (size_t i = 0; i < c->n; i++)
+		total += keep[i] ? own_bytes(c->v[i]) : 0;
+	while (total > budget) {
+		size_t oldest = SIZE_MAX;
+		unsigned long best = ULONG_MAX, used;
+
+		for (size_t i = 0; i < c->n; i++) {
+			if (!keep[i] || c->v[i]->borrowed)
+				continue;
+			used = group_used(c, i, keep);
+			if (used < best) {
+				best = used;
+				oldest = i;
+			}
+		}
+		if (oldest == SIZE_MAX)
+			return;
+		total -= own_bytes(c->v[oldest]);
+		unkeep_group(c, oldest, keep);
+	}
+}
+
+size_t symcache__evict(struct symcache *c, unsigned long ages, size_t budget)
 {
 	bool *keep = calloc(c->n ? c->n : 1, sizeof(*keep));
 	size_t n = 0, gone;
@@ -211,6 +268,7 @@ size_t symcache__evict(struct symcache *c, unsigned long ages)
 	if (!keep)
 		return 0;
 	mark_kept(c, ages, keep);
+	keep_within(c, budget, keep);
 	hashmap__free(&c->by_file);
 	hashmap__free(&c->by_build_id);
 	for (size_t i = 0; i < c->n; i++) {

@@ -52,11 +52,12 @@ struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const st
 
 /* A long capture (--continuous) ages the cache once an interval, and
  * evicts the binaries not found in the last ages ages (those nobody maps
- * any more, or whose processes did not run): read again if they are
- * needed again. No binary may be in use across the call. Returns how many
- * were evicted. */
+ * any more, or whose processes did not run), then, while their symbols
+ * hold more than budget bytes, those found longest ago: read again if they
+ * are needed again. No binary may be in use across the call. Returns how
+ * many were evicted. */
 void symcache__age(struct symcache *c);
-size_t symcache__evict(struct symcache *c, unsigned long ages);
+size_t symcache__evict(struct symcache *c, unsigned long ages, size_t budget);
 
 void symcache__free(struct symcache *c);
 

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -465,6 +466,68 @@ static void test_shared_by_inode(void **state)
 	u_fixture_reap(cc);
 }
 
+/* path as a process would map its text: found by device and inode. */
+static struct map_entry text_of(const char *path)
+{
+	struct map_entry m = { .start = 0x1000, .end = 0x2000, .path = (char *)path };
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	m.inode = st.st_ino;
+	m.dev_major = major(st.st_dev);
+	m.dev_minor = minor(st.st_dev);
+	memcpy(m.perms, "r-xp", 5);
+	return m;
+}
+
+/* The binary of path, found in the cache's current age. */
+static struct binary *found(struct symcache *c, const struct map_entry *m)
+{
+	struct binary *b = symcache__findnew(c, m, getpid(), 0);
+
+	assert_non_null(b);
+	assert_non_null(b->syms);
+	return b;
+}
+
+/* Beyond the byte budget the binaries found longest ago are evicted, but a
+ * table is kept whole with every binary that borrows it, and its age is the
+ * youngest of theirs: an owner found long ago whose copy (the same
+ * build-id) ran just now stays, where a binary found in between goes. */
+static void test_evict_budget(void **state)
+{
+	struct env *e = *state;
+	struct symcache *c = symcache__new(NULL);
+	struct map_entry owner, copy, other;
+	struct binary *bo, *bc;
+	char path[96];
+
+	assert_non_null(c);
+	snprintf(e->tmpdir, sizeof(e->tmpdir), "/tmp/test_symbolize.XXXXXX");
+	assert_non_null(mkdtemp(e->tmpdir));
+	snprintf(path, sizeof(path), "%s/copy_symfix", e->tmpdir);
+	u_copy_file(FIX_PIE, path);
+	owner = text_of(FIX_PIE);
+	copy = text_of(path);
+	other = text_of(FIX_NOPIE);
+	bo = found(c, &owner);
+	symcache__age(c);
+	found(c, &other);
+	symcache__age(c);
+	bc = found(c, &copy);
+	assert_true(bc->borrowed);
+	assert_ptr_equal(bc->syms, bo->syms);
+	/* all within budget and found lately: nothing goes */
+	assert_int_equal(symcache__evict(c, 10, SIZE_MAX), 0);
+	/* room for one table: the other binary's goes */
+	assert_int_equal(symcache__evict(c, 10, elf_symtab__bytes(bo->syms)), 1);
+	assert_ptr_equal(found(c, &copy), bc);
+	assert_ptr_equal(found(c, &owner), bo);
+	/* room for none: the owner goes with its copy */
+	assert_int_equal(symcache__evict(c, 10, 0), 2);
+	symcache__free(c);
+}
+
 /* The address of NAME (a text symbol) in /proc/kallsyms, 0 when hidden. */
 static uint64_t kallsyms_addr(const char *name)
 {
@@ -752,6 +815,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_perfmap_names, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_perfmap_after_exit, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_demangle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_evict_budget, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("symbolize", tests, NULL, NULL);
