@@ -47,9 +47,6 @@ struct {
 	__type(value, struct py_thread);
 } py_tstates SEC(".maps");
 
-/* What was read last: a thread state's fields, or frames, the bytes at
- * user address lo to hi (empty: lo = hi). Offsets into it are masked
- * (a field read lies within what was read). */
 /* What the walk reads and counts as it goes, in the window's per-CPU
  * value rather than on the stack: the verifier tracks no map value's
  * contents, so the walk's loop callbacks are checked once rather than for
@@ -67,6 +64,9 @@ struct py_vars {
 	__u32 found;	/* states of pt found, then walked */
 };
 
+/* What was read last: a thread state's fields, or frames, the bytes at
+ * user address lo to hi (empty: lo = hi). Offsets into it are masked
+ * (a field read lies within what was read). */
 struct py_window {
 	union {
 		__u8 b[PY_STACK_SPAN];

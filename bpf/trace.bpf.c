@@ -57,6 +57,7 @@ struct shadow {
 	__u32 depth;
 	__u32 outermost;	    /* outermost calls so far */
 	bool plain;		    /* the process's PID_PLAIN, as last read */
+	bool exiting;		    /* on_exit has begun: it flushes the pending calls */
 	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
@@ -752,6 +753,8 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
+	if (sh)
+		sh->exiting = true; /* before its flush: flush_at_stop leaves it alone */
 	if (sh && sh->depth) {
 		__u64 now = bpf_ktime_get_ns();
 
@@ -907,21 +910,22 @@ int on_exception(struct pt_regs *ctx)
 	return 0;
 }
 
-#define PF_EXITING 0x00000004
-
 /* At the stop, after the probes are gone: every thread's pending calls to
- * the counts map. A thread exiting is left to on_exit, which flushes its
- * own (a flush here too could count them twice). */
+ * the counts map. A thread whose on_exit has begun is left to it (both
+ * flushing at once could count them twice). One exiting but not there yet
+ * is flushed here: PF_EXITING is set well before sched_process_exit
+ * (exit_mm(), milliseconds for a large process, lies between on many
+ * kernels), and on_exit may be detached before the thread gets there. */
 SEC("iter/task")
 int flush_at_stop(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct shadow *sh;
 
-	if (!task || (task->flags & PF_EXITING))
+	if (!task)
 		return 0;
 	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
-	if (sh)
+	if (sh && !sh->exiting)
 		flush_pending(sh, task->tgid, task->pid);
 	return 0;
 }

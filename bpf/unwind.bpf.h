@@ -479,12 +479,6 @@ static __always_inline void ask_for_maps(struct unwind_proc *proc, __u32 pid, __
 		count(base + USTACK_MAPS_ASKED);
 }
 
-/* The current task's user stack by --unwind, as take_stack() returns it (a
- * record of the given type): by the tables once user space has loaded the
- * process's, by frame pointers before that; with scan, an Erlang node's
- * frames by scanning (struct unwind_beam). base is the first of the
- * program's enum ustack_counter block; the others count read errors, full
- * ring buffers for stacks and for requests. */
 /* The current task's user stack by the tables of process pid (in
  * unwind_procs), as user_stack_by() returns it. Global functions: the
  * verifier checks each once, not on every path of the programs that call
@@ -522,6 +516,12 @@ __noinline __u64 user_stack_tables_scan(__u32 pid, __u32 type, __u32 base, __u32
 	return tables_walk(pid, type, base, drop_counter, lost_counter, true);
 }
 
+/* The current task's user stack by --unwind, as take_stack() returns it (a
+ * record of the given type): by the tables once user space has loaded the
+ * process's, by frame pointers before that; with scan, an Erlang node's
+ * frames by scanning (struct unwind_beam). base is the first of the
+ * program's enum ustack_counter block; the others count read errors, full
+ * ring buffers for stacks and for requests. */
 static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_struct *task,
 					   __u32 type, __u32 base, __u32 err_counter,
 					   __u32 drop_counter, __u32 lost_counter, const bool scan)

@@ -200,17 +200,20 @@ static uint64_t build_id_key(int fd)
 }
 
 /* A new entry for file key (and build-id key bid, if not 0), NULL when out
- * of memory. */
+ * of memory. The entry exists before either map names it: a second map
+ * that fails must not leave the first naming an index past nfiles. */
 static struct unwinder_file *add_file(struct unwinder *u, uint64_t key, uint64_t bid)
 {
 	struct unwinder_file *f;
 
-	if (array__reserve((void **)&u->files, &u->files_cap, u->nfiles + 1, sizeof(*f)) ||
-	    hashmap__set(&u->by_file, key, u->nfiles) ||
-	    (bid && hashmap__set(&u->by_build_id, bid, u->nfiles)))
+	if (array__reserve((void **)&u->files, &u->files_cap, u->nfiles + 1, sizeof(*f)))
 		return NULL;
-	f = &u->files[u->nfiles++];
+	f = &u->files[u->nfiles];
 	memset(f, 0, sizeof(*f));
+	u->nfiles++;
+	if (hashmap__set(&u->by_file, key, u->nfiles - 1) ||
+	    (bid && hashmap__set(&u->by_build_id, bid, u->nfiles - 1)))
+		return NULL;
 	return f;
 }
 

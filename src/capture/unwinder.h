@@ -48,15 +48,15 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct 
 
 struct procs;
 
-/* Snapshots pid's mappings into ps (its names, after it exits) and, when u
- * is not NULL, loads its tables as unwinder__add_process() does. A process
- * gone already is not an error. Returns 0 or -ENOMEM. */
 /* The tables of the C library and the dynamic loader that pid maps, built
  * now without describing pid's mappings: a command forked and not yet its
  * program maps flamebpf's own, these two the program will map too (its
  * first samples then find their rows at once). Returns 0 or -ENOMEM. */
 int unwinder__warm(struct unwinder *u, struct procs *ps, pid_t pid);
 
+/* Snapshots pid's mappings into ps (its names, after it exits) and, when u
+ * is not NULL, loads its tables as unwinder__add_process() does. A process
+ * gone already is not an error. Returns 0 or -ENOMEM. */
 int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid);
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);

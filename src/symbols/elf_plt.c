@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/array.h"
+
 #define ENTRY_MAX 32 /* bytes: real entries are 8 or 16 */
 
 struct reloc {
@@ -33,21 +35,6 @@ static const char *section_name(Elf *elf, const GElf_Shdr *sh)
 	if (elf_getshdrstrndx(elf, &shstrndx))
 		return NULL;
 	return elf_strptr(elf, shstrndx, sh->sh_name);
-}
-
-static int add_reloc(struct relocs *rs, struct reloc r)
-{
-	if (rs->n == rs->cap) {
-		size_t ncap = rs->cap ? rs->cap * 2 : 256;
-		struct reloc *v = reallocarray(rs->v, ncap, sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		rs->v = v;
-		rs->cap = ncap;
-	}
-	rs->v[rs->n++] = r;
-	return 0;
 }
 
 /* The name of symbol i of the symbol table scn, or NULL. */
@@ -97,7 +84,7 @@ static int read_rela(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct relocs 
 			break;
 		if (!slot_reloc(elf, symscn, &ra, &r))
 			continue;
-		err = add_reloc(rs, r);
+		err = array__push((void **)&rs->v, &rs->n, &rs->cap, &r, sizeof(r));
 		if (err)
 			return err;
 	}

@@ -8,6 +8,7 @@
 #include "elf_plt.h"
 #include "elf_versions.h"
 #include "go_pclntab.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <gelf.h>
@@ -366,18 +367,11 @@ static int add_section(struct elf_symtab *t, const GElf_Shdr *sh)
 static int add_plt(void *arg, const struct elf_plt_stub *st)
 {
 	struct elf_symtab *t = arg;
-	struct plt *v, *p;
+	struct plt *p;
 	int err;
 
-	if (t->nplts == t->plts_cap) {
-		size_t ncap = t->plts_cap ? t->plts_cap * 2 : 64;
-
-		v = reallocarray(t->plts, ncap, sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		t->plts = v;
-		t->plts_cap = ncap;
-	}
+	if (array__reserve((void **)&t->plts, &t->plts_cap, t->nplts + 1, sizeof(*p)))
+		return -ENOMEM;
 	p = &t->plts[t->nplts];
 	*p = (struct plt){ st->vaddr, st->vaddr + st->size, NO_NAME, st->resolver };
 	if (st->name) {

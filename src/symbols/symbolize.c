@@ -261,6 +261,8 @@ static int make_frames(struct symbolizer *s, const struct map_entry *m, struct b
 		err = cached_symbol(s, b, file_off, is_return, key, &one);
 		set = &one;
 	}
+	if (err) /* set is not one then */
+		return err;
 	for (size_t i = 0; i < set->n && !err; i++)
 		err = profile__findnew_frame_at(s->p,
 						&(struct frame){ set->r[i].name, b->name,
