@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "util/array.h"
+#include "util/hashmap.h"
 #include "beam_jit.h"
 #include "elf_object.h"
 #include "proc_root.h"
@@ -242,19 +243,37 @@ static int walk(const struct proc_mem *mem, uint64_t first, struct perfmap *m,
 	return err == -ENOMEM ? err : torn ? -EAGAIN : 0;
 }
 
-/* What changes whenever the JIT registers or drops code. */
-static uint64_t stamp_of(const struct jit_descriptor *d)
-{
-	uint64_t s = d->first ^ (d->relevant * 0x9e3779b97f4a7c15ULL) ^ d->action;
+/* How much of the newest module's record the stamp covers: its header,
+ * code address, sizes and the start of its name. */
+#define STAMP_BYTES 64
 
+/* What changes whenever the JIT registers or drops code: the descriptor and
+ * the newest entry with the start of its record. Not the descriptor alone:
+ * OTP frees a purged module's entry, and malloc may give its address to
+ * the next module's, leaving first and action as they were. */
+static uint64_t stamp_of(const struct proc_mem *mem, const struct jit_descriptor *d)
+{
+	uint64_t s = hash_mix(d->first ^ (d->relevant * 0x9e3779b97f4a7c15ULL) ^ d->action);
+	uint64_t head[STAMP_BYTES / 8] = { 0 };
+	struct jit_entry e;
+
+	if (d->first && !mem->read(mem->arg, d->first, &e, sizeof(e))) {
+		size_t len = e.size < sizeof(head) ? e.size : sizeof(head);
+
+		s = hash_mix(s ^ e.symfile) ^ hash_mix(e.size);
+		if (len && !mem->read(mem->arg, e.symfile, head, len))
+			for (size_t i = 0; i < STAMP_BYTES / 8; i++)
+				s = hash_mix(s ^ head[i]);
+	}
 	return s ? s : 1;
 }
 
 int beam_jit__read(const struct proc_mem *mem, uint64_t descriptor, uint64_t *stamp,
-		   struct perfmap **out, struct beam_jit_info *info)
+		   const struct perfmap *held, struct perfmap **out, struct beam_jit_info *info)
 {
 	struct jit_descriptor d;
 	struct perfmap *m;
+	uint64_t now;
 	int err;
 
 	*out = NULL;
@@ -263,18 +282,23 @@ int beam_jit__read(const struct proc_mem *mem, uint64_t descriptor, uint64_t *st
 		return -EFAULT;
 	if (d.version != 1)
 		return -EPROTO;
-	if (*stamp == stamp_of(&d))
+	now = stamp_of(mem, &d);
+	if (*stamp == now)
 		return 1;
 	m = perfmap__new();
 	if (!m)
 		return -ENOMEM;
 	memset(info, 0, sizeof(*info));
 	err = walk(mem, d.first, m, info);
-	*stamp = err ? 0 : stamp_of(&d);
+	*stamp = err ? 0 : now;
 	if (err == -EAGAIN)
 		err = 0;
 	if (!err)
 		err = perfmap__seal(m);
+	/* a node that exits frees its list as it is read: a torn read that
+	 * names fewer functions than held would only lose names */
+	if (!err && !*stamp && held && perfmap__count(m) < perfmap__count(held))
+		err = 1;
 	if (err) {
 		perfmap__free(m);
 		return err;

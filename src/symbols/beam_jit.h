@@ -42,9 +42,11 @@ struct beam_jit_info {
  * list's state at the last read: when it is unchanged, returns 1 and
  * leaves *out NULL; else *stamp is set to the state read (0 when a part
  * could not be read, the JIT changing the list meanwhile: read again next
- * time), and *info from the same read. Returns 0, 1, -EFAULT when the
- * descriptor cannot be read, -EPROTO when it is not one, or -ENOMEM. */
+ * time), and *info from the same read. A read with a part missing that
+ * names fewer functions than held (the map of the last read, or NULL)
+ * returns 1 too. Returns 0, 1, -EFAULT when the descriptor cannot be
+ * read, -EPROTO when it is not one, or -ENOMEM. */
 int beam_jit__read(const struct proc_mem *mem, uint64_t descriptor, uint64_t *stamp,
-		   struct perfmap **out, struct beam_jit_info *info);
+		   const struct perfmap *held, struct perfmap **out, struct beam_jit_info *info);
 
 #endif

@@ -80,7 +80,7 @@ static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struc
 
 	if (b->gone)
 		return;
-	err = beam_jit__read(&mem, b->descriptor, &b->stamp, &m, &info);
+	err = beam_jit__read(&mem, b->descriptor, &b->stamp, procs__jit_map(ps, b->pid), &m, &info);
 	/* gone only when the process is: a node starting up may not have
 	 * its descriptor readable or filled in yet (tried again later) */
 	if ((err == -EFAULT || err == -EPROTO) && kill(b->pid, 0) && errno == ESRCH)

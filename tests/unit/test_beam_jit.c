@@ -136,7 +136,7 @@ static void test_names_and_bounds(void **state)
 
 	(void)state;
 	build();
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	assert_non_null(m);
 	assert_string_equal(name_at(m, CODE + 0x18, &off), "$busy:heavy/0");
 	assert_int_equal(off, 8);
@@ -162,15 +162,73 @@ static void test_stamp(void **state)
 
 	(void)state;
 	build();
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	perfmap__free(m);
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 1);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 1);
 	assert_null(m);
 	put_entry(3, 0, put_emulator(FILES + 0x3000, 1));
 	put_descriptor(1, 3);
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	assert_true(info.frame_pointers);
 	perfmap__free(m);
+}
+
+/* A module purged and another loaded whose list entry and record got the
+ * freed ones' addresses back from malloc: the descriptor is as it was, the
+ * list is not, and it is read again. */
+static void test_stamp_reused_entry(void **state)
+{
+	static const struct range later[] = { { 0x00, 0x30, "'Elixir.Busy':heavy/0", NULL } };
+	struct beam_jit_info info;
+	struct perfmap *m;
+	uint64_t stamp = 0, off;
+
+	(void)state;
+	build();
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
+	perfmap__free(m);
+	put_entry(0, 1, put_module(FILES, "'Elixir.Busy'", CODE + 0x100, 0x30, later, 1));
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
+	assert_non_null(m);
+	assert_string_equal(name_at(m, CODE + 0x108, &off), "$'Elixir.Busy':heavy/0");
+	perfmap__free(m);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 1);
+}
+
+/* A node exiting frees its list under the read: what is torn away does not
+ * take the names read before with it, but a torn read that names more
+ * (a node still loading) is taken. */
+static void test_torn_keeps_held(void **state)
+{
+	struct beam_jit_info info;
+	struct perfmap *held, *m, *again;
+	uint64_t stamp = 0;
+
+	(void)state;
+	build();
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &held, &info), 0);
+	put_u64(ENTRIES + 32 + 16, BASE + SIZE); /* busy's record, freed */
+	stamp = 0;
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, held, &m, &info), 1);
+	assert_null(m);
+	assert_int_equal(stamp, 0);
+	/* nothing held, or no more than the torn read names: it is taken */
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
+	assert_null(perfmap__lookup(m, CODE + 0x18, NULL));
+	assert_string_equal(name_at(m, CODE + 0x48, NULL), "$'Elixir.New':f/0");
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, m, &again, &info), 0);
+	assert_non_null(again);
+	perfmap__free(again);
+	perfmap__free(m);
+	/* fewer than held but whole: the node purged a module */
+	build();
+	put_entry(0, 2, put_module(FILES, "'Elixir.New'", CODE + 0x40, 0x20, newer, 1));
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, held, &m, &info), 0);
+	assert_non_null(m);
+	assert_null(perfmap__lookup(m, CODE + 0x18, NULL));
+	assert_int_not_equal(stamp, 0);
+	perfmap__free(m);
+	perfmap__free(held);
 }
 
 static void test_bad_descriptor(void **state)
@@ -181,9 +239,9 @@ static void test_bad_descriptor(void **state)
 
 	(void)state;
 	build();
-	assert_int_equal(beam_jit__read(&mem, BASE + SIZE, &stamp, &m, &info), -EFAULT);
+	assert_int_equal(beam_jit__read(&mem, BASE + SIZE, &stamp, NULL, &m, &info), -EFAULT);
 	put_descriptor(2, 0);
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), -EPROTO);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), -EPROTO);
 	assert_null(m);
 }
 
@@ -198,7 +256,7 @@ static void test_torn_module(void **state)
 	(void)state;
 	build();
 	put_u16(FILES + 0x1000 + 8 + 24 + 5 + 16 + 17 + 12, 0xffff); /* busy:heavy/0's name */
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	assert_string_equal(name_at(m, CODE, NULL), "$busy::codeHeader");
 	assert_null(perfmap__lookup(m, CODE + 0x18, NULL));
 	assert_string_equal(name_at(m, CODE + 0x48, NULL), "$'Elixir.New':f/0");
@@ -217,19 +275,19 @@ static void test_bad_entries(void **state)
 	(void)state;
 	build();
 	put_u64(ENTRIES + 24, BEAM_JIT_MAX_SYMFILE + 1);
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	assert_string_equal(name_at(m, CODE + 0x48, NULL), "$busy:light/0");
 	perfmap__free(m);
 
 	build();
 	put_u64(ENTRIES + 32 + 16, BASE + SIZE); /* busy's file unreadable */
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	assert_null(perfmap__lookup(m, CODE + 0x18, NULL));
 	perfmap__free(m);
 
 	build();
 	put_u64(ENTRIES + 64, ENTRIES); /* the oldest's next is the newest */
-	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, &m, &info), 0);
+	assert_int_equal(beam_jit__read(&mem, DESC, &stamp, NULL, &m, &info), 0);
 	assert_string_equal(name_at(m, CODE + 0x18, NULL), "$busy:heavy/0");
 	assert_int_equal(stamp, 0);
 	perfmap__free(m);
@@ -238,8 +296,9 @@ static void test_bad_entries(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_names_and_bounds), cmocka_unit_test(test_stamp),
-		cmocka_unit_test(test_bad_descriptor),	 cmocka_unit_test(test_torn_module),
+		cmocka_unit_test(test_names_and_bounds),   cmocka_unit_test(test_stamp),
+		cmocka_unit_test(test_stamp_reused_entry), cmocka_unit_test(test_torn_keeps_held),
+		cmocka_unit_test(test_bad_descriptor),	   cmocka_unit_test(test_torn_module),
 		cmocka_unit_test(test_bad_entries),
 	};
 
