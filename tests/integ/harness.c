@@ -980,6 +980,16 @@ long long h_offcpu_lost(const char *err)
 	return n;
 }
 
+/* Most blocks a wait can lose and still be checked: each is a tenth of it. */
+#define OFFCPU_LOST_MAX 3
+
+double h_offcpu_floor(long long lost)
+{
+	if (lost > OFFCPU_LOST_MAX)
+		fail_msg("%lld blocks off the CPU lost: too many to check the times by", lost);
+	return 0.9 - (double)lost * 0.12;
+}
+
 bool h_has_line(const char *text, const char *line)
 {
 	size_t len = strlen(line);

@@ -200,6 +200,11 @@ long long h_lost(const char *err, const char *what);
  * short by that many blocks, never by more, and never by an uncounted one.
  */
 long long h_offcpu_lost(const char *err);
+
+/* The share of a wait of ten blocks the off-CPU time must reach when lost
+ * blocks (h_offcpu_lost) were counted: 0.9, less a tenth and some for each;
+ * fails when more were lost than a check can allow for. */
+double h_offcpu_floor(long long lost);
 /* The whole line of TEXT that starts with PREFIX, copied into BUF; NULL if none. */
 const char *h_find_line(const char *text, const char *prefix, char *buf, size_t len);
 

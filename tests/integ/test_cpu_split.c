@@ -188,15 +188,15 @@ static void test_waits_split(void **state)
 			"  folded: %.1f ms off the CPU (%.1f asleep) of %.1f; measured %.1f\n",
 			off / MS, slept / MS, all / MS, took[i] / MS);
 		/* short by a counted lost block (a tenth of the wait) each at most */
-		if (off < took[i] * (0.9 - lost * 0.12) || off > took[i] * 1.1 ||
-		    off < all * (0.9 - lost * 0.12) || slept < off * 0.9) {
+		if (off < took[i] * h_offcpu_floor(lost) || off > took[i] * 1.1 ||
+		    off < all * h_offcpu_floor(lost) || slept < off * 0.9) {
 			h_dump(&r, "flamebpf");
 			h_folded_dump(&f, 40);
 			fail_msg("%s: %.1f ms off the CPU (%.1f asleep) of %.1f, measured %.1f",
 				 waits[i], off / MS, slept / MS, all / MS, took[i] / MS);
 		}
 		assert_int_equal(s.calls, 10);
-		assert_true(s.off > s.dur * (0.9 - lost * 0.12) && s.state[0] > s.off * 0.9);
+		assert_true(s.off > s.dur * h_offcpu_floor(lost) && s.state[0] > s.off * 0.9);
 		assert_int_equal(s.off, off);
 	}
 	s = chrome_sum(json, "compute");

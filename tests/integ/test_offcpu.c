@@ -57,7 +57,7 @@ static void test_waits(void **state)
 		print_message("%s: %.1f ms off the CPU (%.1f ms asleep), %.1f ms measured%s\n",
 			      waits[i], off / 1e6, slept / 1e6, took[i] / 1e6,
 			      lost ? " (blocks lost: counted)" : "");
-		if (off < took[i] * (0.9 - lost * 0.12) || off > took[i] * 1.1 ||
+		if (off < took[i] * h_offcpu_floor(lost) || off > took[i] * 1.1 ||
 		    slept < off * 0.9) {
 			h_dump(&r, "flamebpf");
 			h_folded_dump(&f, 60);
