@@ -11,11 +11,12 @@
 
 #include "symbols/proc_maps.h"
 
-/* Most rows the row array takes: 16 MiB, as 8-byte rows in chunks of
+/* Most rows the row array takes: 64 MiB, as 8-byte rows in chunks of
  * UNWIND_CHUNK_ROWS made as rows are placed, so that memory follows the
- * binaries in use (libc has 28k rows, python 65k, libLLVM 1.1M). Binaries
- * that do not fit use frame pointers and are named. */
-#define UNWINDER_ROWS_MAX (1u << 21)
+ * binaries in use (libc has 28k rows, python 65k, libLLVM 1.1M, and clang
+ * with its libraries 2.2M). Binaries that do not fit use frame pointers
+ * and are named. */
+#define UNWINDER_ROWS_MAX (1u << 23)
 
 struct unwinder_stats {
 	size_t files;	      /* binaries with a table loaded */
