@@ -1423,6 +1423,8 @@ static int want_kernel_addrs(struct collect_ctx *c)
 	size_t n = 0, cap = 0;
 	int err = 0;
 
+	if (c->s->ksyms) /* --continuous: lent, read whole once for many intervals */
+		return 0;
 	for (size_t i = 0; i < t->n && !err; i++)
 		for (uint32_t j = 0; j < t->v[i].nr && !err; j++)
 			if (t->v[i].ip[j] >> 63)
