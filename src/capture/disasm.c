@@ -41,7 +41,7 @@ int disasm__new(struct disasm **out)
 
 	if (!d)
 		return -ENOMEM;
-	d->lib = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+	d->lib = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!d->lib || !find_calls(d) || d->open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK)
 		goto no_disasm;
 	d->option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);

@@ -14,7 +14,8 @@
 struct disasm;
 
 /* Returns 0 or -ENOMEM / -ENOTSUP (no x86-64 disassembler: libcapstone
- * missing or without x86). */
+ * missing or without x86). The library stays loaded once opened: a capture
+ * that disassembles does it for binary after binary. */
 int disasm__new(struct disasm **out);
 void disasm__free(struct disasm *d);
 
