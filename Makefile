@@ -11,10 +11,19 @@ CC ?= gcc
 CLANG ?= clang
 CLANGXX ?= clang++
 BPFTOOL ?= bpftool
-PKGS := libbpf libelf libdw zlib capstone json-c libprotobuf-c liblzma libcurl
+PKGS := libbpf libelf libdw zlib json-c libprotobuf-c liblzma
+# Opened at their first use (dlopen), not linked: their pages (3.2 MiB of
+# capstone's tables, 5 MiB of libcurl's TLS and the rest) would be in the
+# RSS of every run, and only the uprobe modes and --push use them.
+DLOPEN_PKGS := capstone libcurl
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
-PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) $(DLOPEN_PKGS)) \
+	-DCAPSTONE_SONAME='"$(call soname,capstone,libcapstone)"' \
+	-DCURL_SONAME='"$(call soname,libcurl,libcurl)"'
+PKG_LIBS = $(shell pkg-config --libs $(PKGS)) -ldl
+# The soname of library $(2) of package $(1), as the linker would record it.
+soname = $(or $(shell objdump -p $$(pkg-config --variable=libdir $(1))/$(2).so 2>/dev/null | \
+	awk '$$1 == "SONAME" { print $$2 }'),$(2).so)
 # libiberty (the demangler binutils and perf use) has no pkg-config file.
 EXTRA_LIBS := -liberty -lm
 

@@ -3,7 +3,6 @@
  * bytes), and a candidate counts only where a function of the file starts. */
 #include "ifunc.h"
 
-#include <capstone/capstone.h>
 #include <elfutils/libdw.h>
 #include <errno.h>
 #include <gelf.h>
@@ -16,6 +15,7 @@
 
 #include "symbols/debuginfo.h"
 #include "util/hashmap.h"
+#include "disasm.h"
 #include "ifunc_self.h"
 
 #define RESOLVER_MAX   4096
@@ -51,8 +51,7 @@ struct ifuncs {
 	struct slot *slots; /* sorted by at */
 	size_t nslots, slots_cap;
 	bool slots_tried;
-	csh cs;
-	bool cs_ok;
+	struct disasm *d;	/* NULL: no disassembler */
 	struct hashmap by_func; /* function index -> index in res */
 	struct result *res;
 	size_t nres;
@@ -69,9 +68,8 @@ int ifuncs__new(int fd, const char *path, const struct elf_symtab *t, struct ifu
 	r->t = t;
 	if (fstat(fd, &r->st))
 		r->self_tried = true; /* not comparable: never ours */
-	r->cs_ok = cs_open(CS_ARCH_X86, CS_MODE_64, &r->cs) == CS_ERR_OK;
-	if (r->cs_ok)
-		cs_option(r->cs, CS_OPT_DETAIL, CS_OPT_ON);
+	if (disasm__new(&r->d))
+		r->d = NULL;
 	*out = r;
 	return 0;
 }
@@ -323,19 +321,17 @@ static int scan_resolver(struct ifuncs *r, const struct elf_func *f, const uint8
 	bool fixed = elf_symtab__type(r->t) == ET_EXEC;
 	const uint8_t *p = code;
 	uint64_t pc = f->vaddr, addr;
-	cs_insn *insn = cs_malloc(r->cs);
+	cs_insn *insn = disasm__insn_new(r->d);
 	struct ifunc_impl impl;
 	int err = insn ? 0 : -ENOMEM;
 
-	while (!err && len && res->n < CANDIDATES_MAX &&
-	       cs_disasm_iter(r->cs, &p, &len, &pc, insn)) {
+	while (!err && len && res->n < CANDIDATES_MAX && disasm__next(r->d, &p, &len, &pc, insn)) {
 		if (!loaded_address(r, insn, fixed, &addr) ||
 		    (addr >= f->vaddr && addr - f->vaddr < f->size) || !describe(r, addr, &impl))
 			continue;
 		err = add_impl(res, &impl);
 	}
-	if (insn)
-		cs_free(insn, 1);
+	disasm__insn_free(r->d, insn);
 	if (res->n)
 		res->how = IFUNC_CANDIDATES;
 	return err;
@@ -350,7 +346,7 @@ static int resolve_code(struct ifuncs *r, const struct elf_func *f, struct resul
 	ssize_t got;
 	int err;
 
-	if (!r->cs_ok || !len || elf_symtab__file_offset(r->t, f->vaddr, &off))
+	if (!r->d || !len || elf_symtab__file_offset(r->t, f->vaddr, &off))
 		return 0;
 	code = malloc(len);
 	if (!code)
@@ -465,8 +461,7 @@ void ifuncs__free(struct ifuncs *r)
 	free(r->slots);
 	if (r->elf)
 		elf_end(r->elf);
-	if (r->cs_ok)
-		cs_close(&r->cs);
+	disasm__free(r->d);
 	elf_symtab__free(r->dbg);
 	ifunc_self__free(r->self);
 	free(r);

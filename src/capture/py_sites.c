@@ -7,8 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <capstone/capstone.h>
-
+#include "disasm.h"
 #include "py_sites.h"
 #include "ret_sites.h"
 #include "symbols/elf_object.h"
@@ -354,12 +353,12 @@ static int reg_of(x86_reg r)
 	return n;
 }
 
-static bool writes_reg(csh cs, const cs_insn *insn, int reg)
+static bool writes_reg(struct disasm *d, const cs_insn *insn, int reg)
 {
 	cs_regs rd, wr;
 	uint8_t nrd = 0, nwr = 0;
 
-	if (cs_regs_access(cs, insn, rd, &nrd, wr, &nwr) != CS_ERR_OK)
+	if (!disasm__regs(d, insn, rd, &nrd, wr, &nwr))
 		return true;
 	for (uint8_t i = 0; i < nwr; i++)
 		if (reg_of(wr[i]) == reg)
@@ -399,14 +398,14 @@ static int reg_copy(const cs_insn *insn, int *dst)
 }
 
 /* The registers that hold the frame after insn, given those before. */
-static uint32_t track_frame(csh cs, const cs_insn *insn, uint32_t holds)
+static uint32_t track_frame(struct disasm *d, const cs_insn *insn, uint32_t holds)
 {
 	int dst, src = reg_copy(insn, &dst);
 
 	if (src >= 0)
 		return src < 32 && (holds >> src & 1) ? holds | 1U << dst : holds & ~(1U << dst);
 	for (int r = 0; r < 16; r++)
-		if ((holds >> r & 1) && writes_reg(cs, insn, r))
+		if ((holds >> r & 1) && writes_reg(d, insn, r))
 			holds &= ~(1U << r);
 	return holds;
 }
@@ -431,13 +430,13 @@ static int frame_reg(uint32_t holds, int first)
 static int walk_handler(struct image *im, struct handler *h, const uint8_t *code, size_t left,
 			uint32_t frame_instr, cs_insn *insn)
 {
-	csh cs = disasm__handle(im->d);
+	struct disasm *d = im->d;
 	const uint8_t *p = code;
 	uint64_t addr = h->start, lost = 0;
 	uint32_t holds = 0, written = 0;
 	int first = -1;
 
-	while (cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+	while (disasm__next(d, &p, &left, &addr, insn)) {
 		if (is_branch(insn)) {
 			if (first < 0)
 				return fail(
@@ -458,12 +457,12 @@ static int walk_handler(struct image *im, struct handler *h, const uint8_t *code
 		if (first >= 0) {
 			uint32_t was = holds;
 
-			holds = track_frame(cs, insn, holds);
+			holds = track_frame(d, insn, holds);
 			lost = holds || !was ? lost : insn->address;
 		} else if ((first = instr_store_base(insn, frame_instr)) >= 0) {
 			holds = 1U << first;
 		} else {
-			written |= ~track_frame(cs, insn, 0xffff) & 0xffff;
+			written |= ~track_frame(d, insn, 0xffff) & 0xffff;
 		}
 	}
 	return fail(im, -EINVAL, "%s at %#lx: no branch in its first %d bytes", h->name, h->start,
@@ -484,11 +483,11 @@ static int find_site(struct image *im, struct handler *h, uint32_t frame_instr)
 	if (n <= 0)
 		return fail(im, n < 0 ? -errno : -EIO, "%s at %#lx: cannot read its code", h->name,
 			    h->start);
-	insn = cs_malloc(disasm__handle(im->d));
+	insn = disasm__insn_new(im->d);
 	if (!insn)
 		return fail(im, -ENOMEM, "out of memory");
 	err = walk_handler(im, h, code, (size_t)n, frame_instr, insn);
-	cs_free(insn, 1);
+	disasm__insn_free(im->d, insn);
 	if (!err)
 		err = elf_symtab__file_offset(im->syms, h->site, &h->site_off) ? -EINVAL : 0;
 	return err;
@@ -569,14 +568,13 @@ static int check_target(struct image *im, struct handler *h, size_t nh, const cs
 static int sweep(struct image *im, const struct range *r, const uint8_t *code, struct handler *h,
 		 size_t nh, cs_insn *insn)
 {
-	csh cs = disasm__handle(im->d);
 	const uint8_t *p = code;
 	size_t left = r->end - r->start;
 	uint64_t addr = r->start, to;
 	int err;
 
 	while (left) {
-		if (!cs_disasm_iter(cs, &p, &left, &addr, insn)) {
+		if (!disasm__next(im->d, &p, &left, &addr, insn)) {
 			p++, left--, addr++;
 			continue;
 		}
@@ -590,7 +588,7 @@ static int sweep_range(struct image *im, const struct range *r, struct handler *
 {
 	size_t size = r->end - r->start;
 	uint8_t *code = malloc(size);
-	cs_insn *insn = cs_malloc(disasm__handle(im->d));
+	cs_insn *insn = disasm__insn_new(im->d);
 	uint64_t off;
 	int err;
 
@@ -601,8 +599,7 @@ static int sweep_range(struct image *im, const struct range *r, struct handler *
 		err = fail(im, -EIO, "cannot read the code at %#lx", r->start);
 	else
 		err = sweep(im, r, code, h, nh, insn);
-	if (insn)
-		cs_free(insn, 1);
+	disasm__insn_free(im->d, insn);
 	free(code);
 	return err;
 }

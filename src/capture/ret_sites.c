@@ -4,44 +4,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <capstone/capstone.h>
-
+#include "disasm.h"
 #include "ret_sites.h"
 #include "ret_slot.h"
 
 #define MAX_FUNC_BYTES (1 << 20)
-
-struct disasm {
-	csh cs;
-};
-
-int disasm__new(struct disasm **out)
-{
-	struct disasm *d = calloc(1, sizeof(*d));
-
-	if (!d)
-		return -ENOMEM;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->cs) != CS_ERR_OK) {
-		free(d);
-		return -ENOTSUP;
-	}
-	cs_option(d->cs, CS_OPT_DETAIL, CS_OPT_ON);
-	*out = d;
-	return 0;
-}
-
-size_t disasm__handle(struct disasm *d)
-{
-	return d->cs;
-}
-
-void disasm__free(struct disasm *d)
-{
-	if (!d)
-		return;
-	cs_close(&d->cs);
-	free(d);
-}
 
 static int add_site(struct ret_sites *rs, uint64_t off, uint8_t kind)
 {
@@ -233,14 +200,14 @@ static int walk_code(struct walk *w, size_t ri, const uint8_t *code)
 	const uint8_t *p = code;
 	size_t left = r.size;
 	uint64_t addr = r.vaddr;
-	cs_insn *insn = cs_malloc(w->d->cs);
+	cs_insn *insn = disasm__insn_new(w->d);
 	int err = 0;
 
 	if (!insn)
 		return -ENOMEM;
 	if (!ri)
 		ret_slot__start(&w->slot);
-	while (left && cs_disasm_iter(w->d->cs, &p, &left, &addr, insn)) {
+	while (left && disasm__next(w->d, &p, &left, &addr, insn)) {
 		if (!ri)
 			ret_slot__visit(&w->slot, insn, r.vaddr, r.vaddr + r.size);
 		if ((err = visit(w, &r, insn)))
@@ -249,7 +216,7 @@ static int walk_code(struct walk *w, size_t ri, const uint8_t *code)
 	/* padding or data after the last instruction stops the walk early */
 	if (left)
 		w->out->complete = false;
-	cs_free(insn, 1);
+	disasm__insn_free(w->d, insn);
 	return err;
 }
 
@@ -354,16 +321,16 @@ enum entry_kind disasm__entry(struct disasm *d, int fd, uint64_t file_off, uint6
 	cs_insn *insn;
 
 	*site = file_off;
-	if (!left || !(insn = cs_malloc(d->cs)))
+	if (!left || !(insn = disasm__insn_new(d)))
 		return ENTRY_STEPPED;
-	if (cs_disasm_iter(d->cs, &p, &left, &addr, insn)) {
+	if (disasm__next(d, &p, &left, &addr, insn)) {
 		kind = kind_of(insn);
-		if (insn->id == X86_INS_ENDBR64 && cs_disasm_iter(d->cs, &p, &left, &addr, insn) &&
+		if (insn->id == X86_INS_ENDBR64 && disasm__next(d, &p, &left, &addr, insn) &&
 		    (next = kind_of(insn)) == ENTRY_EMULATED) {
 			*site = file_off + insn->address;
 			kind = next;
 		}
 	}
-	cs_free(insn, 1);
+	disasm__insn_free(d, insn);
 	return kind;
 }

@@ -52,14 +52,9 @@ typedef bool (*fragment_fn)(void *arg, uint64_t vaddr, struct code_range *frag);
 
 struct disasm;
 
-/* Returns 0 or -ENOMEM / -ENOTSUP (no x86-64 disassembler). */
-int disasm__new(struct disasm **out);
-void disasm__free(struct disasm *d);
-
-/* For other readers of code: d's capstone handle (a csh), and what they
- * ask of an instruction it decoded with details. */
+/* For other readers of code: what they ask of an instruction a disassembler
+ * (disasm.h) decoded with details. */
 struct cs_insn;
-size_t disasm__handle(struct disasm *d);
 bool disasm__in_group(const struct cs_insn *insn, uint8_t group);
 /* A jmp, jcc or call to a constant address: sets *target. */
 bool disasm__direct_branch(const struct cs_insn *insn, uint64_t *target);

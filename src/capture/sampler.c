@@ -1413,6 +1413,28 @@ static int add_still_off_all(struct collect_ctx *c)
 	return err;
 }
 
+/* The kernel's addresses in the stacks (Linux gives the kernel the upper
+ * half of a 64-bit address space; a user stack's stray word there costs a
+ * lookup), so that kallsyms is read for them alone. */
+static int want_kernel_addrs(struct collect_ctx *c)
+{
+	const struct stack_table *t = &c->s->stacks;
+	uint64_t *v = NULL;
+	size_t n = 0, cap = 0;
+	int err = 0;
+
+	if (c->s->ksyms) /* --continuous: lent, read whole once for many intervals */
+		return 0;
+	for (size_t i = 0; i < t->n && !err; i++)
+		for (uint32_t j = 0; j < t->v[i].nr && !err; j++)
+			if (t->v[i].ip[j] >> 63)
+				err = array__push((void **)&v, &n, &cap, &t->v[i].ip[j],
+						  sizeof(*v));
+	err = err ?: symbolizer__kernel_addrs(c->sym, v, n);
+	free(v);
+	return err;
+}
+
 static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 {
 	struct collect_ctx *c = calloc(1, sizeof(*c));
@@ -1432,7 +1454,9 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 	c->sym = symbolizer__new_with(p, s->procs, s->bins);
 	if (c->sym)
 		symbolizer__lend_kallsyms(c->sym, s->ksyms);
-	err = !c->sym ? -ENOMEM : s->opts.alloc ? read_allocs(c) : read_counts(c);
+	err = !c->sym ? -ENOMEM : want_kernel_addrs(c);
+	if (!err)
+		err = s->opts.alloc ? read_allocs(c) : read_counts(c);
 	if (!err && s->opts.offcpu)
 		err = add_still_off_all(c);
 	for (size_t i = 0; i < s->nspilled && !err; i++)

@@ -24,6 +24,7 @@
 #include "util/regex_dfa.h"
 #include "privileges.h"
 #include "py_sites.h"
+#include "disasm.h"
 #include "ret_sites.h"
 #include "source.h"
 #include "summary.h"

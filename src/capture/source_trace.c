@@ -19,6 +19,7 @@
 #include "funcs.h"
 #include "privileges.h"
 #include "probe_plan.h"
+#include "disasm.h"
 #include "ret_sites.h"
 #include "source.h"
 #include "stack_walkers.h"

@@ -28,6 +28,24 @@ struct kallsyms {
 	size_t n, cap;
 	char *pool;
 	size_t pool_len, pool_cap;
+	uint64_t last; /* the address of the file's last symbol */
+};
+
+/* For kallsyms__load_for: the best symbol so far of each gap between two
+ * wanted addresses (gap i holds the symbols in (addrs[i - 1], addrs[i]]):
+ * the one that contains addrs[i] is the highest of gaps 0..i. */
+struct gap {
+	uint64_t addr;
+	uint8_t rank;
+	bool set;
+	char *name;
+	size_t cap;
+};
+
+struct wanted {
+	const uint64_t *addrs;
+	size_t n;
+	struct gap *gaps;
 };
 
 /* One parsed line; name points into the line and is not NUL-terminated. */
@@ -128,7 +146,91 @@ struct addr_seen {
 	bool any, nonzero;
 };
 
-static int read_lines(struct kallsyms *k, FILE *f, struct addr_seen *seen)
+/* Whether a symbol named xn of rank xr is a better name for its address
+ * than yn of rank yr, by the rule of elf_symtab.c: global over weak over
+ * local, fewer leading underscores, shorter, byte order. */
+static bool name_better(int xr, const char *xn, int yr, const char *yn)
+{
+	size_t xu, yu, xl, yl;
+
+	if (xr != yr)
+		return xr < yr;
+	xu = strspn(xn, "_");
+	yu = strspn(yn, "_");
+	if (xu != yu)
+		return xu < yu;
+	xl = strlen(xn);
+	yl = strlen(yn);
+	if (xl != yl)
+		return xl < yl;
+	return strcmp(xn, yn) < 0;
+}
+
+static bool alias_better(const struct kallsyms *k, const struct ksym *x, const struct ksym *y)
+{
+	return name_better(x->rank, k->pool + x->name, y->rank, k->pool + y->name);
+}
+
+/* The first of w's addresses at or above addr: the gap it falls in. */
+static size_t gap_of(const struct wanted *w, uint64_t addr)
+{
+	size_t lo = 0, hi = w->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (w->addrs[mid] < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Whether l's name is a better one than g's for the same address. */
+static bool gap_alias_better(const struct gap *g, const struct kline *l, int rank)
+{
+	char *name = strndup(l->name, l->name_len);
+	bool better = name && name_better(rank, name, g->rank, g->name);
+
+	free(name);
+	return better;
+}
+
+/* Keeps l in its gap if it is the gap's best so far. */
+static int offer(struct wanted *w, const struct kline *l, int rank)
+{
+	size_t i = gap_of(w, l->addr);
+	struct gap *g = i < w->n ? &w->gaps[i] : NULL;
+
+	if (!g || (g->set &&
+		   (l->addr < g->addr || (l->addr == g->addr && !gap_alias_better(g, l, rank)))))
+		return 0;
+	if (l->name_len + 1 > g->cap) {
+		char *name = realloc(g->name, l->name_len + 1);
+
+		if (!name)
+			return -ENOMEM;
+		g->name = name;
+		g->cap = l->name_len + 1;
+	}
+	memcpy(g->name, l->name, l->name_len);
+	g->name[l->name_len] = '\0';
+	g->addr = l->addr;
+	g->rank = (uint8_t)rank;
+	g->set = true;
+	return 0;
+}
+
+/* A text symbol: kept (w NULL), or offered to the gaps of w. */
+static int take_sym(struct kallsyms *k, struct wanted *w, const struct kline *l, int rank)
+{
+	if (l->addr > k->last)
+		k->last = l->addr;
+	return w ? offer(w, l, rank) : add_sym(k, l, rank);
+}
+
+static int read_lines(struct kallsyms *k, struct wanted *w, FILE *f, struct addr_seen *seen)
 {
 	char *line = NULL;
 	size_t cap = 0;
@@ -147,7 +249,7 @@ static int read_lines(struct kallsyms *k, FILE *f, struct addr_seen *seen)
 		rank = type_rank(l.type);
 		if (rank < 0)
 			continue;
-		err = add_sym(k, &l, rank);
+		err = take_sym(k, w, &l, rank);
 		if (err)
 			break;
 	}
@@ -164,27 +266,6 @@ static int addr_cmp(const void *a, const void *b)
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	return 0;
-}
-
-/* Whether alias x is a better name than y, by the rule of elf_symtab.c:
- * global over weak over local, fewer leading underscores, shorter, byte order.
- */
-static bool alias_better(const struct kallsyms *k, const struct ksym *x, const struct ksym *y)
-{
-	const char *xn = k->pool + x->name, *yn = k->pool + y->name;
-	size_t xu, yu, xl, yl;
-
-	if (x->rank != y->rank)
-		return x->rank < y->rank;
-	xu = strspn(xn, "_");
-	yu = strspn(yn, "_");
-	if (xu != yu)
-		return xu < yu;
-	xl = strlen(xn);
-	yl = strlen(yn);
-	if (xl != yl)
-		return xl < yl;
-	return strcmp(xn, yn) < 0;
 }
 
 /* Merges the sorted tail syms[p..n) into the sorted prefix, from the back. */
@@ -235,7 +316,7 @@ static void dedup_syms(struct kallsyms *k)
 	k->n = n;
 }
 
-static int read_file(struct kallsyms *k, const char *path)
+static int read_file(struct kallsyms *k, struct wanted *w, const char *path)
 {
 	struct addr_seen seen = { false, false };
 	FILE *f = fopen(path, "re");
@@ -245,7 +326,7 @@ static int read_file(struct kallsyms *k, const char *path)
 		return -errno;
 	/* /proc/kallsyms fills at most the caller's buffer per read(): few big reads. */
 	setvbuf(f, NULL, _IOFBF, READ_BUF_SIZE);
-	err = read_lines(k, f, &seen);
+	err = read_lines(k, w, f, &seen);
 	fclose(f);
 	/* kptr_restrict shows every address as zero rather than failing the read. */
 	if (!err && seen.any && !seen.nonzero)
@@ -262,7 +343,7 @@ int kallsyms__load(const char *path, struct kallsyms **out)
 	k = calloc(1, sizeof(*k));
 	if (!k)
 		return -ENOMEM;
-	err = read_file(k, path);
+	err = read_file(k, NULL, path);
 	if (!err)
 		err = sort_syms(k);
 	if (err)
@@ -273,6 +354,39 @@ int kallsyms__load(const char *path, struct kallsyms **out)
 
 free_syms:
 	kallsyms__free(k);
+	return err;
+}
+
+/* The best symbol of each gap, in address order (the gaps' order). */
+static int keep_gaps(struct kallsyms *k, const struct wanted *w)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < w->n && !err; i++) {
+		const struct gap *g = &w->gaps[i];
+
+		if (g->set)
+			err = add_sym(k,
+				      &(struct kline){ .addr = g->addr,
+						       .name = g->name,
+						       .name_len = strlen(g->name) },
+				      g->rank);
+	}
+	return err;
+}
+
+int kallsyms__load_for(const char *path, const uint64_t *addrs, size_t n, struct kallsyms **out)
+{
+	struct wanted w = { addrs, n, calloc(n ? n : 1, sizeof(*w.gaps)) };
+	struct kallsyms *k = calloc(1, sizeof(*k));
+	int err = !w.gaps || !k ? -ENOMEM : read_file(k, &w, path) ?: keep_gaps(k, &w);
+
+	for (size_t i = 0; w.gaps && i < n; i++)
+		free(w.gaps[i].name);
+	free(w.gaps);
+	*out = err ? NULL : k;
+	if (err)
+		kallsyms__free(k);
 	return err;
 }
 
@@ -293,7 +407,7 @@ const char *kallsyms__lookup(const struct kallsyms *k, uint64_t addr, uint64_t *
 	if (lo == 0)
 		return NULL;
 	s = &k->syms[lo - 1];
-	if (lo == k->n && addr - s->addr >= LAST_SYM_SPAN)
+	if (s->addr == k->last && addr - s->addr >= LAST_SYM_SPAN)
 		return NULL;
 	if (off)
 		*off = addr - s->addr;

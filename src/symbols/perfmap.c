@@ -254,6 +254,27 @@ static int sweep(struct perfmap *m, struct heap *h)
 	return err;
 }
 
+/* Gives back the room the arrays grew by: a JIT's map (a BEAM's is 5 MB)
+ * is kept for the whole capture, and growth by doubling leaves up to half
+ * of each unused. */
+static void fit(struct perfmap *m)
+{
+	void *v;
+
+	if ((v = realloc(m->e, m->n * sizeof(*m->e)))) {
+		m->e = v;
+		m->e_cap = m->n;
+	}
+	if (m->nsegs && (v = realloc(m->segs, m->nsegs * sizeof(*m->segs)))) {
+		m->segs = v;
+		m->segs_cap = m->nsegs;
+	}
+	if (m->pool_len && (v = realloc(m->pool, m->pool_len))) {
+		m->pool = v;
+		m->pool_cap = m->pool_len;
+	}
+}
+
 static int build_segments(struct perfmap *m)
 {
 	struct heap h = { NULL, 0 };
@@ -267,6 +288,8 @@ static int build_segments(struct perfmap *m)
 	qsort(m->e, m->n, sizeof(*m->e), entry_cmp);
 	err = sweep(m, &h);
 	free(h.v);
+	if (!err)
+		fit(m);
 	return err;
 }
 

@@ -20,7 +20,9 @@ struct symbolizer {
 	struct kallsyms *ksyms;
 	int kerr; /* kallsyms could not be loaded */
 	bool kloaded;
-	bool klent; /* ksyms is the caller's (symbolizer__lend_kallsyms) */
+	bool klent;	 /* ksyms is the caller's (symbolizer__lend_kallsyms) */
+	uint64_t *kwant; /* ksyms holds these addresses' symbols alone, sorted */
+	size_t nkwant;
 	bool no_demangle;
 	bool inline_frames, file_line;	      /* --inline, --file-line: DWARF wanted */
 	struct hashmap user_names, user_offs; /* hash(binary, file offset, is_return) */
@@ -386,14 +388,63 @@ int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool i
 	return err ? err : 1;
 }
 
-static void load_kallsyms(struct symbolizer *s)
+static int u64_cmp(const void *a, const void *b)
 {
-	s->kloaded = true;
-	s->kerr = kallsyms__load("/proc/kallsyms", &s->ksyms);
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int symbolizer__kernel_addrs(struct symbolizer *s, const uint64_t *addrs, size_t n)
+{
+	uint64_t *v;
+	size_t m = 0;
+
+	if (s->kloaded || !n)
+		return 0;
+	v = reallocarray(NULL, n, 2 * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	/* a return address is looked up one byte back */
+	for (size_t i = 0; i < n; i++) {
+		v[2 * i] = addrs[i];
+		v[2 * i + 1] = addrs[i] - 1;
+	}
+	qsort(v, 2 * n, sizeof(*v), u64_cmp);
+	for (size_t i = 0; i < 2 * n; i++)
+		if (!m || v[m - 1] != v[i])
+			v[m++] = v[i];
+	free(s->kwant);
+	s->kwant = v;
+	s->nkwant = m;
+	return 0;
+}
+
+/* The kernel's symbols, read at the first kernel address: those of the
+ * wanted addresses alone when addr is one of them, else all of them. */
+static const struct kallsyms *kernel_syms(struct symbolizer *s, uint64_t addr)
+{
+	if (s->kwant && !bsearch(&addr, s->kwant, s->nkwant, sizeof(addr), u64_cmp)) {
+		free(s->kwant);
+		s->kwant = NULL;
+		if (s->kloaded) {
+			kallsyms__free(s->ksyms);
+			s->ksyms = NULL;
+			s->kloaded = false;
+		}
+	}
+	if (!s->kloaded) {
+		s->kloaded = true;
+		s->kerr = s->kwant ? kallsyms__load_for("/proc/kallsyms", s->kwant, s->nkwant,
+							&s->ksyms)
+				   : kallsyms__load("/proc/kallsyms", &s->ksyms);
+	}
+	return s->ksyms;
 }
 
 int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32_t *id)
 {
+	const struct kallsyms *ks;
 	const char *name = NULL;
 	uint64_t off = 0, frame;
 	struct resolved r;
@@ -403,10 +454,9 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32
 		*id = (uint32_t)frame;
 		return 0;
 	}
-	if (!s->kloaded)
-		load_kallsyms(s);
-	if (s->ksyms)
-		name = kallsyms__lookup(s->ksyms, ip - is_return, &off);
+	ks = kernel_syms(s, ip - is_return);
+	if (ks)
+		name = kallsyms__lookup(ks, ip - is_return, &off);
 	err = name ? intern_name(s, name, off + is_return, &r)
 		   : unknown_name(s, "[kernel]", ip, &r);
 	if (!err)
@@ -420,16 +470,17 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32
 
 const char *symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, bool is_return)
 {
+	const struct kallsyms *ks = kernel_syms(s, ip - is_return);
 	uint64_t off;
 
-	if (!s->kloaded)
-		load_kallsyms(s);
-	return s->ksyms ? kallsyms__lookup(s->ksyms, ip - is_return, &off) : NULL;
+	return ks ? kallsyms__lookup(ks, ip - is_return, &off) : NULL;
 }
 
 void symbolizer__lend_kallsyms(struct symbolizer *s, struct kallsyms *ks)
 {
 	if (!s->kloaded && ks) {
+		free(s->kwant);
+		s->kwant = NULL;
 		s->ksyms = ks;
 		s->kloaded = s->klent = true;
 	}
@@ -448,6 +499,7 @@ void symbolizer__free(struct symbolizer *s)
 		symcache__free(s->bins);
 	if (!s->klent)
 		kallsyms__free(s->ksyms);
+	free(s->kwant);
 	hashmap__free(&s->user_names);
 	hashmap__free(&s->user_offs);
 	hashmap__free(&s->user_sets);

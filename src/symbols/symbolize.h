@@ -74,6 +74,13 @@ int symbolizer__kernel(struct symbolizer *s, uint64_t ip, bool is_return, uint32
  * is_return), or NULL when unknown. Valid until s is freed. */
 const char *symbolizer__kernel_name(struct symbolizer *s, uint64_t ip, bool is_return);
 
+/* The kernel addresses that will be symbolized (n of them, in any order,
+ * repeats allowed): /proc/kallsyms is then read for their symbols alone,
+ * not kept whole (kallsyms__load_for). An address outside them read later
+ * makes it read the whole file after all. No effect once names were looked
+ * up or kallsyms lent. Returns 0 or -ENOMEM. */
+int symbolizer__kernel_addrs(struct symbolizer *s, const uint64_t *addrs, size_t n);
+
 /* Why kernel names are missing, or 0. */
 int symbolizer__kernel_err(const struct symbolizer *s);
 

@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
+#include "curl_calls.h"
 #include "http_post.h"
 
 /* The start of the server's answer, for a status that says why. */
@@ -39,34 +38,34 @@ static void one_line(char *s)
 			*s = ' ';
 }
 
-static int set_body(CURL *c, const struct http_request *rq, curl_mime **mime,
-		    struct curl_slist **hdrs)
+static int set_body(const struct curl_calls *k, CURL *c, const struct http_request *rq,
+		    curl_mime **mime, struct curl_slist **hdrs)
 {
 	curl_mimepart *part;
 	char line[128];
 
 	if (!rq->form_field) {
 		snprintf(line, sizeof(line), "Content-Type: %s", rq->content_type);
-		*hdrs = curl_slist_append(*hdrs, line);
+		*hdrs = k->slist_append(*hdrs, line);
 		if (*hdrs && rq->content_encoding) {
 			snprintf(line, sizeof(line), "Content-Encoding: %s", rq->content_encoding);
-			*hdrs = curl_slist_append(*hdrs, line);
+			*hdrs = k->slist_append(*hdrs, line);
 		}
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
+		k->easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
+		k->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
 		return *hdrs ? 0 : -ENOMEM;
 	}
-	*mime = curl_mime_init(c);
-	part = *mime ? curl_mime_addpart(*mime) : NULL;
-	if (!part || curl_mime_name(part, rq->form_field) ||
-	    curl_mime_filename(part, rq->form_field) || curl_mime_type(part, rq->content_type) ||
-	    curl_mime_data(part, rq->body, rq->len))
+	*mime = k->mime_init(c);
+	part = *mime ? k->mime_addpart(*mime) : NULL;
+	if (!part || k->mime_name(part, rq->form_field) || k->mime_filename(part, rq->form_field) ||
+	    k->mime_type(part, rq->content_type) || k->mime_data(part, rq->body, rq->len))
 		return -ENOMEM;
-	curl_easy_setopt(c, CURLOPT_MIMEPOST, *mime);
+	k->easy_setopt(c, CURLOPT_MIMEPOST, *mime);
 	return 0;
 }
 
-static int set_auth(const struct http_request *rq, struct curl_slist **hdrs)
+static int set_auth(const struct curl_calls *k, const struct http_request *rq,
+		    struct curl_slist **hdrs)
 {
 	char *line;
 	struct curl_slist *l;
@@ -75,7 +74,7 @@ static int set_auth(const struct http_request *rq, struct curl_slist **hdrs)
 		return 0;
 	if (asprintf(&line, "Authorization: Bearer %s", rq->token) < 0)
 		return -ENOMEM;
-	l = curl_slist_append(*hdrs, line);
+	l = k->slist_append(*hdrs, line);
 	explicit_bzero(line, strlen(line));
 	free(line);
 	if (!l)
@@ -84,57 +83,93 @@ static int set_auth(const struct http_request *rq, struct curl_slist **hdrs)
 	return 0;
 }
 
-static int perform(CURL *c, long *status, char *err)
+static int perform(const struct curl_calls *k, CURL *c, long *status, char *err)
 {
 	char why[CURL_ERROR_SIZE] = "";
 	CURLcode rc;
 
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, why);
-	rc = curl_easy_perform(c);
+	k->easy_setopt(c, CURLOPT_ERRORBUFFER, why);
+	rc = k->easy_perform(c);
 	if (rc != CURLE_OK) {
-		snprintf(err, HTTP_ERR_LEN, "%s", why[0] ? why : curl_easy_strerror(rc));
+		snprintf(err, HTTP_ERR_LEN, "%s", why[0] ? why : k->easy_strerror(rc));
 		return rc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	k->easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	return 0;
 }
 
-int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LEN])
+static int post(const struct curl_calls *k, const struct http_request *rq, long *status,
+		char err[HTTP_ERR_LEN])
 {
 	struct answer a = { .text = err };
 	struct curl_slist *hdrs = NULL;
 	curl_mime *mime = NULL;
-	CURL *c = curl_easy_init();
+	CURL *c = k->easy_init();
 	int ret = 0;
 
-	err[0] = '\0';
 	if (!c) {
 		snprintf(err, HTTP_ERR_LEN, "cannot start libcurl");
 		return -ENOMEM;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, rq->url);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_answer);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &a);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "flamebpf/" FLAMEBPF_VERSION);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	k->easy_setopt(c, CURLOPT_URL, rq->url);
+	k->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	k->easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms);
+	k->easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_answer);
+	k->easy_setopt(c, CURLOPT_WRITEDATA, &a);
+	k->easy_setopt(c, CURLOPT_USERAGENT, "flamebpf/" FLAMEBPF_VERSION);
+	k->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* no "Expect: 100-continue" round trip before a large body */
-	hdrs = curl_slist_append(hdrs, "Expect:");
+	hdrs = k->slist_append(hdrs, "Expect:");
 	if (!hdrs)
 		ret = -ENOMEM;
 	if (rq->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, rq->ca_file);
-	ret = ret ?: set_body(c, rq, &mime, &hdrs) ?: set_auth(rq, &hdrs);
+		k->easy_setopt(c, CURLOPT_CAINFO, rq->ca_file);
+	ret = ret ?: set_body(k, c, rq, &mime, &hdrs) ?: set_auth(k, rq, &hdrs);
 	if (!ret) {
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-		ret = perform(c, status, err);
+		k->easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+		ret = perform(k, c, status, err);
 	}
 	if (ret == -ENOMEM && !err[0])
 		snprintf(err, HTTP_ERR_LEN, "out of memory");
 	one_line(err);
-	curl_mime_free(mime);
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	k->mime_free(mime);
+	k->slist_free_all(hdrs);
+	k->easy_cleanup(c);
 	return ret;
+}
+
+int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LEN])
+{
+	struct curl_calls k;
+	int ret;
+
+	err[0] = '\0';
+	ret = curl_calls__load(&k, err, HTTP_ERR_LEN);
+	if (ret)
+		return ret;
+	ret = post(&k, rq, status, err);
+	curl_calls__unload(&k);
+	return ret;
+}
+
+char *http__escape(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = malloc(3 * strlen(s) + 1), *o = out;
+
+	for (; out && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~", c)) {
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = '%';
+		*o++ = hex[c >> 4];
+		*o++ = hex[c & 15];
+	}
+	if (out)
+		*o = '\0';
+	return out;
 }

@@ -27,4 +27,9 @@ struct http_request {
  * -ENOMEM, with the reason in err. */
 int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LEN]);
 
+/* s percent-encoded for a URL's query, every byte but letters, digits and
+ * "-._~" (RFC 3986's unreserved), as curl_easy_escape does. Returns a new
+ * string, or NULL when out of memory. */
+char *http__escape(const char *s);
+
 #endif

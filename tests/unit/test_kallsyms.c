@@ -173,6 +173,76 @@ static void test_embedded_nul(void **state)
 	assert_int_equal(kallsyms__load(path, &k), -EINVAL);
 	unlink(path);
 }
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Loads path whole and for the n queries alone (sorted and made unique
+ * here), and expects the same answer of both for each query. */
+static void expect_same_for(const char *path, uint64_t *q, size_t n)
+{
+	struct kallsyms *all, *some;
+	size_t m = 0;
+
+	qsort(q, n, sizeof(*q), u64_cmp);
+	for (size_t i = 0; i < n; i++)
+		if (!m || q[m - 1] != q[i])
+			q[m++] = q[i];
+	assert_int_equal(kallsyms__load(path, &all), 0);
+	assert_int_equal(kallsyms__load_for(path, q, m, &some), 0);
+	for (size_t i = 0; i < m; i++) {
+		uint64_t off_all = UINT64_MAX, off_some = UINT64_MAX;
+		const char *a = kallsyms__lookup(all, q[i], &off_all);
+		const char *b = kallsyms__lookup(some, q[i], &off_some);
+
+		if (!a || !b) {
+			if (a != b)
+				fail_msg("0x%" PRIx64 ": %s whole, %s for it", q[i], a ? a : "none",
+					 b ? b : "none");
+			continue;
+		}
+		assert_string_equal(b, a);
+		assert_true(off_some == off_all);
+	}
+	kallsyms__free(all);
+	kallsyms__free(some);
+}
+
+/* The synthetic file's queries, each alias and edge among them. */
+static void test_load_for_synthetic(void **state)
+{
+	uint64_t q[] = { 0,
+			 0xffffffff80ffffffULL,
+			 0xffffffff81000000ULL,
+			 0xffffffff810000ffULL,
+			 0xffffffff81000150ULL,
+			 0xffffffff81000200ULL,
+			 0xffffffff81000280ULL,
+			 0xffffffff81000300ULL,
+			 0xffffffff81000400ULL,
+			 0xffffffff81000450ULL,
+			 0xffffffff81000600ULL,
+			 0xffffffffc0122fffULL,
+			 0xffffffffc0123010ULL,
+			 0xffffffffc0123100ULL,
+			 0xffffffffc0124000ULL,
+			 0xffffffffc0124000ULL + 0xfffff,
+			 0xffffffffc0124000ULL + 0x100000,
+			 UINT64_MAX };
+	char path[32];
+
+	(void)state;
+	write_temp(path, synthetic, strlen(synthetic));
+	expect_same_for(path, q, sizeof(q) / sizeof(q[0]));
+	/* one query alone: its symbol, not the file's first or last */
+	expect_same_for(path, &q[8], 1);
+	/* far above a symbol that is not the file's last: still that one */
+	expect_same_for(path, &q[11], 1);
+	unlink(path);
+}
 
 static uint64_t next_rand(uint64_t *s)
 {
@@ -200,6 +270,7 @@ static void test_random_against_scan(void **state)
 {
 	enum { N = 3000, QUERIES = 20000 };
 	uint64_t *addrs = calloc(N, sizeof(*addrs)), rng = 0x9e3779b97f4a7c15ULL, q, last = 0;
+	uint64_t addrs_q[N];
 	char *text = malloc(N * 64), path[32], want[32];
 	size_t i, len = 0;
 	struct kallsyms *k;
@@ -217,6 +288,11 @@ static void test_random_against_scan(void **state)
 	}
 	write_temp(path, text, len);
 	assert_int_equal(kallsyms__load(path, &k), 0);
+	for (i = 0; i < N; i++) /* a few queries of each gap's best and its aliases */
+		addrs_q[i] = 0xffffffff81000000ULL - 0x1000 +
+			     next_rand(&rng) % (4097ULL * 0x10000 + 0x200000);
+	expect_same_for(path, addrs_q, N / 10);
+	expect_same_for(path, addrs_q, N);
 	unlink(path);
 	for (i = 0; i < QUERIES; i++) {
 		uint64_t off = 0;
@@ -309,6 +385,61 @@ static void test_real_kallsyms(void **state)
 	kallsyms__free(k);
 }
 
+/* The whole of a file that does not tell its size (a /proc one), or NULL. */
+static char *read_all(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *text = NULL;
+	size_t cap = 0, got;
+
+	*len = 0;
+	while (f) {
+		if (*len == cap) {
+			char *t = realloc(text, cap = cap ? cap * 2 : 1 << 20);
+
+			if (!t)
+				break;
+			text = t;
+		}
+		got = fread(text + *len, 1, cap - *len, f);
+		*len += got;
+		if (!got)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/* The running kernel's: a load for addresses around schedule and across
+ * its text answers as the whole file does. */
+static void test_real_kallsyms_for(void **state)
+{
+	enum { N = 2000 };
+	uint64_t addr, q[N], rng = 0x2545f4914f6cdd1dULL;
+	char path[32], *text;
+	bool nonzero;
+	size_t len;
+
+	(void)state;
+	if (scan_kallsyms(&addr, &nonzero) || !nonzero) {
+		print_message("SKIP: /proc/kallsyms unreadable or addresses hidden\n");
+		skip();
+	}
+	for (size_t i = 0; i < N; i++)
+		q[i] = i % 2 ? addr - 0x1000000 + next_rand(&rng) % 0x2000000
+			     : addr + next_rand(&rng) % 0x40000000;
+	q[0] = addr;
+	q[1] = addr + 1;
+	/* a copy: BPF programs come and go between two reads of the file */
+	text = read_all("/proc/kallsyms", &len);
+	assert_non_null(text);
+	write_temp(path, text, len);
+	expect_same_for(path, q, N);
+	unlink(path);
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -320,6 +451,8 @@ int main(void)
 		cmocka_unit_test(test_embedded_nul),
 		cmocka_unit_test(test_random_against_scan),
 		cmocka_unit_test(test_real_kallsyms),
+		cmocka_unit_test(test_real_kallsyms_for),
+		cmocka_unit_test(test_load_for_synthetic),
 		cmocka_unit_test(test_real_kallsyms_restricted),
 	};
 

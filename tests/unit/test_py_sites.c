@@ -15,8 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <capstone/capstone.h>
-
+#include "capture/disasm.h"
 #include "capture/py_sites.h"
 #include "capture/ret_sites.h"
 #include "symbols/py_layout.h"
@@ -81,18 +80,17 @@ static bool is_branch_at(int fd, uint64_t off, char *what, size_t len)
 	size_t left = sizeof(code);
 	uint64_t addr = off;
 	bool branch;
-	csh cs;
+	struct disasm *d;
 	cs_insn *insn;
 
 	assert_int_equal(pread(fd, code, sizeof(code), (off_t)off), sizeof(code));
-	assert_int_equal(cs_open(CS_ARCH_X86, CS_MODE_64, &cs), CS_ERR_OK);
-	cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
-	insn = cs_malloc(cs);
-	assert_true(cs_disasm_iter(cs, &p, &left, &addr, insn));
+	assert_int_equal(disasm__new(&d), 0);
+	insn = disasm__insn_new(d);
+	assert_true(disasm__next(d, &p, &left, &addr, insn));
 	branch = disasm__in_group(insn, CS_GRP_JUMP) || disasm__in_group(insn, CS_GRP_CALL);
 	snprintf(what, len, "%s %s", insn->mnemonic, insn->op_str);
-	cs_free(insn, 1);
-	cs_close(&cs);
+	disasm__insn_free(d, insn);
+	disasm__free(d);
 	return branch;
 }
 

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "capture/fragments.h"
+#include "capture/disasm.h"
 #include "capture/ret_sites.h"
 #include "capture/stack_walkers.h"
 #include "symbols/elf_symtab.h"
