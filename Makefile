@@ -14,7 +14,8 @@ BPFTOOL ?= bpftool
 PKGS := libbpf libelf libdw zlib capstone json-c libprotobuf-c liblzma libcurl
 # Recursive (=) on purpose: expanded only in recipes, after `deps` ran.
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
-PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+# libcurl is opened by --push when it sends (src/util/curl_lib.c), not linked
+PKG_LIBS = $(shell pkg-config --libs $(filter-out libcurl,$(PKGS)))
 # libiberty (the demangler binutils and perf use) has no pkg-config file.
 EXTRA_LIBS := -liberty -lm
 

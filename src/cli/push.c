@@ -14,8 +14,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <curl/curl.h>
-
 #include "formats/out_otlp.h"
 #include "formats/out_pprof.h"
 #include "util/gzip_buf.h"
@@ -242,7 +240,7 @@ static char *pyroscope_name(const struct pusher *p)
 static char *pyroscope_url(const struct pusher *p, const struct profile *prof, uint64_t start_ns,
 			   uint64_t end_ns)
 {
-	char *name = pyroscope_name(p), *esc = name ? curl_easy_escape(NULL, name, 0) : NULL;
+	char *name = pyroscope_name(p), *esc = name ? http__escape(name) : NULL;
 	unsigned int freq = profile__meta(prof)->freq;
 	char *url = NULL;
 
@@ -253,7 +251,7 @@ static char *pyroscope_url(const struct pusher *p, const struct profile *prof, u
 			    p->base, esc, start_ns / 1000000000, (end_ns + 999999999) / 1000000000,
 			    freq ? freq : 100) < 0)
 		url = NULL;
-	curl_free(esc);
+	free(esc);
 	free(name);
 	return url;
 }

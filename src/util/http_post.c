@@ -10,8 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <curl/curl.h>
-
+#include "curl_lib.h"
 #include "http_post.h"
 
 /* The start of the server's answer, for a status that says why. */
@@ -39,34 +38,35 @@ static void one_line(char *s)
 			*s = ' ';
 }
 
-static int set_body(CURL *c, const struct http_request *rq, curl_mime **mime,
-		    struct curl_slist **hdrs)
+static int set_body(const struct curl_lib *lib, CURL *c, const struct http_request *rq,
+		    curl_mime **mime, struct curl_slist **hdrs)
 {
 	curl_mimepart *part;
 	char line[128];
 
 	if (!rq->form_field) {
 		snprintf(line, sizeof(line), "Content-Type: %s", rq->content_type);
-		*hdrs = curl_slist_append(*hdrs, line);
+		*hdrs = lib->slist_append(*hdrs, line);
 		if (*hdrs && rq->content_encoding) {
 			snprintf(line, sizeof(line), "Content-Encoding: %s", rq->content_encoding);
-			*hdrs = curl_slist_append(*hdrs, line);
+			*hdrs = lib->slist_append(*hdrs, line);
 		}
-		curl_easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
-		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
+		lib->easy_setopt(c, CURLOPT_POSTFIELDS, rq->body);
+		lib->easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)rq->len);
 		return *hdrs ? 0 : -ENOMEM;
 	}
-	*mime = curl_mime_init(c);
-	part = *mime ? curl_mime_addpart(*mime) : NULL;
-	if (!part || curl_mime_name(part, rq->form_field) ||
-	    curl_mime_filename(part, rq->form_field) || curl_mime_type(part, rq->content_type) ||
-	    curl_mime_data(part, rq->body, rq->len))
+	*mime = lib->mime_init(c);
+	part = *mime ? lib->mime_addpart(*mime) : NULL;
+	if (!part || lib->mime_name(part, rq->form_field) ||
+	    lib->mime_filename(part, rq->form_field) || lib->mime_type(part, rq->content_type) ||
+	    lib->mime_data(part, rq->body, rq->len))
 		return -ENOMEM;
-	curl_easy_setopt(c, CURLOPT_MIMEPOST, *mime);
+	lib->easy_setopt(c, CURLOPT_MIMEPOST, *mime);
 	return 0;
 }
 
-static int set_auth(const struct http_request *rq, struct curl_slist **hdrs)
+static int set_auth(const struct curl_lib *lib, const struct http_request *rq,
+		    struct curl_slist **hdrs)
 {
 	char *line;
 	struct curl_slist *l;
@@ -75,7 +75,7 @@ static int set_auth(const struct http_request *rq, struct curl_slist **hdrs)
 		return 0;
 	if (asprintf(&line, "Authorization: Bearer %s", rq->token) < 0)
 		return -ENOMEM;
-	l = curl_slist_append(*hdrs, line);
+	l = lib->slist_append(*hdrs, line);
 	explicit_bzero(line, strlen(line));
 	free(line);
 	if (!l)
@@ -84,57 +84,92 @@ static int set_auth(const struct http_request *rq, struct curl_slist **hdrs)
 	return 0;
 }
 
-static int perform(CURL *c, long *status, char *err)
+static int perform(const struct curl_lib *lib, CURL *c, long *status, char *err)
 {
 	char why[CURL_ERROR_SIZE] = "";
 	CURLcode rc;
 
-	curl_easy_setopt(c, CURLOPT_ERRORBUFFER, why);
-	rc = curl_easy_perform(c);
+	lib->easy_setopt(c, CURLOPT_ERRORBUFFER, why);
+	rc = lib->easy_perform(c);
 	if (rc != CURLE_OK) {
-		snprintf(err, HTTP_ERR_LEN, "%s", why[0] ? why : curl_easy_strerror(rc));
+		snprintf(err, HTTP_ERR_LEN, "%s", why[0] ? why : lib->easy_strerror(rc));
 		return rc == CURLE_OUT_OF_MEMORY ? -ENOMEM : -EIO;
 	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+	lib->easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
 	return 0;
 }
 
-int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LEN])
+static int post(const struct curl_lib *lib, const struct http_request *rq, long *status,
+		char err[HTTP_ERR_LEN])
 {
 	struct answer a = { .text = err };
 	struct curl_slist *hdrs = NULL;
 	curl_mime *mime = NULL;
-	CURL *c = curl_easy_init();
+	CURL *c = lib->easy_init();
 	int ret = 0;
 
-	err[0] = '\0';
 	if (!c) {
 		snprintf(err, HTTP_ERR_LEN, "cannot start libcurl");
 		return -ENOMEM;
 	}
-	curl_easy_setopt(c, CURLOPT_URL, rq->url);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_answer);
-	curl_easy_setopt(c, CURLOPT_WRITEDATA, &a);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, "flamebpf/" FLAMEBPF_VERSION);
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	lib->easy_setopt(c, CURLOPT_URL, rq->url);
+	lib->easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+	lib->easy_setopt(c, CURLOPT_TIMEOUT_MS, rq->timeout_ms);
+	lib->easy_setopt(c, CURLOPT_WRITEFUNCTION, keep_answer);
+	lib->easy_setopt(c, CURLOPT_WRITEDATA, &a);
+	lib->easy_setopt(c, CURLOPT_USERAGENT, "flamebpf/" FLAMEBPF_VERSION);
+	lib->easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	/* no "Expect: 100-continue" round trip before a large body */
-	hdrs = curl_slist_append(hdrs, "Expect:");
+	hdrs = lib->slist_append(hdrs, "Expect:");
 	if (!hdrs)
 		ret = -ENOMEM;
 	if (rq->ca_file)
-		curl_easy_setopt(c, CURLOPT_CAINFO, rq->ca_file);
-	ret = ret ?: set_body(c, rq, &mime, &hdrs) ?: set_auth(rq, &hdrs);
+		lib->easy_setopt(c, CURLOPT_CAINFO, rq->ca_file);
+	ret = ret ?: set_body(lib, c, rq, &mime, &hdrs) ?: set_auth(lib, rq, &hdrs);
 	if (!ret) {
-		curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-		ret = perform(c, status, err);
+		lib->easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+		ret = perform(lib, c, status, err);
 	}
 	if (ret == -ENOMEM && !err[0])
 		snprintf(err, HTTP_ERR_LEN, "out of memory");
 	one_line(err);
-	curl_mime_free(mime);
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
+	lib->mime_free(mime);
+	lib->slist_free_all(hdrs);
+	lib->easy_cleanup(c);
 	return ret;
+}
+
+int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LEN])
+{
+	struct curl_lib curl;
+	int ret;
+
+	err[0] = '\0';
+	if (curl_lib__open(&curl, err, HTTP_ERR_LEN))
+		return -EIO;
+	ret = post(&curl, rq, status, err);
+	curl_lib__close(&curl);
+	return ret;
+}
+
+char *http__escape(const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char *out = malloc(3 * strlen(s) + 1), *o = out;
+
+	for (; out && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') ||
+		    strchr("-._~", c)) {
+			*o++ = (char)c;
+			continue;
+		}
+		*o++ = '%';
+		*o++ = hex[c >> 4];
+		*o++ = hex[c & 15];
+	}
+	if (out)
+		*o = '\0';
+	return out;
 }

@@ -27,4 +27,9 @@ struct http_request {
  * -ENOMEM, with the reason in err. */
 int http__post(const struct http_request *rq, long *status, char err[HTTP_ERR_LEN]);
 
+/* s percent-encoded for a URL's query, every byte but the unreserved ones
+ * (RFC 3986: letters, digits, "-._~") as %XX, in a new string; NULL when
+ * out of memory. */
+char *http__escape(const char *s);
+
 #endif
