@@ -91,6 +91,24 @@ struct {
 	__uint(max_entries, 1);
 } unwind_win SEC(".maps");
 
+/* Where an Erlang walk (beam_walk) is, per CPU: kept in a map value rather
+ * than in the walk on the stack, its moving parts are unknown values to the
+ * verifier, which then checks beam_step (a thousand instructions, the scan
+ * unrolled) a few times rather than once for every frame count: 15 k
+ * instructions of the sampler's verification before. */
+struct beam_pos {
+	__u64 sp;
+	__u32 nr;
+	__u32 done;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct beam_pos);
+	__uint(max_entries, 1);
+} unwind_beam_pos SEC(".maps");
+
 /* How a table walk ended. */
 enum unwind_end {
 	UNW_DONE_TABLES, /* reached the outermost frame, every step by a table */
@@ -310,7 +328,8 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
  * The words are read at once, into the window's buffer (the table walk is
  * over), and looked at unrolled: a loop here would cost the sampler's
  * verification more than the whole walk otherwise. */
-static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
+static __always_inline bool unwind_by_scan(const struct unwind_walk *w, struct beam_pos *p,
+					   __u64 *ra)
 {
 	const struct unwind_beam *b = &w->beam;
 	struct unwind_window *buf;
@@ -318,14 +337,14 @@ static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
 	__u64 v;
 
 	buf = bpf_map_lookup_elem(&unwind_win, &zero);
-	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)w->sp))
+	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)p->sp))
 		return false;
 #pragma unroll
 	for (__u32 k = 0; k < UNWIND_BEAM_SCAN; k++) {
 		__builtin_memcpy(&v, &buf->b[8 * k], sizeof(v));
 		if (!(v & 3) && v >= b->code_lo && v < b->code_hi) {
 			*ra = v;
-			w->sp += 8 * (k + 1);
+			p->sp += 8 * (k + 1);
 			return true;
 		}
 	}
@@ -336,18 +355,22 @@ static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
  * its caller's return address recorded after the frames so far. 1 stops. */
 static long beam_step(__u32 k, void *data)
 {
-	struct unwind_walk *w = data;
-	__u32 n = w->nr;
+	const struct unwind_walk *w = data;
+	__u32 zero = 0, n;
+	struct beam_pos *p = bpf_map_lookup_elem(&unwind_beam_pos, &zero);
 	__u64 ra;
 
-	if (n >= SAMPLE_MAX_DEPTH || !unwind_by_scan(w, &ra))
+	if (!p)
+		return 1;
+	n = p->nr;
+	if (n >= SAMPLE_MAX_DEPTH || !unwind_by_scan(w, p, &ra))
 		return 1;
 	if (ra == w->beam.normal_exit) {
-		w->done = true;
+		p->done = true;
 		return 1;
 	}
 	w->st->ip[n] = ra;
-	w->nr = n + 1;
+	p->nr = n + 1;
 	return 0;
 }
 
@@ -358,11 +381,17 @@ static long beam_step(__u32 k, void *data)
 static __always_inline void beam_walk(struct unwind_walk *w)
 {
 	const struct unwind_beam *b = bpf_map_lookup_elem(&unwind_beams, &w->pid);
+	__u32 zero = 0;
+	struct beam_pos *p = bpf_map_lookup_elem(&unwind_beam_pos, &zero);
 
-	if (!b || w->pc < b->code_lo || w->pc >= b->code_hi)
+	if (!b || !p || w->pc < b->code_lo || w->pc >= b->code_hi)
 		return;
 	w->beam = *b;
+	*p = (struct beam_pos){ .sp = w->sp, .nr = w->nr };
 	bpf_loop(SAMPLE_MAX_DEPTH, beam_step, w, 0);
+	w->sp = p->sp;
+	w->nr = p->nr < SAMPLE_MAX_DEPTH ? p->nr : SAMPLE_MAX_DEPTH;
+	w->done = p->done;
 }
 
 /* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */
