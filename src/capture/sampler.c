@@ -480,7 +480,10 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->opts = *o;
 	s->twin_fd = s->made_fd = -1;
 	s->ncpus = libbpf_num_possible_cpus();
-	uprobe_multi__features(&s->multi, &(bool){ false });
+	/* a look at the kernel's BTF, a millisecond or more of the start:
+	 * only for the uprobes of these options */
+	if (o->usdt || o->spans || o->alloc)
+		uprobe_multi__features(&s->multi, &(bool){ false });
 	s->usdt_links.multi = s->span_links.multi = s->multi;
 	s->event = o->alloc == PROFILE_ALLOC_LIVE ? "bytes live"
 		   : o->alloc			  ? "bytes allocated"
