@@ -323,32 +323,33 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 	return true;
 }
 
-/* One step over an Erlang frame of w->beam's JIT: to the first of the
- * UNWIND_BEAM_SCAN words from sp that is a return address into its code.
- * The words are read at once, into the window's buffer (the table walk is
- * over), and looked at unrolled: a loop here would cost the sampler's
- * verification more than the whole walk otherwise. */
-static __always_inline bool unwind_by_scan(const struct unwind_walk *w, struct beam_pos *p,
-					   __u64 *ra)
+/* One step over an Erlang frame of b's JIT: to the first of the
+ * UNWIND_BEAM_SCAN words from p->sp that is a return address into its
+ * code, which it returns (0: none). The words are read at once, into the
+ * window's buffer (the table walk is over), and looked at unrolled: a loop
+ * here would cost the sampler's verification more than the whole walk
+ * otherwise. A global function, checked once rather than on each of
+ * beam_step()'s passes. */
+__noinline __u64 beam_scan_g(const struct unwind_beam *b, struct beam_pos *p)
 {
-	const struct unwind_beam *b = &w->beam;
 	struct unwind_window *buf;
 	__u32 zero = 0;
 	__u64 v;
 
+	if (!b || !p)
+		return 0;
 	buf = bpf_map_lookup_elem(&unwind_win, &zero);
 	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)p->sp))
-		return false;
+		return 0;
 #pragma unroll
 	for (__u32 k = 0; k < UNWIND_BEAM_SCAN; k++) {
 		__builtin_memcpy(&v, &buf->b[8 * k], sizeof(v));
 		if (!(v & 3) && v >= b->code_lo && v < b->code_hi) {
-			*ra = v;
 			p->sp += 8 * (k + 1);
-			return true;
+			return v;
 		}
 	}
-	return false;
+	return 0;
 }
 
 /* One Erlang frame of a walk that stopped in w->beam's code (beam_walk):
@@ -363,7 +364,10 @@ static long beam_step(__u32 k, void *data)
 	if (!p)
 		return 1;
 	n = p->nr;
-	if (n >= SAMPLE_MAX_DEPTH || !unwind_by_scan(w, p, &ra))
+	if (n >= SAMPLE_MAX_DEPTH)
+		return 1;
+	ra = beam_scan_g(&w->beam, p);
+	if (!ra)
 		return 1;
 	if (ra == w->beam.normal_exit) {
 		p->done = true;
