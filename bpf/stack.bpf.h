@@ -9,11 +9,16 @@
 #include "sample.h"
 
 /* A 64-bit hash of the stack's instruction pointers; never one of the
- * reserved ids. */
-static __always_inline __u64 hash_ips(const struct sample_stack_event *st)
+ * reserved ids. A global function: the verifier checks its loop once, not
+ * for every stack taken on every path of its callers (14 k of the
+ * sampler's 59 k instructions processed, before). */
+__noinline __u64 hash_ips(const struct sample_stack_event *st)
 {
-	__u64 h = 0x9e3779b97f4a7c15ULL ^ st->nr;
+	__u64 h;
 
+	if (!st)
+		return STACK_ID_FIRST;
+	h = 0x9e3779b97f4a7c15ULL ^ st->nr;
 	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
 		if (i >= st->nr)
 			break;

@@ -91,6 +91,24 @@ struct {
 	__uint(max_entries, 1);
 } unwind_win SEC(".maps");
 
+/* Where an Erlang walk (beam_walk) is, per CPU: kept in a map value rather
+ * than in the walk on the stack, its moving parts are unknown values to the
+ * verifier, which then checks beam_step (a thousand instructions, the scan
+ * unrolled) a few times rather than once for every frame count: 15 k
+ * instructions of the sampler's verification before. */
+struct beam_pos {
+	__u64 sp;
+	__u32 nr;
+	__u32 done;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct beam_pos);
+	__uint(max_entries, 1);
+} unwind_beam_pos SEC(".maps");
+
 /* How a table walk ended. */
 enum unwind_end {
 	UNW_DONE_TABLES, /* reached the outermost frame, every step by a table */
@@ -305,49 +323,58 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 	return true;
 }
 
-/* One step over an Erlang frame of w->beam's JIT: to the first of the
- * UNWIND_BEAM_SCAN words from sp that is a return address into its code.
- * The words are read at once, into the window's buffer (the table walk is
- * over), and looked at unrolled: a loop here would cost the sampler's
- * verification more than the whole walk otherwise. */
-static __always_inline bool unwind_by_scan(struct unwind_walk *w, __u64 *ra)
+/* One step over an Erlang frame of b's JIT: to the first of the
+ * UNWIND_BEAM_SCAN words from p->sp that is a return address into its
+ * code, which it returns (0: none). The words are read at once, into the
+ * window's buffer (the table walk is over), and looked at unrolled: a loop
+ * here would cost the sampler's verification more than the whole walk
+ * otherwise. A global function, checked once rather than on each of
+ * beam_step()'s passes. */
+__noinline __u64 beam_scan_g(const struct unwind_beam *b, struct beam_pos *p)
 {
-	const struct unwind_beam *b = &w->beam;
 	struct unwind_window *buf;
 	__u32 zero = 0;
 	__u64 v;
 
+	if (!b || !p)
+		return 0;
 	buf = bpf_map_lookup_elem(&unwind_win, &zero);
-	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)w->sp))
-		return false;
+	if (!buf || bpf_probe_read_user(buf->b, 8 * UNWIND_BEAM_SCAN, (const void *)p->sp))
+		return 0;
 #pragma unroll
 	for (__u32 k = 0; k < UNWIND_BEAM_SCAN; k++) {
 		__builtin_memcpy(&v, &buf->b[8 * k], sizeof(v));
 		if (!(v & 3) && v >= b->code_lo && v < b->code_hi) {
-			*ra = v;
-			w->sp += 8 * (k + 1);
-			return true;
+			p->sp += 8 * (k + 1);
+			return v;
 		}
 	}
-	return false;
+	return 0;
 }
 
 /* One Erlang frame of a walk that stopped in w->beam's code (beam_walk):
  * its caller's return address recorded after the frames so far. 1 stops. */
 static long beam_step(__u32 k, void *data)
 {
-	struct unwind_walk *w = data;
-	__u32 n = w->nr;
+	const struct unwind_walk *w = data;
+	__u32 zero = 0, n;
+	struct beam_pos *p = bpf_map_lookup_elem(&unwind_beam_pos, &zero);
 	__u64 ra;
 
-	if (n >= SAMPLE_MAX_DEPTH || !unwind_by_scan(w, &ra))
+	if (!p)
+		return 1;
+	n = p->nr;
+	if (n >= SAMPLE_MAX_DEPTH)
+		return 1;
+	ra = beam_scan_g(&w->beam, p);
+	if (!ra)
 		return 1;
 	if (ra == w->beam.normal_exit) {
-		w->done = true;
+		p->done = true;
 		return 1;
 	}
 	w->st->ip[n] = ra;
-	w->nr = n + 1;
+	p->nr = n + 1;
 	return 0;
 }
 
@@ -358,11 +385,17 @@ static long beam_step(__u32 k, void *data)
 static __always_inline void beam_walk(struct unwind_walk *w)
 {
 	const struct unwind_beam *b = bpf_map_lookup_elem(&unwind_beams, &w->pid);
+	__u32 zero = 0;
+	struct beam_pos *p = bpf_map_lookup_elem(&unwind_beam_pos, &zero);
 
-	if (!b || w->pc < b->code_lo || w->pc >= b->code_hi)
+	if (!b || !p || w->pc < b->code_lo || w->pc >= b->code_hi)
 		return;
 	w->beam = *b;
+	*p = (struct beam_pos){ .sp = w->sp, .nr = w->nr };
 	bpf_loop(SAMPLE_MAX_DEPTH, beam_step, w, 0);
+	w->sp = p->sp;
+	w->nr = p->nr < SAMPLE_MAX_DEPTH ? p->nr : SAMPLE_MAX_DEPTH;
+	w->done = p->done;
 }
 
 /* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */

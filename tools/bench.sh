@@ -108,7 +108,10 @@ bench_overhead() {
 	done
 }
 
-# Ready time of WHO (fb or perf): launch to the start of the profiled command.
+# Ready time of WHO (fb or perf): launch (the fork of the profiler's exec)
+# to the start of the profiled command, which the profiler releases only
+# once its perf events are on every CPU: that point as an outside harness
+# sees it, plus the command's own exec (about 1 ms).
 ready_once() {
 	local res=$WORK/ready.res mark=$WORK/ready.mark status
 
@@ -293,7 +296,8 @@ table() {
 			"$(spread "pcpu:fb@$f" secs_fmt)" "$(spread "pcpu:perfg@$f" secs_fmt)" \
 			"$(spread "pcpu:perf@$f" secs_fmt)"
 	done
-	row "ready time at 99 Hz: launch to command start" "$(spread ready:fb secs_fmt)" \
+	row "ready at 99 Hz: launch to command start (events on every CPU)" \
+		"$(spread ready:fb secs_fmt)" \
 		"$(spread ready:perf secs_fmt)" "—"
 	for f in "${FREQS[@]}"; do
 		row "stop at $f Hz: SIGINT to exit" "$(spread "stop:fb@$f" secs_fmt)" \

@@ -27,6 +27,7 @@
 #include "util/hashmap.h"
 #include "bpf_maps.h"
 #include "task_iter.h"
+#include "map_slot.h"
 #include "mmap_events.h"
 #include "probe_args.h"
 #include "sample.skel.h"
@@ -231,6 +232,42 @@ static void set_uprobe_progs(struct sampler *s, struct sample_bpf *skel)
 	uprobe_sites__prepare(how, skel->progs.on_alloc_exit, UPROBE_MULTI_RETURN);
 }
 
+/* The maps of maps, made before the load (map_slot.h): counts_now with
+ * counts in its slot, and the unwinder's row array. counts_fd: counts,
+ * ours until the slot is filled. */
+static int make_slots(struct sampler *s, struct sample_bpf *skel, struct map_slot *now,
+		      int *counts_fd)
+{
+	int err;
+
+	*counts_fd = map_slot__make(skel->maps.counts, -1);
+	if (*counts_fd < 0)
+		return *counts_fd;
+	err = map_slot__start(now, skel->maps.counts_now, *counts_fd);
+	if (err || skel->rodata->unwind_mode == UNWIND_MODE_FP)
+		return err;
+	return unwinder__new(&s->unwinder, skel->maps.unwind_rows,
+			     bpf_map__max_entries(skel->maps.unwind_rows) * UNWIND_CHUNK_ROWS);
+}
+
+/* The object loaded while make_slots()'s slots go in. */
+static int load_with_slots(struct sampler *s, struct sample_bpf *skel)
+{
+	struct map_slot now = { .outer_fd = -1 };
+	int counts_fd, err = make_slots(s, skel, &now, &counts_fd);
+
+	if (!err)
+		err = sample_bpf__load(skel);
+	if (!err && s->unwinder)
+		err = unwinder__ready(s->unwinder, bpf_map__fd(skel->maps.unwind_procs));
+	err = map_slot__finish(&now) ?: err;
+	if (now.outer_fd >= 0)
+		close(now.outer_fd);
+	if (counts_fd >= 0)
+		close(counts_fd);
+	return err;
+}
+
 /* with_iter: offcpu_at_start too, which needs a sleepable task iterator
  * and bpf_copy_from_user_task() (Linux 5.18). */
 static int load_skel(struct sampler *s, bool with_iter)
@@ -280,12 +317,14 @@ static int load_skel(struct sampler *s, bool with_iter)
 				 s->opts.spans ? s->opts.spans->sites.nnames + 1 : 1);
 	bpf_map__set_max_entries(skel->maps.usdt_args,
 				 s->opts.usdt && s->opts.timeline ? s->opts.usdt->nnames + 1 : 1);
-	err = sample_bpf__load(skel);
+	err = load_with_slots(s, skel);
 	if (!err)
 		err = fill_span_sites(skel, s->opts.spans);
 	if (!err && s->opts.usdt && s->opts.timeline)
 		err = fill_usdt_args(skel, s->opts.usdt);
 	if (err) {
+		unwinder__free(s->unwinder);
+		s->unwinder = NULL;
 		sample_bpf__destroy(skel);
 		return err;
 	}
@@ -303,13 +342,7 @@ static int load(struct sampler *s)
 		err = load_skel(s, false);
 		s->no_iter = !err;
 	}
-	if (err)
-		return err;
-	if (s->skel->rodata->unwind_mode == UNWIND_MODE_FP)
-		return 0;
-	return unwinder__new(&s->unwinder, bpf_map__fd(s->skel->maps.unwind_rows),
-			     bpf_map__max_entries(s->skel->maps.unwind_rows) * UNWIND_CHUNK_ROWS,
-			     bpf_map__fd(s->skel->maps.unwind_procs));
+	return err;
 }
 
 static int spill(struct sampler *s, const struct sample_count_event *ev)
@@ -447,7 +480,10 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->opts = *o;
 	s->twin_fd = s->made_fd = -1;
 	s->ncpus = libbpf_num_possible_cpus();
-	uprobe_multi__features(&s->multi, &(bool){ false });
+	/* a look at the kernel's BTF, a millisecond or more of the start:
+	 * only for the uprobes of these options */
+	if (o->usdt || o->spans || o->alloc)
+		uprobe_multi__features(&s->multi, &(bool){ false });
 	s->usdt_links.multi = s->span_links.multi = s->multi;
 	s->event = o->alloc == PROFILE_ALLOC_LIVE ? "bytes live"
 		   : o->alloc			  ? "bytes allocated"
@@ -516,8 +552,12 @@ int sampler__add_pid(struct sampler *s, pid_t pid, bool before_exec)
 	/* its first samples unwound by tables too; a command's once it execs
 	 * (on_exec has its maps read then: before, they are flamebpf's own,
 	 * some 40 libraries whose tables took 0.1 s of the start), but for the
-	 * C library's and the loader's, built now */
-	return before_exec ? unwinder__warm(s->unwinder, s->procs, pid) : snapshot(s, pid);
+	 * C library's and the loader's, built at the load (unwinder__new) */
+	if (before_exec) {
+		procs__snapshot(s->procs, pid); /* its names until it execs */
+		return 0;
+	}
+	return snapshot(s, pid);
 }
 
 /* A fixed period (ns of a clock, or events), not the kernel's frequency

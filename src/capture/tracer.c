@@ -90,7 +90,7 @@ static bool watches_exec(const struct tracer_opts *o)
 static int load(struct tracer *t)
 {
 	struct trace_bpf *skel = trace_bpf__open();
-	int err;
+	int err = 0;
 
 	if (!skel)
 		return -errno;
@@ -125,16 +125,22 @@ static int load(struct tracer *t)
 	/* timelines send a record (~90 bytes) per call: 1M calls/s fill 4.4 MiB
 	 * between two 50 ms polls */
 	bpf_map__set_max_entries(skel->maps.events, t->opts.want_calls ? 32 << 20 : 4 << 20);
-	err = trace_bpf__load(skel);
+	/* the row array made now, its first chunk put in while the programs
+	 * are verified */
+	if (skel->rodata->unwind_mode != UNWIND_MODE_FP)
+		err = unwinder__new(&t->unwinder, skel->maps.unwind_rows, unwind_rows(&t->opts));
+	if (!err)
+		err = trace_bpf__load(skel);
+	if (!err && t->unwinder)
+		err = unwinder__ready(t->unwinder, bpf_map__fd(skel->maps.unwind_procs));
 	if (err) {
+		unwinder__free(t->unwinder);
+		t->unwinder = NULL;
 		trace_bpf__destroy(skel);
 		return err;
 	}
 	t->skel = skel;
-	if (skel->rodata->unwind_mode == UNWIND_MODE_FP)
-		return 0;
-	return unwinder__new(&t->unwinder, bpf_map__fd(skel->maps.unwind_rows),
-			     unwind_rows(&t->opts), bpf_map__fd(skel->maps.unwind_procs));
+	return 0;
 }
 
 static int spill(struct tracer *t, const struct trace_call_event *ev)
@@ -321,10 +327,15 @@ int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags, bool before
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &value, BPF_ANY))
 		return -errno;
 	/* --full-stack: its first stacks unwound by tables too (a command's
-	 * once it execs: on_exec has it read then; its C library's now) */
+	 * once it execs: on_exec has it read then; its C library's at the
+	 * load, unwinder__new) */
 	if (!t->opts.want_stacks)
 		return 0;
-	return before_exec ? unwinder__warm(t->unwinder, t->procs, pid) : snapshot(t, pid);
+	if (before_exec) {
+		procs__snapshot(t->procs, pid); /* its names until it execs */
+		return 0;
+	}
+	return snapshot(t, pid);
 }
 
 /* The probes at offsets[i] with cookies ids[i], skipping those the kernel

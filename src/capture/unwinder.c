@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <malloc.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -16,6 +17,7 @@
 #include "symbols/unwind_table.h"
 #include "util/array.h"
 #include "util/hashmap.h"
+#include "map_slot.h"
 #include "unwinder.h"
 
 /* Rows built for one table above which the heap is trimmed once they are
@@ -30,8 +32,8 @@ struct unwinder_file {
 };
 
 struct unwinder {
-	int rows_fd; /* the BPF array of chunks */
-	int *chunks; /* their fds, each mapped only while rows are copied in */
+	struct map_slot rows; /* the BPF array of chunks (outer_fd), chunk 0 put in place */
+	int *chunks;	      /* their fds, each mapped only while rows are copied in */
 	uint32_t nchunks;
 	uint32_t max_rows, used;
 	uint32_t gen; /* the last unwind_proc.gen given */
@@ -41,24 +43,34 @@ struct unwinder {
 	struct hashmap by_file;	    /* mapped_file__key() -> index in files */
 	struct hashmap by_build_id; /* build_id_key() -> index in files */
 	struct unwind_proc *scratch;
-	char *no_room; /* the first binary that did not fit */
+	char *no_room;	  /* the first binary that did not fit */
+	pthread_t warmer; /* warm(), until unwinder__ready() */
+	bool warming;
+	int warm_err;
 	struct unwinder_stats st;
 };
+
+static int make_chunk(void)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(__u32),
+				sizeof(struct unwind_crow), UNWIND_CHUNK_ROWS, &opts);
+
+	return fd < 0 ? -errno : fd;
+}
 
 /* Chunk c of the row array, made and put in place if it is not there yet.
  * Returns its fd or -errno. */
 static int chunk_fd(struct unwinder *u, uint32_t c)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, opts, .map_flags = BPF_F_MMAPABLE);
 	int fd;
 
 	if (c < u->nchunks)
 		return u->chunks[c];
-	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "unwind_chunk", sizeof(__u32),
-			    sizeof(struct unwind_crow), UNWIND_CHUNK_ROWS, &opts);
+	fd = make_chunk();
 	if (fd < 0)
-		return -errno;
-	if (bpf_map_update_elem(u->rows_fd, &c, &fd, BPF_ANY)) {
+		return fd;
+	if (bpf_map_update_elem(u->rows.outer_fd, &c, &fd, BPF_ANY)) {
 		int err = -errno;
 
 		close(fd);
@@ -111,33 +123,6 @@ static int write_rows(struct unwinder *u, uint32_t first, struct unwind_compact 
 		n -= part;
 	}
 	return 0;
-}
-
-int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd)
-{
-	struct unwinder *u = calloc(1, sizeof(*u));
-	int err;
-
-	if (!u)
-		return -ENOMEM;
-	u->rows_fd = rows_fd;
-	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
-	u->procs_fd = procs_fd;
-	u->scratch = malloc(sizeof(*u->scratch));
-	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
-	if (!u->scratch || !u->chunks) {
-		err = -ENOMEM;
-		goto err_free;
-	}
-	/* chunks that cannot be made or mapped fail here, not at the first binary */
-	err = u->max_rows ? write_chunk(u, 0, 0, &(struct unwind_compact){ 0 }, 0) : -EINVAL;
-	if (err)
-		goto err_free;
-	*out = u;
-	return 0;
-err_free:
-	unwinder__free(u);
-	return err;
 }
 
 static double now_ms(void)
@@ -247,6 +232,91 @@ static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry 
 	return f;
 }
 
+/* The C library's or the dynamic loader's: nearly every program maps
+ * them. */
+static bool common_library(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);
+}
+
+/* The C library's and the loader's tables, built on a thread while the
+ * programs are verified, from our own mappings: a command forked from us
+ * has them until it execs, and nearly every program maps these two, so its
+ * first samples find their rows at once. */
+static void *warm(void *arg)
+{
+	struct unwinder *u = arg;
+	struct proc_maps maps = {};
+	pid_t self = getpid();
+
+	if (proc_maps__read(self, &maps))
+		return NULL;
+	for (size_t i = 0; i < maps.n && !u->warm_err; i++) {
+		const struct map_entry *m = &maps.v[i];
+
+		if (m->path[0] == '/' && m->perms[2] == 'x' && common_library(m->path) &&
+		    !file_of(u, m, self, 0))
+			u->warm_err = -ENOMEM;
+	}
+	proc_maps__free(&maps);
+	return NULL;
+}
+
+int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+	int err, fd;
+
+	if (!u)
+		return -ENOMEM;
+	u->rows = (struct map_slot){ .outer_fd = -1 };
+	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
+	u->procs_fd = -1;
+	u->scratch = malloc(sizeof(*u->scratch));
+	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
+	if (!u->scratch || !u->chunks || !u->max_rows) {
+		err = u->max_rows ? -ENOMEM : -EINVAL;
+		goto err_free;
+	}
+	fd = make_chunk();
+	if (fd < 0) {
+		err = fd;
+		goto err_free;
+	}
+	u->chunks[u->nchunks++] = fd;
+	err = map_slot__start(&u->rows, rows, fd);
+	/* chunks that cannot be mapped fail here, not at the first binary */
+	if (!err)
+		err = write_chunk(u, 0, 0, &(struct unwind_compact){ 0 }, 0);
+	if (err)
+		goto err_free;
+	u->warming = !pthread_create(&u->warmer, NULL, warm, u);
+	*out = u;
+	return 0;
+err_free:
+	unwinder__free(u);
+	return err;
+}
+
+static void stop_warming(struct unwinder *u)
+{
+	if (u->warming)
+		pthread_join(u->warmer, NULL);
+	u->warming = false;
+}
+
+int unwinder__ready(struct unwinder *u, int procs_fd)
+{
+	int err = map_slot__finish(&u->rows);
+
+	stop_warming(u);
+	u->procs_fd = procs_fd;
+	return err ?: u->warm_err;
+}
+
 static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_t pid, int root,
 			     struct unwind_mapping *um)
 {
@@ -287,34 +357,6 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct 
 	return 0;
 }
 
-/* The C library's or the dynamic loader's: nearly every program maps
- * them. */
-static bool common_library(const char *path)
-{
-	const char *base = strrchr(path, '/');
-
-	base = base ? base + 1 : path;
-	return !strncmp(base, "libc.so", 7) || !strncmp(base, "ld-linux", 8);
-}
-
-int unwinder__warm(struct unwinder *u, struct procs *ps, pid_t pid)
-{
-	const struct proc_maps *maps;
-	int root;
-
-	if (!u || procs__snapshot(ps, pid) || !(maps = procs__latest(ps, pid)))
-		return 0;
-	root = procs__root(ps, pid);
-	for (size_t i = 0; i < maps->n; i++) {
-		const struct map_entry *m = &maps->v[i];
-
-		if (m->path[0] == '/' && m->perms[2] == 'x' && common_library(m->path) &&
-		    !file_of(u, m, pid, root))
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
 {
 	const struct proc_maps *maps;
@@ -341,6 +383,10 @@ void unwinder__free(struct unwinder *u)
 {
 	if (!u)
 		return;
+	stop_warming(u);
+	map_slot__finish(&u->rows);
+	if (u->rows.outer_fd >= 0)
+		close(u->rows.outer_fd);
 	for (size_t i = 0; i < u->nfiles; i++)
 		unwind_table__free(u->files[i].t);
 	for (uint32_t c = 0; c < u->nchunks; c++)

@@ -34,10 +34,19 @@ struct unwinder_stats {
 };
 
 struct unwinder;
+struct bpf_map;
 
-/* rows_fd: the BPF array of row chunks (max_rows / UNWIND_CHUNK_ROWS
- * entries); procs_fd: the BPF process map. Returns 0 or -errno. */
-int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int procs_fd);
+/* Before its object is loaded: makes rows, the BPF array of row chunks
+ * (max_rows / UNWIND_CHUNK_ROWS entries), and its first chunk, which goes
+ * in place while the programs are verified (map_slot.h); the tables of
+ * the C library and the loader we map are built meanwhile on a thread
+ * (most programs map them: a command's first samples find their rows at
+ * once). Returns 0 or -errno. */
+int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows);
+
+/* Once the object is loaded: waits for the first chunk to be in place and
+ * for those tables. procs_fd: the BPF process map. Returns 0 or -errno. */
+int unwinder__ready(struct unwinder *u, int procs_fd);
 
 /* Loads the tables of the binaries pid maps (its mappings as just read;
  * files opened from root, its root directory when not ours, procs__root())
@@ -48,12 +57,6 @@ int unwinder__new(struct unwinder **out, int rows_fd, uint32_t max_rows, int pro
 int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct proc_maps *maps);
 
 struct procs;
-
-/* The tables of the C library and the dynamic loader that pid maps, built
- * now without describing pid's mappings: a command forked and not yet its
- * program maps flamebpf's own, these two the program will map too (its
- * first samples then find their rows at once). Returns 0 or -ENOMEM. */
-int unwinder__warm(struct unwinder *u, struct procs *ps, pid_t pid);
 
 /* Snapshots pid's mappings into ps (its names, after it exits) and, when u
  * is not NULL, loads its tables as unwinder__add_process() does. A process
