@@ -63,17 +63,6 @@ static int append_frame(struct strbuf *b, const struct frame *f)
 	return f->kind == FRAME_KERNEL ? strbuf__add(b, "_[k]", 4) : 0;
 }
 
-int folded__format_stack(const struct profile *p, const struct profile_stack *s,
-			 const struct write_opts *o, struct strbuf *b)
-{
-	if (append_root(b, &s->who, o->root))
-		return -ENOMEM;
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (append_frame(b, profile__frame(p, s->frames[i])))
-			return -ENOMEM;
-	return 0;
-}
-
 /* Each frame's text (";NAME", escaped), made once: the stacks of a large
  * profile repeat their frames by the million. */
 struct frame_texts {
@@ -113,16 +102,23 @@ static int frames_len(struct frame_texts *t, const struct profile *p, const stru
 	return 0;
 }
 
-static int format_cached(struct frame_texts *t, const struct profile *p,
-			 const struct profile_stack *s, const struct write_opts *o,
-			 struct strbuf *b)
+/* s's line but for its count, its frames' texts from t when t is not NULL. */
+static int format_stack(struct frame_texts *t, const struct profile *p,
+			const struct profile_stack *s, const struct write_opts *o, struct strbuf *b)
 {
 	if (append_root(b, &s->who, o->root))
 		return -ENOMEM;
 	for (uint32_t i = 0; i < s->nframes; i++)
-		if (append_cached(t, p, s->frames[i], b))
+		if (t ? append_cached(t, p, s->frames[i], b)
+		      : append_frame(b, profile__frame(p, s->frames[i])))
 			return -ENOMEM;
 	return 0;
+}
+
+int folded__format_stack(const struct profile *p, const struct profile_stack *s,
+			 const struct write_opts *o, struct strbuf *b)
+{
+	return format_stack(NULL, p, s, o, b);
 }
 
 static int cmp_line(const void *a, const void *b)
@@ -174,7 +170,7 @@ int folded__write(const struct profile *p, const struct write_opts *o, FILE *f)
 		const struct profile_stack *s = profile__stack(p, done);
 
 		lines[done].off = b.len;
-		if (format_cached(&t, p, s, o, &b) || strbuf__add(&b, "", 1))
+		if (format_stack(&t, p, s, o, &b) || strbuf__add(&b, "", 1))
 			goto out;
 		lines[done].len = b.len - 1 - lines[done].off;
 		lines[done].count = s->weight;
