@@ -166,6 +166,11 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	prog = bpf_object__find_program_by_name(obj, "empty");
+	if (!prog) {
+		fprintf(stderr, "bench_floor: %s has no program \"empty\"\n", argv[1]);
+		bpf_object__close(obj);
+		return 1;
+	}
 	if (multi)
 		bpf_program__set_expected_attach_type(prog, session ? UPROBE_SESSION_ATTACH_TYPE
 								    : UPROBE_MULTI_ATTACH_TYPE);
