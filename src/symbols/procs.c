@@ -9,6 +9,7 @@
 
 #include "util/array.h"
 #include "util/hashmap.h"
+#include "util/strpool.h"
 #include "proc_root.h"
 #include "proc_start.h"
 #include "procs.h"
@@ -44,7 +45,7 @@ struct proc {
 /* Bounds what one process can make us keep (a JIT mapping code forever). */
 #define HISTORY_MAX 4096
 /* And all processes together (a system-wide capture of a busy machine):
- * about 100 bytes each. */
+ * about 100 bytes each, their paths shared. */
 #define HISTORY_TOTAL_MAX (256 * 1024)
 /* How far up a chain of forks without exec a lookup goes. */
 #define PARENTS_MAX 8
@@ -53,6 +54,7 @@ struct procs {
 	struct proc *v;
 	size_t n, cap;
 	size_t nhist;	       /* history entries of all processes */
+	struct strpool paths;  /* the history's paths, each kept once */
 	struct hashmap by_pid; /* pid -> index in v */
 };
 
@@ -257,10 +259,10 @@ int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e)
 		return -ENOMEM;
 	if (p->nhist == HISTORY_MAX || ps->nhist == HISTORY_TOTAL_MAX)
 		return -ENOSPC;
-	copy.path = strdup(e->path);
+	copy.path = (char *)strpool__get(&ps->paths, e->path);
 	if (!copy.path ||
 	    array__push((void **)&p->hist, &p->nhist, &p->hist_cap, &copy, sizeof(copy))) {
-		free(copy.path);
+		strpool__put(&ps->paths, copy.path);
 		return -ENOMEM;
 	}
 	ps->nhist++;
@@ -406,13 +408,13 @@ size_t procs__count(const struct procs *ps)
 	return n;
 }
 
-static void proc_free(struct proc *p)
+static void proc_free(struct procs *ps, struct proc *p)
 {
 	for (size_t j = 0; j < p->nsnaps; j++)
 		proc_maps__free(&p->snaps[j]);
 	free(p->snaps);
 	for (size_t j = 0; j < p->nhist; j++)
-		free(p->hist[j].path);
+		strpool__put(&ps->paths, p->hist[j].path);
 	free(p->hist);
 	perfmap__free(p->pm);
 	perfmap__free(p->jit);
@@ -432,7 +434,7 @@ size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *
 	for (size_t i = 0; i < ps->n; i++) {
 		if (!keep(ps->v[i].pid, arg)) {
 			ps->nhist -= ps->v[i].nhist;
-			proc_free(&ps->v[i]);
+			proc_free(ps, &ps->v[i]);
 			continue;
 		}
 		ps->v[n] = ps->v[i];
@@ -441,6 +443,7 @@ size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *
 	}
 	gone = ps->n - n;
 	ps->n = n;
+	strpool__trim(&ps->paths); /* kept if out of memory: freed at the end */
 	return gone;
 }
 
@@ -467,8 +470,9 @@ void procs__free(struct procs *ps)
 	if (!ps)
 		return;
 	for (size_t i = 0; i < ps->n; i++)
-		proc_free(&ps->v[i]);
+		proc_free(ps, &ps->v[i]);
 	free(ps->v);
 	hashmap__free(&ps->by_pid);
+	strpool__free(&ps->paths);
 	free(ps);
 }
