@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* SHA-1 ids are 20 bytes; --build-id=0x<hex> can be longer but rarely is. */
 #define BUILD_ID_MAX 64
@@ -25,10 +26,11 @@
 /* POOL_MAX (each name takes 2 bytes or more) keeps counts below 2^32. */
 struct sym {
 	uint64_t addr;
-	uint64_t end;	 /* exclusive; holds st_size until the table is finished */
-	size_t name;	 /* offset in the string pool */
-	uint32_t alias;	 /* its first other name in aliases[] */
-	uint32_t nalias; /* how many other names share addr */
+	uint64_t end;	    /* exclusive; holds st_size until the table is finished */
+	size_t name;	    /* offset in the string pool */
+	uint32_t alias;	    /* its first other name in aliases[] */
+	uint32_t nalias;    /* how many other names share addr */
+	uint32_t file_name; /* where the file holds the name as it is, or 0 */
 	unsigned char bind;
 	bool sized;
 	bool ifunc;	 /* any of its names is an STT_GNU_IFUNC */
@@ -76,6 +78,8 @@ struct elf_symtab {
 	unsigned char elfclass;
 	uint64_t entry, entry_end; /* the entry code when no symbol covers it */
 	size_t symtab_funcs;	   /* functions taken from a .symtab */
+	bool reading_file;	   /* the file's own sections are read (not a debug file's) */
+	bool names_left;	   /* elf_symtab__leave_names(): file_name names are not pooled */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -249,7 +253,8 @@ static bool wanted_sym(const GElf_Sym *s)
  * version (ver) is "name@VERSION", as nm shows it; a .symtab name that
  * carries its default version ("memcpy@@GLIBC_2.14", as ld writes them)
  * loses it, as in .dynsym; a default version is the plain name. */
-static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, const char *ver)
+static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, const char *ver,
+		   uint64_t str_off)
 {
 	const char *dflt = ver ? NULL : strstr(name, "@@");
 	struct sym *y;
@@ -268,6 +273,10 @@ static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, co
 	y->end = s->st_size;
 	y->alias = 0;
 	y->nalias = 0;
+	/* the file holds it as it is but for a version added to it */
+	y->file_name = str_off && !ver && str_off + s->st_name <= UINT32_MAX
+			       ? (uint32_t)(str_off + s->st_name)
+			       : 0;
 	y->bind = GELF_ST_BIND(s->st_info);
 	y->sized = s->st_size != 0;
 	y->ifunc = y->ifunc_name = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
@@ -279,6 +288,7 @@ struct symsec {
 	struct elf_symtab *t;
 	const struct elf_versions *v; /* .dynsym's versions */
 	bool symtab;		      /* a .symtab */
+	uint64_t str_off;	      /* its strings' file offset, 0: not kept */
 };
 
 static int load_sym(void *arg, size_t i, const GElf_Sym *s, const char *name)
@@ -288,9 +298,22 @@ static int load_sym(void *arg, size_t i, const GElf_Sym *s, const char *name)
 
 	if (!wanted_sym(s))
 		return 0;
-	err = add_sym(sec->t, s, name, elf_versions__hidden(sec->v, i));
+	err = add_sym(sec->t, s, name, elf_versions__hidden(sec->v, i), sec->str_off);
 	sec->t->symtab_funcs += sec->symtab && !err;
 	return err;
+}
+
+/* Where the file holds the strings of symbol section sh as they are (an
+ * uncompressed string table), or 0. */
+static uint64_t strings_offset(Elf *elf, const GElf_Shdr *sh)
+{
+	Elf_Scn *str = elf_getscn(elf, sh->sh_link);
+	GElf_Shdr ss;
+
+	if (!str || !gelf_getshdr(str, &ss) || ss.sh_type != SHT_STRTAB ||
+	    (ss.sh_flags & SHF_COMPRESSED) || ss.sh_offset + ss.sh_size > UINT32_MAX)
+		return 0;
+	return ss.sh_offset;
 }
 
 static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
@@ -298,6 +321,9 @@ static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 	struct elf_versions *v = NULL;
 	struct symsec sec = { .t = t, .symtab = sh->sh_type == SHT_SYMTAB };
 	int err = 0;
+
+	if (t->reading_file)
+		sec.str_off = strings_offset(elf, sh);
 
 	if (sh->sh_type == SHT_DYNSYM)
 		err = elf_versions__load(elf, elf_ndxscn(scn), &v);
@@ -728,7 +754,9 @@ static int read_elf(struct elf_symtab *t, int fd)
 
 	if (err)
 		return err;
+	t->reading_file = true;
 	err = load_elf(t, elf);
+	t->reading_file = false;
 	elf_end(elf);
 	return err;
 }
@@ -858,9 +886,18 @@ int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t
 
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off)
 {
+	uint64_t in_file;
+
+	return elf_symtab__lookup_ref(t, vaddr, off, &in_file);
+}
+
+const char *elf_symtab__lookup_ref(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off,
+				   uint64_t *in_file)
+{
 	const struct plt *p = plt_at(t, vaddr);
 	const struct sym *s = sym_below(t, vaddr);
 
+	*in_file = 0;
 	if (p) {
 		if (off)
 			*off = vaddr - p->addr;
@@ -869,6 +906,10 @@ const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint6
 	if (s && vaddr < s->end) {
 		if (off)
 			*off = vaddr - s->addr;
+		if (t->names_left && s->file_name) {
+			*in_file = s->file_name;
+			return NULL;
+		}
 		return t->pool + s->name;
 	}
 	if (vaddr >= t->entry && vaddr < t->entry_end) {
@@ -893,7 +934,7 @@ size_t elf_symtab__count(const struct elf_symtab *t)
 static void fill_func(const struct elf_symtab *t, const struct sym *s, struct elf_func *f)
 {
 	*f = (struct elf_func){
-		.name = t->pool + s->name,
+		.name = t->names_left && s->file_name ? NULL : t->pool + s->name,
 		.vaddr = s->addr,
 		.size = s->end - s->addr,
 		.nalias = s->nalias,
@@ -955,6 +996,103 @@ bool elf_symtab__has_symtab(const struct elf_symtab *t)
 uint16_t elf_symtab__type(const struct elf_symtab *t)
 {
 	return t->type;
+}
+
+/* The pool again with only the names that leave_names() keeps: those
+ * the file does not hold as they are, and the PLT stubs'. Into *pool
+ * (*len bytes), each one's new offset into off (syms, then plts). */
+static int pool_kept(const struct elf_symtab *t, char **pool, size_t *len, size_t *off)
+{
+	struct elf_symtab kept = { 0 };
+	int err = 0;
+
+	for (size_t i = 0; i < t->nsyms && !err; i++)
+		if (!t->syms[i].file_name)
+			err = pool_add_ver(&kept, t->pool + t->syms[i].name,
+					   strlen(t->pool + t->syms[i].name), NULL, &off[i]);
+	for (size_t i = 0; i < t->nplts && !err; i++)
+		if (t->plts[i].name != NO_NAME)
+			err = pool_add_ver(&kept, t->pool + t->plts[i].name,
+					   strlen(t->pool + t->plts[i].name), NULL,
+					   &off[t->nsyms + i]);
+	if (err) {
+		free(kept.pool);
+		return err;
+	}
+	*pool = kept.pool;
+	*len = kept.pool_len;
+	return 0;
+}
+
+int elf_symtab__leave_names(struct elf_symtab *t)
+{
+	size_t *off = calloc(t->nsyms + t->nplts + 1, sizeof(*off)), len = 0;
+	char *pool = NULL;
+	int err = off ? pool_kept(t, &pool, &len, off) : -ENOMEM;
+
+	if (err) {
+		free(off);
+		return err;
+	}
+	for (size_t i = 0; i < t->nsyms; i++) {
+		t->syms[i].name = t->syms[i].file_name ? 0 : off[i];
+		t->syms[i].nalias = 0;
+	}
+	for (size_t i = 0; i < t->nplts; i++)
+		if (t->plts[i].name != NO_NAME)
+			t->plts[i].name = off[t->nsyms + i];
+	free(off);
+	free(t->pool);
+	free(t->aliases);
+	free(t->alias_ifuncs);
+	t->aliases = NULL;
+	t->alias_ifuncs = NULL;
+	t->naliases = 0;
+	t->pool = pool ? pool : calloc(1, 1);
+	t->pool_len = len;
+	t->pool_cap = len ? len : 1;
+	t->names_left = true;
+	return t->pool ? 0 : -ENOMEM;
+}
+
+/* Longest name read back from a file: C++ names reach kilobytes. */
+#define FILE_NAME_MAX  (64 * 1024)
+#define FILE_NAME_STEP 256
+
+int elf_symtab__read_name(int fd, uint64_t in_file, char **out)
+{
+	size_t len = 0, cap = 0;
+	char *buf = NULL, *end = NULL, *nb;
+	ssize_t got;
+
+	*out = NULL;
+	while (!end && len < FILE_NAME_MAX) {
+		nb = realloc(buf, cap + FILE_NAME_STEP + 1);
+		if (!nb) {
+			free(buf);
+			return -ENOMEM;
+		}
+		buf = nb;
+		cap += FILE_NAME_STEP;
+		got = pread(fd, buf + len, FILE_NAME_STEP, (off_t)(in_file + len));
+		if (got <= 0) {
+			free(buf);
+			return got < 0 ? -errno : -EINVAL;
+		}
+		end = memchr(buf + len, '\0', (size_t)got);
+		len += (size_t)got;
+	}
+	/* not a name: the file changed since its table was read */
+	if (!end || end == buf || !strncmp(buf, "@@", 2)) {
+		free(buf);
+		return -EINVAL;
+	}
+	/* a .symtab name with its default version, which the table leaves off */
+	end = strstr(buf, "@@");
+	if (end)
+		*end = '\0';
+	*out = buf;
+	return 0;
 }
 
 size_t elf_symtab__bytes(const struct elf_symtab *t)

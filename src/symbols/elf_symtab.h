@@ -63,6 +63,25 @@ int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t
  * long as t. */
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off);
 
+/* Frees the copies of the names the file holds as they are (most of
+ * them), keeping where it holds them: a symbolizer reads a name when a
+ * sample needs it (elf_symtab__lookup_ref, elf_symtab__read_name) rather
+ * than every name of every binary it maps, which a C++ library has MiBs
+ * of. Then elf_symtab__lookup gives NULL for those, elf_symtab__func a
+ * NULL name, and no alias is kept. Returns 0 or -ENOMEM (t unchanged). */
+int elf_symtab__leave_names(struct elf_symtab *t);
+
+/* elf_symtab__lookup; for a name left in the file, NULL with *in_file set
+ * to where the file holds it (else *in_file is 0). */
+const char *elf_symtab__lookup_ref(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off,
+				   uint64_t *in_file);
+
+/* The name at in_file of the file open on fd (the one the table was read
+ * from), malloc'd into *out, less a .symtab name's "@@VERSION" as the
+ * table gives it. Returns 0, -EINVAL when no name ends there within 64 KiB
+ * (the file changed), -ENOMEM, or -errno. */
+int elf_symtab__read_name(int fd, uint64_t in_file, char **out);
+
 /* The GNU build-id (NULL, *len = 0 when there is none). */
 const uint8_t *elf_symtab__build_id(const struct elf_symtab *t, size_t *len);
 

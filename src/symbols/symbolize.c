@@ -141,15 +141,21 @@ static int symbol_name(struct symbolizer *s, const char *sym, uint64_t off, stru
 static int resolve_file(struct symbolizer *s, const struct binary *b, uint64_t file_off,
 			bool is_return, struct resolved *r)
 {
-	uint64_t look = file_off - is_return, vaddr, off;
+	uint64_t look = file_off - is_return, vaddr, off, in_file;
 	const char *name;
+	char *read = NULL;
+	int err;
 
 	if (!b->syms || elf_symtab__vaddr(b->syms, look, &vaddr))
 		return unknown_name(s, b->name, file_off, r);
-	name = elf_symtab__lookup(b->syms, vaddr, &off);
+	name = elf_symtab__lookup_ref(b->syms, vaddr, &off, &in_file);
+	if (!name && in_file)
+		name = read = symcache__name(b, in_file);
 	if (!name)
 		return unknown_name(s, b->name, vaddr + is_return, r);
-	return symbol_name(s, name, off + is_return, r);
+	err = symbol_name(s, name, off + is_return, r);
+	free(read);
+	return err;
 }
 
 /* Names live in the profile, so the cache holds their pointers. */

@@ -12,9 +12,15 @@
 #include "proc_root.h"
 #include "symcache.h"
 
+/* Binaries whose names stay in their files, each holding the file open
+ * to read them: beyond, a table keeps its names (the fds a capture can
+ * open are bounded too). */
+#define NAMES_FDS_MAX 128
+
 struct symcache {
 	struct binary **v;
 	size_t n;
+	size_t names_fds;	    /* binaries holding names_fd */
 	unsigned long age;	    /* symcache__age's count */
 	struct hashmap by_file;	    /* hash(dev, inode) -> index in v */
 	struct hashmap by_build_id; /* hash(build-id) -> index in v */
@@ -67,14 +73,18 @@ static struct binary *binary__new(char *path)
 		return NULL;
 	}
 	b->lines_fd = -1;
+	b->names_fd = -1;
 	b->path = path;
 	b->name = slash ? slash + 1 : b->path;
 	return b;
 }
 
 /* Its symbols from fd (or why not), or those of other, the same build in
- * another file: b keeps its own path and name for its frames. */
-static void binary__read(struct binary *b, struct debuginfo_where *w, int fd,
+ * another file: b keeps its own path and name for its frames, and reads
+ * the names from other's file (a copy with the same build-id may be
+ * stripped, its layout another). The names stay in the file, which b keeps
+ * open (fd is then b's), while fewer than NAMES_FDS_MAX do. */
+static void binary__read(struct symcache *c, struct binary *b, struct debuginfo_where *w, int fd,
 			 const struct binary *other)
 {
 	if (other) {
@@ -82,19 +92,28 @@ static void binary__read(struct binary *b, struct debuginfo_where *w, int fd,
 		b->err = other->err;
 		b->debug = other->debug;
 		b->borrowed = true;
+		b->names = other->names ? other->names : other;
 		return;
 	}
 	w->path = b->path;
 	b->err = fd < 0 ? fd : debuginfo__load(fd, w, &b->syms, &b->debug);
+	if (b->err || c->names_fds >= NAMES_FDS_MAX || elf_symtab__leave_names(b->syms))
+		return;
+	b->names_fd = fd;
+	c->names_fds++;
 }
 
-static void binary__free(struct binary *b)
+static void binary__free(struct symcache *c, struct binary *b)
 {
 	if (!b->borrowed)
 		elf_symtab__free(b->syms);
 	srcline__free(b->lines);
 	if (b->lines_fd >= 0)
 		close(b->lines_fd);
+	if (b->names_fd >= 0) {
+		close(b->names_fd);
+		c->names_fds--;
+	}
 	free(b->path);
 	free(b);
 }
@@ -133,14 +152,14 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
 	fd = mapped_file__open(b->path, m, pid, root);
 	if (fd >= 0 && hex_build_id(fd, b->build_id, &id_key))
 		other = same_build(c, b->build_id, id_key);
-	binary__read(b, &w, fd, other);
-	if (fd >= 0)
+	binary__read(c, b, &w, fd, other);
+	if (fd >= 0 && fd != b->names_fd)
 		close(fd);
 	b->file_key = key;
 	b->id_key = other ? 0 : id_key;
 	b->used = c->age;
 	if (add_binary(c, b, key, b->id_key)) {
-		binary__free(b);
+		binary__free(c, b);
 		return NULL;
 	}
 	return b;
@@ -179,6 +198,16 @@ struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const st
 		open_lines(c, b, m, pid, root);
 	}
 	return b->lines;
+}
+
+char *symcache__name(const struct binary *b, uint64_t in_file)
+{
+	const struct binary *at = b->names ? b->names : b;
+	char *name;
+
+	if (at->names_fd < 0 || elf_symtab__read_name(at->names_fd, in_file, &name))
+		return NULL;
+	return name;
 }
 
 void symcache__age(struct symcache *c)
@@ -275,7 +304,7 @@ size_t symcache__evict(struct symcache *c, unsigned long ages, size_t budget)
 		struct binary *b = c->v[i];
 
 		if (!keep[i]) {
-			binary__free(b);
+			binary__free(c, b);
 			continue;
 		}
 		/* a binary the maps fail to take is read again when seen again */
@@ -296,7 +325,7 @@ void symcache__free(struct symcache *c)
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n; i++)
-		binary__free(c->v[i]);
+		binary__free(c, c->v[i]);
 	free(c->v);
 	hashmap__free(&c->by_file);
 	hashmap__free(&c->by_build_id);

@@ -14,15 +14,17 @@
 #include "srcline.h"
 
 struct binary {
-	char *path;		   /* as mapped, without " (deleted)" */
-	const char *name;	   /* basename of path, for MODULE+0xOFF frames */
-	struct elf_symtab *syms;   /* NULL when the file could not be read */
-	bool borrowed;		   /* syms belong to another file with its build-id */
-	int err;		   /* why syms is NULL */
-	char build_id[2 * 64 + 1]; /* hex, "" when the binary has none */
-	enum debuginfo_from debug; /* where symbols beyond .dynsym came from */
-	struct srcline *lines;	   /* DWARF, read on first use (symcache__srcline) */
-	int lines_fd;		   /* the file lines reads */
+	char *path;		    /* as mapped, without " (deleted)" */
+	const char *name;	    /* basename of path, for MODULE+0xOFF frames */
+	struct elf_symtab *syms;    /* NULL when the file could not be read */
+	bool borrowed;		    /* syms belong to another file with its build-id */
+	int err;		    /* why syms is NULL */
+	char build_id[2 * 64 + 1];  /* hex, "" when the binary has none */
+	enum debuginfo_from debug;  /* where symbols beyond .dynsym came from */
+	int names_fd;		    /* the file its table left names in, or -1 */
+	const struct binary *names; /* borrowed: the binary whose file holds the names */
+	struct srcline *lines;	    /* DWARF, read on first use (symcache__srcline) */
+	int lines_fd;		    /* the file lines reads */
 	bool lines_tried;
 	/* the cache's: its keys, and its age when last found */
 	uint64_t file_key, id_key;
@@ -49,6 +51,10 @@ struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, 
  * NULL when there is none. */
 struct srcline *symcache__srcline(struct symcache *c, struct binary *b, const struct map_entry *m,
 				  pid_t pid, int root);
+
+/* The name b's table left in its file at in_file (elf_symtab__lookup_ref),
+ * malloc'd; NULL when it cannot be read. */
+char *symcache__name(const struct binary *b, uint64_t in_file);
 
 /* A long capture (--continuous) ages the cache once an interval, and
  * evicts the binaries not found in the last ages ages (those nobody maps

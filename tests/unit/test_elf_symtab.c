@@ -897,6 +897,93 @@ static void test_plt_names(void **state)
 	elf_symtab__free(t);
 }
 
+/* Every function of path named the same when its table leaves the names
+ * in the file as when it copies them: each read back where the table says,
+ * versioned names ("name@VERSION", composed) and PLT stubs kept copied.
+ * Returns how many names were read from the file. */
+static size_t expect_names_left(const char *path)
+{
+	struct elf_symtab *eager = load_path(path), *left = load_path(path);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = elf_symtab__count(eager), from_file = 0;
+	size_t before = elf_symtab__bytes(left);
+	struct elf_func f;
+
+	assert_true(fd >= 0);
+	assert_int_equal(elf_symtab__leave_names(left), 0);
+	assert_int_equal(elf_symtab__count(left), n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t off_e, off_l, in_file;
+		const char *want, *got;
+		char *read = NULL;
+
+		assert_int_equal(elf_symtab__func(eager, i, &f), 0);
+		want = elf_symtab__lookup(eager, f.vaddr, &off_e);
+		got = elf_symtab__lookup_ref(left, f.vaddr, &off_l, &in_file);
+		assert_non_null(want);
+		if (!got) {
+			assert_int_not_equal(in_file, 0);
+			assert_int_equal(elf_symtab__read_name(fd, in_file, &read), 0);
+			got = read;
+			from_file++;
+		}
+		if (strcmp(want, got))
+			fail_msg("%s at 0x%" PRIx64 ": '%s' left in the file, '%s' copied", path,
+				 f.vaddr, got, want);
+		assert_int_equal(off_e, off_l);
+		free(read);
+	}
+	if (from_file)
+		assert_true(elf_symtab__bytes(left) < before);
+	close(fd);
+	elf_symtab__free(eager);
+	elf_symtab__free(left);
+	return from_file;
+}
+
+/* The fixtures (.symtab with versions and PLT stubs), the C library
+ * (.dynsym names of non-default versions, memcpy@GLIBC_2.2.5) and a C++
+ * library (long mangled names). */
+static void test_names_left(void **state)
+{
+	static const char *const more[] = { "/usr/lib/x86_64-linux-gnu/libc.so.6",
+					    "/usr/lib/x86_64-linux-gnu/libstdc++.so.6" };
+
+	(void)state;
+	assert_true(expect_names_left(FIX_PIE) > 0);
+	assert_true(expect_names_left(FIX_PLT_LIB) > 0);
+	assert_true(expect_names_left(FIX_NAMES) > 0);
+	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
+		if (!access(more[i], R_OK))
+			assert_true(expect_names_left(more[i]) > 100);
+}
+
+/* A name left in the file is read as the table gives it (a .symtab name
+ * without its default version), and bytes that are not a name (the file
+ * changed since) are refused. */
+static void test_read_name(void **state)
+{
+	char path[] = "/tmp/test_elf_symtab.XXXXXX", *name = NULL;
+	static const char text[] = "ab\0@@V\0memcpy@@GLIBC_2.14\0";
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	unlink(path);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	assert_int_equal(elf_symtab__read_name(fd, 0, &name), 0);
+	assert_string_equal(name, "ab");
+	free(name);
+	assert_int_equal(elf_symtab__read_name(fd, 7, &name), 0);
+	assert_string_equal(name, "memcpy");
+	free(name);
+	assert_int_equal(elf_symtab__read_name(fd, 3, &name), -EINVAL);	  /* "@@V" */
+	assert_int_equal(elf_symtab__read_name(fd, 2, &name), -EINVAL);	  /* "" */
+	assert_int_equal(elf_symtab__read_name(fd, 100, &name), -EINVAL); /* past the end */
+	assert_null(name);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -920,6 +1007,8 @@ int main(void)
 		cmocka_unit_test(test_not_elf),
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_damaged),
+		cmocka_unit_test(test_names_left),
+		cmocka_unit_test(test_read_name),
 	};
 
 	return cmocka_run_group_tests_name("elf_symtab", tests, NULL, NULL);
