@@ -317,8 +317,23 @@ int unwinder__ready(struct unwinder *u, int procs_fd)
 	return err ?: u->warm_err;
 }
 
+/* The table of e's file: built now if build, else only one built before
+ * (NULL when there is none yet: *missing is set). */
+static struct unwinder_file *table_of(struct unwinder *u, const struct map_entry *e, pid_t pid,
+				      int root, bool build, bool *missing)
+{
+	uint64_t i;
+
+	if (build)
+		return file_of(u, e, pid, root);
+	if (hashmap__get(&u->by_file, mapped_file__key(e), &i))
+		return &u->files[i];
+	*missing = true;
+	return NULL;
+}
+
 static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_t pid, int root,
-			     struct unwind_mapping *um)
+			     bool build, bool *missing, struct unwind_mapping *um)
 {
 	struct unwinder_file *f;
 	uint64_t bias;
@@ -326,7 +341,7 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	*um = (struct unwind_mapping){ .start = e->start, .end = e->end };
 	if (e->path[0] != '/')
 		return; /* anonymous (JIT) or [vdso]: frame pointers */
-	f = file_of(u, e, pid, root);
+	f = table_of(u, e, pid, root, build, missing);
 	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
 		return;
 	um->bias = bias + f->base;
@@ -334,25 +349,39 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	um->nrows = f->nrows;
 }
 
-int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct proc_maps *maps)
+/* pid's entry, with the tables built before only unless build. Sets
+ * *missing when a file has none yet. */
+static int write_process(struct unwinder *u, pid_t pid, int root, const struct proc_maps *maps,
+			 bool build, bool *missing)
 {
 	struct unwind_proc *p = u->scratch;
 	__u32 key = pid;
 
 	memset(p, 0, sizeof(*p));
-	for (size_t i = 0; i < maps->n; i++) {
-		if (p->n == UNWIND_MAX_MAPPINGS) {
-			u->st.maps_truncated++;
-			break;
-		}
-		describe_mapping(u, &maps->v[i], pid, root, &p->m[p->n++]);
-	}
+	for (size_t i = 0; i < maps->n && p->n < UNWIND_MAX_MAPPINGS; i++)
+		describe_mapping(u, &maps->v[i], pid, root, build, missing, &p->m[p->n++]);
 	/* a new gen for every entry: rows cached under an older one are not used */
 	p->gen = ++u->gen ? u->gen : ++u->gen;
-	if (bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY)) {
+	return bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
+}
+
+/* Written twice when some of its files have no table yet: first with those
+ * built before (the C library's, the loader's: through them its stacks
+ * reach _start, by frame pointers in the rest), then once the others are
+ * built, which takes a large program (node, clang) a tenth of a second or
+ * more, all of it for a short one's life. */
+int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct proc_maps *maps)
+{
+	bool missing = false;
+	int err = write_process(u, pid, root, maps, false, &missing);
+
+	if (missing)
+		err = write_process(u, pid, root, maps, true, &missing);
+	if (err) {
 		u->st.procs_failed++;
-		return -errno;
+		return err;
 	}
+	u->st.maps_truncated += maps->n > UNWIND_MAX_MAPPINGS;
 	u->st.processes++;
 	return 0;
 }
