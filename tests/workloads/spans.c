@@ -13,11 +13,11 @@
  *             10 ms in store(); prints "GET NS POST NS DB 0"
  *
  *   spans collide
- *             the main thread opens a "holder" span and is busy 100 ms in
- *             holder_work; then threads come and go until one's tid is
+ *             the main thread opens a "holder" span and runs 100 ms of CPU
+ *             in holder_work; then threads come and go until one's tid is
  *             the main thread's plus a multiple of 65536 (a span slot's
  *             count, bpf/span.bpf.h), which opens a "collider" span and is
- *             busy 100 ms in collider_work; prints "COLLIDED TID" or
+ *             runs 100 ms of CPU in collider_work; prints "COLLIDED TID" or
  *             "NO COLLISION" (pid_max too small, or too many tries)
  *
  *   spans exit N
@@ -33,6 +33,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../include/flamebpf.h"
@@ -130,14 +131,29 @@ NOINLINE static void *left_open(void *arg)
 	return NULL;
 }
 
+/* Busy until the thread has run ms on a CPU: its samples (cpu-clock)
+ * number the same however loaded the machine is. */
+NOINLINE static void busy_cpu(double ms)
+{
+	struct timespec ts;
+	double start;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	start = ts.tv_sec + ts.tv_nsec / 1e9;
+	do {
+		spin(1000);
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while (ts.tv_sec + ts.tv_nsec / 1e9 - start < ms / 1000);
+}
+
 NOINLINE static void holder_work(void)
 {
-	busy(100);
+	busy_cpu(100);
 }
 
 NOINLINE static void collider_work(void)
 {
-	busy(100);
+	busy_cpu(100);
 }
 
 /* A thread whose tid shares the main thread's span slot does the work. */
