@@ -451,7 +451,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (size < sizeof(__u32))
 		return 0;
 	if ((proc->type == EV_PROC || proc->type == EV_MAPS) && size >= sizeof(*proc))
-		err = snapshot(s, proc->pid);
+		err = procs__note_sampled(s->procs, proc->pid) ?: snapshot(s, proc->pid);
 	else if (proc->type == EV_STACK)
 		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_PYSTACK)
@@ -1583,7 +1583,11 @@ struct gone_ctx {
 };
 
 /* A process is forgotten one drain after it was first found gone: its
- * last samples may be in the interval after the one it exited in. */
+ * last samples may be in the interval after the one it exited in. One
+ * that never had a sample goes at once: its mappings were recorded as it
+ * made them only in case it had (beside a build, thousands of processes a
+ * minute, most too short-lived to be sampled at 99 Hz, filled the record
+ * of mappings, 25 MiB). */
 static bool keep_proc(pid_t pid, void *arg)
 {
 	struct gone_ctx *g = arg;
@@ -1591,7 +1595,7 @@ static bool keep_proc(pid_t pid, void *arg)
 
 	if (pid <= 0 || !kill(pid, 0) || errno != ESRCH)
 		return true;
-	if (hashmap__get(&g->s->gone, (uint64_t)pid, &v))
+	if (!procs__sampled(g->s->procs, pid) || hashmap__get(&g->s->gone, (uint64_t)pid, &v))
 		return false;
 	hashmap__set(&g->now, (uint64_t)pid, 1);
 	return true;
@@ -1603,6 +1607,8 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 {
 	struct gone_ctx g = { .s = s };
 
+	/* the first samples of processes gone since the swap are noted first */
+	ring_buffer__consume(s->rb);
 	ev->procs = procs__evict(s->procs, keep_proc, &g);
 	ev->snapshots = procs__trim(s->procs);
 	hashmap__free(&s->gone);

@@ -23,6 +23,7 @@ struct proc {
 	bool refreshed;		 /* a lookup miss already took a fresh snapshot */
 	bool known;		 /* uid, nspid and root were read */
 	bool pm_read;		 /* procs__perfmap read the perf map afresh */
+	bool sampled;		 /* procs__note_sampled() */
 	bool pm_held;		 /* pm_fd is its perf map, opened at a snapshot */
 	int pm_fd;		 /* ... read when the file is gone by the end */
 	uid_t uid;		 /* effective: who may own its perf map, besides root */
@@ -269,6 +270,30 @@ int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e)
 	return 0;
 }
 
+int procs__note_sampled(struct procs *ps, pid_t pid)
+{
+	struct proc *p = findnew(ps, pid);
+	uint64_t i;
+
+	if (!p)
+		return -ENOMEM;
+	p->sampled = true;
+	/* a child that has not exec'd is named through its parents' maps */
+	for (int k = 0; k < PARENTS_MAX && p->parent && hashmap__get(&ps->by_pid, p->parent, &i);
+	     k++) {
+		p = &ps->v[i];
+		p->sampled = true;
+	}
+	return 0;
+}
+
+bool procs__sampled(const struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	return hashmap__get(&ps->by_pid, pid, &i) && ps->v[i].sampled;
+}
+
 int procs__set_parent(struct procs *ps, pid_t pid, pid_t parent)
 {
 	struct proc *p = findnew(ps, pid);
@@ -276,7 +301,8 @@ int procs__set_parent(struct procs *ps, pid_t pid, pid_t parent)
 	if (!p)
 		return -ENOMEM;
 	p->parent = parent;
-	return 0;
+	/* sampled before its fork was known: its parents are needed now */
+	return p->sampled ? procs__note_sampled(ps, pid) : 0;
 }
 
 /* What the process knows without reading /proc again. */

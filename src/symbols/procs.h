@@ -31,6 +31,14 @@ int procs__add_history(struct procs *ps, pid_t pid, const struct map_entry *e);
  * own, it has its parent's. Returns 0 or -ENOMEM. */
 int procs__set_parent(struct procs *ps, pid_t pid, pid_t parent);
 
+/* pid had a sample (or asked for a look at its maps): its mappings matter
+ * after it exits, and those of the parents it has not exec'd since forking
+ * from. Returns 0 or -ENOMEM. */
+int procs__note_sampled(struct procs *ps, pid_t pid);
+
+/* Whether procs__note_sampled() was told of pid. */
+bool procs__sampled(const struct procs *ps, pid_t pid);
+
 /* The mapping of addr in pid, newest snapshot first, then the mappings
  * recorded as they were made, then (when pid is gone) its parent's if it
  * forked without exec. When none holds it and

@@ -162,6 +162,34 @@ static void test_trim(void **state)
 	procs__free(ps);
 }
 
+/* A process sampled has its parents marked too, those it forked from
+ * without an exec, whose maps name its addresses: whether the fork is
+ * known before the sample or after. */
+static void test_sampled_parents(void **state)
+{
+	struct procs *ps = procs__new();
+	struct map_entry x = mapping(0x1000, 0x2000, "/usr/bin/x");
+
+	(void)state;
+	assert_non_null(ps);
+	assert_int_equal(procs__add_history(ps, GONE_PID - 2, &x), 0);
+	assert_int_equal(procs__set_parent(ps, GONE_PID, GONE_PID - 1), 0);
+	assert_int_equal(procs__set_parent(ps, GONE_PID - 1, GONE_PID - 2), 0);
+	assert_false(procs__sampled(ps, GONE_PID - 2));
+	assert_int_equal(procs__note_sampled(ps, GONE_PID), 0);
+	assert_true(procs__sampled(ps, GONE_PID));
+	assert_true(procs__sampled(ps, GONE_PID - 1));
+	assert_true(procs__sampled(ps, GONE_PID - 2));
+	assert_false(procs__sampled(ps, GONE_PID - 3));
+	/* sampled first, its fork known after */
+	assert_int_equal(procs__note_sampled(ps, GONE_PID - 5), 0);
+	assert_false(procs__sampled(ps, GONE_PID - 6));
+	assert_int_equal(procs__add_history(ps, GONE_PID - 6, &x), 0);
+	assert_int_equal(procs__set_parent(ps, GONE_PID - 5, GONE_PID - 6), 0);
+	assert_true(procs__sampled(ps, GONE_PID - 6));
+	procs__free(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +199,7 @@ int main(void)
 		cmocka_unit_test(test_parent_maps),
 		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_trim),
+		cmocka_unit_test(test_sampled_parents),
 	};
 
 	return cmocka_run_group_tests_name("procs", tests, NULL, NULL);
