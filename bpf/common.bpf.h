@@ -69,29 +69,55 @@ static __always_inline void count(__u32 which)
 	count_by(which, 1);
 }
 
-/* The first time pid is seen (again after an exec or a pid reuse), tells
- * user space to snapshot its mappings while it lives. Counts full_counter
- * when the seen map is full, lost_counter when the ring buffer is. */
-static __always_inline void note_process(__u32 pid, __u32 full_counter, __u32 lost_counter)
+/* What the seen map says of a process: user space looked at its maps when
+ * it exec'd (note_exec), or it had a sample since (note_process). */
+#define SEEN_LOOKED  1
+#define SEEN_SAMPLED 2
+
+/* Tells user space of pid once per state of the seen map (type: what to
+ * do), counting full_counter when the map is full, lost_counter when the
+ * ring buffer is. A process looked at on exec and sampled now only says
+ * so (EV_SAMPLED): its maps are read already, and user space keeps the
+ * mappings of processes that had samples. */
+static __always_inline void tell_seen(__u32 pid, __u8 how, __u32 type, __u32 full_counter,
+				      __u32 lost_counter)
 {
-	struct sample_proc_event ev = { .type = EV_PROC, .pid = pid };
-	__u8 one = 1;
+	struct sample_proc_event ev = { .type = type, .pid = pid };
+	__u8 *v = bpf_map_lookup_elem(&seen, &pid);
 	long err;
 
 	/* the common case, without the bucket lock an update takes */
-	if (bpf_map_lookup_elem(&seen, &pid))
+	if (v && *v >= how)
 		return;
-	err = bpf_map_update_elem(&seen, &pid, &one, BPF_NOEXIST);
-	if (err == -EEXIST)
-		return;
-	if (err) {
-		count(full_counter);
-		return;
+	if (v) {
+		*v = how;
+		ev.type = EV_SAMPLED;
+	} else {
+		err = bpf_map_update_elem(&seen, &pid, &how, BPF_NOEXIST);
+		if (err == -EEXIST)
+			return;
+		if (err) {
+			count(full_counter);
+			return;
+		}
 	}
 	/* forced: the records before it came without a wakeup, so an adaptive
 	 * one would not wake user space, and it must look while pid lives */
 	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP))
 		count(lost_counter);
+}
+
+/* The first sample of pid (again after an exec or a pid reuse): user space
+ * snapshots its mappings while it lives, unless it did on the exec. */
+static __always_inline void note_process(__u32 pid, __u32 full_counter, __u32 lost_counter)
+{
+	tell_seen(pid, SEEN_SAMPLED, EV_PROC, full_counter, lost_counter);
+}
+
+/* pid exec'd: user space looks at its maps now, before it has a sample. */
+static __always_inline void note_exec(__u32 pid, __u32 full_counter, __u32 lost_counter)
+{
+	tell_seen(pid, SEEN_LOOKED, EV_LOOK, full_counter, lost_counter);
 }
 
 #include "pids.bpf.h"

@@ -619,7 +619,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	/* a look at its maps now, while it runs ld.so: a process that lives a
 	 * few milliseconds is gone before its first sample would be read */
 	if (want_user && (!filter_pids || bpf_map_lookup_elem(&pids, &pid)))
-		note_process(pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
+		note_exec(pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
 	return 0;
 }
 

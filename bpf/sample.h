@@ -122,6 +122,8 @@ enum sample_event_type {
 	EV_SPAN,     /* struct sample_span_event (span.h) */
 	EV_HIT,	     /* struct sample_hit_event */
 	EV_PYSTACK,  /* struct sample_stack_event of Python frames (python.h) */
+	EV_LOOK,     /* struct sample_proc_event: it exec'd, no sample yet */
+	EV_SAMPLED,  /* struct sample_proc_event: its first sample, after an EV_LOOK */
 };
 
 /* The first sample of a process (again after it execs): user space

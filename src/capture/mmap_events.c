@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "util/array.h"
 #include "mmap_events.h"
 
 #define RING_PAGES 64 /* 256 KiB a CPU: a process start makes ~1 KiB of records */
@@ -29,6 +30,8 @@ struct mmap_events {
 	struct mmap_events_stats st;
 	void (*mapped)(pid_t pid, void *arg); /* during a drain: told of new code */
 	void *mapped_arg;
+	pid_t *exited; /* processes whose exit the last drain saw, unsampled */
+	size_t nexited, exited_cap;
 };
 
 /* The fixed part of PERF_RECORD_MMAP2 (without build-id); the file name
@@ -170,6 +173,13 @@ static void take_record(struct mmap_events *m, const unsigned char *rec, size_t 
 
 		if (c->pid == c->tid && (!m->keep || m->keep((pid_t)c->pid, m->arg)))
 			procs__set_parent(m->ps, (pid_t)c->pid, 0);
+	} else if (h->type == PERF_RECORD_EXIT && size >= sizeof(struct fork_record)) {
+		const struct fork_record *f = (const void *)rec;
+		pid_t pid = (pid_t)f->pid;
+
+		if (f->pid == f->tid && !procs__sampled(m->ps, pid))
+			array__push((void **)&m->exited, &m->nexited, &m->exited_cap, &pid,
+				    sizeof(pid));
 	} else if (h->type == PERF_RECORD_LOST && size >= sizeof(struct lost_record))
 		m->st.lost += ((const struct lost_record *)rec)->lost;
 }
@@ -203,8 +213,20 @@ static void drain_ring(struct mmap_events *m, struct ring *r)
 	__atomic_store_n(&r->meta->data_tail, tail, __ATOMIC_RELEASE);
 }
 
+/* The mappings recorded of the processes that exited before the last
+ * drain without a sample noted since: the samples' events they sent
+ * before exiting have been read in between. */
+static void forget_unsampled(struct mmap_events *m)
+{
+	for (size_t i = 0; i < m->nexited; i++)
+		if (!procs__sampled(m->ps, m->exited[i]))
+			m->st.forgotten += procs__drop_history(m->ps, m->exited[i]);
+	m->nexited = 0;
+}
+
 void mmap_events__drain(struct mmap_events *m, void (*mapped)(pid_t pid, void *arg), void *arg)
 {
+	forget_unsampled(m);
 	m->mapped = mapped;
 	m->mapped_arg = arg;
 	for (int i = 0; i < m->nrings; i++)
@@ -229,5 +251,6 @@ void mmap_events__free(struct mmap_events *m)
 			close(m->rings[i].fd);
 	}
 	free(m->rings);
+	free(m->exited);
 	free(m);
 }

@@ -452,6 +452,10 @@ static int handle_event(void *ctx, void *data, size_t size)
 		return 0;
 	if ((proc->type == EV_PROC || proc->type == EV_MAPS) && size >= sizeof(*proc))
 		err = procs__note_sampled(s->procs, proc->pid) ?: snapshot(s, proc->pid);
+	else if (proc->type == EV_LOOK && size >= sizeof(*proc))
+		err = snapshot(s, proc->pid);
+	else if (proc->type == EV_SAMPLED && size >= sizeof(*proc))
+		err = procs__note_sampled(s->procs, proc->pid);
 	else if (proc->type == EV_STACK)
 		err = stack_table__add_event(&s->stacks, data, size);
 	else if (proc->type == EV_PYSTACK)

@@ -294,6 +294,27 @@ bool procs__sampled(const struct procs *ps, pid_t pid)
 	return hashmap__get(&ps->by_pid, pid, &i) && ps->v[i].sampled;
 }
 
+/* Frees p's recorded mappings. */
+static size_t free_history(struct procs *ps, struct proc *p)
+{
+	size_t n = p->nhist;
+
+	for (size_t j = 0; j < n; j++)
+		strpool__put(&ps->paths, p->hist[j].path);
+	free(p->hist);
+	p->hist = NULL;
+	p->nhist = p->hist_cap = 0;
+	ps->nhist -= n;
+	return n;
+}
+
+size_t procs__drop_history(struct procs *ps, pid_t pid)
+{
+	uint64_t i;
+
+	return hashmap__get(&ps->by_pid, pid, &i) ? free_history(ps, &ps->v[i]) : 0;
+}
+
 int procs__set_parent(struct procs *ps, pid_t pid, pid_t parent)
 {
 	struct proc *p = findnew(ps, pid);
@@ -439,9 +460,7 @@ static void proc_free(struct procs *ps, struct proc *p)
 	for (size_t j = 0; j < p->nsnaps; j++)
 		proc_maps__free(&p->snaps[j]);
 	free(p->snaps);
-	for (size_t j = 0; j < p->nhist; j++)
-		strpool__put(&ps->paths, p->hist[j].path);
-	free(p->hist);
+	free_history(ps, p);
 	perfmap__free(p->pm);
 	perfmap__free(p->jit);
 	if (p->pm_held)
@@ -459,7 +478,6 @@ size_t procs__evict(struct procs *ps, bool (*keep)(pid_t pid, void *arg), void *
 	hashmap__free(&ps->by_pid);
 	for (size_t i = 0; i < ps->n; i++) {
 		if (!keep(ps->v[i].pid, arg)) {
-			ps->nhist -= ps->v[i].nhist;
 			proc_free(ps, &ps->v[i]);
 			continue;
 		}

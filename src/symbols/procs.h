@@ -39,6 +39,10 @@ int procs__note_sampled(struct procs *ps, pid_t pid);
 /* Whether procs__note_sampled() was told of pid. */
 bool procs__sampled(const struct procs *ps, pid_t pid);
 
+/* Lets go of the mappings recorded of pid as it made them. Returns how
+ * many. */
+size_t procs__drop_history(struct procs *ps, pid_t pid);
+
 /* The mapping of addr in pid, newest snapshot first, then the mappings
  * recorded as they were made, then (when pid is gone) its parent's if it
  * forked without exec. When none holds it and

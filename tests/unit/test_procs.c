@@ -190,6 +190,30 @@ static void test_sampled_parents(void **state)
 	procs__free(ps);
 }
 
+/* Dropping a process's recorded mappings forgets them, gives their room
+ * in the bound of all histories back, and keeps the process's other
+ * knowledge (here, that it was sampled). */
+static void test_drop_history(void **state)
+{
+	struct procs *ps = procs__new();
+	struct map_entry a = mapping(0x1000, 0x2000, "/usr/bin/x");
+
+	(void)state;
+	assert_non_null(ps);
+	assert_int_equal(procs__add_history(ps, GONE_PID, &a), 0);
+	assert_int_equal(procs__add_history(ps, GONE_PID, &a), 0);
+	assert_int_equal(procs__note_sampled(ps, GONE_PID), 0);
+	assert_non_null(procs__find(ps, GONE_PID, 0x1000));
+	assert_int_equal(procs__drop_history(ps, GONE_PID), 2);
+	assert_null(procs__find(ps, GONE_PID, 0x1000));
+	assert_true(procs__sampled(ps, GONE_PID));
+	assert_int_equal(procs__drop_history(ps, GONE_PID), 0);
+	assert_int_equal(procs__drop_history(ps, GONE_PID - 1), 0);
+	assert_int_equal(procs__add_history(ps, GONE_PID, &a), 0);
+	assert_non_null(procs__find(ps, GONE_PID, 0x1000));
+	procs__free(ps);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -200,6 +224,7 @@ int main(void)
 		cmocka_unit_test(test_evict),
 		cmocka_unit_test(test_trim),
 		cmocka_unit_test(test_sampled_parents),
+		cmocka_unit_test(test_drop_history),
 	};
 
 	return cmocka_run_group_tests_name("procs", tests, NULL, NULL);
