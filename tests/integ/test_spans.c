@@ -214,6 +214,17 @@ static void test_span_exit(void **state)
  * /users], of store under [req POST /orders], their time what the workload
  * measured around its markers (within 2%: the probes' traps); the 300 ms
  * wait before the first request is under no span. */
+/* A preemption in a request's own function, its span open but its wait not
+ * begun: on the way back from the trap of the span's probe, say. */
+static bool preempted_in_span(const char *s)
+{
+	size_t len = strlen(s), tail = strlen(";[preempted]");
+
+	return len > tail && !strcmp(s + len - tail, ";[preempted]") &&
+	       ((rooted(s, "[req GET /users];") && h_has_frame(s, "get_users_waiting")) ||
+		(rooted(s, "[req POST /orders];") && h_has_frame(s, "post_orders_waiting")));
+}
+
 static void test_spans_off_cpu(void **state)
 {
 	const char *out = h_path("off.folded");
@@ -237,7 +248,8 @@ static void test_spans_off_cpu(void **state)
 
 		if ((h_has_frame(s, "fetch") && !rooted(s, "[req GET /users];_start")) ||
 		    (h_has_frame(s, "store") && !rooted(s, "[req POST /orders];_start")) ||
-		    (!h_has_frame(s, "fetch") && !h_has_frame(s, "store") && strstr(s, "[req ")))
+		    (!h_has_frame(s, "fetch") && !h_has_frame(s, "store") && strstr(s, "[req ") &&
+		     !preempted_in_span(s)))
 			fail_msg("a block outside its span, or in one it is not: %s", s);
 	}
 	assert_in_range(get, t[0] * 0.98, t[0] * 1.02);
