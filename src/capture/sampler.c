@@ -434,8 +434,12 @@ static int add_py_stack(struct sampler *s, const void *data, size_t size)
 		return 0;
 	err = stack_table__add_event(&s->stacks, data, size);
 	if (err || size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
-	    ev->nr > SAMPLE_MAX_DEPTH || !s->py)
+	    ev->nr > SAMPLE_MAX_DEPTH)
 		return err;
+	/* the kernel side's record of the Python ones sent is per CPU */
+	stack_table__keep(&s->stacks, ev->id);
+	if (!s->py)
+		return 0;
 	return py_procs__read_record(s->py, (const uint64_t *)ev->ip, ev->nr);
 }
 
@@ -983,7 +987,7 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 
 	if (id == STACK_ID_NONE)
 		return 0;
-	st = id == STACK_ID_LOST ? NULL : stack_table__find(&c->s->stacks, id);
+	st = id == STACK_ID_LOST ? NULL : stack_table__use(&c->s->stacks, id);
 	if (!st)
 		return push_frame(
 			c, kind == FRAME_KERNEL ? "[lost kernel stack]" : "[lost user stack]",
@@ -1038,7 +1042,7 @@ static bool frame_is_eval(struct collect_ctx *c, uint32_t id)
  * each of the evaluation loop's replaced by the Python frames it ran. */
 static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
 {
-	const struct raw_stack *py = stack_table__find(&c->s->stacks, k->pystack);
+	const struct raw_stack *py = stack_table__use(&c->s->stacks, k->pystack);
 	uint32_t from = c->n, nn;
 	int np, err;
 
@@ -1572,6 +1576,20 @@ static void refresh_kallsyms(struct sampler *s)
 		s->ksyms = NULL;
 }
 
+/* A stack is kept while a sample used it in the last so many intervals:
+ * beside other programs' builds and tests, every new process's stacks are
+ * new (their libraries at other addresses), by the thousand a minute. */
+#define STACK_AGES 3
+
+/* Takes a stack's id off the kernel side's map of the ids sent. */
+static void unsend(uint64_t id, void *arg)
+{
+	const struct sampler *s = arg;
+	__u64 key = id;
+
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.sent), &key);
+}
+
 /* A binary's symbols are kept while it was found in the last so many
  * intervals (10 minutes of 60-s intervals), and while all kept hold no
  * more than so many bytes: beside a build or a test suite, hundreds of
@@ -1615,6 +1633,11 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 	ring_buffer__consume(s->rb);
 	ev->procs = procs__evict(s->procs, keep_proc, &g);
 	ev->snapshots = procs__trim(s->procs);
+	/* not where the kernel side holds stack ids across intervals: a block
+	 * off the CPU counts its stack when it ends, a live allocation when
+	 * it is freed or at the stop */
+	if (!s->opts.offcpu && !s->opts.alloc)
+		ev->stacks = stack_table__evict(&s->stacks, STACK_AGES, unsend, s);
 	hashmap__free(&s->gone);
 	s->gone = g.now;
 	symcache__age(s->bins);

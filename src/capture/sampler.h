@@ -114,7 +114,7 @@ int sampler__collect(struct sampler *s, struct profile *p);
 
 /* What a drain let go: processes gone, binaries not run for a while. */
 struct sampler_evicted {
-	size_t procs, snapshots, binaries;
+	size_t procs, snapshots, binaries, stacks;
 };
 
 /* --continuous: reads into p what was counted since the last drain (or the

@@ -121,11 +121,11 @@ static int drain(void *impl, struct profile *p, struct strbuf *note)
 	struct sampler_evicted ev = {};
 	int err = sampler__drain(sampler_of(impl), p, &ev);
 
-	if (ev.procs || ev.snapshots || ev.binaries)
+	if (ev.procs || ev.snapshots || ev.binaries || ev.stacks)
 		strbuf__addf(note,
 			     "forgotten: %zu processes gone, %zu older snapshots of mappings, the "
-			     "symbols of %zu binaries not run lately",
-			     ev.procs, ev.snapshots, ev.binaries);
+			     "symbols of %zu binaries not run lately, %zu stacks not seen lately",
+			     ev.procs, ev.snapshots, ev.binaries, ev.stacks);
 	return err;
 }
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,8 +16,10 @@ static bool same(const struct raw_stack *s, const uint64_t *ip, uint32_t nr)
 
 int stack_table__add(struct stack_table *t, uint64_t id, const uint64_t *ip, uint32_t nr)
 {
-	const struct raw_stack *old = stack_table__find(t, id);
-	struct raw_stack *v, s = { nr, NULL };
+	/* sent again (its id taken off the sent map, or forgotten by that
+	 * LRU): a sample uses it now */
+	const struct raw_stack *old = stack_table__use(t, id);
+	struct raw_stack *v, s = { .nr = nr, .used = t->age, .id = id };
 
 	if (old) {
 		t->collisions += !same(old, ip, nr);
@@ -58,6 +61,73 @@ const struct raw_stack *stack_table__find(const struct stack_table *t, uint64_t 
 	uint64_t i;
 
 	return hashmap__get(&t->idx, id, &i) ? &t->v[i] : NULL;
+}
+
+const struct raw_stack *stack_table__use(struct stack_table *t, uint64_t id)
+{
+	uint64_t i;
+
+	if (!hashmap__get(&t->idx, id, &i))
+		return NULL;
+	t->v[i].used = t->age;
+	t->v[i].unsent = false;
+	return &t->v[i];
+}
+
+void stack_table__keep(struct stack_table *t, uint64_t id)
+{
+	uint64_t i;
+
+	if (hashmap__get(&t->idx, id, &i))
+		t->v[i].keep = true;
+}
+
+/* Rebuilds the index of the stacks that stay (the map cannot delete); one
+ * it fails to take is found no more, as if freed. */
+static size_t compact(struct stack_table *t, const bool *drop)
+{
+	size_t n = 0, gone;
+
+	hashmap__free(&t->idx);
+	for (size_t i = 0; i < t->n; i++) {
+		if (drop[i]) {
+			free(t->v[i].ip);
+			continue;
+		}
+		t->v[n] = t->v[i];
+		hashmap__set(&t->idx, t->v[n].id, n);
+		n++;
+	}
+	gone = t->n - n;
+	t->n = n;
+	return gone;
+}
+
+size_t stack_table__evict(struct stack_table *t, uint32_t ages,
+			  void (*unsend)(uint64_t id, void *arg), void *arg)
+{
+	bool *drop = calloc(t->n ? t->n : 1, sizeof(*drop)), any = false;
+	size_t gone = 0;
+
+	if (!drop)
+		return 0;
+	for (size_t i = 0; i < t->n; i++) {
+		struct raw_stack *s = &t->v[i];
+
+		if (s->keep || t->age - s->used < ages)
+			continue;
+		if (s->unsent) {
+			drop[i] = any = true;
+		} else {
+			unsend(s->id, arg);
+			s->unsent = true;
+		}
+	}
+	if (any)
+		gone = compact(t, drop);
+	free(drop);
+	t->age++;
+	return gone;
 }
 
 void stack_table__free(struct stack_table *t)

@@ -70,12 +70,74 @@ static void test_many(void **state)
 	stack_table__free(&t);
 }
 
+/* The ids the eviction took off the kernel side's map, in order. */
+struct unsent {
+	uint64_t id[8];
+	size_t n;
+};
+
+static void note_unsent(uint64_t id, void *arg)
+{
+	struct unsent *u = arg;
+
+	if (u->n < 8)
+		u->id[u->n++] = id;
+}
+
+/* A stack unused for the ages given is first taken off the sent map, then
+ * freed an age later unless a sample used it (or sent it again) between;
+ * a Python record is never let go. */
+static void test_evict_two_steps(void **state)
+{
+	struct stack_table t = {};
+	const uint64_t a[] = { 0x1000 }, b[] = { 0x2000 }, c[] = { 0x3000 }, d[] = { 0x4000 };
+	struct unsent u = {};
+
+	(void)state;
+	assert_int_equal(stack_table__add(&t, 1, a, 1), 0);
+	assert_int_equal(stack_table__add(&t, 2, b, 1), 0);
+	assert_int_equal(stack_table__add(&t, 3, c, 1), 0);
+	assert_int_equal(stack_table__add(&t, 4, d, 1), 0);
+	stack_table__keep(&t, 4);
+	/* age 0: all used in it */
+	assert_int_equal(stack_table__evict(&t, 1, note_unsent, &u), 0);
+	assert_int_equal(u.n, 0);
+	/* age 1: 1 used; 2, 3 and 4 not: 2 and 3 unsent, 4 kept */
+	assert_non_null(stack_table__use(&t, 1));
+	assert_int_equal(stack_table__evict(&t, 1, note_unsent, &u), 0);
+	assert_int_equal(u.n, 2);
+	assert_true(u.id[0] == 2 && u.id[1] == 3);
+	/* age 2: a sample raced the unsending and used 2; 3 was sent again */
+	assert_non_null(stack_table__use(&t, 2));
+	assert_int_equal(stack_table__add(&t, 3, c, 1), 0);
+	assert_int_equal(stack_table__evict(&t, 1, note_unsent, &u), 0);
+	/* 1 unused since age 1: unsent now */
+	assert_int_equal(u.n, 3);
+	assert_true(u.id[2] == 1);
+	/* age 3: nothing used; 1 freed, 2 and 3 unsent */
+	assert_int_equal(stack_table__evict(&t, 1, note_unsent, &u), 1);
+	assert_null(stack_table__find(&t, 1));
+	assert_non_null(stack_table__find(&t, 2));
+	assert_int_equal(u.n, 5);
+	/* age 4: 2 and 3 freed; 4 stays */
+	assert_int_equal(stack_table__evict(&t, 1, note_unsent, &u), 2);
+	assert_null(stack_table__find(&t, 2));
+	assert_null(stack_table__find(&t, 3));
+	assert_non_null(stack_table__find(&t, 4));
+	assert_int_equal(t.n, 1);
+	/* let go, a stack is new again when it comes */
+	assert_int_equal(stack_table__add(&t, 3, c, 1), 0);
+	assert_non_null(stack_table__find(&t, 3));
+	stack_table__free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_add_find),
 		cmocka_unit_test(test_resend_and_collision),
 		cmocka_unit_test(test_many),
+		cmocka_unit_test(test_evict_two_steps),
 	};
 
 	return cmocka_run_group_tests_name("stack_table", tests, NULL, NULL);
