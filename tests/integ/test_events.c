@@ -77,26 +77,47 @@ static void test_every_tenth(void **state)
 }
 
 /* -F 999: the kernel's frequency mode, each sample weighing its period:
- * about the 20000 faults made. */
-static void test_frequency(void **state)
+ * about the 20000 faults made, over half a second. A period is the
+ * kernel's guess from the rate it saw, and now and then one is far off
+ * (a sum of 3x the faults, once in some 15 runs here) and under ASan the
+ * sums spread by a third: the median of three runs, within -30%/+40%,
+ * against the ~280 samples that unweighted counting would give. */
+static unsigned long long frequency_run(const char *out)
 {
-	const char *out = h_path("faultsf.folded");
 	unsigned long long in_touch;
 	struct h_folded f;
 	struct h_result r;
 
-	(void)state;
-	require_bpf();
 	h_run_folded(&r, 60, out, &f,
 		     H_ARGV(h_flamebpf(), "-e", "page-faults", "-F", "999", "-o", out, "--",
-			    h_workload("events"), "faults", "20000"));
+			    h_workload("events"), "paced", "20000"));
 	in_touch = h_sum(&f, under, "touch_pages");
-	print_message("-F 999: %llu faults in touch_pages\n", in_touch);
-	if (in_touch < 16000 || in_touch > 24000)
-		fail_msg("-F 999: %llu faults in touch_pages, 20000 made", in_touch);
 	assert_non_null(strstr(r.err, "samples at 999 Hz (each its own period)"));
 	h_result_free(&r);
 	h_folded_free(&f);
+	return in_touch;
+}
+
+static void test_frequency(void **state)
+{
+	const char *out = h_path("faultsf.folded");
+	unsigned long long n[3], t, mid;
+
+	(void)state;
+	require_bpf();
+	for (int i = 0; i < 3; i++)
+		n[i] = frequency_run(out);
+	for (int i = 0; i < 3; i++)
+		for (int j = i + 1; j < 3; j++)
+			if (n[j] < n[i]) {
+				t = n[i];
+				n[i] = n[j];
+				n[j] = t;
+			}
+	mid = n[1];
+	print_message("-F 999: %llu, %llu and %llu faults in touch_pages\n", n[0], n[1], n[2]);
+	if (mid < 14000 || mid > 28000)
+		fail_msg("-F 999: %llu faults in touch_pages (the median of 3), 20000 made", mid);
 }
 
 /* events pingpong 5000 on one CPU: each thread leaves the CPU once a round

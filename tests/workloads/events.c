@@ -4,6 +4,7 @@
  *
  *   events faults N     touch_pages() touches N fresh pages, one write
  *                       each: N page faults there
+ *   events paced N      the same, 50 pages a millisecond
  *   events pingpong N   two threads pass a byte back and forth N times
  *                       through two pipes (pingpong() and echo()): each
  *                       blocks once a round, 2N context switches
@@ -20,6 +21,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -33,9 +35,17 @@ NOINLINE static void touch_pages(char *mem, unsigned long pages, long page)
 		mem[i * page] = 1;
 }
 
-static int faults(unsigned long pages)
+/* Pages touched between two pauses of `events paced`. */
+#define PACED_CHUNK 50
+
+/* N faults in touch_pages; paced, PACED_CHUNK at a time with a
+ * millisecond's pause between (half a second for 20000): the kernel's frequency
+ * mode sets each sample's period from the rate it saw, and 20000 faults
+ * in 50 ms gave it two or three samples to weigh them by. */
+static int faults(unsigned long pages, bool paced)
 {
 	long page = sysconf(_SC_PAGESIZE);
+	unsigned long step = paced ? PACED_CHUNK : pages;
 	double t;
 	char *mem = mmap(NULL, pages * page, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -47,7 +57,11 @@ static int faults(unsigned long pages)
 	/* no huge pages: one fault per page */
 	madvise(mem, pages * page, MADV_NOHUGEPAGE);
 	t = now();
-	touch_pages(mem, pages, page);
+	for (unsigned long i = 0; i < pages; i += step) {
+		touch_pages(mem + i * page, pages - i < step ? pages - i : step, page);
+		if (paced)
+			usleep(1000);
+	}
 	printf("pages %lu\nsecs %.6f\n", pages, now() - t);
 	return munmap(mem, pages * page) ? 1 : 0;
 }
@@ -174,19 +188,19 @@ int main(int argc, char **argv)
 	double n;
 
 	if (argc != 3 || parse_num(argv[2], &n) || n < 1) {
-		fprintf(stderr, "usage: events faults|pingpong|writes|both|signals N\n");
+		fprintf(stderr, "usage: events faults|paced|pingpong|writes|both|signals N\n");
 		return 2;
 	}
-	if (!strcmp(argv[1], "faults"))
-		return faults((unsigned long)n);
+	if (!strcmp(argv[1], "faults") || !strcmp(argv[1], "paced"))
+		return faults((unsigned long)n, !strcmp(argv[1], "paced"));
 	if (!strcmp(argv[1], "pingpong"))
 		return run_pingpong((unsigned long)n);
 	if (!strcmp(argv[1], "both"))
-		return faults((unsigned long)n) || run_pingpong((unsigned long)n);
+		return faults((unsigned long)n, false) || run_pingpong((unsigned long)n);
 	if (!strcmp(argv[1], "writes"))
 		return writes((unsigned long)n);
 	if (!strcmp(argv[1], "signals"))
 		return signals((unsigned long)n);
-	fprintf(stderr, "usage: events faults|pingpong|writes|both|signals N\n");
+	fprintf(stderr, "usage: events faults|paced|pingpong|writes|both|signals N\n");
 	return 2;
 }
