@@ -92,7 +92,7 @@ static void binary__read(struct symcache *c, struct binary *b, struct debuginfo_
 		b->err = other->err;
 		b->debug = other->debug;
 		b->borrowed = true;
-		b->names = other->names ? other->names : other;
+		b->names = other; /* an owner: borrowers are not found by build-id */
 		return;
 	}
 	w->path = b->path;
