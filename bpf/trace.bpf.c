@@ -571,8 +571,11 @@ int on_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A return of function func whose return address was at slot. A jump
- * that may be a tail call (quiet) is one only when the frame is gone. */
+/* A return of function func (LEAVE_ANY_FUNC: the call's at slot, whichever
+ * it is) whose return address was at slot. A jump that may be a tail call
+ * (quiet) is one only when the frame is gone. */
+#define LEAVE_ANY_FUNC ((__u32)-1)
+
 static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
@@ -585,7 +588,8 @@ static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 		return 0;
 	unwind_to(sh, slot, now, id);
 	d = sh->depth;
-	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != slot || FR(sh, d - 1).func != func) {
+	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != slot ||
+	    (func != LEAVE_ANY_FUNC && FR(sh, d - 1).func != func)) {
 		if (!quiet)
 			count(TCNT_UNMATCHED);
 		return 0;
