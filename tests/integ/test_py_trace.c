@@ -553,13 +553,24 @@ static void test_folded_nesting_310(void **state)
 	folded_nesting(PY310, "/sre_parse.py:");
 }
 
-/* Two versions in one capture: refused in one line. */
+/* A version not known (Debian's python3.11 copied as python3.9), and two
+ * versions in one capture: refused in one line. */
 static void refused_versions(void)
 {
+	const char *py39 = h_path("python3.9");
 	struct h_result r;
 	struct h_proc p12, p13;
 	char pids[64];
 
+	assert_int_equal(h_run(&r, 20, H_ARGV("cp", PYTHON, py39)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	assert_int_equal(
+		h_run(&r, 20, H_ARGV(h_flamebpf(), "-f", "py:parse", "--", py39, "-c", "1")), 0);
+	h_assert_status(&r, 2);
+	assert_non_null(
+		strstr(r.err, "is CPython 3.9: Python function tracing knows 3.10 to 3.13"));
+	h_result_free(&r);
 	if (access(PY312, X_OK) || access(PY313, X_OK))
 		return;
 	h_start_workload(&p12, H_ARGV(PY312, "-c", "import time; time.sleep(20)"));
