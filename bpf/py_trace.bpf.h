@@ -343,31 +343,14 @@ static __always_inline bool py_again(struct shadow *sh, __u64 frame, __u64 prev,
 static __always_inline int py_push(struct shadow *sh, __s64 func, __u64 now, __u64 sp, __u64 ip,
 				   __u64 version)
 {
+	struct call_start c = { .sp = sp, .ip = ip, .ustack = version };
 	__u32 d = sh->depth;
 
 	if (d >= TRACE_MAX_DEPTH) {
 		count(TCNT_TOO_DEEP);
 		return 1;
 	}
-	FR(sh, d).func = func;
-	FR(sh, d).start = now;
-	FR(sh, d).child_ns = 0;
-	FR(sh, d).sp = sp;
-	FR(sh, d).ip = ip;
-	FR(sh, d).args[0] = 0;
-	FR(sh, d).args[1] = 0;
-	FR(sh, d).args[2] = 0;
-	FR(sh, d).ustack = version;
-	if (!d && !(sh->outermost++ % COMM_EVERY)) {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
-		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
-	}
-	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : 0, func);
-	if (cpu_split)
-		split_enter(sh, d);
-	sh->depth = d + 1;
+	push_call(sh, d, func, now, &c);
 	return 0;
 }
 
