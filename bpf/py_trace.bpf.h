@@ -354,6 +354,15 @@ static __always_inline int py_push(struct shadow *sh, __s64 func, __u64 now, __u
 	return 0;
 }
 
+/* The function id of frame's call when it is traced, else -1; the thread's
+ * shadow stack in *sh, the frame's code object in *code. */
+static __always_inline __s64 py_traced(__u64 frame, __u64 id, struct shadow **sh, __u64 *code)
+{
+	*sh = shadow_of(id, true);
+	*code = *sh ? py_ptr(frame + py_lay.frame_code) : 0;
+	return *code ? py_func_of(id >> 32, *code) : -1;
+}
+
 /* RESUME (and RESUME_CHECK when it does not deoptimise into RESUME): the
  * frame in the cookie's register starts or resumes (a generator's,
  * a coroutine's, after a yield or an await: a call, as Python's profilers
@@ -372,11 +381,7 @@ int on_py_entry(struct pt_regs *ctx)
 
 	if (stopping || ((cond & PY_COOKIE_FALLS) && jcc_taken(cond & 15, ctx->flags)))
 		return 0;
-	sh = shadow_of(id, true);
-	if (!sh)
-		return 0;
-	code = py_ptr(frame + py_lay.frame_code);
-	func = code ? py_func_of(id >> 32, code) : -1;
+	func = py_traced(frame, id, &sh, &code);
 	if (func < 0)
 		return 0;
 	prev = py_ptr(frame + py_lay.frame_previous);
@@ -469,11 +474,7 @@ static __always_inline int py310_enter(struct pt_regs *ctx)
 
 	if (stopping)
 		return 1;
-	sh = shadow_of(id, true);
-	if (!sh)
-		return 1;
-	code = py_ptr(frame + py_lay.frame_code);
-	func = code ? py_func_of(id >> 32, code) : -1;
+	func = py_traced(frame, id, &sh, &code);
 	if (func < 0)
 		return 1;
 	/* a slot above a deeper call's: that call's return was not caught */
