@@ -4,8 +4,10 @@
  * call holds its stack slot (sp), and its caller's frame where a native
  * call holds its probe's address (ip). An exception leaves frames without
  * a return: they are found left when the next Python call's chain of
- * callers does not hold them, or when a frame below them returns. The
- * includer defines the shadow stack and close_frame() first. */
+ * callers does not hold them, or when a frame below them returns.
+ * CPython 3.10's calls (py310_enter) are native calls of its evaluation
+ * function, pushed and ended as native calls are. The includer defines the
+ * shadow stack, close_frame(), unwind_to() and leave() first. */
 #ifndef FLAMEBPF_PY_TRACE_BPF_H
 #define FLAMEBPF_PY_TRACE_BPF_H
 
@@ -335,6 +337,32 @@ static __always_inline bool py_again(struct shadow *sh, __u64 frame, __u64 prev,
 	return true;
 }
 
+/* Pushes a Python call of function func on sh, the call identified by sp
+ * and ip as the exits that end it look for it; returns 1 when it is too
+ * deep to be traced. */
+static __always_inline int py_push(struct shadow *sh, __s64 func, __u64 now, __u64 sp, __u64 ip,
+				   __u64 version)
+{
+	struct call_start c = { .sp = sp, .ip = ip, .ustack = version };
+	__u32 d = sh->depth;
+
+	if (d >= TRACE_MAX_DEPTH) {
+		count(TCNT_TOO_DEEP);
+		return 1;
+	}
+	push_call(sh, d, func, now, &c);
+	return 0;
+}
+
+/* The function id of frame's call when it is traced, else -1; the thread's
+ * shadow stack in *sh, the frame's code object in *code. */
+static __always_inline __s64 py_traced(__u64 frame, __u64 id, struct shadow **sh, __u64 *code)
+{
+	*sh = shadow_of(id, true);
+	*code = *sh ? py_ptr(frame + py_lay.frame_code) : 0;
+	return *code ? py_func_of(id >> 32, *code) : -1;
+}
+
 /* RESUME (and RESUME_CHECK when it does not deoptimise into RESUME): the
  * frame in the cookie's register starts or resumes (a generator's,
  * a coroutine's, after a yield or an await: a call, as Python's profilers
@@ -345,7 +373,7 @@ int on_py_entry(struct pt_regs *ctx)
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
 	__u64 cookie = bpf_get_attach_cookie(ctx), code, prev, version;
 	__u64 frame = reg_value(ctx, cookie & PY_COOKIE_REG);
-	__u32 cond = cookie >> PY_COOKIE_COND_SHIFT, d;
+	__u32 cond = cookie >> PY_COOKIE_COND_SHIFT;
 	struct shadow *sh;
 	__s64 func;
 
@@ -353,11 +381,7 @@ int on_py_entry(struct pt_regs *ctx)
 
 	if (stopping || ((cond & PY_COOKIE_FALLS) && jcc_taken(cond & 15, ctx->flags)))
 		return 0;
-	sh = shadow_of(id, true);
-	if (!sh)
-		return 0;
-	code = py_ptr(frame + py_lay.frame_code);
-	func = code ? py_func_of(id >> 32, code) : -1;
+	func = py_traced(frame, id, &sh, &code);
 	if (func < 0)
 		return 0;
 	prev = py_ptr(frame + py_lay.frame_previous);
@@ -365,30 +389,7 @@ int on_py_entry(struct pt_regs *ctx)
 	if (py_again(sh, frame, prev, func, version))
 		return 0;
 	py_resync(sh, prev, now, id);
-	d = sh->depth;
-	if (d >= TRACE_MAX_DEPTH) {
-		count(TCNT_TOO_DEEP);
-		return 0;
-	}
-	FR(sh, d).func = func;
-	FR(sh, d).start = now;
-	FR(sh, d).child_ns = 0;
-	FR(sh, d).sp = frame;
-	FR(sh, d).ip = prev;
-	FR(sh, d).args[0] = 0;
-	FR(sh, d).args[1] = 0;
-	FR(sh, d).args[2] = 0;
-	FR(sh, d).ustack = version;
-	if (!d && !(sh->outermost++ % COMM_EVERY)) {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
-		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
-	}
-	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : 0, func);
-	if (cpu_split)
-		split_enter(sh, d);
-	sh->depth = d + 1;
+	py_push(sh, func, now, frame, prev, version);
 	return 0;
 }
 
@@ -454,6 +455,56 @@ int on_py_exit(struct pt_regs *ctx)
 	close_frame(sh, d - 1, now, id, 0, 0);
 	sh->depth = d - 1;
 	return 0;
+}
+
+/* CPython 3.10: each Python call is a C call of _PyEval_EvalFrameDefault
+ * (tstate, f, throwflag), a generator's or coroutine's each time it resumes,
+ * and returns from it, by an exception too. A call is pushed as a native
+ * one is, by its stack slot (sp), so that its return, caught like a
+ * uretprobe's, finds it; ip holds its frame. Returns 1 when it is not
+ * traced (a uprobe session then skips its return). */
+static __always_inline int py310_enter(struct pt_regs *ctx)
+{
+	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
+	__u64 frame = PT_REGS_PARM2(ctx), code;
+	struct shadow *sh;
+	__s64 func;
+
+	split_mark();
+
+	if (stopping)
+		return 1;
+	func = py_traced(frame, id, &sh, &code);
+	if (func < 0)
+		return 1;
+	/* a slot above a deeper call's: that call's return was not caught */
+	unwind_to(sh, PT_REGS_SP(ctx), now, id);
+	return py_push(sh, func, now, PT_REGS_SP(ctx), frame, 0);
+}
+
+/* 3.10, with uprobe sessions (Linux 6.13+): only traced calls have their
+ * return caught. */
+SEC("kprobe")
+int on_py310(struct pt_regs *ctx)
+{
+	if (!bpf_session_is_return())
+		return py310_enter(ctx);
+	return leave(PT_REGS_SP(ctx) - 8, LEAVE_ANY_FUNC, 0, false);
+}
+
+/* 3.10 without sessions: an entry probe, and a uretprobe on every call,
+ * traced or not (those not traced find no frame of theirs). */
+SEC("kprobe")
+int on_py310_entry(struct pt_regs *ctx)
+{
+	py310_enter(ctx);
+	return 0;
+}
+
+SEC("kprobe")
+int on_py310_return(struct pt_regs *ctx)
+{
+	return leave(PT_REGS_SP(ctx) - 8, LEAVE_ANY_FUNC, 0, true);
 }
 
 #endif

@@ -6,7 +6,9 @@
  * (src/capture/py_sites.c finds both). The function's qualified name is
  * matched in the kernel by a DFA (src/util/regex_dfa.c), once per code
  * object, so that every call of a matching function is counted from the
- * first. */
+ * first. CPython 3.10 enters its evaluation function for every call: probes
+ * on its entry and return (on_py310) see them, the frame its second
+ * argument; names there are co_name's (3.10 has no co_qualname). */
 #ifndef FLAMEBPF_PY_TRACE_H
 #define FLAMEBPF_PY_TRACE_H
 

@@ -500,6 +500,38 @@ static __always_inline void split_enter(struct shadow *sh, __u32 d)
 	}
 }
 
+/* What a new call's frame holds besides its function and start. */
+struct call_start {
+	__u64 sp, ip;
+	__u64 ustack; /* --full-stack: the user stack under it; -f py: the code's version */
+	__u64 root;   /* the path an outermost call grows from */
+	__u64 args[TRACE_NARGS];
+};
+
+/* Pushes a call of func on sh at depth d, below TRACE_MAX_DEPTH. */
+static __always_inline void push_call(struct shadow *sh, __u32 d, __u32 func, __u64 now,
+				      const struct call_start *c)
+{
+	FR(sh, d).func = func;
+	FR(sh, d).start = now;
+	FR(sh, d).child_ns = 0;
+	FR(sh, d).sp = c->sp;
+	FR(sh, d).ip = c->ip;
+	FR(sh, d).ustack = c->ustack;
+	for (int i = 0; i < TRACE_NARGS; i++)
+		FR(sh, d).args[i] = c->args[i];
+	if (!d && !(sh->outermost++ % COMM_EVERY)) {
+		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
+
+		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
+		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
+	}
+	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : c->root, func);
+	if (cpu_split)
+		split_enter(sh, d);
+	sh->depth = d + 1;
+}
+
 /* Pushes the call; returns 1 when it is not traced (then a uprobe session
  * skips its return). */
 static __always_inline int enter(struct pt_regs *ctx)
@@ -507,6 +539,7 @@ static __always_inline int enter(struct pt_regs *ctx)
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
 	struct shadow *sh = shadow_of(id, true);
 	__u32 d, cookie = bpf_get_attach_cookie(ctx), func = cookie & TRACE_FUNC_MASK;
+	struct call_start c;
 	__u64 ret_addr = 0;
 
 	split_mark();
@@ -535,32 +568,21 @@ static __always_inline int enter(struct pt_regs *ctx)
 		count(TCNT_TOO_DEEP);
 		return 1;
 	}
-	FR(sh, d).func = func;
-	FR(sh, d).start = now;
-	FR(sh, d).child_ns = 0;
-	FR(sh, d).sp = sp;
-	FR(sh, d).ip = PT_REGS_IP(ctx);
-	if (!d && !(sh->outermost++ % COMM_EVERY)) {
-		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
-
-		BPF_CORE_READ_STR_INTO(&sh->comm, task, group_leader, comm);
-		bpf_get_current_comm(&sh->tcomm, sizeof(sh->tcomm));
-	}
 	if (!d && want_stacks)
 		note_process(id >> 32, TCNT_SEEN_FULL, TCNT_PATHS_DROPPED);
 	/* under --full-stack a path also grows from its user stack */
-	FR(sh, d).ustack = d		 ? FR(sh, d - 1).ustack
-			   : want_stacks ? user_stack(ctx, id >> 32, bpf_get_current_task_btf(),
-						      EV_USTACK, TCNT_USTACK, TCNT_USTACK_ERR,
-						      TCNT_PATHS_DROPPED, TCNT_PATHS_DROPPED)
-					 : 0;
-	FR(sh, d).path = path_id(d ? FR(sh, d - 1).path : FR(sh, d).ustack, func);
-	FR(sh, d).args[0] = PT_REGS_PARM1(ctx);
-	FR(sh, d).args[1] = PT_REGS_PARM2(ctx);
-	FR(sh, d).args[2] = PT_REGS_PARM3(ctx);
-	if (cpu_split)
-		split_enter(sh, d);
-	sh->depth = d + 1;
+	c.ustack = d		 ? FR(sh, d - 1).ustack
+		   : want_stacks ? user_stack(ctx, id >> 32, bpf_get_current_task_btf(), EV_USTACK,
+					      TCNT_USTACK, TCNT_USTACK_ERR, TCNT_PATHS_DROPPED,
+					      TCNT_PATHS_DROPPED)
+				 : 0;
+	c.root = c.ustack;
+	c.sp = sp;
+	c.ip = PT_REGS_IP(ctx);
+	c.args[0] = PT_REGS_PARM1(ctx);
+	c.args[1] = PT_REGS_PARM2(ctx);
+	c.args[2] = PT_REGS_PARM3(ctx);
+	push_call(sh, d, func, now, &c);
 	return 0;
 }
 
@@ -571,8 +593,11 @@ int on_entry(struct pt_regs *ctx)
 	return 0;
 }
 
-/* A return of function func whose return address was at slot. A jump
- * that may be a tail call (quiet) is one only when the frame is gone. */
+/* A return of function func (LEAVE_ANY_FUNC: the call's at slot, whichever
+ * it is) whose return address was at slot. A jump that may be a tail call
+ * (quiet) is one only when the frame is gone. */
+#define LEAVE_ANY_FUNC ((__u32)-1)
+
 static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
@@ -585,7 +610,8 @@ static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 		return 0;
 	unwind_to(sh, slot, now, id);
 	d = sh->depth;
-	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != slot || FR(sh, d - 1).func != func) {
+	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp != slot ||
+	    (func != LEAVE_ANY_FUNC && FR(sh, d - 1).func != func)) {
 		if (!quiet)
 			count(TCNT_UNMATCHED);
 		return 0;

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmarks `flamebpf -f py:` (README, "Python function tracing"): what a
 # Python call costs with the probes in, against the same program without
-# them, for each CPython present (Debian's 3.11, pyenv's 3.11, 3.12,
-# 3.13). The program times CALLS calls of an empty function f itself
+# them, for each CPython present (Debian's 3.11, pyenv's 3.10, 3.11,
+# 3.12, 3.13). The program times CALLS calls of an empty function f itself
 # (time.perf_counter around the loop, so interpreter start-up and the
 # attach are left out) and prints microseconds per call; traced, flamebpf
 # runs it as its COMMAND with -f 'py:^(f)$'. Prints one Markdown row per
@@ -17,8 +17,8 @@ FLAMEBPF=${FLAMEBPF:-$ROOT/build/flamebpf}
 RUNS=${BENCH_RUNS:-5}
 CALLS=${BENCH_CALLS:-200000}
 PYENV=/root/.pyenv/versions
-PYTHONS=(/usr/bin/python3.11 "$PYENV/3.11.7/bin/python3.11" "$PYENV/3.12.1/bin/python3.12"
-	"$PYENV/3.13.0/bin/python3.13")
+PYTHONS=(/usr/bin/python3.11 "$PYENV/3.10.13/bin/python3.10" "$PYENV/3.11.7/bin/python3.11"
+	"$PYENV/3.12.1/bin/python3.12" "$PYENV/3.13.0/bin/python3.13")
 
 die() {
 	printf 'bench_pytrace: %s\n' "$*" >&2

@@ -656,6 +656,20 @@ static int find_sites(struct image *im, const struct py_op *ops, size_t nops, ui
 	return 0;
 }
 
+/* 3.10: the evaluation function's entry, where every Python call enters. */
+static int find_eval_entry(struct image *im, struct py_sites *out)
+{
+	int err;
+
+	if ((err = open_image(im)) || (err = find_body(im)))
+		return err;
+	memset(out, 0, sizeof(*out));
+	out->eval_calls = true;
+	if (elf_symtab__file_offset(im->syms, im->body.start, &out->eval_off))
+		return fail(im, -ENOENT, EVAL_FUNC " is not in the file");
+	return 0;
+}
+
 int py_sites__find(struct disasm *d, int fd, unsigned int major, unsigned int minor,
 		   uint32_t frame_instr, struct py_sites *out, char *why, size_t len)
 {
@@ -664,6 +678,8 @@ int py_sites__find(struct disasm *d, int fd, unsigned int major, unsigned int mi
 
 	if (len)
 		why[0] = '\0';
+	if (major == 3 && minor == 10)
+		err = find_eval_entry(&im, out);
 	for (size_t i = 0; major == 3 && i < sizeof(versions) / sizeof(versions[0]); i++)
 		if (versions[i].minor == minor)
 			err = find_sites(&im, versions[i].ops, versions[i].n, frame_instr, out);

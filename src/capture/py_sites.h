@@ -31,6 +31,11 @@ struct py_sites {
 	 * (3.13's RESUME_CHECK jumps into RESUME, before RESUME's own site,
 	 * when it deoptimises) */
 	uint8_t entry_cond[PY_SITES_MAX];
+	/* 3.10: no sites; each Python call is a C call of the evaluation
+	 * function (the frame its second argument), whose entry is at the file
+	 * offset eval_off */
+	bool eval_calls;
+	uint64_t eval_off;
 };
 
 #define PY_SITE_FALLS_THROUGH PY_COOKIE_FALLS
@@ -45,7 +50,8 @@ struct disasm;
  * handler's first branch (jcc, jmp or call; an indirect jmp only if no
  * direct one comes first: then the probe is single-stepped), reached by
  * every pass through the handler.
- * Returns 0; -EPROTONOSUPPORT for a version other than 3.11 to 3.13; -ENOENT when
+ * For 3.10, finds the evaluation function's entry instead (eval_calls).
+ * Returns 0; -EPROTONOSUPPORT for a version other than 3.10 to 3.13; -ENOENT when
  * the function or its opcode table is not found (built without computed
  * gotos, or not CPython on x86-64); -EINVAL when a handler's code is not as
  * expected (no store of prev_instr before its first branch, the frame's

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* -f 'py:REGEX': every call of the Python functions whose qualified name
- * matches, in the CPython 3.11-3.13 processes of -p or of the COMMAND, timed and
+ * matches, in the CPython 3.10-3.13 processes of -p or of the COMMAND, timed and
  * nested as -f times native functions. The probes sit in the evaluation
- * loop (py_sites.h), the names are matched in the kernel (regex_dfa.h), and
+ * loop (py_sites.h; 3.10: on its calls), the names are matched in the kernel (regex_dfa.h), and
  * each matching code object is named from the process's memory while the
  * process runs. */
 #include <errno.h>
@@ -194,7 +194,7 @@ static int find_layout(struct py_source *s, const struct py_target *t)
 	const struct py_layout *l = py_layout__find(t->major, t->minor);
 	int fd, err = -EPROTONOSUPPORT;
 
-	if (t->major == 3 && t->minor >= 11 && t->minor <= 12 && l) {
+	if (t->major == 3 && t->minor >= 10 && t->minor <= 12 && l) {
 		s->layout_buf = *l;
 		err = 0;
 	} else if (t->major == 3 && t->minor == 13) {
@@ -206,7 +206,7 @@ static int find_layout(struct py_source *s, const struct py_target *t)
 			err = -EPROTONOSUPPORT;
 	}
 	if (err == -EPROTONOSUPPORT)
-		p_err("-f py: '%s' is CPython %u.%u: Python function tracing knows 3.11 to 3.13",
+		p_err("-f py: '%s' is CPython %u.%u: Python function tracing knows 3.10 to 3.13",
 		      t->path, t->major, t->minor);
 	else if (err)
 		p_err("-f py: cannot read '%s': %s", t->path, strerror(-err));
@@ -439,6 +439,7 @@ static int open_tracer(struct py_source *s)
 		.state_root = s->o->state_root,
 		.duration = s->o->duration,
 		.python = &s->lay,
+		.python_eval_calls = l->major == 3 && l->minor == 10,
 	};
 	char missing[64];
 	int err;
@@ -446,7 +447,7 @@ static int open_tracer(struct py_source *s)
 	s->lay = (struct py_trace_layout){
 		.frame_code = l->walk.frame_code,
 		.frame_previous = l->walk.frame_previous,
-		.co_qualname = l->co_qualname,
+		.co_qualname = l->co_qualname ? l->co_qualname : l->co_name, /* none in 3.10 */
 		.co_filename = l->co_filename,
 		.co_firstlineno = l->co_firstlineno,
 		.str_length = l->str_length,

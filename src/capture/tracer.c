@@ -87,6 +87,26 @@ static bool watches_exec(const struct tracer_opts *o)
 	return o->want_stacks || o->filter_pids;
 }
 
+/* -f py: the probes of the evaluation loop (3.11+), or of the evaluation
+ * function's calls (3.10), the latter as a session where there are. */
+static void prepare_python(struct tracer *t, struct trace_bpf *skel)
+{
+	bool loop = t->opts.python && !t->opts.python_eval_calls;
+	bool calls = t->opts.python && t->opts.python_eval_calls;
+
+	uprobe_sites__prepare(&t->links, skel->progs.on_py_entry, UPROBE_MULTI_ENTRY);
+	uprobe_sites__prepare(&t->links, skel->progs.on_py_exit, UPROBE_MULTI_ENTRY);
+	bpf_program__set_autoload(skel->progs.on_py_entry, loop);
+	bpf_program__set_autoload(skel->progs.on_py_exit, loop);
+	if (calls && t->sessions)
+		uprobe_sites__prepare(&t->links, skel->progs.on_py310, UPROBE_MULTI_SESSION);
+	bpf_program__set_autoload(skel->progs.on_py310, calls && t->sessions);
+	uprobe_sites__prepare(&t->links, skel->progs.on_py310_entry, UPROBE_MULTI_ENTRY);
+	uprobe_sites__prepare(&t->links, skel->progs.on_py310_return, UPROBE_MULTI_RETURN);
+	bpf_program__set_autoload(skel->progs.on_py310_entry, calls && !t->sessions);
+	bpf_program__set_autoload(skel->progs.on_py310_return, calls && !t->sessions);
+}
+
 static int load(struct tracer *t)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -108,10 +128,7 @@ static int load(struct tracer *t)
 	bpf_program__set_autoload(skel->progs.on_switch, t->opts.cpu_split);
 	if (t->opts.python)
 		skel->rodata->py_lay = *t->opts.python;
-	uprobe_sites__prepare(&t->links, skel->progs.on_py_entry, UPROBE_MULTI_ENTRY);
-	uprobe_sites__prepare(&t->links, skel->progs.on_py_exit, UPROBE_MULTI_ENTRY);
-	bpf_program__set_autoload(skel->progs.on_py_entry, t->opts.python);
-	bpf_program__set_autoload(skel->progs.on_py_exit, t->opts.python);
+	prepare_python(t, skel);
 	uprobe_sites__prepare(&t->links, skel->progs.on_entry, UPROBE_MULTI_ENTRY);
 	uprobe_sites__prepare(&t->links, skel->progs.on_return, UPROBE_MULTI_RETURN);
 	uprobe_sites__prepare(&t->links, skel->progs.on_ret_insn, UPROBE_MULTI_ENTRY);
@@ -449,9 +466,9 @@ int tracer__attach_exceptions(struct tracer *t, const char *path, const uint64_t
 }
 
 /* The register numbers, and the conditions (py_sites.h), as cookies. */
-static int attach_python_set(struct tracer *t, struct bpf_program *prog, const char *path,
-			     const uint64_t *off, const uint8_t *reg, const uint8_t *cond, size_t n,
-			     pid_t pid)
+static int attach_python_set(struct tracer *t, struct bpf_program *prog,
+			     enum uprobe_multi_kind kind, const char *path, const uint64_t *off,
+			     const uint8_t *reg, const uint8_t *cond, size_t n, pid_t pid)
 {
 	uint64_t cookies[PY_SITES_MAX];
 	bool bad[PY_SITES_MAX] = {};
@@ -461,10 +478,28 @@ static int attach_python_set(struct tracer *t, struct bpf_program *prog, const c
 		return -E2BIG;
 	for (size_t i = 0; i < n; i++)
 		cookies[i] = reg[i] | (uint64_t)(cond ? cond[i] : 0) << PY_COOKIE_COND_SHIFT;
-	err = attach_set(t, prog, path, off, cookies, n, UPROBE_MULTI_ENTRY, pid, bad);
+	err = attach_set(t, prog, path, off, cookies, n, kind, pid, bad);
 	for (size_t i = 0; !err && i < n; i++)
 		if (bad[i])
 			err = -EINVAL;
+	return err;
+}
+
+/* 3.10: the evaluation function's entry and return, at off; a session
+ * catches only the returns of traced calls. */
+static int attach_python_calls(struct tracer *t, const char *path, uint64_t off, pid_t pid)
+{
+	static const uint8_t no_reg[1];
+	int err;
+
+	if (t->sessions)
+		return attach_python_set(t, t->skel->progs.on_py310, UPROBE_MULTI_SESSION, path,
+					 &off, no_reg, NULL, 1, pid);
+	err = attach_python_set(t, t->skel->progs.on_py310_return, UPROBE_MULTI_RETURN, path, &off,
+				no_reg, NULL, 1, pid);
+	if (!err)
+		err = attach_python_set(t, t->skel->progs.on_py310_entry, UPROBE_MULTI_ENTRY, path,
+					&off, no_reg, NULL, 1, pid);
 	return err;
 }
 
@@ -476,11 +511,14 @@ int tracer__attach_python(struct tracer *t, const struct py_dfa *dfa, const char
 
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.py_dfa), &zero, dfa, BPF_ANY))
 		return -errno;
-	err = attach_python_set(t, t->skel->progs.on_py_exit, path, ps->exit_off, ps->exit_reg,
-				NULL, ps->nexit, pid);
+	if (ps->eval_calls)
+		return attach_python_calls(t, path, ps->eval_off, pid);
+	err = attach_python_set(t, t->skel->progs.on_py_exit, UPROBE_MULTI_ENTRY, path,
+				ps->exit_off, ps->exit_reg, NULL, ps->nexit, pid);
 	if (!err)
-		err = attach_python_set(t, t->skel->progs.on_py_entry, path, ps->entry_off,
-					ps->entry_reg, ps->entry_cond, ps->nentry, pid);
+		err = attach_python_set(t, t->skel->progs.on_py_entry, UPROBE_MULTI_ENTRY, path,
+					ps->entry_off, ps->entry_reg, ps->entry_cond, ps->nentry,
+					pid);
 	return err;
 }
 

@@ -53,7 +53,8 @@ struct tracer_opts {
 	size_t max_calls;	 /* at most this many (0: a default) */
 	/* -f py: Python calls, read where this says (NULL: none) */
 	const struct py_trace_layout *python;
-	double duration; /* expected seconds (0: unknown), for sizing maps */
+	bool python_eval_calls; /* ... each a call of the evaluation function (3.10) */
+	double duration;	/* expected seconds (0: unknown), for sizing maps */
 };
 
 struct tracer_stats {
@@ -131,8 +132,9 @@ struct py_sites;
 
 /* -f py: the name matcher (a struct py_dfa) and the probes in the
  * evaluation loop of the CPython binary at path (py_sites.h): entries where
- * a frame starts or resumes, exits where it returns or suspends. Exits go
- * in first. pid > 0 limits them to that process. Returns 0 or -errno. */
+ * a frame starts or resumes, exits where it returns or suspends (3.10: the
+ * evaluation function's entry and return, python_eval_calls). Exits go in
+ * first. pid > 0 limits them to that process. Returns 0 or -errno. */
 int tracer__attach_python(struct tracer *t, const struct py_dfa *dfa, const char *path,
 			  const struct py_sites *ps, pid_t pid);
 

@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * -f 'py:REGEX' on Debian's python3.11 and pyenv's 3.11, 3.12 and 3.13,
- * unmodified: tests/workloads/
+ * -f 'py:REGEX' on Debian's python3.11 and pyenv's 3.10, 3.11, 3.12 and
+ * 3.13, unmodified: tests/workloads/
  * py_calls.py counts its own calls of parse (from Python, from C through
  * map(), and under compute through an untraced helper), compute, boom (which
  * raises every time) and the runs of the generator gen_values. Started as
  * COMMAND and attached with -p, the Chrome JSON must hold exactly as many
  * calls of each as the program counted, parse's under compute exactly as
  * many as it counted there; the folded output nests them the same way; bad
- * regexes and targets are refused with one line.
+ * regexes and targets are refused with one line. 3.10, whose calls are C
+ * calls of its evaluation function (a uprobe session on it, or an entry
+ * probe and a uretprobe), runs each check too, and under
+ * FLAMEBPF_NO_UPROBE_SESSIONS=1 and classic uprobes.
  */
 #include "harness.h"
 
@@ -254,6 +257,42 @@ static void test_pyenv313_exact(void **state)
 	command_exact_of(PY313, "100", "py_313.json");
 }
 
+/* 3.10: each call a C call of _PyEval_EvalFrameDefault, caught by a uprobe
+ * session; without sessions (kernels 6.6 to 6.12) by an entry probe and a
+ * uretprobe on every call; classic uprobes (before 6.6) likewise. */
+static void test_pyenv310_exact(void **state)
+{
+	(void)state;
+	command_exact_of(PY310, "100", "py_310.json");
+}
+
+static void test_pyenv310_no_sessions(void **state)
+{
+	(void)state;
+	setenv("FLAMEBPF_NO_UPROBE_SESSIONS", "1", 1);
+	command_exact_of(PY310, "100", "py_310_nosession.json");
+}
+
+static int no_sessions_teardown(void **state)
+{
+	unsetenv("FLAMEBPF_NO_UPROBE_SESSIONS");
+	return h_test_teardown(state);
+}
+
+static void test_pyenv310_classic(void **state)
+{
+	(void)state;
+	h_classic_uprobes();
+	command_exact_of(PY310, "100", "py_310_classic.json");
+}
+
+/* 3.10's cProfile, through sys.setprofile, runs the same calls */
+static void test_profiled_310(void **state)
+{
+	(void)state;
+	profiled_exact(PY310);
+}
+
 static void test_profiled_311(void **state)
 {
 	(void)state;
@@ -357,6 +396,12 @@ static void test_coroutines(void **state)
 	coroutines(PYTHON);
 }
 
+static void test_coroutines_310(void **state)
+{
+	(void)state;
+	coroutines(PY310);
+}
+
 static void test_coroutines_311(void **state)
 {
 	(void)state;
@@ -442,6 +487,12 @@ static void test_attached_exact(void **state)
 	attached_exact(PYTHON);
 }
 
+static void test_attached_310(void **state)
+{
+	(void)state;
+	attached_exact(PY310);
+}
+
 /* 3.13's layout is read from the file under -p too */
 static void test_attached_313(void **state)
 {
@@ -450,19 +501,19 @@ static void test_attached_313(void **state)
 }
 
 /* The folded output: parse under compute (helper is not traced), the
- * process's root, nothing else. */
-static void test_folded_nesting(void **state)
+ * process's root, nothing else but the standard library's parse (in
+ * stdlib_parse, a file of python's). */
+static void folded_nesting(const char *python, const char *stdlib_parse)
 {
 	const char *out = h_path("py_nest.folded");
 	struct h_result r;
 	struct h_folded f;
 	size_t nested = 0;
 
-	(void)state;
 	require_bpf();
-	require_python();
+	require(python);
 	h_run_folded(&r, 60, out, &f,
-		     H_ARGV(h_flamebpf(), "-f", "py:^(parse|compute)$", "-o", out, "--", PYTHON,
+		     H_ARGV(h_flamebpf(), "-f", "py:^(parse|compute)$", "-o", out, "--", python,
 			    WORKLOAD, "100"));
 	for (size_t i = 0; i < f.n; i++) {
 		const char *s = f.lines[i].stack;
@@ -477,7 +528,7 @@ static void test_folded_nesting(void **state)
 			ok = false;
 		if (strstr(s, ";compute (") && !strstr(s, "/tests/workloads/py_calls.py:40)"))
 			ok = false;
-		if (!ok || (!strstr(s, "py_calls.py:") && !strstr(s, "/re/_parser.py:"))) {
+		if (!ok || (!strstr(s, "py_calls.py:") && !strstr(s, stdlib_parse))) {
 			h_folded_dump(&f, 20);
 			fail_msg("unexpected stack '%s'", s);
 		}
@@ -490,23 +541,36 @@ static void test_folded_nesting(void **state)
 	h_result_free(&r);
 }
 
-/* CPython 3.10, and two versions in one capture: refused in one line. */
+static void test_folded_nesting(void **state)
+{
+	(void)state;
+	folded_nesting(PYTHON, "/re/_parser.py:");
+}
+
+static void test_folded_nesting_310(void **state)
+{
+	(void)state;
+	folded_nesting(PY310, "/sre_parse.py:");
+}
+
+/* A version not known (Debian's python3.11 copied as python3.9), and two
+ * versions in one capture: refused in one line. */
 static void refused_versions(void)
 {
+	const char *py39 = h_path("python3.9");
 	struct h_result r;
 	struct h_proc p12, p13;
 	char pids[64];
 
-	if (!access(PY310, X_OK)) {
-		assert_int_equal(
-			h_run(&r, 20,
-			      H_ARGV(h_flamebpf(), "-f", "py:parse", "--", PY310, WORKLOAD, "1")),
-			0);
-		h_assert_status(&r, 2);
-		assert_non_null(strstr(
-			r.err, "is CPython 3.10: Python function tracing knows 3.11 to 3.13"));
-		h_result_free(&r);
-	}
+	assert_int_equal(h_run(&r, 20, H_ARGV("cp", PYTHON, py39)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	assert_int_equal(
+		h_run(&r, 20, H_ARGV(h_flamebpf(), "-f", "py:parse", "--", py39, "-c", "1")), 0);
+	h_assert_status(&r, 2);
+	assert_non_null(
+		strstr(r.err, "is CPython 3.9: Python function tracing knows 3.10 to 3.13"));
+	h_result_free(&r);
 	if (access(PY312, X_OK) || access(PY313, X_OK))
 		return;
 	h_start_workload(&p12, H_ARGV(PY312, "-c", "import time; time.sleep(20)"));
@@ -563,11 +627,18 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_pyenv312_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_pyenv313_exact, h_test_teardown),
 		cmocka_unit_test_teardown(test_attached_313, h_test_teardown),
+		cmocka_unit_test_teardown(test_pyenv310_exact, h_test_teardown),
+		cmocka_unit_test_teardown(test_pyenv310_no_sessions, no_sessions_teardown),
+		cmocka_unit_test_teardown(test_pyenv310_classic, h_classic_teardown),
+		cmocka_unit_test_teardown(test_attached_310, h_test_teardown),
+		cmocka_unit_test_teardown(test_profiled_310, h_test_teardown),
 		cmocka_unit_test_teardown(test_profiled_311, h_test_teardown),
 		cmocka_unit_test_teardown(test_profiled_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_profiled_313, h_test_teardown),
 		cmocka_unit_test_teardown(test_folded_nesting, h_test_teardown),
+		cmocka_unit_test_teardown(test_folded_nesting_310, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines, h_test_teardown),
+		cmocka_unit_test_teardown(test_coroutines_310, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines_311, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines_312, h_test_teardown),
 		cmocka_unit_test_teardown(test_coroutines_313, h_test_teardown),

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The probe sites of CPython 3.11's evaluation loop, found in real
- * interpreters: Debian's (non-PIE, stripped) and pyenv's libpython (PIE,
- * its opcode table filled by relocations). Skips where one is absent. */
+/* The probe sites of CPython 3.11's evaluation loop (3.10: of its calls),
+ * found in real interpreters: Debian's (non-PIE, stripped) and pyenv's
+ * libpython (PIE, its opcode table filled by relocations). Skips where one
+ * is absent. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -26,6 +27,7 @@
 #define PYENV_311 PYENV "3.11.7/lib/libpython3.11.so.1.0"
 #define PYENV_312 PYENV "3.12.1/lib/libpython3.12.so.1.0"
 #define PYENV_313 PYENV "3.13.0/lib/libpython3.13.so.1.0"
+#define PYENV_310 PYENV "3.10.13/lib/libpython3.10.so.1.0"
 /* _PyInterpreterFrame.prev_instr (3.11, 3.12), .instr_ptr (3.13) */
 #define FRAME_INSTR 56
 
@@ -279,13 +281,36 @@ static void test_pyenv_313(void **state)
 	check_pyenv(PYENV_313, 13, 3);
 }
 
-static void test_310_unsupported(void **state)
+/* 3.10: no handler sites, the evaluation function's entry, as readelf
+ * places it */
+static void test_pyenv_310(void **state)
+{
+	struct u_readelf r;
+	struct py_sites ps;
+	uint64_t want = 0;
+	char why[256];
+
+	(void)state;
+	if (find(PYENV_310, 10, &ps, why, sizeof(why)))
+		fail_msg("%s: %s", PYENV_310, why);
+	r = u_readelf(PYENV_310);
+	for (size_t i = 0; i < r.nsyms; i++)
+		if (!strcmp(r.syms[i].name, "_PyEval_EvalFrameDefault"))
+			want = file_offset(PYENV_310, r.syms[i].value);
+	u_readelf_free(&r);
+	assert_true(ps.eval_calls);
+	assert_int_equal(ps.nentry + ps.nexit, 0);
+	assert_true(want != 0);
+	assert_int_equal(ps.eval_off, want);
+}
+
+static void test_unsupported(void **state)
 {
 	struct py_sites ps;
 	char why[256];
 
 	(void)state;
-	assert_int_equal(find(PYENV_311, 10, &ps, why, sizeof(why)), -EPROTONOSUPPORT);
+	assert_int_equal(find(PYENV_311, 9, &ps, why, sizeof(why)), -EPROTONOSUPPORT);
 	assert_true(why[0] != '\0');
 }
 
@@ -305,8 +330,8 @@ int main(void)
 		cmocka_unit_test(test_debian),		 cmocka_unit_test(test_pyenv_libpython),
 		cmocka_unit_test(test_pyenv_zero_words), cmocka_unit_test(test_wrong_layout),
 		cmocka_unit_test(test_pyenv_executable), cmocka_unit_test(test_pyenv_312),
-		cmocka_unit_test(test_pyenv_313),	 cmocka_unit_test(test_310_unsupported),
-		cmocka_unit_test(test_not_python),
+		cmocka_unit_test(test_pyenv_313),	 cmocka_unit_test(test_pyenv_310),
+		cmocka_unit_test(test_unsupported),	 cmocka_unit_test(test_not_python),
 	};
 
 	return cmocka_run_group_tests_name("py_sites", tests, NULL, NULL);
