@@ -42,7 +42,7 @@ struct frame {
 
 /* How often an outermost call reads the names again (a rename shows in the
  * paths made after it): reading them costs more than the rest of an entry. */
-#define COMM_EVERY 64
+#define COMM_EVERY	    64
 #define CALLS_COUNTED_EVERY 64 /* pend() */
 
 /* Calls of the same path at a depth, added up in the thread's storage and

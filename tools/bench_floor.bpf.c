@@ -38,8 +38,8 @@ int clock(struct pt_regs *ctx)
 SEC("kprobe")
 int clock_storage(struct pt_regs *ctx)
 {
-	struct thread_time *t = bpf_task_storage_get(&thread_times, bpf_get_current_task_btf(), NULL,
-						     BPF_LOCAL_STORAGE_GET_F_CREATE);
+	struct thread_time *t = bpf_task_storage_get(&thread_times, bpf_get_current_task_btf(),
+						     NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 
 	if (t)
 		t->ns = bpf_ktime_get_ns();

@@ -175,8 +175,7 @@ int main(int argc, char **argv)
 		bpf_object__close(obj);
 		return 1;
 	}
-	bpf_object__for_each_program(other, obj)
-		bpf_program__set_autoload(other, other == prog);
+	bpf_object__for_each_program(other, obj) bpf_program__set_autoload(other, other == prog);
 	if (multi)
 		bpf_program__set_expected_attach_type(prog, session ? UPROBE_SESSION_ATTACH_TYPE
 								    : UPROBE_MULTI_ATTACH_TYPE);
