@@ -45,6 +45,10 @@ struct frame {
 #define COMM_EVERY	    64
 #define CALLS_COUNTED_EVERY 64 /* pend() */
 
+/* who flushed a thread's pending calls at its end (struct shadow.flusher) */
+#define FLUSH_BY_EXIT 1
+#define FLUSH_BY_STOP 2
+
 /* Calls of the same path at a depth, added up in the thread's storage and
  * written to the counts map when the path there changes, the thread exits
  * or the capture stops (flush_pending): a hash update less per return. */
@@ -58,7 +62,7 @@ struct shadow {
 	__u32 depth;
 	__u32 outermost;	    /* outermost calls so far */
 	bool plain;		    /* the process's PID_PLAIN, as last read */
-	bool exiting;		    /* on_exit has begun: it flushes the pending calls */
+	__u32 flusher;		    /* who took the pending calls at the end (FLUSH_BY_*) */
 	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
@@ -753,6 +757,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Whether by (FLUSH_BY_*) is the first to take sh's pending calls at its
+ * end: on_exit and the stop's iterator may run at once on two CPUs, and
+ * both flushing would count them twice. */
+static __always_inline bool flush_claim(struct shadow *sh, __u32 by)
+{
+	return __sync_val_compare_and_swap(&sh->flusher, 0, by) == 0;
+}
+
 /* A thread that exits inside traced calls: they end here, without a return. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
@@ -761,8 +773,9 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
-	if (sh)
-		sh->exiting = true; /* before its flush: flush_at_stop leaves it alone */
+	/* the stop's iterator took the calls first: they are counted */
+	if (sh && !flush_claim(sh, FLUSH_BY_EXIT))
+		return 0;
 	if (sh && sh->depth) {
 		__u64 now = bpf_ktime_get_ns();
 
@@ -919,11 +932,12 @@ int on_exception(struct pt_regs *ctx)
 }
 
 /* At the stop, after the probes are gone: every thread's pending calls to
- * the counts map. A thread whose on_exit has begun is left to it (both
- * flushing at once could count them twice). One exiting but not there yet
- * is flushed here: PF_EXITING is set well before sched_process_exit
- * (exit_mm(), milliseconds for a large process, lies between on many
- * kernels), and on_exit may be detached before the thread gets there. */
+ * the counts map. A thread whose on_exit took them is left to it, and one
+ * taken here is left by its on_exit (flush_claim). One exiting but not
+ * there yet is flushed here: PF_EXITING is set well before
+ * sched_process_exit (exit_mm(), milliseconds for a large process, lies
+ * between on many kernels), and on_exit may be detached before the thread
+ * gets there. */
 SEC("iter/task")
 int flush_at_stop(struct bpf_iter__task *ctx)
 {
@@ -933,7 +947,7 @@ int flush_at_stop(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
-	if (sh && !sh->exiting)
+	if (sh && flush_claim(sh, FLUSH_BY_STOP))
 		flush_pending(sh, task->tgid, task->pid);
 	return 0;
 }
