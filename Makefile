@@ -163,6 +163,9 @@ VMLINUX := vmlinux/$(ARCH)/vmlinux.h
 $(VMLINUX):
 	@echo "flamebpf: no $@ for this architecture: run tools/gen-vmlinux.sh here" >&2; exit 1
 
+# The tracer claims a thread's pending calls with a compare-and-swap (v3).
+$(BUILD)/trace.bpf.o: BPF_CFLAGS += -mcpu=v3
+
 $(BUILD)/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(DEPS_STAMP)
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)

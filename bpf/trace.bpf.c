@@ -42,7 +42,12 @@ struct frame {
 
 /* How often an outermost call reads the names again (a rename shows in the
  * paths made after it): reading them costs more than the rest of an entry. */
-#define COMM_EVERY 64
+#define COMM_EVERY	    64
+#define CALLS_COUNTED_EVERY 64 /* pend() */
+
+/* who flushed a thread's pending calls at its end (struct shadow.flusher) */
+#define FLUSH_BY_EXIT 1
+#define FLUSH_BY_STOP 2
 
 /* Calls of the same path at a depth, added up in the thread's storage and
  * written to the counts map when the path there changes, the thread exits
@@ -57,7 +62,7 @@ struct shadow {
 	__u32 depth;
 	__u32 outermost;	    /* outermost calls so far */
 	bool plain;		    /* the process's PID_PLAIN, as last read */
-	bool exiting;		    /* on_exit has begun: it flushes the pending calls */
+	__u32 flusher;		    /* who took the pending calls at the end (FLUSH_BY_*) */
 	char comm[SAMPLE_COMM_LEN]; /* read at outermost calls, not per return */
 	char tcomm[SAMPLE_COMM_LEN];
 	__u64 sent_path[SHADOW_SLOTS]; /* per depth: the last path known to be sent */
@@ -158,13 +163,13 @@ static __always_inline bool send_root(__u64 path, __u64 ustack)
 /* Sends the path ending at frame d (functions leaf first) unless sent. */
 static __always_inline bool send_path(struct shadow *sh, __u32 d)
 {
+	struct sample_stack_event *ev;
 	struct copy_ctx copy;
 	__u32 zero = 0;
-	struct sample_stack_event *ev = bpf_map_lookup_elem(&scratch, &zero);
 	__u64 id;
 	__u8 one = 1;
 
-	if (d >= TRACE_MAX_DEPTH || !ev)
+	if (d >= TRACE_MAX_DEPTH)
 		return false;
 	id = FR(sh, d).path;
 	/* user space never forgets a path: a thread repeating one skips the map */
@@ -174,6 +179,9 @@ static __always_inline bool send_path(struct shadow *sh, __u32 d)
 		sh->sent_path[d & (SHADOW_SLOTS - 1)] = id;
 		return true;
 	}
+	ev = bpf_map_lookup_elem(&scratch, &zero);
+	if (!ev)
+		return false;
 	ev->type = EV_STACK;
 	ev->id = id;
 	ev->nr = d + 1;
@@ -243,20 +251,24 @@ static __always_inline void flush_slot(struct shadow *sh, struct pending *slot, 
 
 	if (!slot->calls)
 		return;
+	count_by(TCNT_CALLS, slot->calls % CALLS_COUNTED_EVERY);
 	add_time(sh, &key, slot->self_ns, slot->calls, no_split);
 	slot->calls = 0;
 }
 
 /* A call of path at depth d took self: added to the pending calls there,
- * which go to the counts map first when they were of another path. */
+ * which go to the counts map first when they were of another path. The
+ * calls counter (the live progress) hears of a slot's calls every
+ * CALLS_COUNTED_EVERY, and of the rest when it is flushed: a per-CPU
+ * lookup less on most returns. */
 static __always_inline void pend(struct shadow *sh, __u32 d, __u64 path, __u64 self, __u64 id)
 {
 	struct pending *slot = &sh->pend[d & (SHADOW_SLOTS - 1)];
 
-	count(TCNT_CALLS);
 	if (slot->calls && slot->path == path) {
 		slot->self_ns += self;
-		slot->calls++;
+		if (!(++slot->calls % CALLS_COUNTED_EVERY))
+			count_by(TCNT_CALLS, CALLS_COUNTED_EVERY);
 		return;
 	}
 	flush_slot(sh, slot, id >> 32, (__u32)id);
@@ -771,6 +783,14 @@ int BPF_PROG(on_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* Whether by (FLUSH_BY_*) is the first to take sh's pending calls at its
+ * end: on_exit and the stop's iterator may run at once on two CPUs, and
+ * both flushing would count them twice. */
+static __always_inline bool flush_claim(struct shadow *sh, __u32 by)
+{
+	return __sync_val_compare_and_swap(&sh->flusher, 0, by) == 0;
+}
+
 /* A thread that exits inside traced calls: they end here, without a return. */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
@@ -779,8 +799,9 @@ int BPF_PROG(on_exit, struct task_struct *p)
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
-	if (sh)
-		sh->exiting = true; /* before its flush: flush_at_stop leaves it alone */
+	/* the stop's iterator took the calls first: they are counted */
+	if (sh && !flush_claim(sh, FLUSH_BY_EXIT))
+		return 0;
 	if (sh && sh->depth) {
 		__u64 now = bpf_ktime_get_ns();
 
@@ -937,11 +958,12 @@ int on_exception(struct pt_regs *ctx)
 }
 
 /* At the stop, after the probes are gone: every thread's pending calls to
- * the counts map. A thread whose on_exit has begun is left to it (both
- * flushing at once could count them twice). One exiting but not there yet
- * is flushed here: PF_EXITING is set well before sched_process_exit
- * (exit_mm(), milliseconds for a large process, lies between on many
- * kernels), and on_exit may be detached before the thread gets there. */
+ * the counts map. A thread whose on_exit took them is left to it, and one
+ * taken here is left by its on_exit (flush_claim). One exiting but not
+ * there yet is flushed here: PF_EXITING is set well before
+ * sched_process_exit (exit_mm(), milliseconds for a large process, lies
+ * between on many kernels), and on_exit may be detached before the thread
+ * gets there. */
 SEC("iter/task")
 int flush_at_stop(struct bpf_iter__task *ctx)
 {
@@ -951,7 +973,7 @@ int flush_at_stop(struct bpf_iter__task *ctx)
 	if (!task)
 		return 0;
 	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
-	if (sh && !sh->exiting)
+	if (sh && flush_claim(sh, FLUSH_BY_STOP))
 		flush_pending(sh, task->tgid, task->pid);
 	return 0;
 }

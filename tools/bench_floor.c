@@ -10,6 +10,8 @@
  *	link: the program runs at the entry and the return). RET, a symbol
  *	on FUNC's ret instruction: the return is a probe there (not with
  *	session).
+ *   BENCH_FLOOR_PROG=NAME attaches the object's program NAME (default
+ *	empty) and leaves the others unloaded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -133,7 +135,8 @@ int main(int argc, char **argv)
 	struct bpf_link *links[2] = { NULL, NULL };
 	int fds[2] = { -1, -1 }, err = 0, dash;
 	struct bpf_object *obj = NULL;
-	struct bpf_program *prog;
+	struct bpf_program *prog, *other;
+	const char *name;
 	uint64_t off[2] = { 0, 0 };
 	bool multi, session, ret_insn;
 
@@ -165,12 +168,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_floor: %s: %s\n", argv[1], strerror(errno));
 		return 1;
 	}
-	prog = bpf_object__find_program_by_name(obj, "empty");
+	name = getenv("BENCH_FLOOR_PROG") ?: "empty";
+	prog = bpf_object__find_program_by_name(obj, name);
 	if (!prog) {
-		fprintf(stderr, "bench_floor: %s has no program \"empty\"\n", argv[1]);
+		fprintf(stderr, "bench_floor: %s has no program \"%s\"\n", argv[1], name);
 		bpf_object__close(obj);
 		return 1;
 	}
+	bpf_object__for_each_program(other, obj) bpf_program__set_autoload(other, other == prog);
 	if (multi)
 		bpf_program__set_expected_attach_type(prog, session ? UPROBE_SESSION_ATTACH_TYPE
 								    : UPROBE_MULTI_ATTACH_TYPE);

@@ -12,6 +12,8 @@ FLAMEBPF=${FLAMEBPF:-$ROOT/build/flamebpf}
 declare -A BG=() # pids of running background jobs (= their process groups)
 declare -A M=()  # measurements: M[key] is a space-separated list of values
 WORK=
+STATS=/proc/sys/kernel/bpf_stats_enabled
+STATS_WAS= # what kernel.bpf_stats_enabled was before stats_on, while it is on
 
 log() { printf 'bench: %s\n' "$*" >&2; }
 die() {
@@ -32,6 +34,20 @@ check_basics() {
 	[[ -x $FLAMEBPF ]] || die "cannot run '$FLAMEBPF': build it first (make)"
 }
 
+# BPF programs' run times on (kernel.bpf_stats_enabled): each run then
+# costs two more reads of the clock, so only the runs that read them have it
+# on; stats_restore (or the exit) puts back what it was.
+stats_on() {
+	[[ -n $STATS_WAS ]] || STATS_WAS=$(<"$STATS")
+	echo 1 >"$STATS"
+}
+
+stats_restore() {
+	[[ -z $STATS_WAS ]] || echo "$STATS_WAS" >"$STATS" ||
+		log "warning: cannot restore kernel.bpf_stats_enabled to $STATS_WAS"
+	STATS_WAS=
+}
+
 cleanup() {
 	local pid
 
@@ -41,6 +57,7 @@ cleanup() {
 	done
 	wait 2>/dev/null || true
 	[[ -z $WORK ]] || rm -rf -- "$WORK"
+	stats_restore
 }
 
 # Cleans up on exit, and exits on INT, TERM and HUP with the shell's status.
@@ -146,12 +163,13 @@ check_idle() {
 		log "warning: the CPUs are ${BUSY}% busy without the benchmark: noisy results"
 }
 
-# The BPF program on_sample of the flamebpf running as pid $1: "RUN_TIME_NS
-# RUN_CNT", from the fdinfo of its descriptor (bpftool may not say pids).
+# The BPF program NAME (default on_sample) of the process $1: "RUN_TIME_NS
+# RUN_CNT", from the fdinfo of its descriptor (bpftool may not say pids):
+# sample_stats PID [NAME]
 sample_stats() {
 	"${BPFTOOL:-bpftool}" prog show --json | python3 -c '
 import glob, json, sys
-ids = {p["id"] for p in json.load(sys.stdin) if p.get("name") == "on_sample"}
+ids = {p["id"] for p in json.load(sys.stdin) if p.get("name") == sys.argv[2]}
 for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
     try:
         info = dict(l.split(":", 1) for l in open(f).read().splitlines() if ":" in l)
@@ -160,7 +178,7 @@ for f in glob.glob("/proc/%s/fdinfo/*" % sys.argv[1]):
     if int(info.get("prog_id", "-1")) in ids and "run_cnt" in info:
         print(info["run_time_ns"].strip(), info["run_cnt"].strip())
         sys.exit(0)
-sys.exit(1)' "$1"
+sys.exit(1)' "$1" "${2:-on_sample}"
 }
 
 # Tables ------------------------------------------------------------------

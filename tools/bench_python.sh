@@ -24,7 +24,6 @@ RAW=$OUT/raw_python.tsv
 PYTHON=${PYTHON:-/usr/bin/python3.11}
 PY_BUSY=$ROOT/tests/workloads/py_busy.py
 BPFTOOL=${BPFTOOL:-bpftool}
-STATS=/proc/sys/kernel/bpf_stats_enabled
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	RUNS=${BENCH_RUNS:-1} SECS=3
@@ -38,7 +37,7 @@ CONDS=(none py@99 nopy@99 walk@99 py@999 nopy@999 walk@999)
 FUNCS=(parse compute encode)
 declare -A SHARE=([parse]=0.3 [compute]=0.6 [encode]=0.1)
 declare -A WHY=() # conditions that could not run: why
-STATS_WAS='' FLOOR=''
+FLOOR=''
 
 label() {
 	case $1 in
@@ -70,17 +69,6 @@ check_env() {
 	PYSPY_WHY=
 	find_pyspy
 	[[ -z $PYSPY_WHY ]] || log "$PYSPY_WHY"
-}
-
-stats_restore() {
-	[[ -z $STATS_WAS ]] || echo "$STATS_WAS" >"$STATS" ||
-		log "warning: cannot restore kernel.bpf_stats_enabled to $STATS_WAS"
-	STATS_WAS=
-}
-
-on_exit() {
-	cleanup
-	stats_restore
 }
 
 # Adds py_busy's rate of each function (rounds per CPU-second) in its
@@ -244,12 +232,10 @@ main() {
 	check_env
 	WORK=$(mktemp -d)
 	set_traps
-	trap on_exit EXIT
 	freeze_flamebpf
 	check_idle
 	BUSY_BEFORE=$BUSY
-	STATS_WAS=$(<"$STATS")
-	echo 1 >"$STATS"
+	stats_on
 	for ((r = 1; r <= RUNS; r++)); do
 		run_floor
 		# conditions rotate by one place each repetition to spread drift

@@ -22,9 +22,9 @@ RAW=$OUT/raw_trace.tsv
 BPFTRACE=${BPFTRACE:-bpftrace}
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
-	RUNS=${BENCH_RUNS:-1} LOOP_SECS=0.2 BASE_SECS=0.1 RATE_SECS=1 STOP_AFTER=0.5
+	RUNS=${BENCH_RUNS:-1} LOOP_SECS=0.2 BASE_SECS=0.1 RATE_SECS=1 STOP_AFTER=0.5 PART_SECS=1
 else
-	RUNS=${BENCH_RUNS:-5} LOOP_SECS=0.5 BASE_SECS=0.2 RATE_SECS=3 STOP_AFTER=1
+	RUNS=${BENCH_RUNS:-5} LOOP_SECS=0.5 BASE_SECS=0.2 RATE_SECS=3 STOP_AFTER=1 PART_SECS=2
 fi
 WARMUP=1000 # untimed calls bench_calls makes before its loop (traced too)
 SHORT=0.01  # -d of the libc start-up run
@@ -34,6 +34,8 @@ CALL_ROWS=(push nop5 sstep outer outerx)
 # bpftrace; fb, fbp: flamebpf -- COMMAND and -p PID; fbt: its timeline mode
 CALL_CONDS=(none pair session floor fb fbp fbt hist)
 FLOORS=(pair session)
+# the programs whose run times are read beside flamebpf's (bench_floor.bpf.c)
+PART_CONDS=(empty clock clock_storage fb)
 # NTHREADS:RATE (calls per second in all; 0: no limit); u: untraced
 # uN: untraced; N: aggregated; tN: timeline mode (--flamechart: a record per call)
 RATE_CONDS=(u2:0 2:500000 2:1000000 2:2000000 2:0 8:0 t2:1000000 t2:0)
@@ -42,6 +44,7 @@ declare -A SITE=()      # per-call rows: what flamebpf said about the probe site
 declare -A LOST=()      # rate conditions: the distinct "lost:" lines, each in []
 declare -A SHORTFALL=() # rate conditions: calls made but not seen, summed
 HAVE_BT=0
+PARTS_WHY= # why the programs' run times were not read
 BT_NOTE=
 WARNINGS=()
 
@@ -275,6 +278,68 @@ bench_calls() {
 	done
 }
 
+# Where a traced call's time goes: run times of programs ---------------------
+
+# Sets NS to the run time a run of COND's program (PART_CONDS) on the nop5
+# loop, from its last reading while the loop ran: part_once COND
+part_once() {
+	local res=$WORK/part.res log=$WORK/part.log prog=$1 pid s rt='' rc=''
+
+	call_site nop5
+	rm -f -- "$res"
+	if [[ $1 == fb ]]; then
+		prog=on_session
+		start_job "$FLAMEBPF" -f "$BIN:^$FUNC\$" -o "$WORK/part.folded" -- \
+			"$BIN" loop nop5 "$PART_SECS" "$res" >"$log" 2>&1
+	else
+		start_job env BENCH_FLOOR_PROG="$1" "$FLOOR" "$FLOOR_OBJ" session "$BIN" "$FUNC" -- \
+			"$BIN" loop nop5 "$PART_SECS" "$res" >"$log" 2>&1
+	fi
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		if s=$(sample_stats "$pid" "$prog"); then
+			read -r rt rc <<<"$s"
+		fi
+		pause 0.2
+	done
+	wait_job "$pid" || die_log "$log" "the $1 run of the parts failed"
+	if [[ -z $rt ]] || ((rc == 0)); then
+		die_log "$log" "no run-time statistics of $prog"
+	fi
+	NS=$(calc 't / c' t="$rt" c="$rc")
+	rm -f -- "$WORK/part.folded"
+}
+
+# Each program runs at both ends of a call (a uprobe session, as flamebpf
+# attaches its own where the kernel has them, 6.13+, and as the session
+# floor does); run times need kernel.bpf_stats_enabled.
+bench_parts() {
+	local r j n=${#PART_CONDS[@]} cond
+
+	if [[ ! -w $STATS ]]; then
+		PARTS_WHY="cannot write $STATS (kernel.bpf_stats_enabled)"
+		return
+	fi
+	stats_on
+	for ((r = 0; r < RUNS; r++)); do
+		for ((j = 0; j < n; j++)); do
+			cond=${PART_CONDS[(j + r) % n]}
+			log "parts: run $((r + 1))/$RUNS: $cond"
+			part_once "$cond"
+			add "part:$cond" "$NS"
+			add "part:$cond:$r" "$NS"
+		done
+	done
+	stats_restore
+	for cond in "${PART_CONDS[@]}"; do
+		[[ $cond != empty ]] || continue
+		for ((r = 0; r < RUNS; r++)); do
+			add "part:call:$cond" "$(calc '2 * (v - e)' v="${M[part:$cond:$r]# }" \
+				e="${M[part:empty:$r]# }")"
+		done
+	done
+}
+
 # Start-up and exit with every function of libc -----------------------------
 
 # The launch-to-start and exit times in COMMAND mode (any repetition).
@@ -471,6 +536,36 @@ table_calls() {
 	done
 }
 
+part_label() {
+	# shellcheck disable=SC2016 # the backquotes are Markdown
+	case $1 in
+	empty) printf 'empty program (the session floor)' ;;
+	clock) printf 'a read of the clock (`bpf_ktime_get_ns`)' ;;
+	clock_storage) printf "the clock and the thread's own storage (\`bpf_task_storage_get\`)" ;;
+	fb) printf 'flamebpf -f, `on_session` (aggregated)' ;;
+	esac
+}
+
+table_parts() {
+	local c
+
+	if [[ -n $PARTS_WHY ]]; then
+		printf 'Where a call'"'"'s time goes: not measured: %s.\n' "$PARTS_WHY"
+		return
+	fi
+	row "where a call's time goes: BPF program run time (\`kernel.bpf_stats_enabled\`), 5-byte-nop leaf, uprobe session" \
+		"ns a run" "ns a call (two runs) beyond the empty program"
+	row "---" "---" "---"
+	for c in "${PART_CONDS[@]}"; do
+		if [[ $c == empty ]]; then
+			row "$(part_label "$c")" "$(spread "part:$c" ns_fmt)" "—"
+		else
+			row "$(part_label "$c")" "$(spread "part:$c" ns_fmt)" \
+				"$(spread "part:call:$c" ns_fmt)"
+		fi
+	done
+}
+
 # Functions attached and left out, from flamebpf's summary (-v).
 libc_funcs() {
 	local s=$WORK/libc.summary attached uret ret stepped ifuncs left
@@ -569,6 +664,8 @@ table() {
 		printf '\nWarning: %s\n' "$w"
 	done
 	printf '\n'
+	table_parts
+	printf '\n'
 	table_libc
 	printf '\n'
 	table_rate
@@ -607,6 +704,12 @@ trace a \`sleep\`; the stop run gets SIGINT after ${STOP_AFTER} s. Call rate:
 RATE calls per second in all) under \`flamebpf -f 'BIN:^bench_hammer\$' -- ...\`
 (timeline rows add \`--flamechart --max-calls 20000000\`, room for every call);
 "calls not seen" compares flamebpf's count with the threads' own.
+Where a call's time goes: the run time a run of each program (the last
+reading of its \`run_time_ns / run_cnt\` while the nop5 loop ran ${PART_SECS} s), each
+attached as a uprobe session by tools/bench_floor.c (BENCH_FLOOR_PROG=NAME)
+or by flamebpf; the kernel's statistics add two reads of the clock to every
+run, of every program alike. A call is two runs; what it adds is paired with
+the same repetition's empty program.
 EOF
 }
 
@@ -627,6 +730,7 @@ main() {
 	BUSY_BEFORE=$BUSY
 	warm_up
 	bench_calls
+	bench_parts
 	bench_libc
 	bench_rate
 	check_idle

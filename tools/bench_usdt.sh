@@ -23,7 +23,6 @@ UW=$ROOT/build/workloads/usdt_work
 SPANS=$ROOT/build/workloads/spans
 BPFTRACE=${BPFTRACE:-bpftrace}
 BPFTOOL=${BPFTOOL:-bpftool}
-STATS=/proc/sys/kernel/bpf_stats_enabled
 
 if [[ ${BENCH_QUICK:-0} == 1 ]]; then
 	RUNS=${BENCH_RUNS:-1} HITS=100000 ROUNDS=20
@@ -147,7 +146,7 @@ table() {
 }
 
 main() {
-	local started=$SECONDS was
+	local started=$SECONDS
 
 	mkdir -p "$OUT"
 	: >"$RAW"
@@ -157,8 +156,7 @@ main() {
 	freeze_flamebpf
 	check_idle
 	BUSY_BEFORE=$BUSY
-	was=$(<"$STATS")
-	echo 1 >"$STATS"
+	stats_on
 	for ((RUN = 1; RUN <= RUNS; RUN++)); do
 		for c in "${CONDS[@]}"; do
 			[[ -n ${WHY[$c]:-} ]] || run_one "$c"
@@ -167,7 +165,7 @@ main() {
 			run_span "$c"
 		done
 	done
-	echo "$was" >"$STATS"
+	stats_restore
 	check_idle
 	BUSY_AFTER=$BUSY
 	append_table "$started"
