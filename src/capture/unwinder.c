@@ -20,9 +20,10 @@
 #include "map_slot.h"
 #include "unwinder.h"
 
-/* Rows built for one table above which the heap is trimmed once they are
- * copied (libc's: 450 KiB). */
-#define UNWINDER_TRIM_BYTES (1u << 20)
+/* Rows of a table above which the heap is trimmed once it is built: what
+ * the build used (40 bytes an FDE) is freed amid the heap (libc has 28k
+ * rows and 3k FDEs, libLLVM 0.9M and 95k). */
+#define UNWINDER_TRIM_ROWS (1u << 16)
 
 /* A binary, by file: where its rows are in the row array. */
 struct unwinder_file {
@@ -80,49 +81,99 @@ static int chunk_fd(struct unwinder *u, uint32_t c)
 	return fd;
 }
 
-/*
- * Copies the next n rows of it to index first of chunk c through a mapping
- * of just the pages they fall in. The kernel maps every page of a BPF array
- * at mmap() time, so a chunk mapped for the run would count in our RSS.
- */
-static int write_chunk(struct unwinder *u, uint32_t c, uint32_t first, struct unwind_compact *it,
-		       size_t n)
+/* A table's compact rows on their way into the row array, as they are
+ * built: only the part of the chunk they go in is mapped, from their first
+ * page on. The kernel maps every page of a BPF array at mmap() time, so a
+ * chunk mapped for the run would count in our RSS. */
+struct placing {
+	struct unwinder *u;
+	struct unwind_compact c;
+	uint32_t first, n; /* where the table goes in the row array, rows written */
+	uint32_t chunk;	   /* the chunk mapped */
+	uint32_t from;	   /* its first row mapped */
+	char *map;	   /* NULL: none */
+	size_t len;
+	int err; /* what stopped the writing: the table does not fit */
+};
+
+static void unmap_window(struct placing *pl)
 {
-	size_t page = (size_t)sysconf(_SC_PAGESIZE),
-	       start = (size_t)first * sizeof(struct unwind_crow);
-	size_t off = start & ~(page - 1), len = start + n * sizeof(struct unwind_crow) - off;
-	int fd = chunk_fd(u, c);
-	struct unwind_crow *to;
+	if (pl->map)
+		munmap(pl->map, pl->len);
+	pl->map = NULL;
+}
+
+/* Maps chunk c of the row array from the page of its row k to its end. */
+static int map_window(struct placing *pl, uint32_t c, uint32_t k)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t off = ((size_t)k * sizeof(struct unwind_crow)) & ~(page - 1);
+	size_t len = UNWIND_CHUNK_ROWS * sizeof(struct unwind_crow) - off;
+	int fd = chunk_fd(pl->u, c);
 	char *map;
 
 	if (fd < 0)
 		return fd;
-	if (!len)
-		len = page; /* the probe in unwinder__new() */
+	unmap_window(pl);
 	map = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
 	if (map == MAP_FAILED)
 		return -errno;
-	to = (struct unwind_crow *)(map + (start - off));
-	for (size_t i = 0; i < n && unwind_compact__next(it, &to[i]); i++)
-		;
-	munmap(map, len);
+	pl->map = map;
+	pl->len = len;
+	pl->chunk = c;
+	pl->from = (uint32_t)(off / sizeof(struct unwind_crow));
 	return 0;
 }
 
-/* Copies the n rows of it to index first of the row array, chunk by chunk. */
-static int write_rows(struct unwinder *u, uint32_t first, struct unwind_compact *it, size_t n)
+/* Writes the table's next row. Returns 0, -ENOSPC when the row array is
+ * full, or -errno when a chunk cannot be made or mapped. */
+static int put_row(struct placing *pl, const struct unwind_crow *row)
 {
-	while (n) {
-		uint32_t k = first & (UNWIND_CHUNK_ROWS - 1);
-		size_t part = UNWIND_CHUNK_ROWS - k < n ? UNWIND_CHUNK_ROWS - k : n;
-		int err = write_chunk(u, first >> UNWIND_CHUNK_BITS, k, it, part);
+	uint32_t at = pl->first + pl->n;
+	uint32_t c = at >> UNWIND_CHUNK_BITS, k = at & (UNWIND_CHUNK_ROWS - 1);
+	int err;
 
+	if (at >= pl->u->max_rows)
+		return -ENOSPC;
+	if (!pl->map || c != pl->chunk) {
+		err = map_window(pl, c, k);
 		if (err)
 			return err;
-		first += part;
-		n -= part;
 	}
+	((struct unwind_crow *)pl->map)[k - pl->from] = *row;
+	pl->n++;
 	return 0;
+}
+
+/* struct unwind_sink's: the rows compacted into the row array. */
+static int put_rows(void *ctx, const struct unwind_row *rows, size_t n)
+{
+	struct placing *pl = ctx;
+	struct unwind_crow row;
+	int rc = 0;
+
+	for (size_t i = 0; i < n && rc >= 0; i++) {
+		rc = unwind_compact__push(&pl->c, &rows[i], &row);
+		if (rc > 0)
+			rc = put_row(pl, &row);
+	}
+	if (rc < 0)
+		pl->err = rc;
+	return rc < 0 ? rc : 0;
+}
+
+/* Lets go of the chunks past the rows in use, made for a table that failed
+ * part way. */
+static void drop_chunks(struct unwinder *u)
+{
+	uint32_t keep = u->used ? (u->used - 1) / UNWIND_CHUNK_ROWS + 1 : 1;
+
+	while (u->nchunks > keep) {
+		uint32_t c = --u->nchunks;
+
+		bpf_map_delete_elem(u->rows.outer_fd, &c);
+		close(u->chunks[c]);
+	}
 }
 
 static double now_ms(void)
@@ -133,44 +184,53 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-/* Moves the table's rows into the row array, if they fit. */
-static void place_rows(struct unwinder *u, struct unwinder_file *f, const char *path)
+/* The table pl placed is f's. */
+static void placed(struct unwinder *u, struct unwinder_file *f, const struct placing *pl)
 {
-	struct unwind_compact it;
-	size_t n = 0;
-
-	/* a chunk that cannot be made or mapped (no memory) counts as no room;
-	 * so does a table wider than a row's 32-bit pc */
-	if (!unwind_compact__init(&it, f->t))
-		n = unwind_compact__count(it);
-	if (n && n <= u->max_rows - u->used && !write_rows(u, u->used, &it, n)) {
-		f->base = it.base;
-		f->first = u->used;
-		f->nrows = n;
-		u->used += n;
-		u->st.files++;
-		u->st.rows_refused += it.refused;
-	} else if (!u->st.files_no_room++) {
-		u->no_room = strdup(path);
-	}
-	unwind_table__drop_rows(f->t);
-	/* a big table's rows, freed amid the heap, would stay in our RSS */
-	if (it.n * sizeof(*it.rows) >= UNWINDER_TRIM_BYTES)
+	f->base = pl->c.base;
+	f->first = pl->first;
+	f->nrows = pl->n;
+	u->used += pl->n;
+	u->st.files++;
+	u->st.rows_refused += pl->c.refused;
+	if (pl->n >= UNWINDER_TRIM_ROWS)
 		malloc_trim(0);
 }
 
-/* f's table from the binary open on fd (or none when fd < 0). */
+/* f's table did not fit: a chunk that cannot be made or mapped (no memory)
+ * counts as no room; so does a table wider than a row's 32-bit pc. */
+static void no_room(struct unwinder *u, struct unwinder_file *f, const char *path)
+{
+	if (!u->st.files_no_room++)
+		u->no_room = strdup(path);
+	unwind_table__free(f->t);
+	f->t = NULL;
+}
+
+/* f's table from the binary open on fd (or none when fd < 0), its rows
+ * compacted into the row array as they are built: a big library's (libLLVM:
+ * 0.9M rows) are never all in our memory. */
 static void build_table(struct unwinder *u, struct unwinder_file *f, int fd, const char *path)
 {
+	struct placing pl = { .u = u, .first = u->used };
+	struct unwind_sink sink = { put_rows, &pl };
+	struct unwind_crow row;
 	double t0 = now_ms();
+	int err = fd < 0 ? fd : unwind_table__build_to(fd, &sink, &f->t);
 
-	if (fd >= 0 && unwind_table__build(fd, &f->t))
-		f->t = NULL;
+	if (!err && unwind_compact__flush(&pl.c, &row))
+		err = pl.err = put_row(&pl, &row);
+	unmap_window(&pl);
 	u->st.build_ms += now_ms() - t0;
-	if (f->t)
-		place_rows(u, f, path);
+	if (!err) {
+		placed(u, f, &pl);
+		return;
+	}
+	if (pl.err)
+		no_room(u, f, path);
 	else
 		u->st.files_without++;
+	drop_chunks(u);
 }
 
 /* A key for the build-id of the binary open on fd, 0 when it has none. */
@@ -268,6 +328,7 @@ static void *warm(void *arg)
 int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
+	struct placing probe = { .u = u };
 	int err, fd;
 
 	if (!u)
@@ -290,7 +351,8 @@ int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows
 	err = map_slot__start(&u->rows, rows, fd);
 	/* chunks that cannot be mapped fail here, not at the first binary */
 	if (!err)
-		err = write_chunk(u, 0, 0, &(struct unwind_compact){ 0 }, 0);
+		err = map_window(&probe, 0, UNWIND_CHUNK_ROWS - 1);
+	unmap_window(&probe);
 	if (err)
 		goto err_free;
 	u->warming = !pthread_create(&u->warmer, NULL, warm, u);

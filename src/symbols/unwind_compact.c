@@ -28,24 +28,57 @@ int unwind_compact__init(struct unwind_compact *c, const struct unwind_table *t)
 	return c->rows[c->n - 1].pc - c->base > UINT32_MAX ? -E2BIG : 0;
 }
 
-/* Left out: the "no FDE" row of the padding before the next function (never
- * run; a return address is looked up one byte back, in its caller), and a
- * row with the rules of the one before, which that leaves. */
+/* Gives r, followed by next (NULL: r is the last), unless it is left out:
+ * the "no FDE" row of the padding before the next function (never run; a
+ * return address is looked up one byte back, in its caller), and a row
+ * with the rules of the one before, which that leaves. */
+static bool give(struct unwind_compact *c, const struct unwind_row *r,
+		 const struct unwind_row *next, struct unwind_crow *out)
+{
+	if (r->kind == UNWIND_NONE && next && next->pc - r->pc < UNWIND_PAD)
+		return false;
+	c->refused += !unwind_compact__row(r, c->base, out);
+	if (c->any && out->rule == c->last.rule)
+		return false;
+	c->last = *out;
+	c->any = true;
+	return true;
+}
+
 bool unwind_compact__next(struct unwind_compact *c, struct unwind_crow *out)
 {
 	while (c->i < c->n) {
 		const struct unwind_row *r = &c->rows[c->i++];
 
-		if (r->kind == UNWIND_NONE && c->i < c->n && c->rows[c->i].pc - r->pc < UNWIND_PAD)
-			continue;
-		c->refused += !unwind_compact__row(r, c->base, out);
-		if (c->any && out->rule == c->last.rule)
-			continue;
-		c->last = *out;
-		c->any = true;
-		return true;
+		if (give(c, r, c->i < c->n ? &c->rows[c->i] : NULL, out))
+			return true;
 	}
 	return false;
+}
+
+int unwind_compact__push(struct unwind_compact *c, const struct unwind_row *r,
+			 struct unwind_crow *out)
+{
+	bool given = false;
+
+	if (!c->started) {
+		c->base = r->pc;
+		c->started = true;
+	} else {
+		if (r->pc - c->base > UINT32_MAX)
+			return -E2BIG;
+		given = give(c, &c->pending, r, out);
+	}
+	c->pending = *r;
+	return given;
+}
+
+bool unwind_compact__flush(struct unwind_compact *c, struct unwind_crow *out)
+{
+	bool given = c->started && give(c, &c->pending, NULL, out);
+
+	c->started = false;
+	return given;
 }
 
 size_t unwind_compact__count(struct unwind_compact c)

@@ -27,6 +27,10 @@
 #define ROWS_MAX	      (1 << 24) /* the whole table: 256 MB */
 #define AUGMENTATION_MAX      8
 
+/* Rows held before they go to a sink, at an FDE's end (those of one FDE
+ * more). */
+#define SINK_BATCH 1024
+
 /* DW_EH_PE_*: the low nibble is the format, the next three bits the base. */
 enum {
 	PE_ABSPTR = 0x00,
@@ -164,8 +168,12 @@ struct code_map {
 };
 
 struct unwind_table {
-	struct unwind_row *rows;
+	struct unwind_row *rows; /* with a sink: those not given to it yet */
 	size_t nrows, cap;
+	const struct unwind_sink *sink; /* NULL: every row kept */
+	size_t nsent;			/* rows given to the sink */
+	struct unwind_row last;		/* the last row counted in the stats */
+	bool counted;			/* last is one */
 	struct unwind_stats stats;
 	struct unwind_load *loads; /* NULL for a table parsed from bytes */
 	size_t nloads;
@@ -519,7 +527,7 @@ static int table_add(struct unwind_table *t, struct unwind_row row)
 		t->nrows--;
 	if (t->nrows && same_rules(&t->rows[t->nrows - 1], &row))
 		return 0;
-	if (t->nrows == ROWS_MAX)
+	if (t->nsent + t->nrows == ROWS_MAX)
 		return -EFBIG;
 	v = grow(t->rows, &t->cap, t->nrows, sizeof(*v));
 	if (!v)
@@ -1020,26 +1028,6 @@ static int fde_rows(struct parse *p, const struct fde *f)
 	return table_add(p->t, none_row(f->end));
 }
 
-static int build_rows(struct parse *p)
-{
-	uint64_t covered = 0;
-	size_t i;
-	int err;
-
-	for (i = 0; i < p->nfdes; i++) {
-		/* Overlapping FDEs: the first one wins. */
-		if (i && p->fdes[i].begin < covered) {
-			p->t->stats.nfdes_bad++;
-			continue;
-		}
-		err = fde_rows(p, &p->fdes[i]);
-		if (err)
-			return err;
-		covered = p->fdes[i].end;
-	}
-	return 0;
-}
-
 /* Bytes of [start, end) inside the executable sections. */
 static uint64_t code_overlap(const struct code_map *code, uint64_t start, uint64_t end)
 {
@@ -1054,21 +1042,78 @@ static uint64_t code_overlap(const struct code_map *code, uint64_t start, uint64
 	return n;
 }
 
-static void count_rows(struct unwind_table *t, const struct code_map *code)
+/* Counts the last row passed, which ends where next begins (the table's
+ * last row, next NULL, covers nothing), and makes next the last. */
+static void count_last(struct parse *p, const struct unwind_row *next)
 {
-	struct unwind_stats *st = &t->stats;
-	const struct unwind_row *r;
-	uint64_t end;
+	struct unwind_table *t = p->t;
+	const struct unwind_row *r = &t->last;
+
+	if (t->counted) {
+		t->stats.nrows[r->kind]++;
+		if (p->code)
+			t->stats.code_bytes_by[r->kind] +=
+				code_overlap(p->code, r->pc, next ? next->pc : r->pc);
+	}
+	t->counted = next != NULL;
+	if (next)
+		t->last = *next;
+}
+
+/* Rows [0, n) are final: counted, then given to the sink, if any, and let
+ * go. Each row is passed once. */
+static int pass_rows(struct parse *p, size_t n)
+{
+	struct unwind_table *t = p->t;
+	int err;
+
+	for (size_t i = 0; i < n; i++)
+		count_last(p, &t->rows[i]);
+	if (!t->sink || !n)
+		return 0;
+	err = t->sink->rows(t->sink->ctx, t->rows, n);
+	if (err)
+		return err;
+	t->nrows -= n;
+	memmove(t->rows, t->rows + n, t->nrows * sizeof(*t->rows));
+	t->nsent += n;
+	return 0;
+}
+
+/* Between FDEs, every row is final but the last two: the next FDE's first
+ * row can replace the last (table_add), then merge into the one before,
+ * never reach further back. */
+static int build_rows(struct parse *p)
+{
+	struct unwind_table *t = p->t;
+	uint64_t covered = 0;
+	size_t i;
+	int err;
+
+	for (i = 0; i < p->nfdes; i++) {
+		/* Overlapping FDEs: the first one wins. */
+		if (i && p->fdes[i].begin < covered) {
+			t->stats.nfdes_bad++;
+			continue;
+		}
+		err = fde_rows(p, &p->fdes[i]);
+		if (!err && t->sink && t->nrows > SINK_BATCH)
+			err = pass_rows(p, t->nrows - 2);
+		if (err)
+			return err;
+		covered = p->fdes[i].end;
+	}
+	err = pass_rows(p, t->nrows);
+	if (!err)
+		count_last(p, NULL);
+	return err;
+}
+
+/* The stats' totals, once every row is counted. */
+static void sum_code_bytes(struct unwind_stats *st, const struct code_map *code)
+{
 	size_t i;
 
-	for (i = 0; i < t->nrows; i++) {
-		r = &t->rows[i];
-		st->nrows[r->kind]++;
-		if (!code)
-			continue;
-		end = i + 1 < t->nrows ? t->rows[i + 1].pc : r->pc;
-		st->code_bytes_by[r->kind] += code_overlap(code, r->pc, end);
-	}
 	for (i = 0; code && i < code->nsecs; i++)
 		st->code_bytes += code->secs[i].end - code->secs[i].start;
 	st->code_bytes_by[UNWIND_NONE] = st->code_bytes;
@@ -1083,10 +1128,11 @@ static void parse_free(struct parse *p)
 	free(p->fdes);
 }
 
-/* Parses s into a new table. Returns 0, -EBADMSG when nothing in s could be
- * used although it holds entries, -ENOENT when it holds no FDE, or -errno. */
+/* Parses s into a new table, its rows to sink if not NULL. Returns 0,
+ * -EBADMSG when nothing in s could be used although it holds entries,
+ * -ENOENT when it holds no FDE, or -errno (the sink's too). */
 static int parse_section(const struct section *s, const struct code_map *code,
-			 struct unwind_table **out)
+			 const struct unwind_sink *sink, struct unwind_table **out)
 {
 	struct parse p = { .s = s, .code = code };
 	int err = -ENOMEM;
@@ -1094,17 +1140,20 @@ static int parse_section(const struct section *s, const struct code_map *code,
 	p.t = calloc(1, sizeof(*p.t));
 	if (!p.t)
 		goto free_parse;
+	p.t->sink = sink;
 	p.t->stats.debug_frame = s->debug_frame;
 	err = walk_entries(&p);
 	if (!err)
 		err = decode_fdes(&p);
 	if (!err)
 		err = build_rows(&p);
-	if (!err && !p.t->nrows)
+	if (!err && !p.t->nsent && !p.t->nrows)
 		err = p.t->stats.nfdes_bad || p.t->stats.truncated ? -EBADMSG : -ENOENT;
 	if (err)
 		goto free_parse;
-	count_rows(p.t, code);
+	sum_code_bytes(&p.t->stats, code);
+	if (sink)
+		unwind_table__drop_rows(p.t);
 	*out = p.t;
 	p.t = NULL;
 free_parse:
@@ -1119,7 +1168,7 @@ int unwind_table__parse(const void *buf, size_t len, uint64_t vaddr, bool debug_
 	struct section s = { buf, len, vaddr, debug_frame };
 
 	*out = NULL;
-	return parse_section(&s, NULL, out);
+	return parse_section(&s, NULL, NULL, out);
 }
 
 /* ---- ELF ---- */
@@ -1254,7 +1303,7 @@ static int section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, bool debug_frame, st
 }
 
 static int parse_named(Elf *elf, const char *name, const struct code_map *code,
-		       struct unwind_table **out)
+		       const struct unwind_sink *sink, struct unwind_table **out)
 {
 	struct section s;
 	GElf_Shdr sh;
@@ -1264,7 +1313,7 @@ static int parse_named(Elf *elf, const char *name, const struct code_map *code,
 	if (!scn)
 		return -ENOENT;
 	err = section_bytes(scn, &sh, strcmp(name, ".debug_frame") == 0, &s);
-	return err ?: parse_section(&s, code, out);
+	return err ?: parse_section(&s, code, sink, out);
 }
 
 /* The loadable bytes from vaddr to the end of the PT_LOAD holding it. */
@@ -1333,7 +1382,8 @@ static int eh_frame_from_hdr(Elf *elf, struct section *s)
 	return r.bad ? -EBADMSG : segment_bytes(elf, vaddr, s);
 }
 
-static int parse_elf(Elf *elf, const struct code_map *code, struct unwind_table **out)
+static int parse_elf(Elf *elf, const struct code_map *code, const struct unwind_sink *sink,
+		     struct unwind_table **out)
 {
 	struct section s;
 	size_t nsec = 0;
@@ -1341,17 +1391,22 @@ static int parse_elf(Elf *elf, const struct code_map *code, struct unwind_table 
 
 	if (elf_getshdrnum(elf, &nsec) || nsec == 0) {
 		err = eh_frame_from_hdr(elf, &s);
-		return err ?: parse_section(&s, code, out);
+		return err ?: parse_section(&s, code, sink, out);
 	}
 	/* An .eh_frame without FDEs (code built with -fno-asynchronous-unwind-tables
 	 * keeps only the terminator): .debug_frame, if any, knows more. */
-	err = parse_named(elf, ".eh_frame", code, out);
+	err = parse_named(elf, ".eh_frame", code, sink, out);
 	if (err == -ENOENT)
-		err = parse_named(elf, ".debug_frame", code, out);
+		err = parse_named(elf, ".debug_frame", code, sink, out);
 	return err;
 }
 
 int unwind_table__build(int fd, struct unwind_table **out)
+{
+	return unwind_table__build_to(fd, NULL, out);
+}
+
+int unwind_table__build_to(int fd, const struct unwind_sink *sink, struct unwind_table **out)
 {
 	struct code_map code = { 0 };
 	Elf *elf;
@@ -1371,7 +1426,7 @@ int unwind_table__build(int fd, struct unwind_table **out)
 	if (!err && !code.nsecs)
 		err = segments_as_sections(&code);
 	if (!err)
-		err = parse_elf(elf, &code, out);
+		err = parse_elf(elf, &code, sink, out);
 	if (!err) {
 		(*out)->loads = code.loads;
 		(*out)->nloads = code.nloads;

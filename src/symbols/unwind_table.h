@@ -33,6 +33,19 @@ struct unwind_table;
  * Malformed FDEs are left out and counted: the table may be partial. */
 int unwind_table__build(int fd, struct unwind_table **out);
 
+/* Where unwind_table__build_to() gives a table's rows as they are made. */
+struct unwind_sink {
+	/* The next n rows, final, in order of pc; a batch at a time. A
+	 * negative errno stops the build, which returns it. */
+	int (*rows)(void *ctx, const struct unwind_row *rows, size_t n);
+	void *ctx;
+};
+
+/* The same, with the rows given to sink (if not NULL) as they are made,
+ * never all in memory at once: the table has its stats and
+ * unwind_table__bias(), and no rows. */
+int unwind_table__build_to(int fd, const struct unwind_sink *sink, struct unwind_table **out);
+
 /* The same from the bytes of a .eh_frame (or .debug_frame) section loaded at
  * vaddr, with no check that FDEs cover code. The bytes are not kept. */
 int unwind_table__parse(const void *buf, size_t len, uint64_t vaddr, bool debug_frame,

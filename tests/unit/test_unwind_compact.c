@@ -4,6 +4,9 @@
  * the fixtures', libc's and python3.11's code, the compact rows searched as
  * bpf/unwind.bpf.h searches them, and decoded as it decodes them, must give
  * the same rules, but in the padding between functions they leave out.
+ * Built as flamebpf builds them, streamed through a sink and compacted as
+ * they come (unwind_table__build_to, unwind_compact__push), the rows and
+ * the stats must be those of the whole table.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +20,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "symbols/unwind_compact.h"
@@ -200,12 +204,163 @@ static void test_limits(void **state)
 	roundtrip(16, -12, false); /* not a multiple of 8 */
 }
 
+/* A sink that compacts what it is given, as src/capture/unwinder.c does,
+ * and keeps the rows too. */
+struct streamed {
+	struct unwind_row *rows;
+	size_t n, batches, biggest;
+	struct unwind_compact c;
+	struct compact out;
+	size_t fail_at; /* the row at which to fail with -ENOSPC; 0: none */
+};
+
+static void keep_crow(struct streamed *s, const struct unwind_crow *row)
+{
+	s->out.v = realloc(s->out.v, (s->out.n + 1) * sizeof(*s->out.v));
+	assert_non_null(s->out.v);
+	s->out.v[s->out.n++] = *row;
+}
+
+static int take_rows(void *ctx, const struct unwind_row *rows, size_t n)
+{
+	struct streamed *s = ctx;
+	struct unwind_crow row;
+
+	if (s->fail_at && s->n + n >= s->fail_at)
+		return -ENOSPC;
+	s->batches++;
+	s->biggest = n > s->biggest ? n : s->biggest;
+	s->rows = realloc(s->rows, (s->n + n) * sizeof(*s->rows));
+	assert_non_null(s->rows);
+	memcpy(s->rows + s->n, rows, n * sizeof(*rows));
+	s->n += n;
+	for (size_t i = 0; i < n; i++) {
+		int rc = unwind_compact__push(&s->c, &rows[i], &row);
+
+		assert_true(rc >= 0);
+		if (rc)
+			keep_crow(s, &row);
+	}
+	return 0;
+}
+
+static int stream(const char *path, struct streamed *s, struct unwind_table **t)
+{
+	struct unwind_sink sink = { take_rows, s };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+	struct unwind_crow row;
+
+	assert_true(fd >= 0);
+	err = unwind_table__build_to(fd, &sink, t);
+	close(fd);
+	if (!err && unwind_compact__flush(&s->c, &row))
+		keep_crow(s, &row);
+	s->out.base = s->c.base;
+	return err;
+}
+
+static void same_stats(const struct unwind_stats *a, const struct unwind_stats *b)
+{
+	assert_int_equal(a->nfdes, b->nfdes);
+	assert_int_equal(a->nfdes_bad, b->nfdes_bad);
+	assert_int_equal(a->code_bytes, b->code_bytes);
+	for (int k = 0; k < UNWIND_KIND_COUNT; k++) {
+		assert_int_equal(a->nrows[k], b->nrows[k]);
+		assert_int_equal(a->code_bytes_by[k], b->code_bytes_by[k]);
+	}
+}
+
+/* path's rows streamed: those of its whole table, in batches far smaller,
+ * compacted as the whole table's are; and the same stats and bias. */
+static void streams_as_whole(const char *path)
+{
+	struct unwind_table *whole = load(path), *t = NULL;
+	struct streamed s = { 0 };
+	const struct unwind_row *rows;
+	struct compact c;
+	uint64_t b1 = 1, b2 = 2;
+	size_t n;
+
+	assert_non_null(whole);
+	assert_int_equal(stream(path, &s, &t), 0);
+	rows = unwind_table__rows(whole, &n);
+	print_message("%s: %zu rows in %zu batches of at most %zu\n", path, s.n, s.batches,
+		      s.biggest);
+	assert_int_equal(s.n, n);
+	assert_memory_equal(s.rows, rows, n * sizeof(*rows));
+	assert_true(n <= 4096 || s.biggest < 4096);
+	same_stats(unwind_table__stats(t), unwind_table__stats(whole));
+	unwind_table__rows(t, &n);
+	assert_int_equal(n, 0);
+	assert_int_equal(unwind_table__bias(t, 0x7f0000000000, 0x7f0000100000, 0, &b1), 0);
+	assert_int_equal(unwind_table__bias(whole, 0x7f0000000000, 0x7f0000100000, 0, &b2), 0);
+	assert_int_equal(b1, b2);
+	compact_all(whole, &c);
+	assert_int_equal(s.out.n, c.n);
+	assert_int_equal(s.out.base, c.base);
+	assert_int_equal(s.c.refused, 0);
+	assert_memory_equal(s.out.v, c.v, c.n * sizeof(*c.v));
+	free(c.v);
+	free(s.out.v);
+	free(s.rows);
+	unwind_table__free(t);
+	unwind_table__free(whole);
+}
+
+static void test_streamed(void **state)
+{
+	(void)state;
+	streams_as_whole(FIX_OMITFP);
+	streams_as_whole(FIX_FP);
+	if (access(LIBC, R_OK) || access(PYTHON, R_OK))
+		skip();
+	streams_as_whole(LIBC);
+	streams_as_whole(PYTHON);
+}
+
+/* A sink's error stops the build, which returns it and no table. */
+static void test_streamed_stop(void **state)
+{
+	struct streamed s = { .fail_at = 5000 };
+	struct unwind_table *t = NULL;
+
+	(void)state;
+	if (access(LIBC, R_OK))
+		skip();
+	assert_int_equal(stream(LIBC, &s, &t), -ENOSPC);
+	assert_null(t);
+	assert_true(s.n > 0 && s.n < 5000);
+	free(s.out.v);
+	free(s.rows);
+}
+
+/* A pushed row more than a 32-bit pc from the first is refused. */
+static void test_push_span(void **state)
+{
+	struct unwind_row r = { .pc = 0x1000, .kind = UNWIND_CFA_RSP, .cfa_off = 8 };
+	struct unwind_compact c = { 0 };
+	struct unwind_crow row;
+
+	(void)state;
+	assert_int_equal(unwind_compact__push(&c, &r, &row), 0);
+	r.pc += UINT32_MAX;
+	r.cfa_off = 16;
+	assert_int_equal(unwind_compact__push(&c, &r, &row), 1);
+	assert_int_equal(row.pc, 0);
+	assert_int_equal(unwind_rule_cfa_off(row.rule), 8);
+	r.pc++;
+	assert_int_equal(unwind_compact__push(&c, &r, &row), -E2BIG);
+	assert_true(unwind_compact__flush(&c, &row));
+	assert_int_equal(row.pc, UINT32_MAX);
+	assert_false(unwind_compact__flush(&c, &row));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_limits),
-		cmocka_unit_test(test_fixtures),
-		cmocka_unit_test(test_libc_python),
+		cmocka_unit_test(test_limits),	      cmocka_unit_test(test_fixtures),
+		cmocka_unit_test(test_libc_python),   cmocka_unit_test(test_streamed),
+		cmocka_unit_test(test_streamed_stop), cmocka_unit_test(test_push_span),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
