@@ -80,7 +80,7 @@ struct elf_symtab {
 	size_t symtab_funcs;	   /* functions taken from a .symtab */
 	bool reading_file;	   /* the file's own sections are read (not a debug file's) */
 	bool names_left;	   /* file_name names are not pooled (elf_symtab__load_as) */
-	const char *image;	   /* the file as libelf maps it, while the table is read */
+	const char *image;	   /* names left: the file as libelf maps it, while read */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -322,13 +322,25 @@ static uint64_t strings_offset(Elf *elf, const GElf_Shdr *sh)
 	return ss.sh_offset;
 }
 
+/* Gives back the pages of the symbol section scn (header sh) and of its
+ * strings, which the sort reads again only for the names of one address:
+ * the kernel counts those read in our RSS while mapped, 17 MiB of node's. */
+static void release_symsec(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Scn *strs = elf_getscn(elf, sh->sh_link);
+
+	elf_file__release(elf, scn);
+	if (strs)
+		elf_file__release(elf, strs);
+}
+
 static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	struct elf_versions *v = NULL;
 	struct symsec sec = { .t = t, .symtab = sh->sh_type == SHT_SYMTAB };
 	int err = 0;
 
-	if (t->reading_file && t->names_left && t->image)
+	if (t->reading_file && t->names_left)
 		sec.str_off = strings_offset(elf, sh);
 
 	if (sh->sh_type == SHT_DYNSYM)
@@ -337,6 +349,8 @@ static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 	if (!err)
 		err = elf_file__each_sym(elf, scn, sh, load_sym, &sec);
 	elf_versions__free(v);
+	if (sec.str_off)
+		release_symsec(elf, scn, sh);
 	return err;
 }
 
@@ -771,11 +785,11 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
  * finished. */
 static int read_elf(struct elf_symtab *t, Elf *elf)
 {
-	size_t size;
 	int err;
 
+	/* names are left where they are in it: names_left checks each */
 	if (t->names_left)
-		t->image = elf_rawfile(elf, &size);
+		t->image = elf_getident(elf, NULL);
 	t->reading_file = true;
 	err = load_elf(t, elf);
 	t->reading_file = false;

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 #include "symbols/proc_maps.h"
 #include "util.h"
@@ -1068,6 +1069,84 @@ static void test_names_left_load(void **state)
 	unlink(path);
 }
 
+/* This process's RssFile, in KiB. */
+static long rss_file_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "RssFile:", 8))
+			kib = atol(line + 8);
+	fclose(f);
+	return kib;
+}
+
+/* A sum of every 64th byte, to check that bytes read again are the same. */
+static uint64_t touch_sum(const unsigned char *p, size_t len)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 64)
+		sum = sum * 31 + p[i];
+	return sum;
+}
+
+/* The largest section of path: its section, and its data into *data, *len. */
+static Elf_Scn *largest_section(Elf *elf, const unsigned char **data, size_t *len)
+{
+	Elf_Scn *scn = NULL, *largest = NULL;
+	Elf_Data *d;
+
+	*len = 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if ((d = elf_getdata(scn, NULL)) && d->d_buf && d->d_size > *len) {
+			*data = d->d_buf;
+			*len = d->d_size;
+			largest = scn;
+		}
+	assert_non_null(largest);
+	return largest;
+}
+
+/* Pages of the file given back leave our RSS and read again the same; the
+ * file read into the heap is left alone (dropping its pages would zero
+ * them). */
+static void test_release(void **state)
+{
+	int fd = open(u_self_exe(), O_RDONLY | O_CLOEXEC);
+	const unsigned char *data;
+	Elf_Scn *scn;
+	uint64_t sum;
+	long touched;
+	size_t len;
+	Elf *elf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL); /* read, not mapped */
+	assert_non_null(elf);
+	scn = largest_section(elf, &data, &len);
+	assert_true(len >= 1 << 20);
+	sum = touch_sum(data, len);
+	elf_file__release(elf, scn);
+	assert_true(touch_sum(data, len) == sum);
+	elf_end(elf);
+	assert_int_equal(elf_file__open(fd, &elf), 0);
+	scn = largest_section(elf, &data, &len);
+	sum = touch_sum(data, len);
+	touched = rss_file_kib();
+	elf_file__release(elf, scn);
+	print_message("%s: %zu KiB section read, RssFile %ld KiB, then %ld\n", u_self_exe(),
+		      len >> 10, touched, rss_file_kib());
+	assert_true(rss_file_kib() < touched - (long)(len >> 11));
+	assert_true(touch_sum(data, len) == sum);
+	elf_end(elf);
+	close(fd);
+}
+
 /* A name left in the file is read as the table gives it (a .symtab name
  * without its default version), and bytes that are not a name (the file
  * changed since) are refused. */
@@ -1119,6 +1198,7 @@ int main(void)
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_names_left),
 		cmocka_unit_test(test_names_left_load),
+		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_read_name),
 	};
 
