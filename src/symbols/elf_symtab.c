@@ -495,12 +495,12 @@ static int sym_cmp(const void *a, const void *b, void *arg)
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
+	if (bind_rank(x->bind) != bind_rank(y->bind))
+		return bind_rank(x->bind) - bind_rank(y->bind);
 	xn = sym_name(t, x);
 	yn = sym_name(t, y);
 	xu = strspn(xn, "_");
 	yu = strspn(yn, "_");
-	if (bind_rank(x->bind) != bind_rank(y->bind))
-		return bind_rank(x->bind) - bind_rank(y->bind);
 	if (xu != yu)
 		return xu < yu ? -1 : 1;
 	xl = strlen(xn);
