@@ -94,7 +94,8 @@ static int try_file(struct search *s, int dfd, const uint32_t *crc)
 		s->found_fd = fcntl(dfd, F_DUPFD_CLOEXEC, 0);
 		return s->found_fd < 0 ? -errno : 0;
 	}
-	return elf_symtab__load_with(s->fd, &(struct elf_debug_file){ .fd = dfd }, &s->t);
+	return elf_symtab__load_as(s->fd, &(struct elf_debug_file){ .fd = dfd }, s->w->names_left,
+				   &s->t);
 }
 
 /* path as the process sees it, then as we do. */
@@ -250,8 +251,9 @@ static int by_mini(struct search *s, const struct refs *r)
 	err = debuginfo__unxz(r->xz, r->xz_len, DEBUGINFO_XZ_MAX, &img, &len);
 	if (err)
 		return err;
-	err = elf_symtab__load_with(
-		s->fd, &(struct elf_debug_file){ .fd = -1, .image = img, .size = len }, &s->t);
+	err = elf_symtab__load_as(s->fd,
+				  &(struct elf_debug_file){ .fd = -1, .image = img, .size = len },
+				  s->w->names_left, &s->t);
 	free(img);
 	return err;
 }
@@ -279,7 +281,7 @@ int debuginfo__load(int fd, const struct debuginfo_where *w, struct elf_symtab *
 {
 	struct search s = { .fd = fd, .w = w };
 	enum debuginfo_from got = DEBUGINFO_NONE;
-	int err = elf_symtab__load(fd, out);
+	int err = elf_symtab__load_as(fd, NULL, w->names_left, out);
 
 	s.root = w->debug_root ? w->debug_root : DEBUGINFO_ROOT;
 	if (!err && !elf_symtab__has_symtab(*out) && !fstat(fd, &s.st))

@@ -7,6 +7,7 @@
 #ifndef FLAMEBPF_DEBUGINFO_H
 #define FLAMEBPF_DEBUGINFO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -28,6 +29,7 @@ struct debuginfo_where {
 	const char *path;	/* the binary, as the process that maps it names it */
 	int root;		/* its root when not ours (proc_root__get), else 0 */
 	const char *debug_root; /* NULL: DEBUGINFO_ROOT */
+	bool names_left;	/* debuginfo__load: see elf_symtab__load_as */
 };
 
 /* Loads the symbols of the ELF file open on fd (see elf_symtab__load). When

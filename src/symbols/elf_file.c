@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "elf_file.h"
 
@@ -67,4 +69,22 @@ int elf_file__each_sym(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elf_sym_fn f
 			return ret;
 	}
 	return 0;
+}
+
+void elf_file__release(Elf *elf, Elf_Scn *scn)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), start, end;
+	const char *file = elf_getident(elf, NULL);
+	Elf_Data *d = elf_getdata(scn, NULL);
+	GElf_Shdr sh;
+
+	/* In libelf's map, read-only (ELF_C_READ_MMAP): the data is where the
+	 * file holds it from the ELF header, which libelf reads there too */
+	if (!file || !d || !d->d_buf || !gelf_getshdr(scn, &sh) ||
+	    (const char *)d->d_buf != file + sh.sh_offset)
+		return;
+	start = ((uintptr_t)d->d_buf + page - 1) & ~(page - 1);
+	end = ((uintptr_t)d->d_buf + d->d_size) & ~(page - 1);
+	if (end > start)
+		madvise((void *)start, end - start, MADV_DONTNEED);
 }

@@ -27,4 +27,12 @@ typedef int (*elf_sym_fn)(void *arg, size_t i, const GElf_Sym *s, const char *na
  * last, -ENOEXEC for a bad table, or -EFBIG. */
 int elf_file__each_sym(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, elf_sym_fn fn, void *arg);
 
+/* Gives back the pages of the data of section scn (elf_getdata's) of a
+ * file that elf_file__open opened: the kernel counts the pages of the
+ * file read through libelf's map in our RSS until then, and reads them
+ * again from its page cache when touched again. Nothing where libelf
+ * copied the section or read the file rather than mapping it (dropping
+ * the pages of a copy would zero them). */
+void elf_file__release(Elf *elf, Elf_Scn *scn);
+
 #endif

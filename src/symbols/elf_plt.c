@@ -7,6 +7,7 @@
  * IBT .plt (push and jump to PLT0) have no such jump and are left out.
  */
 #include "elf_plt.h"
+#include "elf_file.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -70,6 +71,10 @@ static bool slot_reloc(Elf *elf, Elf_Scn *symscn, const GElf_Rela *ra, struct re
 	return r->name != NULL;
 }
 
+/* Relocations read between give-backs of their pages: .rela.dyn runs to
+ * MiBs (libLLVM's 8), of which a few are slots. */
+#define RELA_PER_RELEASE 4096
+
 static int read_rela(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct relocs *rs)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -80,6 +85,8 @@ static int read_rela(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct relocs 
 	int err;
 
 	for (size_t i = 0; d && i < n && i <= INT32_MAX; i++) {
+		if (i % RELA_PER_RELEASE == 0)
+			elf_file__release(elf, scn);
 		if (!gelf_getrela(d, (int)i, &ra))
 			break;
 		if (!slot_reloc(elf, symscn, &ra, &r))
@@ -88,6 +95,7 @@ static int read_rela(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct relocs 
 		if (err)
 			return err;
 	}
+	elf_file__release(elf, scn);
 	return 0;
 }
 

@@ -30,7 +30,7 @@ struct sym {
 	size_t name;	    /* offset in the string pool */
 	uint32_t alias;	    /* its first other name in aliases[] */
 	uint32_t nalias;    /* how many other names share addr */
-	uint32_t file_name; /* where the file holds the name as it is, or 0 */
+	uint32_t file_name; /* names left: where the file holds the name, else 0 */
 	unsigned char bind;
 	bool sized;
 	bool ifunc;	 /* any of its names is an STT_GNU_IFUNC */
@@ -79,7 +79,8 @@ struct elf_symtab {
 	uint64_t entry, entry_end; /* the entry code when no symbol covers it */
 	size_t symtab_funcs;	   /* functions taken from a .symtab */
 	bool reading_file;	   /* the file's own sections are read (not a debug file's) */
-	bool names_left;	   /* elf_symtab__leave_names(): file_name names are not pooled */
+	bool names_left;	   /* file_name names are not pooled (elf_symtab__load_as) */
+	const char *image;	   /* names left: the file as libelf maps it, while read */
 	uint8_t build_id[BUILD_ID_MAX];
 	size_t build_id_len;
 };
@@ -266,17 +267,22 @@ static int add_sym(struct elf_symtab *t, const GElf_Sym *s, const char *name, co
 	if (err)
 		return err;
 	y = &t->syms[t->nsyms];
-	err = pool_add_ver(t, name, dflt ? (size_t)(dflt - name) : strlen(name), ver, &y->name);
-	if (err)
-		return err;
+	/* left where the file holds it as it is (not with a version added
+	 * or taken off), which the sort reads in the file as libelf maps it */
+	y->file_name = str_off && !ver && !dflt && name == t->image + str_off + s->st_name
+			       ? (uint32_t)(str_off + s->st_name)
+			       : 0;
+	y->name = 0;
+	if (!y->file_name) {
+		err = pool_add_ver(t, name, dflt ? (size_t)(dflt - name) : strlen(name), ver,
+				   &y->name);
+		if (err)
+			return err;
+	}
 	y->addr = s->st_value;
 	y->end = s->st_size;
 	y->alias = 0;
 	y->nalias = 0;
-	/* the file holds it as it is but for a version added to it */
-	y->file_name = str_off && !ver && str_off + s->st_name <= UINT32_MAX
-			       ? (uint32_t)(str_off + s->st_name)
-			       : 0;
 	y->bind = GELF_ST_BIND(s->st_info);
 	y->sized = s->st_size != 0;
 	y->ifunc = y->ifunc_name = GELF_ST_TYPE(s->st_info) == STT_GNU_IFUNC;
@@ -288,7 +294,7 @@ struct symsec {
 	struct elf_symtab *t;
 	const struct elf_versions *v; /* .dynsym's versions */
 	bool symtab;		      /* a .symtab */
-	uint64_t str_off;	      /* its strings' file offset, 0: not kept */
+	uint64_t str_off;	      /* its strings' file offset, 0: names pooled */
 };
 
 static int load_sym(void *arg, size_t i, const GElf_Sym *s, const char *name)
@@ -316,13 +322,25 @@ static uint64_t strings_offset(Elf *elf, const GElf_Shdr *sh)
 	return ss.sh_offset;
 }
 
+/* Gives back the pages of the symbol section scn (header sh) and of its
+ * strings, which the sort reads again only for the names of one address:
+ * the kernel counts those read in our RSS while mapped, 17 MiB of node's. */
+static void release_symsec(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
+{
+	Elf_Scn *strs = elf_getscn(elf, sh->sh_link);
+
+	elf_file__release(elf, scn);
+	if (strs)
+		elf_file__release(elf, strs);
+}
+
 static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	struct elf_versions *v = NULL;
 	struct symsec sec = { .t = t, .symtab = sh->sh_type == SHT_SYMTAB };
 	int err = 0;
 
-	if (t->reading_file)
+	if (t->reading_file && t->names_left)
 		sec.str_off = strings_offset(elf, sh);
 
 	if (sh->sh_type == SHT_DYNSYM)
@@ -331,6 +349,8 @@ static int load_symsec(struct elf_symtab *t, Elf *elf, Elf_Scn *scn, const GElf_
 	if (!err)
 		err = elf_file__each_sym(elf, scn, sh, load_sym, &sec);
 	elf_versions__free(v);
+	if (sec.str_off)
+		release_symsec(elf, scn, sh);
 	return err;
 }
 
@@ -442,6 +462,12 @@ static int load_sections(struct elf_symtab *t, Elf *elf)
 	return go && !t->symtab_funcs ? load_go_funcs(t, go, text) : 0;
 }
 
+/* The name of s: in the pool, or while the table is read, in the file. */
+static const char *sym_name(const struct elf_symtab *t, const struct sym *s)
+{
+	return s->file_name ? t->image + s->file_name : t->pool + s->name;
+}
+
 static int bind_rank(unsigned char bind)
 {
 	switch (bind) {
@@ -460,16 +486,21 @@ static int bind_rank(unsigned char bind)
  * leading underscores (memcpy over __memcpy), then the shorter name, then
  * byte order so that the choice never depends on the sort.
  */
-static int sym_cmp(const void *a, const void *b, void *pool)
+static int sym_cmp(const void *a, const void *b, void *arg)
 {
 	const struct sym *x = a, *y = b;
-	const char *xn = (const char *)pool + x->name, *yn = (const char *)pool + y->name;
-	size_t xu = strspn(xn, "_"), yu = strspn(yn, "_"), xl, yl;
+	const struct elf_symtab *t = arg;
+	const char *xn, *yn;
+	size_t xu, yu, xl, yl;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
 	if (bind_rank(x->bind) != bind_rank(y->bind))
 		return bind_rank(x->bind) - bind_rank(y->bind);
+	xn = sym_name(t, x);
+	yn = sym_name(t, y);
+	xu = strspn(xn, "_");
+	yu = strspn(yn, "_");
 	if (xu != yu)
 		return xu < yu ? -1 : 1;
 	xl = strlen(xn);
@@ -496,15 +527,18 @@ static bool new_name(const struct elf_symtab *t, const struct sym *best, size_t 
 }
 
 /* Keeps the best alias per address, with the largest size any alias states;
- * the other names go to aliases[], in order, for matching by name. */
+ * the other names go to aliases[], in order, for matching by name (not
+ * when the names are left in the file: a symbolizer needs only the best). */
 static int dedup_syms(struct elf_symtab *t)
 {
 	size_t i, n = 0, na = 0;
 
-	t->aliases = calloc(t->nsyms, sizeof(*t->aliases));
-	t->alias_ifuncs = calloc(t->nsyms, sizeof(*t->alias_ifuncs));
-	if (!t->aliases || !t->alias_ifuncs)
-		return -ENOMEM;
+	if (!t->names_left) {
+		t->aliases = calloc(t->nsyms, sizeof(*t->aliases));
+		t->alias_ifuncs = calloc(t->nsyms, sizeof(*t->alias_ifuncs));
+		if (!t->aliases || !t->alias_ifuncs)
+			return -ENOMEM;
+	}
 	for (i = 0; i < t->nsyms; i++) {
 		struct sym *best = n ? &t->syms[n - 1] : NULL, *s = &t->syms[i];
 
@@ -516,7 +550,7 @@ static int dedup_syms(struct elf_symtab *t)
 		best->end = s->end > best->end ? s->end : best->end;
 		best->sized |= s->sized;
 		best->ifunc |= s->ifunc;
-		if (new_name(t, best, na, s->name)) {
+		if (!t->names_left && new_name(t, best, na, s->name)) {
 			t->alias_ifuncs[na] = s->ifunc_name;
 			t->aliases[na++] = s->name;
 			best->nalias++;
@@ -639,7 +673,7 @@ static int name_ifunc_plt(struct elf_symtab *t, struct plt *p)
 
 	if (!s || s->addr != p->resolver)
 		return 0;
-	name = strdup(t->pool + s->name); /* the pool may move as it grows */
+	name = strdup(sym_name(t, s)); /* the pool may move as it grows */
 	if (!name)
 		return -ENOMEM;
 	err = pool_add_ver(t, name, strlen(name), "plt", &p->name);
@@ -708,7 +742,7 @@ static int finish_syms(struct elf_symtab *t)
 	int err;
 
 	if (t->nsyms) {
-		qsort_r(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp, t->pool);
+		qsort_r(t->syms, t->nsyms, sizeof(*t->syms), sym_cmp, t);
 		err = dedup_syms(t);
 		if (err)
 			return err;
@@ -746,18 +780,19 @@ static int load_elf(struct elf_symtab *t, Elf *elf)
 	return load_sections(t, elf);
 }
 
-/* Fills t from the file, then lets go of it: t keeps no pointer into libelf. */
-static int read_elf(struct elf_symtab *t, int fd)
+/* Reads the file's own symbols: with names left in it, each symbol keeps
+ * where the file holds its name, read in libelf's map until the table is
+ * finished. */
+static int read_elf(struct elf_symtab *t, Elf *elf)
 {
-	Elf *elf;
-	int err = elf_file__open(fd, &elf);
+	int err;
 
-	if (err)
-		return err;
+	/* names are left where they are in it: names_left checks each */
+	if (t->names_left)
+		t->image = elf_getident(elf, NULL);
 	t->reading_file = true;
 	err = load_elf(t, elf);
 	t->reading_file = false;
-	elf_end(elf);
 	return err;
 }
 
@@ -829,6 +864,31 @@ int elf_symtab__load(int fd, struct elf_symtab **out)
 
 int elf_symtab__load_with(int fd, const struct elf_debug_file *dbg, struct elf_symtab **out)
 {
+	return elf_symtab__load_as(fd, dbg, false, out);
+}
+
+/* Fills t from the file (and dbg), then lets go of it: t keeps no pointer
+ * into libelf. */
+static int load_table(struct elf_symtab *t, int fd, const struct elf_debug_file *dbg)
+{
+	Elf *elf;
+	int err = elf_file__open(fd, &elf);
+
+	if (err)
+		return err;
+	err = read_elf(t, elf);
+	if (!err && dbg)
+		err = read_debug(t, dbg);
+	if (!err)
+		err = finish_syms(t);
+	t->image = NULL;
+	elf_end(elf);
+	return err;
+}
+
+int elf_symtab__load_as(int fd, const struct elf_debug_file *dbg, bool names_left,
+			struct elf_symtab **out)
+{
 	struct elf_symtab *t;
 	int err;
 
@@ -838,20 +898,14 @@ int elf_symtab__load_with(int fd, const struct elf_debug_file *dbg, struct elf_s
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
-	err = read_elf(t, fd);
-	if (!err && dbg)
-		err = read_debug(t, dbg);
-	if (err)
-		goto free_table;
-	err = finish_syms(t);
-	if (err)
-		goto free_table;
+	t->names_left = names_left;
+	err = load_table(t, fd, dbg);
+	if (err) {
+		elf_symtab__free(t);
+		return err;
+	}
 	*out = t;
 	return 0;
-
-free_table:
-	elf_symtab__free(t);
-	return err;
 }
 
 int elf_symtab__vaddr(const struct elf_symtab *t, uint64_t file_off, uint64_t *vaddr)
@@ -996,63 +1050,6 @@ bool elf_symtab__has_symtab(const struct elf_symtab *t)
 uint16_t elf_symtab__type(const struct elf_symtab *t)
 {
 	return t->type;
-}
-
-/* The pool again with only the names that leave_names() keeps: those
- * the file does not hold as they are, and the PLT stubs'. Into *pool
- * (*len bytes), each one's new offset into off (syms, then plts). */
-static int pool_kept(const struct elf_symtab *t, char **pool, size_t *len, size_t *off)
-{
-	struct elf_symtab kept = { 0 };
-	int err = 0;
-
-	for (size_t i = 0; i < t->nsyms && !err; i++)
-		if (!t->syms[i].file_name)
-			err = pool_add_ver(&kept, t->pool + t->syms[i].name,
-					   strlen(t->pool + t->syms[i].name), NULL, &off[i]);
-	for (size_t i = 0; i < t->nplts && !err; i++)
-		if (t->plts[i].name != NO_NAME)
-			err = pool_add_ver(&kept, t->pool + t->plts[i].name,
-					   strlen(t->pool + t->plts[i].name), NULL,
-					   &off[t->nsyms + i]);
-	if (err) {
-		free(kept.pool);
-		return err;
-	}
-	*pool = kept.pool;
-	*len = kept.pool_len;
-	return 0;
-}
-
-int elf_symtab__leave_names(struct elf_symtab *t)
-{
-	size_t *off = calloc(t->nsyms + t->nplts + 1, sizeof(*off)), len = 0;
-	char *pool = NULL;
-	int err = off ? pool_kept(t, &pool, &len, off) : -ENOMEM;
-
-	if (err) {
-		free(off);
-		return err;
-	}
-	for (size_t i = 0; i < t->nsyms; i++) {
-		t->syms[i].name = t->syms[i].file_name ? 0 : off[i];
-		t->syms[i].nalias = 0;
-	}
-	for (size_t i = 0; i < t->nplts; i++)
-		if (t->plts[i].name != NO_NAME)
-			t->plts[i].name = off[t->nsyms + i];
-	free(off);
-	free(t->pool);
-	free(t->aliases);
-	free(t->alias_ifuncs);
-	t->aliases = NULL;
-	t->alias_ifuncs = NULL;
-	t->naliases = 0;
-	t->pool = pool ? pool : calloc(1, 1);
-	t->pool_len = len;
-	t->pool_cap = len ? len : 1;
-	t->names_left = true;
-	return t->pool ? 0 : -ENOMEM;
 }
 
 /* Longest name read back from a file: C++ names reach kilobytes. */

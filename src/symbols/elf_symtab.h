@@ -44,6 +44,17 @@ struct elf_debug_file {
  * build-id than the file (both being present); -ENOEXEC when it is not ELF. */
 int elf_symtab__load_with(int fd, const struct elf_debug_file *dbg, struct elf_symtab **out);
 
+/* elf_symtab__load_with; with names_left, the names the file holds as they
+ * are (most of them) are not copied, the table keeps where the file holds
+ * them: a symbolizer reads a name when a sample needs it
+ * (elf_symtab__lookup_ref, elf_symtab__read_name) rather than every name of
+ * every binary it maps, which a C++ library has MiBs of, and the load
+ * does not hold them all either (it sorts them where libelf maps them).
+ * Then elf_symtab__lookup gives NULL for those, elf_symtab__func a NULL
+ * name, and no alias is kept; the best name of a function is the same. */
+int elf_symtab__load_as(int fd, const struct elf_debug_file *dbg, bool names_left,
+			struct elf_symtab **out);
+
 /* Whether a .symtab gave functions (the file's own, or a debug file's merged
  * in): when not, the file was stripped and only its exported (.dynsym)
  * functions have names. */
@@ -62,14 +73,6 @@ int elf_symtab__file_offset(const struct elf_symtab *t, uint64_t vaddr, uint64_t
  * size covers up to the next one, within its section. The name lives as
  * long as t. */
 const char *elf_symtab__lookup(const struct elf_symtab *t, uint64_t vaddr, uint64_t *off);
-
-/* Frees the copies of the names the file holds as they are (most of
- * them), keeping where it holds them: a symbolizer reads a name when a
- * sample needs it (elf_symtab__lookup_ref, elf_symtab__read_name) rather
- * than every name of every binary it maps, which a C++ library has MiBs
- * of. Then elf_symtab__lookup gives NULL for those, elf_symtab__func a
- * NULL name, and no alias is kept. Returns 0 or -ENOMEM (t unchanged). */
-int elf_symtab__leave_names(struct elf_symtab *t);
 
 /* elf_symtab__lookup; for a name left in the file, NULL with *in_file set
  * to where the file holds it (else *in_file is 0). */

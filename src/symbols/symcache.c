@@ -96,8 +96,9 @@ static void binary__read(struct symcache *c, struct binary *b, struct debuginfo_
 		return;
 	}
 	w->path = b->path;
+	w->names_left = c->names_fds < NAMES_FDS_MAX;
 	b->err = fd < 0 ? fd : debuginfo__load(fd, w, &b->syms, &b->debug);
-	if (b->err || c->names_fds >= NAMES_FDS_MAX || elf_symtab__leave_names(b->syms))
+	if (b->err || !w->names_left)
 		return;
 	b->names_fd = fd;
 	c->names_fds++;

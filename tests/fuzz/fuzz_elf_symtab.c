@@ -52,6 +52,41 @@ static void same_build_id(int fd, const struct elf_symtab *t)
 	FUZZ_CHECK(err ? !full : full && len == want && !memcmp(id, full, len));
 }
 
+/* The function at vaddr named in the table that left names in the file
+ * as in the one that copied them: by the table, or read back from where
+ * the file holds it. */
+static void same_name(int fd, const struct elf_symtab *left, const struct elf_symtab *copied,
+		      uint64_t vaddr)
+{
+	uint64_t off, in_file;
+	const char *want = elf_symtab__lookup(copied, vaddr, &off);
+	const char *got = elf_symtab__lookup_ref(left, vaddr, &off, &in_file);
+	char *read = NULL;
+
+	FUZZ_CHECK(want);
+	if (!got && !elf_symtab__read_name(fd, in_file, &read))
+		got = read;
+	FUZZ_CHECK(!got || !strcmp(got, want));
+	free(read);
+}
+
+/* The same functions when the names stay in the file, with no alias. */
+static void same_left(int fd, const struct elf_symtab *copied)
+{
+	struct elf_symtab *t = NULL;
+	struct elf_func f, c;
+	size_t i;
+
+	FUZZ_CHECK(!elf_symtab__load_as(fd, NULL, true, &t));
+	FUZZ_CHECK(elf_symtab__count(t) == elf_symtab__count(copied));
+	for (i = 0; !elf_symtab__func(t, i, &f); i++) {
+		FUZZ_CHECK(!elf_symtab__func(copied, i, &c));
+		FUZZ_CHECK(f.vaddr == c.vaddr && f.size == c.size && !f.nalias);
+		same_name(fd, t, copied, f.vaddr);
+	}
+	elf_symtab__free(t);
+}
+
 static void load(int fd, const struct elf_debug_file *dbg)
 {
 	struct elf_symtab *t = (void *)1;
@@ -60,8 +95,10 @@ static void load(int fd, const struct elf_debug_file *dbg)
 	FUZZ_CHECK(err <= 0 && (err ? !t : !!t));
 	if (t)
 		walk(t);
-	if (t && !dbg)
+	if (t && !dbg) {
 		same_build_id(fd, t);
+		same_left(fd, t);
+	}
 	elf_symtab__free(t);
 }
 

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols/elf_file.h"
 #include "symbols/elf_symtab.h"
 #include "symbols/proc_maps.h"
 #include "util.h"
@@ -903,14 +904,13 @@ static void test_plt_names(void **state)
  * Returns how many names were read from the file. */
 static size_t expect_names_left(const char *path)
 {
-	struct elf_symtab *eager = load_path(path), *left = load_path(path);
+	struct elf_symtab *eager = load_path(path), *left = NULL;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	size_t n = elf_symtab__count(eager), from_file = 0;
-	size_t before = elf_symtab__bytes(left);
 	struct elf_func f;
 
 	assert_true(fd >= 0);
-	assert_int_equal(elf_symtab__leave_names(left), 0);
+	assert_int_equal(elf_symtab__load_as(fd, NULL, true, &left), 0);
 	assert_int_equal(elf_symtab__count(left), n);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t off_e, off_l, in_file;
@@ -934,7 +934,7 @@ static size_t expect_names_left(const char *path)
 		free(read);
 	}
 	if (from_file)
-		assert_true(elf_symtab__bytes(left) < before);
+		assert_true(elf_symtab__bytes(left) < elf_symtab__bytes(eager));
 	close(fd);
 	elf_symtab__free(eager);
 	elf_symtab__free(left);
@@ -956,6 +956,195 @@ static void test_names_left(void **state)
 	for (size_t i = 0; i < sizeof(more) / sizeof(more[0]); i++)
 		if (!access(more[i], R_OK))
 			assert_true(expect_names_left(more[i]) > 100);
+}
+
+/* The sanitizer allocator's hooks (declared in compiler-rt's
+ * sanitizer/allocator_interface.h, which gcc does not install): weak, so
+ * NULL in a build without ASan. */
+int __sanitizer_install_malloc_and_free_hooks(void (*m)(const volatile void *, size_t),
+					      void (*f)(const volatile void *))
+	__attribute__((weak));
+size_t __sanitizer_get_allocated_size(const volatile void *p) __attribute__((weak));
+
+/* The heap in use and its peak while counting: the hooks cannot be
+ * removed, nor take an argument. */
+static struct {
+	bool on;
+	size_t now, peak;
+} heap;
+
+static void heap_malloc(const volatile void *p, size_t size)
+{
+	(void)p;
+	if (!heap.on)
+		return;
+	heap.now += size;
+	if (heap.now > heap.peak)
+		heap.peak = heap.now;
+}
+
+static void heap_free(const volatile void *p)
+{
+	size_t size = p ? __sanitizer_get_allocated_size(p) : 0;
+
+	if (heap.on)
+		heap.now = heap.now > size ? heap.now - size : 0;
+}
+
+/* The most heap that loading path took at once, the table's names copied
+ * or left in the file. */
+static size_t load_peak(const char *path, bool names_left)
+{
+	struct elf_symtab *t = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	heap.now = heap.peak = 0;
+	heap.on = true;
+	assert_int_equal(elf_symtab__load_as(fd, NULL, names_left, &t), 0);
+	heap.on = false;
+	close(fd);
+	elf_symtab__free(t);
+	return heap.peak;
+}
+
+#define LONG_ADDRS 100
+#define LONG_NAME  2000
+
+/* Into path, a copy of FIX_LIB with three functions of LONG_NAME-byte
+ * names at each of LONG_ADDRS addresses: "aX", "bX" and "_aX", where
+ * the best ("aX") is chosen by comparing the names themselves. */
+static void long_names_lib(const char *path)
+{
+	char *argv[3 * LONG_ADDRS * 2 + 4] = { "objcopy" }, *arg;
+	size_t n = 1;
+	FILE *out;
+	pid_t pid;
+
+	for (size_t i = 0; i < 3 * LONG_ADDRS; i++) {
+		size_t addr = i % LONG_ADDRS, len = LONG_NAME + 64, at;
+
+		arg = malloc(len);
+		assert_non_null(arg);
+		at = (size_t)snprintf(arg, len, "%s", i / LONG_ADDRS == 2 ? "_" : "");
+		arg[at++] = i / LONG_ADDRS == 1 ? 'b' : 'a';
+		memset(arg + at, 'x', LONG_NAME);
+		snprintf(arg + at + LONG_NAME, len - at - LONG_NAME, "%zu=.text:%#zx,function,global",
+			 addr, addr);
+		argv[n++] = "--add-symbol";
+		argv[n++] = arg;
+	}
+	argv[n++] = FIX_LIB;
+	argv[n++] = (char *)path;
+	argv[n] = NULL;
+	out = u_run_tool(argv, &pid);
+	for (size_t i = 2; i < n - 2; i += 2)
+		free(argv[i]);
+	u_reap_tool(out, pid);
+}
+
+/* A table that leaves its names in the file does not hold them while it
+ * loads either: names that dwarf the symbols (600 KB of them) cost a copy
+ * loading them, nothing loading them left; the best of each address's
+ * names is the same. */
+static void test_names_left_load(void **state)
+{
+	char path[] = "/tmp/test_elf_symtab.XXXXXX";
+	size_t names = 3 * LONG_ADDRS * LONG_NAME, copied, left;
+
+	(void)state;
+	if (!__sanitizer_install_malloc_and_free_hooks)
+		skip(); /* no allocator hooks without ASan */
+	close(u_temp_file(path, NULL, 0));
+	long_names_lib(path);
+	assert_true(expect_names_left(path) >= LONG_ADDRS);
+	assert_int_equal(__sanitizer_install_malloc_and_free_hooks(heap_malloc, heap_free), 1);
+	copied = load_peak(path, false);
+	left = load_peak(path, true);
+	print_message("%s: %zu bytes of names, loaded with them at a peak of %zu bytes, %zu "
+		      "without\n",
+		      path, names, copied, left);
+	assert_true(copied > names);
+	assert_true(left < names / 8);
+	unlink(path);
+}
+
+/* This process's RssFile, in KiB. */
+static long rss_file_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kib = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "RssFile:", 8))
+			kib = atol(line + 8);
+	fclose(f);
+	return kib;
+}
+
+/* A sum of every 64th byte, to check that bytes read again are the same. */
+static uint64_t touch_sum(const unsigned char *p, size_t len)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < len; i += 64)
+		sum = sum * 31 + p[i];
+	return sum;
+}
+
+/* The largest section of path: its section, and its data into *data, *len. */
+static Elf_Scn *largest_section(Elf *elf, const unsigned char **data, size_t *len)
+{
+	Elf_Scn *scn = NULL, *largest = NULL;
+	Elf_Data *d;
+
+	*len = 0;
+	while ((scn = elf_nextscn(elf, scn)))
+		if ((d = elf_getdata(scn, NULL)) && d->d_buf && d->d_size > *len) {
+			*data = d->d_buf;
+			*len = d->d_size;
+			largest = scn;
+		}
+	assert_non_null(largest);
+	return largest;
+}
+
+/* Pages of the file given back leave our RSS and read again the same; the
+ * file read into the heap is left alone (dropping its pages would zero
+ * them). */
+static void test_release(void **state)
+{
+	int fd = open(u_self_exe(), O_RDONLY | O_CLOEXEC);
+	const unsigned char *data;
+	Elf_Scn *scn;
+	uint64_t sum;
+	long touched;
+	size_t len;
+	Elf *elf;
+
+	(void)state;
+	assert_true(fd >= 0);
+	elf = elf_begin(fd, ELF_C_READ, NULL); /* read, not mapped */
+	assert_non_null(elf);
+	scn = largest_section(elf, &data, &len);
+	assert_true(len >= 1 << 20);
+	sum = touch_sum(data, len);
+	elf_file__release(elf, scn);
+	assert_true(touch_sum(data, len) == sum);
+	elf_end(elf);
+	assert_int_equal(elf_file__open(fd, &elf), 0);
+	scn = largest_section(elf, &data, &len);
+	sum = touch_sum(data, len);
+	touched = rss_file_kib();
+	elf_file__release(elf, scn);
+	print_message("%s: %zu KiB section read, RssFile %ld KiB, then %ld\n", u_self_exe(),
+		      len >> 10, touched, rss_file_kib());
+	assert_true(rss_file_kib() < touched - (long)(len >> 11));
+	assert_true(touch_sum(data, len) == sum);
+	elf_end(elf);
+	close(fd);
 }
 
 /* A name left in the file is read as the table gives it (a .symtab name
@@ -1008,6 +1197,8 @@ int main(void)
 		cmocka_unit_test(test_truncated),
 		cmocka_unit_test(test_damaged),
 		cmocka_unit_test(test_names_left),
+		cmocka_unit_test(test_names_left_load),
+		cmocka_unit_test(test_release),
 		cmocka_unit_test(test_read_name),
 	};
 
