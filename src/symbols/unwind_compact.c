@@ -18,16 +18,6 @@ bool unwind_compact__row(const struct unwind_row *r, uint64_t base, struct unwin
 	return fits;
 }
 
-int unwind_compact__init(struct unwind_compact *c, const struct unwind_table *t)
-{
-	*c = (struct unwind_compact){ 0 };
-	c->rows = unwind_table__rows(t, &c->n);
-	if (!c->n)
-		return -ENOENT;
-	c->base = c->rows[0].pc;
-	return c->rows[c->n - 1].pc - c->base > UINT32_MAX ? -E2BIG : 0;
-}
-
 /* Gives r, followed by next (NULL: r is the last), unless it is left out:
  * the "no FDE" row of the padding before the next function (never run; a
  * return address is looked up one byte back, in its caller), and a row
@@ -43,17 +33,6 @@ static bool give(struct unwind_compact *c, const struct unwind_row *r,
 	c->last = *out;
 	c->any = true;
 	return true;
-}
-
-bool unwind_compact__next(struct unwind_compact *c, struct unwind_crow *out)
-{
-	while (c->i < c->n) {
-		const struct unwind_row *r = &c->rows[c->i++];
-
-		if (give(c, r, c->i < c->n ? &c->rows[c->i] : NULL, out))
-			return true;
-	}
-	return false;
 }
 
 int unwind_compact__push(struct unwind_compact *c, const struct unwind_row *r,
@@ -79,14 +58,4 @@ bool unwind_compact__flush(struct unwind_compact *c, struct unwind_crow *out)
 
 	c->started = false;
 	return given;
-}
-
-size_t unwind_compact__count(struct unwind_compact c)
-{
-	struct unwind_crow row;
-	size_t n = 0;
-
-	while (unwind_compact__next(&c, &row))
-		n++;
-	return n;
 }

@@ -1,8 +1,8 @@
 /* A binary's unwind table as the BPF side keeps it (struct unwind_crow,
  * bpf/unwind.h): 8-byte rows, pcs from the table's first row, less the rows
- * that change nothing the walk can see. Read from a table one row at a time,
- * or made from its rows as they are built (unwind_compact__push), so that
- * the rows go straight into the BPF map's pages. */
+ * that change nothing the walk can see. Made from a table's rows as they
+ * are built (unwind_compact__push), so that the rows go straight into the
+ * BPF map's pages. */
 #ifndef FLAMEBPF_UNWIND_COMPACT_H
 #define FLAMEBPF_UNWIND_COMPACT_H
 
@@ -12,11 +12,8 @@
 
 #include "unwind_table.h"
 
-/* Where a reading of a table's compact rows is. Copied, it reads on from
- * the same row independently. */
+/* Where a compaction of a table's rows is. */
 struct unwind_compact {
-	const struct unwind_row *rows;
-	size_t n, i;
 	struct unwind_row pending; /* pushed, not given yet: it depends on the next */
 	bool started;		   /* a row was pushed: base is set */
 	uint64_t base;		   /* the first row's pc: struct unwind_crow.pc is from it */
@@ -24,16 +21,6 @@ struct unwind_compact {
 	bool any;		   /* a row was given */
 	uint64_t refused;	   /* rows given as UNWIND_CFA_OTHER: their offsets did not fit */
 };
-
-/* Starts a reading of t's rows. Returns 0, or -E2BIG when its code spans
- * more than a 32-bit pc (or it has no rows: -ENOENT). */
-int unwind_compact__init(struct unwind_compact *c, const struct unwind_table *t);
-
-/* The next compact row into out. Returns false after the last. */
-bool unwind_compact__next(struct unwind_compact *c, struct unwind_crow *out);
-
-/* The rows a reading from c would still give. */
-size_t unwind_compact__count(struct unwind_compact c);
 
 /* A compaction of rows pushed one by one, from c zeroed: the table's rows
  * in order (struct unwind_sink). Each push may give the compact row of the

@@ -54,18 +54,26 @@ static struct unwind_table *load(const char *path)
 	return t;
 }
 
+/* t's rows compacted one by one, as the unwinder does while a table is
+ * built, here from the table built whole. */
 static void compact_all(const struct unwind_table *t, struct compact *c)
 {
-	struct unwind_compact it;
+	struct unwind_compact it = { 0 };
+	const struct unwind_row *rows;
+	size_t n;
 
-	assert_int_equal(unwind_compact__init(&it, t), 0);
-	c->n = unwind_compact__count(it);
-	c->v = calloc(c->n + 1, sizeof(*c->v));
-	c->base = it.base;
+	rows = unwind_table__rows(t, &n);
+	c->v = calloc(n + 1, sizeof(*c->v));
 	assert_non_null(c->v);
-	for (size_t i = 0; i < c->n; i++)
-		assert_true(unwind_compact__next(&it, &c->v[i]));
-	assert_false(unwind_compact__next(&it, &c->v[c->n]));
+	c->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		int rc = unwind_compact__push(&it, &rows[i], &c->v[c->n]);
+
+		assert_true(rc >= 0);
+		c->n += rc;
+	}
+	c->base = it.base;
+	c->n += unwind_compact__flush(&it, &c->v[c->n]);
 }
 
 /* As bpf/unwind.bpf.h: the last row at or below pc, decoded. */
