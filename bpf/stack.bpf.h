@@ -12,22 +12,37 @@
  * reserved ids. A global function: the verifier checks its loop once, not
  * for every stack taken on every path of its callers (14 k of the
  * sampler's 59 k instructions processed, before). */
+static __always_inline __u64 hash_mix(__u64 h, __u64 word)
+{
+	h = (h ^ word) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
 __noinline __u64 hash_ips(const struct sample_stack_event *st)
 {
-	__u64 h;
+	__u64 a, b = 0x2545f4914f6cdd1dULL, c = 0x5851f42d4c957f2dULL, d = 0x14057b7ef767814fULL;
+	__u32 nr;
 
 	if (!st)
 		return STACK_ID_FIRST;
-	h = 0x9e3779b97f4a7c15ULL ^ st->nr;
-	for (int i = 0; i < SAMPLE_MAX_DEPTH; i++) {
-		if (i >= st->nr)
+	nr = st->nr < SAMPLE_MAX_DEPTH ? st->nr : SAMPLE_MAX_DEPTH;
+	a = 0x9e3779b97f4a7c15ULL ^ nr;
+	/* four lanes: a word's multiply does not wait for the one before it
+	 * (a stack of 40 words took 100 ns in one lane here) */
+	for (__u32 i = 0; i < SAMPLE_MAX_DEPTH; i += 4) {
+		if (i >= nr)
 			break;
-		h = (h ^ st->ip[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
+		a = hash_mix(a, st->ip[i]);
+		if (i + 1 < nr)
+			b = hash_mix(b, st->ip[i + 1]);
+		if (i + 2 < nr)
+			c = hash_mix(c, st->ip[i + 2]);
+		if (i + 3 < nr)
+			d = hash_mix(d, st->ip[i + 3]);
 	}
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	h ^= h >> 29;
-	return h < STACK_ID_FIRST ? h + STACK_ID_FIRST : h;
+	a = hash_mix(hash_mix(hash_mix(a, b), c), d) * 0xc4ceb9fe1a85ec53ULL;
+	a ^= a >> 29;
+	return a < STACK_ID_FIRST ? a + STACK_ID_FIRST : a;
 }
 
 /* Sends the nr frames in st, of id, to user space as a record of the given
