@@ -466,7 +466,7 @@ int on_py_exit(struct pt_regs *ctx)
 static __always_inline int py310_enter(struct pt_regs *ctx)
 {
 	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	__u64 frame = PT_REGS_PARM2(ctx), code;
+	__u64 frame = PT_REGS_PARM2(ctx), sp = PT_REGS_SP(ctx), code;
 	struct shadow *sh;
 	__s64 func;
 
@@ -478,8 +478,8 @@ static __always_inline int py310_enter(struct pt_regs *ctx)
 	if (func < 0)
 		return 1;
 	/* a slot above a deeper call's: that call's return was not caught */
-	unwind_to(sh, PT_REGS_SP(ctx), now, id);
-	return py_push(sh, func, now, PT_REGS_SP(ctx), frame, 0);
+	unwind_to(sh, sp, now, id);
+	return py_push(sh, func, now, sp, frame, 0);
 }
 
 /* 3.10, with uprobe sessions (Linux 6.13+): only traced calls have their

@@ -256,21 +256,31 @@ static __always_inline void flush_slot(struct shadow *sh, struct pending *slot, 
 	slot->calls = 0;
 }
 
-/* A call of path at depth d took self: added to the pending calls there,
- * which go to the counts map first when they were of another path. The
- * calls counter (the live progress) hears of a slot's calls every
- * CALLS_COUNTED_EVERY, and of the rest when it is flushed: a per-CPU
- * lookup less on most returns. */
+/* Whether a call of path at depth d that took self was added to the
+ * pending calls there, of the same path (then sent already: a slot holds
+ * only paths sent). The calls counter (the live progress) hears of a
+ * slot's calls every CALLS_COUNTED_EVERY, and of the rest when it is
+ * flushed: a per-CPU lookup less on most returns. */
+static __always_inline bool pend_again(struct shadow *sh, __u32 d, __u64 path, __u64 self)
+{
+	struct pending *slot = &sh->pend[d & (SHADOW_SLOTS - 1)];
+
+	if (!slot->calls || slot->path != path)
+		return false;
+	slot->self_ns += self;
+	if (!(++slot->calls % CALLS_COUNTED_EVERY))
+		count_by(TCNT_CALLS, CALLS_COUNTED_EVERY);
+	return true;
+}
+
+/* The call of a path new at depth d: the pending calls there go to the
+ * counts map, and it takes their place. */
 static __always_inline void pend(struct shadow *sh, __u32 d, __u64 path, __u64 self, __u64 id)
 {
 	struct pending *slot = &sh->pend[d & (SHADOW_SLOTS - 1)];
 
-	if (slot->calls && slot->path == path) {
-		slot->self_ns += self;
-		if (!(++slot->calls % CALLS_COUNTED_EVERY))
-			count_by(TCNT_CALLS, CALLS_COUNTED_EVERY);
+	if (pend_again(sh, d, path, self))
 		return;
-	}
 	flush_slot(sh, slot, id >> 32, (__u32)id);
 	slot->path = path;
 	slot->self_ns = self;
@@ -357,6 +367,9 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 	self = dur > FR(sh, d).child_ns ? dur - FR(sh, d).child_ns : 0;
 	if (d > 0)
 		FR(sh, d - 1).child_ns += dur;
+	/* the common case, a path repeated, without looking whether it was sent */
+	if (!cpu_split && !want_calls && pend_again(sh, d, FR(sh, d).path, self))
+		return;
 	if (!send_path(sh, d))
 		return;
 	if (want_calls)
@@ -397,23 +410,31 @@ static int unwind_one(__u32 i, void *arg)
 	return 0;
 }
 
-static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
+/* A subprogram: its context is built only when there is something to
+ * pop (inline, the compiler built it on every entry and return). */
+static __noinline void unwind_frames(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
 {
 	struct unwind_ctx u = { sh, sp, now, id, TCNT_UNFINISHED };
+
+	if (sh)
+		bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
+}
+
+static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
+{
 	__u32 d = sh->depth;
 
 	/* the common case, nothing to pop, without the cost of a loop call */
 	if (!d || d > TRACE_MAX_DEPTH || FR(sh, d - 1).sp >= sp)
 		return;
-	bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
+	unwind_frames(sh, sp, now, id);
 }
 
 /* A thread's shadow stack; only threads of traced processes get one, so a
  * thread that has one passed the pid filter already (it is looked up on
  * the first call only: a hash lookup less on every entry and return). */
-static __always_inline struct shadow *shadow_of(__u64 id, bool create)
+static __always_inline struct shadow *task_shadow(struct task_struct *task, __u64 id, bool create)
 {
-	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
 	struct shadow *sh = bpf_task_storage_get(&shadows, task, NULL, 0);
 	__u32 pid = id >> 32;
 
@@ -427,6 +448,19 @@ static __always_inline struct shadow *shadow_of(__u64 id, bool create)
 	if (!sh)
 		count(TCNT_NO_STORAGE);
 	return sh;
+}
+
+/* The current thread's: task_shadow() of its task_struct. */
+static __always_inline struct shadow *shadow_of(__u64 id, bool create)
+{
+	return task_shadow(bpf_get_current_task_btf(), id, create);
+}
+
+/* The current thread's pid_tgid, from its task_struct: two loads where
+ * the helper is a call, on every traced entry and return. */
+static __always_inline __u64 pid_tgid_of(const struct task_struct *task)
+{
+	return (__u64)task->tgid << 32 | (__u32)task->pid;
 }
 
 /* Whether the process may have returns caught by uretprobes that rely on
@@ -530,7 +564,8 @@ static __always_inline void push_call(struct shadow *sh, __u32 d, __u32 func, __
 	FR(sh, d).sp = c->sp;
 	FR(sh, d).ip = c->ip;
 	FR(sh, d).ustack = c->ustack;
-	for (int i = 0; i < TRACE_NARGS; i++)
+	/* only a call's record carries them */
+	for (int i = 0; want_calls && i < TRACE_NARGS; i++)
 		FR(sh, d).args[i] = c->args[i];
 	if (!d && !(sh->outermost++ % COMM_EVERY)) {
 		struct task_struct *task = (struct task_struct *)bpf_get_current_task();
@@ -548,8 +583,9 @@ static __always_inline void push_call(struct shadow *sh, __u32 d, __u32 func, __
  * skips its return). */
 static __always_inline int enter(struct pt_regs *ctx)
 {
-	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid(), sp = PT_REGS_SP(ctx);
-	struct shadow *sh = shadow_of(id, true);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 now = bpf_ktime_get_ns(), id = pid_tgid_of(task), sp = PT_REGS_SP(ctx);
+	struct shadow *sh = task_shadow(task, id, true);
 	__u32 d, cookie = bpf_get_attach_cookie(ctx), func = cookie & TRACE_FUNC_MASK;
 	struct call_start c;
 	__u64 ret_addr = 0;
@@ -612,8 +648,9 @@ int on_entry(struct pt_regs *ctx)
 
 static __always_inline int leave(__u64 slot, __u32 func, __u64 ret, bool quiet)
 {
-	__u64 now = bpf_ktime_get_ns(), id = bpf_get_current_pid_tgid();
-	struct shadow *sh = shadow_of(id, false);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 now = bpf_ktime_get_ns(), id = pid_tgid_of(task);
+	struct shadow *sh = task_shadow(task, id, false);
 	__u32 d;
 
 	split_mark();
@@ -982,14 +1019,15 @@ extern bool bpf_session_is_return(void) __ksym __weak;
 
 /* A uprobe session (Linux 6.13+): one program, one link, for the entry and
  * the return of a function whose return is caught like a uretprobe's. An
- * entry that is not traced asks for no return. */
+ * entry that is not traced asks for no return; a return is its own
+ * entry's, whose frame its slot finds without the function's cookie (a
+ * helper call less). */
 SEC("kprobe")
 int on_session(struct pt_regs *ctx)
 {
 	if (!bpf_session_is_return())
 		return enter(ctx);
-	return leave(PT_REGS_SP(ctx) - 8, bpf_get_attach_cookie(ctx) & TRACE_FUNC_MASK,
-		     PT_REGS_RC(ctx), false);
+	return leave(PT_REGS_SP(ctx) - 8, LEAVE_ANY_FUNC, PT_REGS_RC(ctx), false);
 }
 
 #include "py_trace.bpf.h"
