@@ -13,6 +13,16 @@
  *	BENCH_WAIT_PROBE=1: first wait (up to 10 s) for a probe on FUNC (its
  *	first byte changed: a breakpoint, or a call to a trampoline), for a
  *	tool that attaches with -p
+ *   bench_calls twin FUNC SECONDS FILE
+ *	call FUNC and its twin FUNC_b (the same code under another name) in
+ *	turn, BATCH calls of one then BATCH of the other, for SECONDS; write
+ *	"calls N" (of each) and the median over its batches of the ns per
+ *	call of each, "a_ns X" and "b_ns Y", to FILE. With one tool on FUNC
+ *	and another on the twin, both are measured in the same loop a few
+ *	hundred microseconds apart: this VM's speed drifts by 20-40% within
+ *	seconds, which separate runs cannot pair away.
+ *	BENCH_WAIT_PROBE=1: first wait for a probe on the twin (the tool on
+ *	FUNC attached before the loop began)
  *   bench_calls hammer NTHREADS RATE SECONDS FILE
  *	NTHREADS threads call bench_hammer (a push leaf) for SECONDS, RATE
  *	calls per second in all (0: as fast as they can); write "calls N",
@@ -83,6 +93,42 @@ EXPORT __attribute__((naked, noinline)) uint64_t bench_outer(uint64_t x)
 		"bench_outer_ret:\n\t"
 		"ret\n"
 		".size bench_outer_ret, 1");
+}
+
+/* The twins, for `twin`: the same instructions as the functions above. */
+EXPORT __attribute__((noinline)) uint64_t bench_push_b(uint64_t x)
+{
+	return x * 3 + 1;
+}
+
+EXPORT __attribute__((naked, noinline)) uint64_t bench_nop5_b(uint64_t x)
+{
+	__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
+		"push %rbp\n\t"
+		"mov %rsp, %rbp\n\t"
+		"lea 1(%rdi,%rdi,2), %rax\n\t"
+		"pop %rbp\n\t"
+		"ret");
+}
+
+EXPORT __attribute__((naked, noinline)) uint64_t bench_sstep_b(uint64_t x)
+{
+	__asm__("lea 1(%rdi,%rdi,2), %rax\n\t"
+		"ret");
+}
+
+EXPORT __attribute__((naked, noinline)) uint64_t bench_outer_b(uint64_t x)
+{
+	__asm__("push %rbp\n\t"
+		"mov %rsp, %rbp\n\t"
+		"call bench_inner\n\t"
+		"add $1, %rax\n\t"
+		"pop %rbp\n"
+		".globl bench_outer_b_ret\n"
+		".type bench_outer_b_ret, @function\n"
+		"bench_outer_b_ret:\n\t"
+		"ret\n"
+		".size bench_outer_b_ret, 1");
 }
 
 EXPORT __attribute__((noinline)) uint64_t bench_hammer(uint64_t x)
@@ -171,6 +217,90 @@ static int wait_probe(func_t fn)
 	}
 	fprintf(stderr, "bench_calls: no probe on the function after 10 s\n");
 	return 1;
+}
+
+#define TWIN_BATCHES 65536
+
+/* The batches' times of `twin`: [0] FUNC's, [1] its twin's. */
+static double twin_batch[2][TWIN_BATCHES];
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the n times in t, as ns per call of a batch. */
+static double batch_median(double *t, size_t n)
+{
+	qsort(t, n, sizeof(*t), cmp_double);
+	return t[n / 2] * 1e9 / BATCH;
+}
+
+/* Inlined with constant A and B, as call_loop(). Returns the batches each
+ * made. */
+static inline __attribute__((always_inline)) size_t twin_loop(func_t a, func_t b, double secs)
+{
+	uint64_t acc = 0, i;
+	double t0, t, last;
+	size_t k;
+
+	for (i = 0; i < WARMUP; i++)
+		acc += a(i) + b(i);
+	t0 = last = now();
+	for (k = 0; k < TWIN_BATCHES;) {
+		for (int j = 0; j < BATCH; j++, i++)
+			acc += a(i);
+		t = now();
+		twin_batch[0][k] = t - last;
+		last = t;
+		for (int j = 0; j < BATCH; j++, i++)
+			acc += b(i);
+		t = now();
+		twin_batch[1][k++] = t - last;
+		last = t;
+		if (t - t0 >= secs)
+			break;
+	}
+	sink = acc;
+	return k;
+}
+
+static int twin(const char *func, const char *secs_s, const char *file)
+{
+	double secs;
+	char text[160];
+	func_t fn, fn_b;
+	size_t n;
+
+	if (parse_num(secs_s, &secs))
+		return 2;
+	fn = !strcmp(func, "push")    ? bench_push
+	     : !strcmp(func, "nop5")  ? bench_nop5
+	     : !strcmp(func, "sstep") ? bench_sstep
+	     : !strcmp(func, "outer") ? bench_outer
+				      : NULL;
+	fn_b = fn == bench_push	   ? bench_push_b
+	       : fn == bench_nop5  ? bench_nop5_b
+	       : fn == bench_sstep ? bench_sstep_b
+				   : bench_outer_b;
+	if (!fn)
+		return 2;
+	if (getenv("BENCH_WAIT_PROBE") && wait_probe(fn_b))
+		return 1;
+	if (fn == bench_push)
+		n = twin_loop(bench_push, bench_push_b, secs);
+	else if (fn == bench_nop5)
+		n = twin_loop(bench_nop5, bench_nop5_b, secs);
+	else if (fn == bench_sstep)
+		n = twin_loop(bench_sstep, bench_sstep_b, secs);
+	else
+		n = twin_loop(bench_outer, bench_outer_b, secs);
+	snprintf(text, sizeof(text), "calls %llu\na_ns %.3f\nb_ns %.3f\n",
+		 (unsigned long long)n * BATCH, batch_median(twin_batch[0], n),
+		 batch_median(twin_batch[1], n));
+	return write_kv(file, text);
 }
 
 static int loop(const char *func, const char *secs_s, const char *file)
@@ -272,10 +402,12 @@ int main(int argc, char **argv)
 #endif
 	if (argc == 5 && !strcmp(argv[1], "loop"))
 		status = loop(argv[2], argv[3], argv[4]);
+	else if (argc == 5 && !strcmp(argv[1], "twin"))
+		status = twin(argv[2], argv[3], argv[4]);
 	else if (argc == 6 && !strcmp(argv[1], "hammer"))
 		status = hammer(argv[2], argv[3], argv[4], argv[5]);
 	if (status == 2)
-		fprintf(stderr, "usage: bench_calls loop push|nop5|sstep|outer SECONDS FILE\n"
+		fprintf(stderr, "usage: bench_calls loop|twin push|nop5|sstep|outer SECONDS FILE\n"
 				"       bench_calls hammer NTHREADS RATE SECONDS FILE\n");
 	return status;
 }

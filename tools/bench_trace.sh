@@ -118,9 +118,15 @@ insn() {
 		}'
 }
 
+# The instructions of SYMBOL in BINARY, without their addresses: code BINARY SYMBOL
+code() {
+	objdump -d --no-addresses --no-show-raw-insn --disassemble="$2" "$1" |
+		awk -v s="<$2>:" 'index($0, s) { on = 1; next } on && NF == 0 { exit } on'
+}
+
 # Fails unless the probe sites are what the rows claim.
 check_sites() {
-	local got
+	local got bin f
 
 	got=$(insn "$BC" bench_push)
 	[[ $got == "55|push %rbp" ]] || die "bench_push starts with '$got', not push %rbp"
@@ -130,6 +136,13 @@ check_sites() {
 	[[ ${got#*|} == lea* ]] || die "bench_sstep starts with '$got', not lea"
 	got=$(insn "$BCXX" bench_outer_ret)
 	[[ ${got%%|*} == c3 ]] || die "bench_outer_ret is '$got', not a ret"
+	# the twins of the one-loop table: the same instructions under another name
+	for bin in "$BC" "$BCXX"; do
+		for f in push nop5 sstep outer; do
+			[[ $(code "$bin" "bench_$f") == "$(code "$bin" "bench_${f}_b")" ]] ||
+				die "bench_${f}_b in $bin is not bench_$f's twin"
+		done
+	done
 	# whole outputs, not pipes into grep -q: a SIGPIPE would fail them under pipefail
 	[[ $(objdump -h "$BCXX") == *.gcc_except_table* ]] || die "$BCXX has no .gcc_except_table"
 	[[ $(objdump -h "$BC") != *.gcc_except_table* ]] || die "$BC has a .gcc_except_table"
@@ -273,6 +286,63 @@ bench_calls() {
 					add "ratio:$row:$cond:$floor" "$(calc 'v / f' v="${M[ns:$row:$cond:$r]# }" \
 						f="${M[ns:$row:$floor:$r]# }")"
 				done
+			done
+		done
+	done
+}
+
+# Per call in one loop: the floor and flamebpf side by side ------------------
+
+# The pid of the loop the floor runs (its child), once it is there: loop_of FLOOR_PID
+loop_of() {
+	local i pid
+
+	for ((i = 0; i < 500; i++)); do
+		pid=$(pgrep -P "$1" | head -n 1) && [[ -n $pid ]] && echo "$pid" && return
+		pause 0.01
+	done
+	return 1
+}
+
+# Adds the ns per call of ROW's function under the pair floor and of its
+# twin under flamebpf (COND fb: -- COMMAND, fbp: -p PID), in one loop of
+# batches taken in turn (bench_calls twin): twin_once ROW COND
+twin_once() {
+	local res=$WORK/twin.res log=$WORK/twin.log floor fb loop fp pid status=0
+
+	call_site "$1"
+	floor=("$FLOOR" "$FLOOR_OBJ" pair "$BIN" "$FUNC" "${RETSYM[@]}" --)
+	fb=("$FLAMEBPF" -f "$BIN:^${FUNC}_b\$" -o "$WORK/twin.folded")
+	loop=("$BIN" twin "$LOOPARG" "$LOOP_SECS" "$res")
+	rm -f -- "$res"
+	if [[ $2 == fb ]]; then
+		run_job "${floor[@]}" "${fb[@]}" -- "${loop[@]}" >"$log" 2>&1 ||
+			die_log "$log" "the twin loop of $1 under flamebpf -- COMMAND failed"
+	else
+		BENCH_WAIT_PROBE=1 start_job "${floor[@]}" "${loop[@]}" >"$WORK/twin.loop" 2>&1
+		fp=$!
+		pid=$(loop_of "$fp") || die_log "$WORK/twin.loop" "the floor started no loop"
+		run_job "${fb[@]}" -p "$pid" >"$log" 2>&1 || status=$?
+		wait_job "$fp" || die_log "$WORK/twin.loop" "the twin loop of $1 failed"
+		((status == 0)) || die_log "$log" "flamebpf -p on the twin loop of $1 failed"
+	fi
+	[[ -s $res ]] || die_log "$log" "the twin loop of $1 did not finish"
+	check_calls "$1 (twin)" "$log" "$res"
+	add "twin:$1:$2:pair" "$(kv "$res" a_ns)"
+	add "twin:$1:$2" "$(kv "$res" b_ns)"
+	add "twin:$1:$2:ratio" "$(calc 'b / a' a="$(kv "$res" a_ns)" b="$(kv "$res" b_ns)")"
+	rm -f -- "$WORK/twin.folded"
+}
+
+bench_twins() {
+	local r i nr=${#CALL_ROWS[@]} row cond
+
+	for ((r = 0; r < RUNS; r++)); do
+		for ((i = 0; i < nr; i++)); do
+			row=${CALL_ROWS[(i + r) % nr]}
+			for cond in fb fbp; do
+				log "per call, one loop: run $((r + 1))/$RUNS: $row: $cond"
+				twin_once "$row" "$cond"
 			done
 		done
 	done
@@ -536,6 +606,23 @@ table_calls() {
 	done
 }
 
+table_twins() {
+	local r c cells
+
+	row "per call in one loop: the pair floor on F, flamebpf on its twin F_b; ns per call (median batch)" \
+		"floor, beside flamebpf -- COMMAND" "flamebpf -f, -- COMMAND" "× the floor" \
+		"floor, beside flamebpf -p" "flamebpf -f, -p PID" "× the floor"
+	row "---" "---" "---" "---" "---" "---" "---"
+	for r in "${CALL_ROWS[@]}"; do
+		cells=()
+		for c in fb fbp; do
+			cells+=("$(spread "twin:$r:$c:pair" ns_fmt)" "$(spread "twin:$r:$c" ns_fmt)"
+				"$(spread "twin:$r:$c:ratio" ratio_fmt)")
+		done
+		row "$(call_label "$r")" "${cells[@]}"
+	done
+}
+
 part_label() {
 	# shellcheck disable=SC2016 # the backquotes are Markdown
 	case $1 in
@@ -660,6 +747,8 @@ table() {
 
 	table_head
 	table_calls
+	printf '\n'
+	table_twins
 	for w in "${WARNINGS[@]}"; do
 		printf '\nWarning: %s\n' "$w"
 	done
@@ -696,6 +785,13 @@ for the probe (its function's first byte changed) before its timed calls
 (BENCH_WAIT_PROBE=1); \`--flamechart --max-calls 20000000\` is the timeline mode
 (a record of every call through the ring buffer, kept). Ratios are paired
 with the same repetition's floor;
+In one loop: this VM's speed moves by 20-40% within seconds, more than the
+gap measured, so the second table takes the floor and flamebpf in the same
+loop: \`bench_floor OBJ pair BIN F -- flamebpf -f 'BIN:^F_b\$' -- BIN twin F
+${LOOP_SECS} FILE\` (and \`-p\` of the loop the floor runs), where F_b is F's twin
+(the same instructions under another name) and the loop calls 256 times F,
+then 256 times F_b, in turn, and takes the median of each one's batches; the
+ratio is each run's.
 rows and conditions rotate within repetitions. libc: \`flamebpf -f 'libc:.'\`;
 ready is launch to the first instruction of the command (it starts once every
 probe is attached), exit is the command's end to flamebpf's exit; \`-p\` runs
@@ -730,6 +826,7 @@ main() {
 	BUSY_BEFORE=$BUSY
 	warm_up
 	bench_calls
+	bench_twins
 	bench_parts
 	bench_libc
 	bench_rate
