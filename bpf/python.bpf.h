@@ -40,7 +40,7 @@ struct py_thread {
 /* In the task's own storage: a look there costs a few loads where a hash
  * map's lookup cost 200 ns a sample here; the kernel frees it with the
  * thread. Each CPU keeps a copy of the threads it sampled lately
- * (py_window.cache), in front: at 99 Hz the storage's chain of pointers
+ * (py_window.cached), in front: at 99 Hz the storage's chain of pointers
  * is cold, 500 ns a sample here against 100 at 999 Hz. */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -66,9 +66,6 @@ struct py_vars {
 	__u32 found;	/* states of pt found, then walked */
 };
 
-/* What was read last: a thread state's fields, or frames, the bytes at
- * user address lo to hi (empty: lo = hi). Offsets into it are masked
- * (a field read lies within what was read). */
 /* A thread's states as this CPU found them last, and the ids of its
  * records this CPU sent last (a thread in a C call, or blocked, repeats
  * its record). A thread is known by its task_struct and its ids together:
@@ -84,6 +81,10 @@ struct py_cached {
 
 #define PY_CACHED 16 /* per CPU, a thread in the slot its id's low bits pick */
 
+/* What was read last: a thread state's fields, or frames, the bytes at
+ * user address lo to hi (empty: lo = hi). Offsets into it are masked
+ * (a field read lies within what was read). Beside them, the threads this
+ * CPU sampled lately. */
 struct py_window {
 	union {
 		__u8 b[PY_STACK_SPAN];
