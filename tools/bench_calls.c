@@ -46,90 +46,69 @@
 #define WARMUP	    1000
 #define MAX_THREADS 64
 
+/* Each kind of function is defined twice, as bench_KIND and its twin
+ * bench_KIND_b (for `twin`): the same instructions under another name. */
+
 /* An ordinary frame-pointer function: starts with push %rbp (emulated). */
-EXPORT __attribute__((noinline)) uint64_t bench_push(uint64_t x)
-{
-	return x * 3 + 1;
-}
+#define PUSH_LEAF(name)                                                                            \
+	EXPORT __attribute__((noinline)) uint64_t name(uint64_t x)                                 \
+	{                                                                                          \
+		return x * 3 + 1;                                                                  \
+	}
 
 /* Starts with a 5-byte nop (0f 1f 44 00 00), which kernels from 6.18 turn
  * into a call to a trampoline instead of a trap. The nop is written out:
  * clang's patchable_function_entry(5) emits 0f 1f 44 00 08. */
-EXPORT __attribute__((naked, noinline)) uint64_t bench_nop5(uint64_t x)
-{
-	__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
-		"push %rbp\n\t"
-		"mov %rsp, %rbp\n\t"
-		"lea 1(%rdi,%rdi,2), %rax\n\t"
-		"pop %rbp\n\t"
-		"ret");
-}
+#define NOP5_LEAF(name)                                                                            \
+	EXPORT __attribute__((naked, noinline)) uint64_t name(uint64_t x)                          \
+	{                                                                                          \
+		__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"                                   \
+			"push %rbp\n\t"                                                            \
+			"mov %rsp, %rbp\n\t"                                                       \
+			"lea 1(%rdi,%rdi,2), %rax\n\t"                                             \
+			"pop %rbp\n\t"                                                             \
+			"ret");                                                                    \
+	}
 
 /* A leaf without a frame whose first instruction (lea) the kernel neither
  * emulates nor optimises: it is single-stepped out of line. */
-EXPORT __attribute__((naked, noinline)) uint64_t bench_sstep(uint64_t x)
-{
-	__asm__("lea 1(%rdi,%rdi,2), %rax\n\t"
-		"ret");
-}
+#define SSTEP_LEAF(name)                                                                           \
+	EXPORT __attribute__((naked, noinline)) uint64_t name(uint64_t x)                          \
+	{                                                                                          \
+		__asm__("lea 1(%rdi,%rdi,2), %rax\n\t"                                             \
+			"ret");                                                                    \
+	}
+
+/* Calls something (not as a tail call): not a leaf. Written out, for the
+ * label NAME_ret on its ret instruction: bpftrace 0.17 attaches to a
+ * symbol but refuses an offset into one. */
+#define OUTER(name)                                                                                \
+	EXPORT __attribute__((naked, noinline)) uint64_t name(uint64_t x)                          \
+	{                                                                                          \
+		__asm__("push %rbp\n\t"                                                            \
+			"mov %rsp, %rbp\n\t"                                                       \
+			"call bench_inner\n\t"                                                     \
+			"add $1, %rax\n\t"                                                         \
+			"pop %rbp\n"                                                               \
+			".globl " #name "_ret\n"                                                   \
+			".type " #name "_ret, @function\n" #name "_ret:\n\t"                       \
+			"ret\n"                                                                    \
+			".size " #name "_ret, 1");                                                 \
+	}
 
 EXPORT __attribute__((noinline)) uint64_t bench_inner(uint64_t x)
 {
 	return x ^ (x >> 7);
 }
 
-/* Calls something (not as a tail call): not a leaf. Written out, for the
- * label bench_outer_ret on its ret instruction: bpftrace 0.17 attaches to a
- * symbol but refuses an offset into one. */
-EXPORT __attribute__((naked, noinline)) uint64_t bench_outer(uint64_t x)
-{
-	__asm__("push %rbp\n\t"
-		"mov %rsp, %rbp\n\t"
-		"call bench_inner\n\t"
-		"add $1, %rax\n\t"
-		"pop %rbp\n"
-		".globl bench_outer_ret\n"
-		".type bench_outer_ret, @function\n"
-		"bench_outer_ret:\n\t"
-		"ret\n"
-		".size bench_outer_ret, 1");
-}
-
-/* The twins, for `twin`: the same instructions as the functions above. */
-EXPORT __attribute__((noinline)) uint64_t bench_push_b(uint64_t x)
-{
-	return x * 3 + 1;
-}
-
-EXPORT __attribute__((naked, noinline)) uint64_t bench_nop5_b(uint64_t x)
-{
-	__asm__(".byte 0x0f, 0x1f, 0x44, 0x00, 0x00\n\t"
-		"push %rbp\n\t"
-		"mov %rsp, %rbp\n\t"
-		"lea 1(%rdi,%rdi,2), %rax\n\t"
-		"pop %rbp\n\t"
-		"ret");
-}
-
-EXPORT __attribute__((naked, noinline)) uint64_t bench_sstep_b(uint64_t x)
-{
-	__asm__("lea 1(%rdi,%rdi,2), %rax\n\t"
-		"ret");
-}
-
-EXPORT __attribute__((naked, noinline)) uint64_t bench_outer_b(uint64_t x)
-{
-	__asm__("push %rbp\n\t"
-		"mov %rsp, %rbp\n\t"
-		"call bench_inner\n\t"
-		"add $1, %rax\n\t"
-		"pop %rbp\n"
-		".globl bench_outer_b_ret\n"
-		".type bench_outer_b_ret, @function\n"
-		"bench_outer_b_ret:\n\t"
-		"ret\n"
-		".size bench_outer_b_ret, 1");
-}
+PUSH_LEAF(bench_push)
+PUSH_LEAF(bench_push_b)
+NOP5_LEAF(bench_nop5)
+NOP5_LEAF(bench_nop5_b)
+SSTEP_LEAF(bench_sstep)
+SSTEP_LEAF(bench_sstep_b)
+OUTER(bench_outer)
+OUTER(bench_outer_b)
 
 EXPORT __attribute__((noinline)) uint64_t bench_hammer(uint64_t x)
 {
@@ -219,6 +198,30 @@ static int wait_probe(func_t fn)
 	return 1;
 }
 
+/* The function FUNC names (push, nop5, sstep, outer), and its twin in
+ * *twin when asked; NULL when it names none. */
+static func_t func_named(const char *func, func_t *twin)
+{
+	static const struct {
+		const char *name;
+		func_t fn, twin;
+	} funcs[] = {
+		{ "push", bench_push, bench_push_b },
+		{ "nop5", bench_nop5, bench_nop5_b },
+		{ "sstep", bench_sstep, bench_sstep_b },
+		{ "outer", bench_outer, bench_outer_b },
+	};
+
+	for (size_t i = 0; i < sizeof(funcs) / sizeof(funcs[0]); i++) {
+		if (strcmp(func, funcs[i].name))
+			continue;
+		if (twin)
+			*twin = funcs[i].twin;
+		return funcs[i].fn;
+	}
+	return NULL;
+}
+
 #define TWIN_BATCHES 65536
 
 /* The batches' times of `twin`: [0] FUNC's, [1] its twin's. */
@@ -276,15 +279,7 @@ static int twin(const char *func, const char *secs_s, const char *file)
 
 	if (parse_num(secs_s, &secs))
 		return 2;
-	fn = !strcmp(func, "push")    ? bench_push
-	     : !strcmp(func, "nop5")  ? bench_nop5
-	     : !strcmp(func, "sstep") ? bench_sstep
-	     : !strcmp(func, "outer") ? bench_outer
-				      : NULL;
-	fn_b = fn == bench_push	   ? bench_push_b
-	       : fn == bench_nop5  ? bench_nop5_b
-	       : fn == bench_sstep ? bench_sstep_b
-				   : bench_outer_b;
+	fn = func_named(func, &fn_b);
 	if (!fn)
 		return 2;
 	if (getenv("BENCH_WAIT_PROBE") && wait_probe(fn_b))
@@ -312,11 +307,7 @@ static int loop(const char *func, const char *secs_s, const char *file)
 
 	if (parse_num(secs_s, &secs))
 		return 2;
-	fn = !strcmp(func, "push")    ? bench_push
-	     : !strcmp(func, "nop5")  ? bench_nop5
-	     : !strcmp(func, "sstep") ? bench_sstep
-	     : !strcmp(func, "outer") ? bench_outer
-				      : NULL;
+	fn = func_named(func, NULL);
 	if (!fn)
 		return 2;
 	if (getenv("BENCH_WAIT_PROBE") && wait_probe(fn))
