@@ -17,6 +17,11 @@
  * reads as dead code. */
 const volatile bool time_python = false;
 
+/* Bumped by user space when it lets go of stacks no sample used lately
+ * (--continuous): the ids of the records each CPU sent (py_cached.sent)
+ * then no longer count, and a record a sample takes again is sent again. */
+volatile __u32 py_sent_gen = 0;
+
 /* Filled by user space when it finds a Python process of a known layout. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -77,6 +82,7 @@ struct py_cached {
 	__u64 id; /* pid_tgid */
 	struct py_thread t;
 	__u64 sent[PY_SENT];
+	__u32 sent_gen; /* py_sent_gen when they were sent */
 };
 
 #define PY_CACHED 16 /* per CPU, a thread in the slot its id's low bits pick */
@@ -368,7 +374,12 @@ static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
 static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_counter)
 {
 	__u64 *sent = w->c->sent, id;
+	__u32 gen = py_sent_gen;
 
+	if (w->c->sent_gen != gen) {
+		sent[0] = sent[1] = 0;
+		w->c->sent_gen = gen;
+	}
 	if (nr > SAMPLE_MAX_DEPTH)
 		nr = SAMPLE_MAX_DEPTH;
 	w->st->nr = nr;

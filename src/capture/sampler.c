@@ -428,16 +428,14 @@ static int add_py_stack(struct sampler *s, const void *data, size_t size)
 	const struct sample_stack_event *ev = data;
 	int err;
 
-	/* sent again (py_send() forgot it): its code objects were read */
-	if (size >= offsetof(struct sample_stack_event, ip) &&
-	    stack_table__find(&s->stacks, ev->id))
+	/* sent again (py_send() forgot it, or was told to): its code objects
+	 * were read, and a sample takes it now */
+	if (size >= offsetof(struct sample_stack_event, ip) && stack_table__use(&s->stacks, ev->id))
 		return 0;
 	err = stack_table__add_event(&s->stacks, data, size);
 	if (err || size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
 	    ev->nr > SAMPLE_MAX_DEPTH)
 		return err;
-	/* the kernel side's record of the Python ones sent is per CPU */
-	stack_table__keep(&s->stacks, ev->id);
 	if (!s->py)
 		return 0;
 	return py_procs__read_record(s->py, (const uint64_t *)ev->ip, ev->nr);
@@ -1636,8 +1634,12 @@ static void forget_unused(struct sampler *s, struct sampler_evicted *ev)
 	/* not where the kernel side holds stack ids across intervals: a block
 	 * off the CPU counts its stack when it ends, a live allocation when
 	 * it is freed or at the stop */
-	if (!s->opts.offcpu && !s->opts.alloc)
+	if (!s->opts.offcpu && !s->opts.alloc) {
 		ev->stacks = stack_table__evict(&s->stacks, STACK_AGES, unsend, s);
+		/* the ids each CPU keeps of the Python records it sent are
+		 * forgotten all at once: a record no longer sent is sent again */
+		s->skel->bss->py_sent_gen++;
+	}
 	hashmap__free(&s->gone);
 	s->gone = g.now;
 	symcache__age(s->bins);

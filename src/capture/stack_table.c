@@ -74,14 +74,6 @@ const struct raw_stack *stack_table__use(struct stack_table *t, uint64_t id)
 	return &t->v[i];
 }
 
-void stack_table__keep(struct stack_table *t, uint64_t id)
-{
-	uint64_t i;
-
-	if (hashmap__get(&t->idx, id, &i))
-		t->v[i].keep = true;
-}
-
 /* Rebuilds the index of the stacks that stay (the map cannot delete); one
  * it fails to take is found no more, as if freed. */
 static size_t compact(struct stack_table *t, const bool *drop)
@@ -114,7 +106,7 @@ size_t stack_table__evict(struct stack_table *t, uint32_t ages,
 	for (size_t i = 0; i < t->n; i++) {
 		struct raw_stack *s = &t->v[i];
 
-		if (s->keep || t->age - s->used < ages)
+		if (t->age - s->used < ages)
 			continue;
 		if (s->unsent) {
 			drop[i] = any = true;

@@ -16,7 +16,6 @@ struct stack_table {
 		uint32_t used; /* the age it was last used in (stack_table__use) */
 		uint64_t *ip;
 		uint64_t id;
-		bool keep;   /* never evicted (Python's: the kernel side keeps their ids apart) */
 		bool unsent; /* its id was taken off the sent map (stack_table__evict) */
 	} * v;
 	size_t n, cap;
@@ -38,9 +37,6 @@ const struct raw_stack *stack_table__find(const struct stack_table *t, uint64_t 
 
 /* The same, noted as used now. */
 const struct raw_stack *stack_table__use(struct stack_table *t, uint64_t id);
-
-/* Marks the stack under id as one never to evict. */
-void stack_table__keep(struct stack_table *t, uint64_t id);
 
 /* Ends an age of a long capture (--continuous): the stacks not used in the
  * last ages ages are let go, in two steps, so that no sample can name one

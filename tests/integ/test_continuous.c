@@ -4,7 +4,8 @@
  * capture of the same length, exactly the samples the kernel counted (none
  * lost or counted twice at the swaps); --keep; SIGHUP ends an interval
  * early, SIGTERM writes the partial last; a full disk loses an interval,
- * said and counted, and the run goes on; usage errors.
+ * said and counted, and the run goes on; Python records let go and sent
+ * again; usage errors.
  */
 #include "harness.h"
 
@@ -234,6 +235,77 @@ static void test_keep(void **state)
 			fail_msg("the last interval's file is gone: %.*s", (int)(nl - last), last);
 		if (strstr(last, l.names[k]) && strstr(last, l.names[k]) < nl)
 			break;
+	}
+	free_listing(&l);
+	h_result_free(&r);
+	free(pat);
+}
+
+#define PYTHON "/usr/bin/python3.11"
+
+/* A sample of py_bursts.py with its Python frames. */
+static bool named_digest(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, ";digest (") != NULL;
+}
+
+/* Two bursts of a Python process's CPU 7 s apart, in 1-s intervals: every
+ * sample of a burst has the same Python frames, whose record no sample
+ * uses between the bursts. It is let go (Python records were kept for the
+ * whole run, a record a sample, new in each: memory without end) and the
+ * kernel side, told so, sends it again for the second burst, whose
+ * samples keep their Python frames. On one CPU: each CPU keeps the ids of
+ * the records it sent for a thread, and the second burst must find the
+ * first's CPU (on another, the record was sent again anyway). */
+static void test_python_records_let_go(void **state)
+{
+	const char *dir = make_dir("py");
+	char *pat = pattern_in(dir, "folded"), path[4096];
+	size_t busy[MAX_FILES], nbusy = 0;
+	struct h_result r;
+	struct listing l;
+
+	(void)state;
+	require_bpf();
+	if (access(PYTHON, X_OK)) {
+		print_message("SKIP: Debian's python3.11 is not installed\n");
+		skip();
+	}
+	assert_int_equal(h_run(&r, 40,
+			       H_ARGV(h_flamebpf(), "-F", "199", "--continuous", "--interval", "1s",
+				      "-d", "14", "-v", "-o", pat, "--", "taskset", "-c", "0",
+				      PYTHON, "tests/workloads/py_bursts.py", "2", "1", "7")),
+			 0);
+	h_assert_status(&r, 0);
+	if (!strstr(r.err, "stacks not seen lately")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("no stacks let go between the bursts");
+	}
+	list_dir(dir, &l);
+	for (size_t i = 0; i < l.n; i++) {
+		unsigned long long with;
+		struct h_folded f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, l.names[i]);
+		h_folded_must_load(path, &f);
+		if (f.total >= 20) {
+			with = h_sum(&f, named_digest, NULL);
+			print_message("'%s': %llu samples, %.1f%% under digest\n", l.names[i],
+				      f.total, 100.0 * with / f.total);
+			if (with < f.total * 9 / 10) {
+				h_folded_dump(&f, 20);
+				fail_msg("'%s': %llu of %llu samples under digest", l.names[i],
+					 with, f.total);
+			}
+			busy[nbusy++] = i;
+		}
+		h_folded_free(&f);
+	}
+	/* both bursts: the second 5 intervals or more after the first */
+	if (nbusy < 2 || busy[nbusy - 1] - busy[0] < 5) {
+		h_dump(&r, "flamebpf");
+		fail_msg("%zu intervals busy, not the two bursts 7 s apart", nbusy);
 	}
 	free_listing(&l);
 	h_result_free(&r);
@@ -473,6 +545,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_five_intervals, h_test_teardown),
 		cmocka_unit_test_teardown(test_exact_at_fast_rate, h_test_teardown),
 		cmocka_unit_test_teardown(test_keep, h_test_teardown),
+		cmocka_unit_test_teardown(test_python_records_let_go, h_test_teardown),
 		cmocka_unit_test_teardown(test_sighup_then_sigterm, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_disk, unmount_teardown),
 		cmocka_unit_test_teardown(test_daemon_caps, h_test_teardown),
