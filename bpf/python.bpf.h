@@ -66,7 +66,7 @@ struct py_vars {
 	/* the state read last: its thread's id, its frame (or _PyCFrame), and
 	 * its data stack's current chunk up to its top */
 	__u64 ts_id, ts_frame, chunk, top;
-	__u32 ts_first; /* the fields are pt->ts[0]'s */
+	__u32 ts_first; /* the fields are the thread's first state's */
 	__u32 nr;	/* words of st->ip written */
 	__u32 found;	/* states of pt found, then walked */
 };
@@ -111,8 +111,7 @@ struct py_walk {
 	const struct py_proc *pp;
 	struct sample_stack_event *st;
 	struct py_window *win;
-	struct py_cached *c;  /* the thread's slot of py_window.cached */
-	struct py_thread *pt; /* its states: c->t */
+	struct py_cached *c; /* the thread's slot of py_window.cached: its states */
 	struct task_struct *task;
 };
 
@@ -147,7 +146,7 @@ static long py_thread_step(__u32 i, void *data)
 	}
 	if (n >= PY_MAX_TSTATES)
 		return 1;
-	w->pt->ts[n] = w->win->v.at;
+	w->c->t.ts[n] = w->win->v.at;
 	w->win->v.found = n + 1;
 	w->win->v.at = 0;
 	return 0;
@@ -301,7 +300,7 @@ static long py_chain_step(__u32 i, void *data)
 		return py_frame_step(i, data);
 	if (c >= PY_MAX_TSTATES)
 		return 1;
-	ts = w->pt->ts[c];
+	ts = w->c->t.ts[c];
 	if (!ts)
 		return 1;
 	w->win->v.found = c + 1;
@@ -315,19 +314,21 @@ static long py_chain_step(__u32 i, void *data)
 	return 0;
 }
 
-/* Whether the states in w->pt are still the thread's: the first one's
+/* Whether the states in w->c are still the thread's: the first one's
  * thread id unchanged (its fields are read into the window) and no
  * interpreter made or ended since (the list's head unchanged). */
 static __always_inline bool py_states_kept(struct py_walk *w, __u64 head)
 {
-	if (w->pt->head != head || !w->pt->ts[0] || !py_read_tstate(w, w->pt->ts[0]) ||
+	const struct py_thread *t = &w->c->t;
+
+	if (t->head != head || !t->ts[0] || !py_read_tstate(w, t->ts[0]) ||
 	    w->win->v.ts_id != w->win->v.me)
 		return false;
 	w->win->v.ts_first = 1;
 	return true;
 }
 
-/* The sampled thread's states into w->pt, its slot of this CPU's cache:
+/* The sampled thread's states into w->c, its slot of this CPU's cache:
  * those found last time if they are still its own, else from the
  * interpreters' lists, and kept in its storage too. */
 static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
@@ -340,7 +341,6 @@ static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
 	if (!head)
 		return false;
 	w->c = c;
-	w->pt = &c->t;
 	if (c->task == (__u64)w->task && c->id == id && py_states_kept(w, head))
 		return true;
 	c->task = (__u64)w->task;
@@ -377,7 +377,8 @@ static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_cou
 	__u32 gen = py_sent_gen;
 
 	if (w->c->sent_gen != gen) {
-		sent[0] = sent[1] = 0;
+		for (int k = 0; k < PY_SENT; k++)
+			sent[k] = 0;
 		w->c->sent_gen = gen;
 	}
 	if (nr > SAMPLE_MAX_DEPTH)

@@ -8,16 +8,17 @@
 
 #include "sample.h"
 
-/* A 64-bit hash of the stack's instruction pointers; never one of the
- * reserved ids. A global function: the verifier checks its loop once, not
- * for every stack taken on every path of its callers (14 k of the
- * sampler's 59 k instructions processed, before). */
+/* One word into a lane of hash_ips(). */
 static __always_inline __u64 hash_mix(__u64 h, __u64 word)
 {
 	h = (h ^ word) * 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 32);
 }
 
+/* A 64-bit hash of the stack's instruction pointers; never one of the
+ * reserved ids. A global function: the verifier checks its loop once, not
+ * for every stack taken on every path of its callers (14 k of the
+ * sampler's 59 k instructions processed, before). */
 __noinline __u64 hash_ips(const struct sample_stack_event *st)
 {
 	__u64 a, b = 0x2545f4914f6cdd1dULL, c = 0x5851f42d4c957f2dULL, d = 0x14057b7ef767814fULL;

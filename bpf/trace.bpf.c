@@ -43,7 +43,7 @@ struct frame {
 /* How often an outermost call reads the names again (a rename shows in the
  * paths made after it): reading them costs more than the rest of an entry. */
 #define COMM_EVERY	    64
-#define CALLS_COUNTED_EVERY 64 /* pend() */
+#define CALLS_COUNTED_EVERY 64 /* pend_again() */
 
 /* who flushed a thread's pending calls at its end (struct shadow.flusher) */
 #define FLUSH_BY_EXIT 1
@@ -273,14 +273,12 @@ static __always_inline bool pend_again(struct shadow *sh, __u32 d, __u64 path, _
 	return true;
 }
 
-/* The call of a path new at depth d: the pending calls there go to the
- * counts map, and it takes their place. */
-static __always_inline void pend(struct shadow *sh, __u32 d, __u64 path, __u64 self, __u64 id)
+/* The call of a path new at depth d (pend_again() said no): the pending
+ * calls there go to the counts map, and it takes their place. */
+static __always_inline void pend_new(struct shadow *sh, __u32 d, __u64 path, __u64 self, __u64 id)
 {
 	struct pending *slot = &sh->pend[d & (SHADOW_SLOTS - 1)];
 
-	if (pend_again(sh, d, path, self))
-		return;
 	flush_slot(sh, slot, id >> 32, (__u32)id);
 	slot->path = path;
 	slot->self_ns = self;
@@ -358,6 +356,7 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 {
 	struct trace_key key = { .pid = id >> 32, .tid = (__u32)id };
 	__u64 dur, self, incl_off[TRACE_NSTATES] = {}, self_off[TRACE_NSTATES] = {};
+	bool again;
 
 	if (d >= TRACE_MAX_DEPTH)
 		return;
@@ -367,15 +366,16 @@ static __always_inline void close_frame(struct shadow *sh, __u32 d, __u64 now, _
 	self = dur > FR(sh, d).child_ns ? dur - FR(sh, d).child_ns : 0;
 	if (d > 0)
 		FR(sh, d - 1).child_ns += dur;
-	/* the common case, a path repeated, without looking whether it was sent */
-	if (!cpu_split && !want_calls && pend_again(sh, d, FR(sh, d).path, self))
-		return;
-	if (!send_path(sh, d))
+	/* the common case, a path repeated at its depth: added to the calls
+	 * pending there, without looking whether it was sent */
+	again = !cpu_split && pend_again(sh, d, FR(sh, d).path, self);
+	if (!again && !send_path(sh, d))
 		return;
 	if (want_calls)
 		send_record(sh, d, dur, id, ret, flags, incl_off);
 	if (!cpu_split) {
-		pend(sh, d, FR(sh, d).path, self, id);
+		if (!again)
+			pend_new(sh, d, FR(sh, d).path, self, id);
 		return;
 	}
 	key.path = FR(sh, d).path;
@@ -416,8 +416,7 @@ static __noinline void unwind_frames(struct shadow *sh, __u64 sp, __u64 now, __u
 {
 	struct unwind_ctx u = { sh, sp, now, id, TCNT_UNFINISHED };
 
-	if (sh)
-		bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
+	bpf_loop(TRACE_MAX_DEPTH, unwind_one, &u, 0);
 }
 
 static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __u64 id)
