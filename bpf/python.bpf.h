@@ -75,7 +75,7 @@ struct py_vars {
  * records this CPU sent last (a thread in a C call, or blocked, repeats
  * its record). A thread is known by its task_struct and its ids together:
  * either alone may be another thread's later (pid_max is 32768 here). */
-#define PY_SENT 2
+#define PY_SENT 4
 
 struct py_cached {
 	__u64 task;
@@ -367,10 +367,10 @@ static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
 }
 
 /* The record of nr words in st as send_stack() returns it, sent unless
- * this CPU sent it for the thread lately (py_cached.sent). Records that
- * differ only by an instruction are rarely the same twice (py_busy's never
- * were): a per-CPU table of the last 1024 ids, looked at every sample,
- * cost 300 ns a sample at 99 Hz here, more than it saved. */
+ * this CPU sent it for the thread lately (py_cached.sent): a thread in a
+ * loop, a C call or blocked repeats its few records. A per-CPU table of
+ * the last 1024 ids, looked at every sample, cost 300 ns a sample at
+ * 99 Hz here, more than it saved. */
 static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_counter)
 {
 	__u64 *sent = w->c->sent, id;
@@ -385,20 +385,23 @@ static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_cou
 		nr = SAMPLE_MAX_DEPTH;
 	w->st->nr = nr;
 	id = hash_ips(w->st);
-	if (sent[0] == id || sent[1] == id)
-		return id;
+	for (int k = 0; k < PY_SENT; k++)
+		if (sent[k] == id)
+			return id;
 	if (!output_stack(w->st, nr, id, EV_PYSTACK, drop_counter))
 		return STACK_ID_LOST;
-	sent[1] = sent[0];
+	for (int k = PY_SENT - 1; k > 0; k--)
+		sent[k] = sent[k - 1];
 	sent[0] = id;
 	return id;
 }
 
 /* The frames of pid's thread tid, the current one, of a process of
- * py_procs, as python_stack() returns them. A global function: the
- * verifier checks it once, not on every path of the program that calls
- * it (the walk's loops made five times the sampler's verification). */
-__noinline __u64 py_walk_stack(__u32 pid, __u32 tid, __u32 drop_counter)
+ * py_procs, as python_stack() returns them, the innermost one's
+ * instruction into *instr. A global function: the verifier checks it
+ * once, not on every path of the program that calls it (the walk's loops
+ * made five times the sampler's verification). */
+__noinline __u64 py_walk_stack(__u32 pid, __u32 tid, __u32 drop_counter, __u32 *instr)
 {
 	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -425,14 +428,18 @@ __noinline __u64 py_walk_stack(__u32 pid, __u32 tid, __u32 drop_counter)
 	if (w.win->v.nr < 3)
 		return STACK_ID_NONE;
 	w.st->ip[0] = pid;
+	if (instr)
+		*instr = (__u32)w.st->ip[2];
+	w.st->ip[2] &= ~PY_INSTR_MASK;
 	count(CNT_PY_STACKS);
 	return py_send(&w, w.win->v.nr, drop_counter);
 }
 
 /* The current thread's Python frames as a record id (send_stack()), for a
- * process of py_procs; STACK_ID_NONE when it has none or is not one. The
- * stack scratch buffer is free: the user stack was sent already. */
-static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter)
+ * process of py_procs, and the innermost one's instruction into *instr;
+ * STACK_ID_NONE when it has none or is not one. The stack scratch buffer
+ * is free: the user stack was sent already. */
+static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter, __u32 *instr)
 {
 	__u64 t0 = 0, id;
 
@@ -441,7 +448,7 @@ static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_count
 		return STACK_ID_NONE;
 	if (time_python)
 		t0 = bpf_ktime_get_ns();
-	id = py_walk_stack(pid, tid, drop_counter);
+	id = py_walk_stack(pid, tid, drop_counter, instr);
 	if (time_python)
 		count_by(CNT_PY_WALK_NS, bpf_ktime_get_ns() - t0);
 	return id;

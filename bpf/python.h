@@ -55,7 +55,11 @@ struct py_proc {
  * own), then two words a frame, innermost first: the code object's
  * address, then the instruction's index in its code units (low 32 bits,
  * -1 before the first) with PY_FRAME_ENTRY where one C call of the
- * evaluation loop began running Python frames. */
+ * evaluation loop began running Python frames. The innermost frame's
+ * index is 0 there and in the sample's key instead (sample_key.pyinstr):
+ * it moves on every sample, and in the record it made every sample's
+ * record a new one to send (py_busy's all were). */
+#define PY_INSTR_MASK  0xffffffffULL
 #define PY_MAX_FRAMES  63 /* (SAMPLE_MAX_DEPTH - 1) / 2 */
 #define PY_MAX_THREADS 64 /* thread states passed over, all interpreters together */
 #define PY_MAX_TSTATES 4  /* a thread's states: one per interpreter it runs in */

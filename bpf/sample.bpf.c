@@ -169,7 +169,7 @@ static __always_inline int count_stack_by(void *ctx, __u64 weight, __u32 what, b
 		key.ustack = user_stack_by(ctx, key.pid, task, EV_STACK, CNT_USTACK, CNT_USTACK_ERR,
 					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST, scan);
 	if (want_python && want_user && key.pid)
-		key.pystack = python_stack(key.pid, key.tid, CNT_STACKS_DROPPED);
+		key.pystack = python_stack(key.pid, key.tid, CNT_STACKS_DROPPED, &key.pyinstr);
 	BPF_CORE_READ_STR_INTO(&key.comm, task, group_leader, comm);
 	bpf_get_current_comm(&key.tcomm, sizeof(key.tcomm));
 	if (key.pid)
@@ -434,7 +434,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 					   CNT_STACKS_DROPPED, CNT_EVENTS_LOST);
 	/* prev is still the current task: its Python frames read as a sample's */
 	if (want_python && want_user)
-		s->key.pystack = python_stack(pid, prev->pid, CNT_STACKS_DROPPED);
+		s->key.pystack = python_stack(pid, prev->pid, CNT_STACKS_DROPPED, &s->key.pyinstr);
 	if (want_kernel)
 		s->key.kstack = take_stack(ctx, OFFCPU_SKIP_FRAMES, EV_STACK, CNT_KSTACK_ERR,
 					   CNT_STACKS_DROPPED);

@@ -81,6 +81,9 @@ struct sample_key {
 	char wcomm[SAMPLE_COMM_LEN]; /* ... its name */
 	__u64 span;		     /* --span: the innermost open span's id (span.h); 0: none */
 	__u64 pystack;		     /* its Python frames (EV_PYSTACK); 0: none */
+	__u32 pyinstr;		     /* ... the innermost one's instruction, which the
+				      * record leaves 0 (python.h) */
+	__u32 pad;
 };
 
 /* --off-cpu: why a thread was off the CPU, from how it left it. */

@@ -930,6 +930,7 @@ struct collect_ctx {
 	bool is_eval[SAMPLE_MAX_DEPTH * (SYMBOLIZE_MAX_FRAMES + 1)];
 	uint32_t py[PY_MAX_FRAMES];
 	bool entry[PY_MAX_FRAMES];
+	uint64_t py_ip[SAMPLE_MAX_DEPTH]; /* a Python record with its key's instruction */
 };
 
 static int push_frame(struct collect_ctx *c, const char *name, enum frame_kind kind)
@@ -1036,17 +1037,31 @@ static bool frame_is_eval(struct collect_ctx *c, uint32_t id)
 	return c->eval_of[id] == 2;
 }
 
+/* The Python frames of k's record, its innermost one's instruction from k
+ * (python.h), into c->py_ip; how many words, 0 when there are none. */
+static uint32_t py_record(struct collect_ctx *c, const struct sample_key *k)
+{
+	const struct raw_stack *py = stack_table__use(&c->s->stacks, k->pystack);
+	uint32_t nr;
+
+	if (!py || py->nr < 3)
+		return 0;
+	nr = py->nr < SAMPLE_MAX_DEPTH ? py->nr : SAMPLE_MAX_DEPTH;
+	memcpy(c->py_ip, py->ip, nr * sizeof(c->py_ip[0]));
+	c->py_ip[2] = (c->py_ip[2] & ~PY_INSTR_MASK) | k->pyinstr;
+	return nr;
+}
+
 /* A user stack with Python frames (k->pystack): the native frames, then
  * each of the evaluation loop's replaced by the Python frames it ran. */
 static int push_user_py(struct collect_ctx *c, const struct sample_key *k)
 {
-	const struct raw_stack *py = stack_table__use(&c->s->stacks, k->pystack);
-	uint32_t from = c->n, nn;
+	uint32_t from = c->n, nn, nr = py_record(c, k);
 	int np, err;
 
-	if (!py)
+	if (!nr)
 		return push_stack(c, k->ustack, k->pid, FRAME_USER, false);
-	np = py_procs__frames(c->s->py, c->p, &c->py_frames, py->ip, py->nr, c->py, c->entry,
+	np = py_procs__frames(c->s->py, c->p, &c->py_frames, c->py_ip, nr, c->py, c->entry,
 			      PY_MAX_FRAMES);
 	err = np < 0 ? np : push_stack(c, k->ustack, k->pid, FRAME_USER, false);
 	if (err)

@@ -156,6 +156,35 @@ bool pw_shares_ok(const struct h_folded *f, const struct pw_truth *t)
 			   100 * t->encode / t->total);
 }
 
+/* The innermost Python frame of stack is parse's, and when arg is set, on
+ * one of its loop's lines (py_busy.py's 19 to 22). */
+static bool parse_innermost(const char *stack, const void *arg)
+{
+	char frame[512], last[512] = "";
+	long line;
+
+	for (size_t i = 1; pw_frame_at(stack, i, frame, sizeof(frame)); i++)
+		if (pw_is_py_frame(frame))
+			memcpy(last, frame, sizeof(last));
+	if (strncmp(last, "parse (", 7))
+		return false;
+	line = strtol(strrchr(last, ':') + 1, NULL, 10);
+	return !arg || (line >= 19 && line <= 22);
+}
+
+/* The innermost frame's line, which the record does not carry (it moves
+ * on every sample: the sample's key does), where the program runs. */
+static void check_innermost_line(const struct h_folded *f)
+{
+	unsigned long long all = h_sum(f, parse_innermost, NULL);
+	unsigned long long loop = h_sum(f, parse_innermost, "loop");
+
+	print_message("  parse innermost in %llu samples, %.1f%% of them on its loop's lines\n",
+		      all, pw_pct(loop, all));
+	if (!all || loop * 100 < all * 90)
+		fail_msg("parse's innermost frames are not on the lines it runs (19 to 22)");
+}
+
 /* compute under main, fib's recursion, zlib under encode. */
 static void check_nesting(const struct h_folded *f)
 {
@@ -195,6 +224,7 @@ void pw_check_profile(const struct h_folded *f, const struct h_result *r, const 
 		fail_msg("a function's share is not within 10%% of the truth");
 	}
 	check_nesting(f);
+	check_innermost_line(f);
 	snprintf(want, sizeof(want), "flamebpf: python: 1 process (%s)", python);
 	if (!h_find_line(r->err, want, (char[256]){ 0 }, 256))
 		fail_msg("no '%s' line in the summary", want);
