@@ -83,7 +83,14 @@ struct py_cached {
 	struct py_thread t;
 	__u64 sent[PY_SENT];
 	__u32 sent_gen; /* py_sent_gen when they were sent */
+	__u32 unlooked; /* samples since the interpreters' list's head was read */
 };
+
+/* A thread's states kept in its slot are checked against the list's head
+ * on one sample in this many: at 99 Hz the head's read is a cold one
+ * (100 ns), and a sub-interpreter the thread made since is seen that many
+ * of its samples later at most. */
+#define PY_HEAD_EVERY 8
 
 #define PY_CACHED 16 /* per CPU, a thread in the slot its id's low bits pick */
 
@@ -335,16 +342,22 @@ static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
 {
 	const struct py_offsets *o = &w->pp->o;
 	struct py_cached *c = &w->win->cached[(__u32)id & (PY_CACHED - 1)];
-	__u64 head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
+	bool mine = c->task == (__u64)w->task && c->id == id;
 	struct py_thread *pt;
+	__u64 head;
 
+	w->c = c;
+	if (mine && ++c->unlooked % PY_HEAD_EVERY)
+		head = c->t.head;
+	else
+		head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
 	if (!head)
 		return false;
-	w->c = c;
-	if (c->task == (__u64)w->task && c->id == id && py_states_kept(w, head))
+	if (mine && py_states_kept(w, head))
 		return true;
 	c->task = (__u64)w->task;
 	c->id = id;
+	c->unlooked = 0;
 	pt = bpf_task_storage_get(&py_tstates, w->task, NULL, 0);
 	if (pt) {
 		c->t = *pt;
@@ -401,9 +414,9 @@ static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_cou
  * instruction into *instr. A global function: the verifier checks it
  * once, not on every path of the program that calls it (the walk's loops
  * made five times the sampler's verification). */
-__noinline __u64 py_walk_stack(__u32 pid, __u32 tid, __u32 drop_counter, __u32 *instr)
+__noinline __u64 py_walk_stack(const struct py_proc *pp, __u32 pid, __u32 tid, __u32 drop_counter,
+			       __u32 *instr)
 {
-	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct py_walk w = { .pp = pp, .task = task };
 	__u32 zero = 0;
@@ -441,14 +454,15 @@ __noinline __u64 py_walk_stack(__u32 pid, __u32 tid, __u32 drop_counter, __u32 *
  * is free: the user stack was sent already. */
 static __always_inline __u64 python_stack(__u32 pid, __u32 tid, __u32 drop_counter, __u32 *instr)
 {
+	const struct py_proc *pp = bpf_map_lookup_elem(&py_procs, &pid);
 	__u64 t0 = 0, id;
 
 	/* the common case, not a Python process, without the call */
-	if (!bpf_map_lookup_elem(&py_procs, &pid))
+	if (!pp)
 		return STACK_ID_NONE;
 	if (time_python)
 		t0 = bpf_ktime_get_ns();
-	id = py_walk_stack(pid, tid, drop_counter, instr);
+	id = py_walk_stack(pp, pid, tid, drop_counter, instr);
 	if (time_python)
 		count_by(CNT_PY_WALK_NS, bpf_ktime_get_ns() - t0);
 	return id;
