@@ -129,6 +129,7 @@ struct unwind_walk {
 	struct unwind_row row; /* the rule at pc */
 	bool bp_known;
 	bool fp_steps;
+	bool jvm;      /* a frame was recorded as a JVM's method (unwind.h) */
 	bool done;     /* the outermost frame was reached */
 	bool unmapped; /* a pc outside every mapping: the maps changed */
 	/* another task's stack, read from a sleepable program; NULL: the
@@ -398,6 +399,21 @@ static __always_inline void beam_walk(struct unwind_walk *w)
 	w->done = p->done;
 }
 
+/* Frame i, in a JVM's interpreter, recorded as the method it runs rather
+ * than as its pc (unwind.h). At the method's first instructions, before
+ * its frame is made, rbp is still its caller's: the caller's method then. */
+static __always_inline void jvm_method(struct unwind_walk *w, __u32 i, const bool cross)
+{
+	__u64 m;
+
+	if (i >= SAMPLE_MAX_DEPTH || !w->bp_known || w->bp <= w->sp ||
+	    !read_user_u64(w, &m, w->bp - UNWIND_JVM_METHOD_OFF, cross) || !m ||
+	    (m & UNWIND_JVM_TAG_MASK))
+		return;
+	w->st->ip[i] = UNWIND_JVM_METHOD | m;
+	w->jvm = true;
+}
+
 /* One step of a bpf_loop: records w->pc and steps to its caller. 1 stops. */
 static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const bool cross)
 {
@@ -410,6 +426,8 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 		return 1;
 	w->st->ip[i] = w->pc;
 	w->nr = i + 1;
+	if (w->proc && w->pc - w->proc->jvm_lo < w->proc->jvm_hi - w->proc->jvm_lo)
+		jvm_method(w, i, cross);
 	/* a return address is just past its call, which may end the function */
 	pc = i ? w->pc - 1 : w->pc;
 	/* no tables (another task's stack, not loaded yet): frame pointers */
@@ -489,6 +507,13 @@ static __always_inline enum unwind_end unwind_user(struct unwind_walk *w, struct
 		bpf_loop(SAMPLE_MAX_DEPTH, unwind_step, w, 0);
 	if (scan && !w->done && !w->task)
 		beam_walk(w);
+	/* whose methods they are, last (over the outermost frame if full) */
+	if (w->jvm) {
+		__u32 n = w->nr < SAMPLE_MAX_DEPTH ? w->nr : SAMPLE_MAX_DEPTH - 1;
+
+		w->st->ip[n] = UNWIND_JVM_PID | w->pid;
+		w->nr = n + 1;
+	}
 	w->st->nr = w->nr;
 	if (!w->done)
 		return UNW_TRUNCATED;

@@ -104,8 +104,22 @@ struct unwind_proc {
 	__u32 n;
 	__u32 gen;	/* this version of the entry, never 0: keys the BPF side's row cache */
 	__u64 asked_ns; /* when the BPF side last asked for a fresh look at the maps */
+	/* a JVM: [jvm_lo, jvm_hi) is HotSpot's template interpreter, all the
+	 * methods it runs in one piece of code (0, 0: not a JVM) */
+	__u64 jvm_lo, jvm_hi;
 	struct unwind_mapping m[UNWIND_MAX_MAPPINGS];
 };
+
+/* A frame in the interpreter of a JVM is recorded as the method it runs:
+ * UNWIND_JVM_METHOD | the Method* its frame holds, HotSpot's
+ * (frame::interpreter_frame_method_offset, -3 words from rbp on x86-64),
+ * in place of its pc; the stack then ends with a word UNWIND_JVM_PID |
+ * the process's pid, which the methods belong to. User space names them
+ * (src/symbols/jvm_procs.c). A user address never has these bits. */
+#define UNWIND_JVM_METHOD     (1ULL << 62)
+#define UNWIND_JVM_PID	      (3ULL << 61)
+#define UNWIND_JVM_TAG_MASK   (7ULL << 61)
+#define UNWIND_JVM_METHOD_OFF 24
 
 /* An Erlang node whose JIT keeps no frame pointers (started without
  * +JPperf true), whose code has no tables either. A frame in its code is

@@ -17,6 +17,7 @@
 #include <bpf/libbpf.h>
 
 #include "symbols/beam_procs.h"
+#include "symbols/jvm_procs.h"
 #include "symbols/kallsyms.h"
 #include "symbols/procs.h"
 #include "symbols/py_merge.h"
@@ -82,6 +83,9 @@ struct sampler {
 	struct py_procs *py;	   /* Python processes found; NULL without user stacks */
 	struct beam_procs *beam;   /* Erlang nodes found; NULL without user stacks */
 	uint64_t beam_ns;	   /* when their JITs' names were last looked at */
+	struct jvm_procs *jvm;	   /* JVMs found; NULL without user stacks */
+	pid_t *jvm_waiting;	   /* JVMs whose interpreter was not made yet */
+	size_t njvm_waiting, jvm_waiting_cap;
 	bool py_off;		   /* FLAMEBPF_NO_PYTHON=1: found, their frames not walked */
 	bool py_time;		   /* FLAMEBPF_PY_TIME=1: the walk timed (CNT_PY_WALK_NS) */
 	struct mmap_events *mmaps; /* mappings as they are made; NULL if unavailable */
@@ -408,6 +412,32 @@ static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams), &key, &b, BPF_ANY);
 }
 
+/* A JVM: its interpreter's frames are walked as the methods they run
+ * from now on (struct unwind_proc), or once it has made it (looked at
+ * again with the Erlang nodes' names, refresh_runtimes()). Returns 0 or
+ * -ENOMEM; what is not a JVM, or not a HotSpot it can read, is left as
+ * it is. */
+static int find_jvm(struct sampler *s, pid_t pid)
+{
+	uint64_t lo = 0, hi = 0;
+	int err;
+
+	if (!s->jvm || !s->unwinder)
+		return 0;
+	err = jvm_procs__detect(s->jvm, s->procs, pid, &lo, &hi);
+	if (err == -EAGAIN) {
+		for (size_t i = 0; i < s->njvm_waiting; i++)
+			if (s->jvm_waiting[i] == pid)
+				return 0;
+		return array__push((void **)&s->jvm_waiting, &s->njvm_waiting, &s->jvm_waiting_cap,
+				   &pid, sizeof(pid));
+	}
+	if (err && err != -ENOENT)
+		return err == -ENOMEM ? err : 0;
+	err = unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
+	return err == -ENOMEM ? err : 0;
+}
+
 /* A process's maps, read now: its unwind tables and, in a container, its
  * binaries' symbols (symbolizer__preload). */
 static int snapshot(struct sampler *s, pid_t pid)
@@ -418,7 +448,21 @@ static int snapshot(struct sampler *s, pid_t pid)
 	find_python(s, pid);
 	if (s->beam)
 		beam_procs__detect(s->beam, s->procs, pid);
-	return err;
+	return err ?: find_jvm(s, pid);
+}
+
+/* A user stack: kept, and the methods of its frames in a JVM's
+ * interpreter named now, while the process lives. */
+static int add_stack(struct sampler *s, const void *data, size_t size)
+{
+	const struct sample_stack_event *ev = data;
+	int err = stack_table__add_event(&s->stacks, data, size);
+
+	if (err || !s->jvm ||
+	    size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
+	    ev->nr > SAMPLE_MAX_DEPTH)
+		return err;
+	return jvm_procs__read_stack(s->jvm, (const uint64_t *)ev->ip, ev->nr);
 }
 
 /* Python frames: kept with the stacks, their code objects read now, while
@@ -459,7 +503,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	else if (proc->type == EV_SAMPLED && size >= sizeof(*proc))
 		err = procs__note_sampled(s->procs, proc->pid);
 	else if (proc->type == EV_STACK)
-		err = stack_table__add_event(&s->stacks, data, size);
+		err = add_stack(s, data, size);
 	else if (proc->type == EV_PYSTACK)
 		err = add_py_stack(s, data, size);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
@@ -520,7 +564,8 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	s->py_off = knob_asked("FLAMEBPF_NO_PYTHON");
 	s->py_time = knob_asked("FLAMEBPF_PY_TIME");
 	if (o->user &&
-	    (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)))) {
+	    (!(s->py = py_procs__new()) || !(s->beam = beam_procs__new(beam_changed, s)) ||
+	     !(s->jvm = jvm_procs__new()))) {
 		err = -ENOMEM;
 		goto err_free;
 	}
@@ -826,10 +871,28 @@ static void refresh_tables(struct sampler *s)
 }
 
 /* An Erlang node names its functions as it loads them, and may exit
- * before the end: what its JIT changed is read a few times a second. */
+ * before the end: what its JIT changed is read a few times a second; so
+ * is whether a JVM made its interpreter since it was found. */
 #define BEAM_REFRESH_NS 200000000ULL
 
-static void refresh_beam(struct sampler *s)
+static void retry_jvms(struct sampler *s)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < s->njvm_waiting; i++) {
+		pid_t pid = s->jvm_waiting[i];
+		uint64_t lo, hi;
+		int err = jvm_procs__detect(s->jvm, s->procs, pid, &lo, &hi);
+
+		if (err == -EAGAIN)
+			s->jvm_waiting[kept++] = pid;
+		else if (!err)
+			unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
+	}
+	s->njvm_waiting = kept;
+}
+
+static void refresh_runtimes(struct sampler *s)
 {
 	uint64_t now = now_ns();
 
@@ -837,6 +900,7 @@ static void refresh_beam(struct sampler *s)
 		return;
 	s->beam_ns = now;
 	beam_procs__refresh(s->beam, s->procs, false);
+	retry_jvms(s);
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)
@@ -848,7 +912,7 @@ int sampler__poll(struct sampler *s, int timeout_ms)
 		mmap_events__drain(s->mmaps, mapped_code, s);
 		refresh_tables(s);
 	}
-	refresh_beam(s);
+	refresh_runtimes(s);
 	/* wake for the next redraw (and mapping records) even when no event comes */
 	n = ring_buffer__poll(s->rb, timeout_ms < 10 ? timeout_ms : 10);
 
@@ -976,6 +1040,30 @@ static uint32_t tracing_frames(struct collect_ctx *c, const struct raw_stack *st
 	return i;
 }
 
+/* A frame of a JVM's that flamebpf names itself, not its perf map. */
+static int push_java(struct collect_ctx *c, const char *name)
+{
+	int err = profile__findnew_frame_at(
+		c->p, &(struct frame){ name, "[java]", FRAME_USER, 0, 0, "[java]", "" },
+		&c->frames[c->n]);
+
+	return err < 0 ? err : 1;
+}
+
+/* A word of a user stack walked through a JVM's interpreter (unwind.h):
+ * the method a frame ran, as its perf map names compiled ones ("long
+ * Hot.hot(long, long)"), or "Interpreter" when it could not be read; the
+ * last word, the process's pid, is no frame. Returns the frames pushed. */
+static int push_jvm_word(struct collect_ctx *c, pid_t pid, uint64_t word)
+{
+	const char *name;
+
+	if ((word & UNWIND_JVM_TAG_MASK) != UNWIND_JVM_METHOD)
+		return 0;
+	name = c->s->jvm ? jvm_procs__method(c->s->jvm, pid, word) : NULL;
+	return push_java(c, name ? name : "Interpreter");
+}
+
 /* at_tracepoint: a kernel stack taken in sched_switch or sched_waking. */
 static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kind kind,
 		      bool at_tracepoint)
@@ -996,9 +1084,15 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 	for (uint32_t i = st->nr; i-- > skip && err >= 0;) {
 		uint32_t *f = &c->frames[c->n];
 
-		err = kind == FRAME_KERNEL ? symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1
-					   : symbolizer__user_frames(c->sym, pid, st->ip[i], i > 0,
-								     f, SYMBOLIZE_MAX_FRAMES);
+		if (kind == FRAME_KERNEL)
+			err = symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1;
+		else if (st->ip[i] & UNWIND_JVM_TAG_MASK && !(st->ip[i] >> 63))
+			err = push_jvm_word(c, pid, st->ip[i]);
+		else if (c->s->jvm && i > 0 && jvm_procs__is_call_stub(c->s->jvm, pid, st->ip[i]))
+			err = push_java(c, "StubRoutines (1)");
+		else
+			err = symbolizer__user_frames(c->sym, pid, st->ip[i], i > 0, f,
+						      SYMBOLIZE_MAX_FRAMES);
 		c->n += err > 0 ? err : 0;
 	}
 	return err < 0 ? err : 0;
@@ -1797,6 +1891,8 @@ void sampler__free(struct sampler *s)
 	unwinder__free(s->unwinder);
 	py_procs__free(s->py);
 	beam_procs__free(s->beam);
+	jvm_procs__free(s->jvm);
+	free(s->jvm_waiting);
 	mmap_events__free(s->mmaps);
 	stack_table__free(&s->stacks);
 	free(s->spilled);

@@ -49,6 +49,7 @@ struct unwinder {
 	bool warming;
 	int warm_err;
 	struct unwinder_stats st;
+	struct hashmap jvm_lo, jvm_hi; /* pid -> its JVM's interpreter (unwinder__set_jvm) */
 };
 
 static int make_chunk(void)
@@ -417,11 +418,17 @@ static int write_process(struct unwinder *u, pid_t pid, int root, const struct p
 			 bool build, bool *missing)
 {
 	struct unwind_proc *p = u->scratch;
+	uint64_t jvm_lo, jvm_hi;
 	__u32 key = pid;
 
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < maps->n && p->n < UNWIND_MAX_MAPPINGS; i++)
 		describe_mapping(u, &maps->v[i], pid, root, build, missing, &p->m[p->n++]);
+	if (hashmap__get(&u->jvm_lo, (uint64_t)pid, &jvm_lo) &&
+	    hashmap__get(&u->jvm_hi, (uint64_t)pid, &jvm_hi)) {
+		p->jvm_lo = jvm_lo;
+		p->jvm_hi = jvm_hi;
+	}
 	/* a new gen for every entry: rows cached under an older one are not used */
 	p->gen = ++u->gen ? u->gen : ++u->gen;
 	return bpf_map_update_elem(u->procs_fd, &key, p, BPF_ANY) ? -errno : 0;
@@ -461,6 +468,23 @@ int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
 	return err == -ENOMEM ? err : 0;
 }
 
+int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	const struct proc_maps *maps = procs__latest(ps, pid);
+	uint64_t was_lo = 0, was_hi = 0;
+	int err;
+
+	hashmap__get(&u->jvm_lo, (uint64_t)pid, &was_lo);
+	hashmap__get(&u->jvm_hi, (uint64_t)pid, &was_hi);
+	if (was_lo == lo && was_hi == hi)
+		return 0;
+	err = hashmap__set(&u->jvm_lo, (uint64_t)pid, lo)
+		      ?: hashmap__set(&u->jvm_hi, (uint64_t)pid, hi);
+	if (err || !maps)
+		return err;
+	return unwinder__add_process(u, pid, procs__root(ps, pid), maps);
+}
+
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
 {
 	*st = u->st;
@@ -485,6 +509,8 @@ void unwinder__free(struct unwinder *u)
 	free(u->chunks);
 	hashmap__free(&u->by_file);
 	hashmap__free(&u->by_build_id);
+	hashmap__free(&u->jvm_lo);
+	hashmap__free(&u->jvm_hi);
 	free(u->files);
 	free(u->scratch);
 	free(u->no_room);

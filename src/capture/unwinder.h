@@ -63,6 +63,11 @@ struct procs;
  * gone already is not an error. Returns 0 or -ENOMEM. */
 int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid);
 
+/* pid runs a JVM whose template interpreter is [lo, hi) (0, 0: none any
+ * more): its entry says so from now on (struct unwind_proc), written again
+ * now if that changed. Returns 0 or -errno. */
+int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t lo, uint64_t hi);
+
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);
 
 void unwinder__free(struct unwinder *u);

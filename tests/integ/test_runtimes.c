@@ -8,7 +8,8 @@
  * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
  * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
  * on; a JVM that refuses jcmd, whose capture still succeeds, saying
- * why; a JVM under -Xint, whose interpreted frames are Interpreter; and
+ * why; a JVM under -Xint, whose interpreted frames are named as the
+ * methods they run (read from the JVM's memory), attached and as COMMAND; and
  * node (tests/workloads/hot.js) with a function left interpreted, named
  * only with --interpreted-frames-native-stack, which the summary says to
  * add when it is missing. Each skips, saying so, where its runtime is not
@@ -127,14 +128,19 @@ static void test_java_jcmd(void **state)
 	h_result_free(&r);
 }
 
+#define HOT_HOT  "long Hot.hot(long, long)"
+#define HOT_MAIN "void Hot.main(java.lang.String[])"
+
 static bool hot_from_main(const char *stack, const void *arg)
 {
 	(void)arg;
-	return strstr(stack, "Hot.hot") && h_has_frame(stack, "JavaMain");
+	return strstr(stack, "Hot.hot") && h_has_frame(stack, HOT_MAIN) &&
+	       h_has_frame(stack, "JavaMain");
 }
 
 /* With -XX:+PreserveFramePointer the JIT's frames keep the chain: stacks
- * go on from Hot.hot through the interpreter to the launcher's JavaMain
+ * go on from Hot.hot (compiled, named by the perf map) through Hot.main
+ * (interpreted, named from the JVM's memory) to the launcher's JavaMain
  * (without it they stop at the first JIT frame). */
 static void test_java_frame_pointers(void **state)
 {
@@ -174,40 +180,84 @@ static bool user_leaf_is(const char *stack, const void *frame)
 	       !memcmp(start, frame, (size_t)(end - start));
 }
 
-static bool interpreted_from_main(const char *stack, const void *arg)
+/* Hot.hot, named as itself, innermost, right under Hot.main, from the
+ * launcher's JavaMain through the call stub. */
+static bool hot_named_under_main(const char *stack, const void *arg)
 {
+	const char *main = strstr(stack, ";" HOT_MAIN ";" HOT_HOT);
+
 	(void)arg;
-	return user_leaf_is(stack, "Interpreter") && h_has_frame(stack, "JavaMain");
+	return user_leaf_is(stack, HOT_HOT) && main && h_has_frame(stack, "JavaMain") &&
+	       h_has_frame(stack, "StubRoutines (1)");
 }
 
-/* -Xint: Hot.hot runs in HotSpot's template interpreter, whose code the
- * perf map asked of the JVM names Interpreter; the interpreter keeps frame
- * pointers, so the stacks go on to the launcher's JavaMain. */
+static bool has_interpreter_frame(const char *stack, const void *arg)
+{
+	(void)arg;
+	return h_has_frame(stack, "Interpreter");
+}
+
+/* A JVM under -Xint, sampled as out says (its summary into r, its
+ * profile f): Hot.hot and Hot.main named as the methods they are, in 90%
+ * of its samples, and no word of methods left as Interpreter. */
+static void check_interpreted(struct h_result *r, struct h_folded *f)
+{
+	unsigned long long named, java;
+	char advice[1024];
+
+	java = h_sum(f, bw_of_comm, "java");
+	named = h_sum(f, hot_named_under_main, NULL);
+	print_message("%llu of %llu samples of the JVM in " HOT_HOT " under " HOT_MAIN "\n",
+		      named, java);
+	if (java < 200 || named * 100 < java * 90 || h_sum(f, has_interpreter_frame, NULL)) {
+		h_dump(r, "flamebpf");
+		h_folded_dump(f, 10);
+		fail_msg("the interpreted methods are not named as themselves under JavaMain");
+	}
+	if (h_find_line(r->err, "flamebpf: java: ", advice, sizeof(advice)) &&
+	    strstr(advice, "interpreter")) {
+		h_dump(r, "flamebpf");
+		fail_msg("the summary says methods were left to the interpreter's name");
+	}
+}
+
+/* -Xint: Hot.hot runs in HotSpot's template interpreter, one piece of code
+ * for every method, whose perf map name is Interpreter; flamebpf reads the
+ * method each of its frames runs (its Method*, 3 words under rbp) and
+ * names it from the JVM's memory. Attached (-p) to a running JVM. */
 static void test_java_interpreted(void **state)
 {
 	const char *out = h_path("java-xint.folded");
-	unsigned long long interp, java;
-	char advice[1024];
 	struct h_result r;
 	struct h_folded f;
 
 	(void)state;
 	sample_hot("-Xint", out, &r, &f);
-	java = h_sum(&f, bw_of_comm, "java");
-	interp = h_sum(&f, interpreted_from_main, NULL);
-	print_message("%llu of %llu samples of the JVM in Interpreter, from JavaMain\n", interp,
-		      java);
-	if (java < 200 || interp * 100 < java * 90 || h_sum(&f, bw_has_text, "Hot.hot")) {
-		h_dump(&r, "flamebpf");
-		h_folded_dump(&f, 10);
-		fail_msg("the interpreted method is not named Interpreter under JavaMain");
-	}
-	if (!h_find_line(r.err, "flamebpf: java: ", advice, sizeof(advice)) ||
-	    !strstr(advice, "interpreter")) {
-		h_dump(&r, "flamebpf");
-		fail_msg("the summary does not say the JVM's methods ran interpreted");
-	}
-	print_message("%s\n", advice);
+	check_interpreted(&r, &f);
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
+/* The same under -- java: found once it has made its interpreter (after
+ * the first look at it, at its exec), its methods named while it lives
+ * (it exits before the end, and no perf map is asked of it). */
+static void test_java_interpreted_command(void **state)
+{
+	const char *out = h_path("java-xint-cmd.folded");
+	struct h_result r, jr;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	bw_require_program("/usr/bin/javac", "openjdk-17-jdk-headless");
+	assert_int_equal(
+		h_run(&jr, 120, H_ARGV("javac", "-d", h_tmpdir(), "tests/workloads/Hot.java")), 0);
+	h_result_free(&jr);
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-F", "499", "--pids", "-o", out, "--", "java", "-Xint",
+			    "-cp", h_tmpdir(), "Hot", "3"));
+	h_assert_status(&r, 0);
+	check_interpreted(&r, &f);
 	h_folded_free(&f);
 	h_result_free(&r);
 }
@@ -315,6 +365,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_java_frame_pointers, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd_refused, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_interpreted, h_test_teardown),
+		cmocka_unit_test_teardown(test_java_interpreted_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_node_interpreted, h_test_teardown),
 	};
 

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/array.h"
+#include "util/hashmap.h"
+#include "elf_object.h"
+#include "jvm_procs.h"
+#include "jvm_structs.h"
+#include "mapped_file.h"
+#include "proc_mem.h"
+#include "runtime.h"
+#include "unwind.h"
+
+#define METHOD_NAME_MAX 1024
+
+struct jvm_proc {
+	pid_t pid;
+	uint64_t libjvm; /* where its libjvm.so starts: a new one is read afresh */
+	int layout_err;	 /* 0: layout read; else why it could not be (cached) */
+	struct jvm_layout layout;
+	bool found;	      /* its interpreter was */
+	uint64_t call_stub;   /* jvm_structs__call_stub() */
+	struct hashmap names; /* method address -> 1 + index in names, 0 there: not named */
+};
+
+struct jvm_procs {
+	struct hashmap by_pid; /* pid -> 1 + index in v */
+	struct jvm_proc *v;
+	size_t n, cap;
+	char **names; /* of every process's methods */
+	size_t nnames, names_cap;
+};
+
+struct jvm_procs *jvm_procs__new(void)
+{
+	return calloc(1, sizeof(struct jvm_procs));
+}
+
+static struct jvm_proc *find(const struct jvm_procs *jp, pid_t pid)
+{
+	uint64_t i;
+
+	return hashmap__get(&jp->by_pid, (uint64_t)pid, &i) ? &jp->v[i - 1] : NULL;
+}
+
+static struct jvm_proc *findnew(struct jvm_procs *jp, pid_t pid)
+{
+	struct jvm_proc *e = find(jp, pid), zero = { .pid = pid, .layout_err = -ENOENT };
+
+	if (e)
+		return e;
+	if (array__push((void **)&jp->v, &jp->n, &jp->cap, &zero, sizeof(zero)) ||
+	    hashmap__set(&jp->by_pid, (uint64_t)pid, jp->n))
+		return NULL;
+	return &jp->v[jp->n - 1];
+}
+
+/* pid's mapping of libjvm.so (the first), or NULL. */
+static const struct map_entry *libjvm_mapping(struct procs *ps, pid_t pid)
+{
+	const struct proc_maps *m = procs__latest(ps, pid);
+	const char *jvm;
+
+	if (runtime__of(m, &jvm) != RUNTIME_JVM)
+		return NULL;
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].path == jvm || !strcmp(m->v[i].path, jvm))
+			return &m->v[i];
+	return NULL;
+}
+
+/* The addresses in pid of the tables' symbols (jvm_symbol_names). */
+static int locate_tables(const struct map_entry *m, pid_t pid, int root, uint64_t *sym)
+{
+	char *path = mapped_file__path(m);
+	int fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM, err;
+	uint64_t start;
+
+	free(path);
+	if (fd < 0)
+		return fd;
+	err = elf_object__find(fd, jvm_symbol_names, JVM_NSYMBOLS, sym);
+	if (!err)
+		err = elf_object__vaddr(fd, m->offset, &start);
+	close(fd);
+	for (int i = 0; !err && i < JVM_NSYMBOLS; i++)
+		sym[i] = sym[i] ? m->start - start + sym[i] : 0;
+	return err;
+}
+
+/* e's layout, read once for its libjvm.so at m. */
+static int layout_of(struct jvm_proc *e, const struct map_entry *m, int root)
+{
+	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
+	uint64_t sym[JVM_NSYMBOLS];
+
+	if (e->libjvm == m->start)
+		return e->layout_err;
+	e->libjvm = m->start;
+	e->found = false;
+	hashmap__free(&e->names); /* another image's methods */
+	e->layout_err = locate_tables(m, e->pid, root, sym);
+	if (!e->layout_err)
+		e->layout_err = jvm_structs__read(&mem, sym, &e->layout);
+	return e->layout_err;
+}
+
+int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)pid };
+	const struct map_entry *m = libjvm_mapping(ps, pid);
+	struct jvm_proc *e = find(jp, pid);
+	int err;
+
+	if (!m) {
+		if (e)
+			e->found = false; /* exec'd into something else */
+		return -ENOENT;
+	}
+	e = e ?: findnew(jp, pid);
+	if (!e)
+		return -ENOMEM;
+	err = layout_of(e, m, procs__root(ps, pid));
+	err = err ?: jvm_structs__interpreter(&mem, &e->layout, lo, hi);
+	e->found = !err;
+	if (e->found)
+		e->call_stub = jvm_structs__call_stub(&mem, &e->layout);
+	return err;
+}
+
+/* Method method of e: named now unless it was before (or could not be). */
+static int name_method(struct jvm_procs *jp, struct jvm_proc *e, uint64_t method)
+{
+	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
+	char name[METHOD_NAME_MAX];
+	uint64_t i;
+	char *s = NULL;
+
+	if (hashmap__get(&e->names, method, &i))
+		return 0;
+	if (!jvm_structs__method(&mem, &e->layout, method, name, sizeof(name))) {
+		s = strdup(name);
+		if (!s ||
+		    array__push((void **)&jp->names, &jp->nnames, &jp->names_cap, &s, sizeof(s))) {
+			free(s);
+			return -ENOMEM;
+		}
+	}
+	return hashmap__set(&e->names, method, s ? jp->nnames : 0);
+}
+
+int jvm_procs__read_stack(struct jvm_procs *jp, const uint64_t *ip, uint32_t nr)
+{
+	struct jvm_proc *e;
+	int err = 0;
+
+	if (!nr || (ip[nr - 1] & UNWIND_JVM_TAG_MASK) != UNWIND_JVM_PID)
+		return 0;
+	e = find(jp, (pid_t)(uint32_t)ip[nr - 1]);
+	if (!e || !e->found)
+		return 0;
+	for (uint32_t i = 0; i + 1 < nr && !err; i++)
+		if ((ip[i] & UNWIND_JVM_TAG_MASK) == UNWIND_JVM_METHOD)
+			err = name_method(jp, e, ip[i] & ~UNWIND_JVM_TAG_MASK);
+	return err;
+}
+
+const char *jvm_procs__method(const struct jvm_procs *jp, pid_t pid, uint64_t word)
+{
+	const struct jvm_proc *e = find(jp, pid);
+	uint64_t i;
+
+	if (!e || !hashmap__get(&e->names, word & ~UNWIND_JVM_TAG_MASK, &i) || !i)
+		return NULL;
+	return jp->names[i - 1];
+}
+
+bool jvm_procs__is_call_stub(const struct jvm_procs *jp, pid_t pid, uint64_t ip)
+{
+	const struct jvm_proc *e = find(jp, pid);
+
+	return e && e->call_stub && ip == e->call_stub;
+}
+
+void jvm_procs__counts(const struct jvm_procs *jp, size_t *jvms, size_t *methods)
+{
+	*jvms = 0;
+	for (size_t i = 0; i < jp->n; i++)
+		*jvms += jp->v[i].found;
+	*methods = jp->nnames;
+}
+
+void jvm_procs__free(struct jvm_procs *jp)
+{
+	if (!jp)
+		return;
+	for (size_t i = 0; i < jp->n; i++)
+		hashmap__free(&jp->v[i].names);
+	for (size_t i = 0; i < jp->nnames; i++)
+		free(jp->names[i]);
+	free(jp->names);
+	free(jp->v);
+	hashmap__free(&jp->by_pid);
+	free(jp);
+}
