@@ -401,7 +401,9 @@ static __always_inline void beam_walk(struct unwind_walk *w)
 
 /* Frame i, in a JVM's interpreter, recorded as the method it runs rather
  * than as its pc (unwind.h). At the method's first instructions, before
- * its frame is made, rbp is still its caller's: the caller's method then. */
+ * its frame is made, rbp is still its caller's: the caller's method then;
+ * between rbp's move and the Method*'s push, whatever the slot held
+ * (user space names what it can, "Interpreter" the rest). */
 static __always_inline void jvm_method(struct unwind_walk *w, __u32 i, const bool cross)
 {
 	__u64 m;

@@ -82,7 +82,7 @@ struct sampler {
 	struct unwinder *unwinder; /* NULL with --unwind fp */
 	struct py_procs *py;	   /* Python processes found; NULL without user stacks */
 	struct beam_procs *beam;   /* Erlang nodes found; NULL without user stacks */
-	uint64_t beam_ns;	   /* when their JITs' names were last looked at */
+	uint64_t runtimes_ns;	   /* when their JITs' names were last looked at */
 	struct jvm_procs *jvm;	   /* JVMs found; NULL without user stacks */
 	pid_t *jvm_waiting;	   /* JVMs whose interpreter was not made yet */
 	size_t njvm_waiting, jvm_waiting_cap;
@@ -412,30 +412,40 @@ static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams), &key, &b, BPF_ANY);
 }
 
-/* A JVM: its interpreter's frames are walked as the methods they run
- * from now on (struct unwind_proc), or once it has made it (looked at
- * again with the Erlang nodes' names, refresh_runtimes()). Returns 0 or
- * -ENOMEM; what is not a JVM, or not a HotSpot it can read, is left as
- * it is. */
-static int find_jvm(struct sampler *s, pid_t pid)
+/* What a look at pid finds of a JVM, told to the unwinder: its
+ * interpreter's frames walked as the methods they run from now on, or
+ * none (not a JVM, or one not readable yet: *again, looked at later, from
+ * refresh_runtimes()). A look that fails takes back what a process that
+ * had pid before was given. Returns 0 or -ENOMEM. */
+static int look_at_jvm(struct sampler *s, pid_t pid, bool *again)
 {
 	uint64_t lo = 0, hi = 0;
+	int err = jvm_procs__detect(s->jvm, s->procs, pid, &lo, &hi);
+
+	*again = err == -EAGAIN;
+	if (err == -ENOMEM)
+		return err;
+	if (err)
+		lo = hi = 0;
+	err = unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
+	return err == -ENOMEM ? err : 0;
+}
+
+static int find_jvm(struct sampler *s, pid_t pid)
+{
+	bool again;
 	int err;
 
 	if (!s->jvm || !s->unwinder)
 		return 0;
-	err = jvm_procs__detect(s->jvm, s->procs, pid, &lo, &hi);
-	if (err == -EAGAIN) {
-		for (size_t i = 0; i < s->njvm_waiting; i++)
-			if (s->jvm_waiting[i] == pid)
-				return 0;
-		return array__push((void **)&s->jvm_waiting, &s->njvm_waiting, &s->jvm_waiting_cap,
-				   &pid, sizeof(pid));
-	}
-	if (err && err != -ENOENT)
-		return err == -ENOMEM ? err : 0;
-	err = unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
-	return err == -ENOMEM ? err : 0;
+	err = look_at_jvm(s, pid, &again);
+	if (err || !again)
+		return err;
+	for (size_t i = 0; i < s->njvm_waiting; i++)
+		if (s->jvm_waiting[i] == pid)
+			return 0;
+	return array__push((void **)&s->jvm_waiting, &s->njvm_waiting, &s->jvm_waiting_cap, &pid,
+			   sizeof(pid));
 }
 
 /* A process's maps, read now: its unwind tables and, in a container, its
@@ -458,9 +468,9 @@ static int add_stack(struct sampler *s, const void *data, size_t size)
 	const struct sample_stack_event *ev = data;
 	int err = stack_table__add_event(&s->stacks, data, size);
 
-	if (err || !s->jvm ||
-	    size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64) ||
-	    ev->nr > SAMPLE_MAX_DEPTH)
+	if (err || !s->jvm || size < offsetof(struct sample_stack_event, ip) ||
+	    ev->nr > SAMPLE_MAX_DEPTH ||
+	    size < offsetof(struct sample_stack_event, ip) + ev->nr * sizeof(__u64))
 		return err;
 	return jvm_procs__read_stack(s->jvm, (const uint64_t *)ev->ip, ev->nr);
 }
@@ -872,47 +882,49 @@ static void refresh_tables(struct sampler *s)
 
 /* An Erlang node names its functions as it loads them, and may exit
  * before the end: what its JIT changed is read a few times a second; so
- * is whether a JVM made its interpreter since it was found. */
-#define BEAM_REFRESH_NS 200000000ULL
+ * is whether a JVM found too early to read can be read now. */
+#define RUNTIMES_REFRESH_NS 200000000ULL
 
-static void retry_jvms(struct sampler *s)
+static int retry_jvms(struct sampler *s)
 {
 	size_t kept = 0;
+	int err = 0;
 
-	for (size_t i = 0; i < s->njvm_waiting; i++) {
-		pid_t pid = s->jvm_waiting[i];
-		uint64_t lo, hi;
-		int err = jvm_procs__detect(s->jvm, s->procs, pid, &lo, &hi);
+	for (size_t i = 0; i < s->njvm_waiting && !err; i++) {
+		bool again;
 
-		if (err == -EAGAIN)
-			s->jvm_waiting[kept++] = pid;
-		else if (!err)
-			unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
+		err = look_at_jvm(s, s->jvm_waiting[i], &again);
+		if (again)
+			s->jvm_waiting[kept++] = s->jvm_waiting[i];
 	}
 	s->njvm_waiting = kept;
+	return err;
 }
 
-static void refresh_runtimes(struct sampler *s)
+static int refresh_runtimes(struct sampler *s)
 {
 	uint64_t now = now_ns();
 
-	if (!s->beam || now - s->beam_ns < BEAM_REFRESH_NS)
-		return;
-	s->beam_ns = now;
-	beam_procs__refresh(s->beam, s->procs, false);
-	retry_jvms(s);
+	if (now - s->runtimes_ns < RUNTIMES_REFRESH_NS)
+		return 0;
+	s->runtimes_ns = now;
+	if (s->beam)
+		beam_procs__refresh(s->beam, s->procs, false);
+	return retry_jvms(s);
 }
 
 int sampler__poll(struct sampler *s, int timeout_ms)
 {
-	int n;
+	int n, err;
 
 	jitter_periods(s);
 	if (s->mmaps) {
 		mmap_events__drain(s->mmaps, mapped_code, s);
 		refresh_tables(s);
 	}
-	refresh_runtimes(s);
+	err = refresh_runtimes(s);
+	if (err)
+		return err;
 	/* wake for the next redraw (and mapping records) even when no event comes */
 	n = ring_buffer__poll(s->rb, timeout_ms < 10 ? timeout_ms : 10);
 
@@ -1050,18 +1062,26 @@ static int push_java(struct collect_ctx *c, const char *name)
 	return err < 0 ? err : 1;
 }
 
-/* A word of a user stack walked through a JVM's interpreter (unwind.h):
- * the method a frame ran, as its perf map names compiled ones ("long
- * Hot.hot(long, long)"), or "Interpreter" when it could not be read; the
- * last word, the process's pid, is no frame. Returns the frames pushed. */
-static int push_jvm_word(struct collect_ctx *c, pid_t pid, uint64_t word)
+/* A frame of a user stack walked through pid's JVM's interpreter
+ * (unwind.h), word the method it ran: named as its perf map names
+ * compiled ones ("long Hot.hot(long, long)"), or "Interpreter" when it
+ * could not be read. */
+static int push_jvm_method(struct collect_ctx *c, pid_t pid, uint64_t word)
 {
-	const char *name;
+	const char *name = jvm_procs__method(c->s->jvm, pid, word);
 
-	if ((word & UNWIND_JVM_TAG_MASK) != UNWIND_JVM_METHOD)
-		return 0;
-	name = c->s->jvm ? jvm_procs__method(c->s->jvm, pid, word) : NULL;
 	return push_java(c, name ? name : "Interpreter");
+}
+
+/* Whether st is a user stack of pid's walked through its JVM's
+ * interpreter: its last word says so, and is no frame. Only such a
+ * stack's words are read as methods (unwind.h): another's are addresses,
+ * whatever bits they have. */
+static bool jvm_stack(const struct collect_ctx *c, const struct raw_stack *st, pid_t pid)
+{
+	pid_t of;
+
+	return c->s->jvm && jvm_procs__stack_pid(st->ip, st->nr, &of) && of == pid;
 }
 
 /* at_tracepoint: a kernel stack taken in sched_switch or sched_waking. */
@@ -1069,7 +1089,8 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 		      bool at_tracepoint)
 {
 	const struct raw_stack *st;
-	uint32_t skip = 0;
+	uint32_t skip = 0, nr;
+	bool jvm;
 	int err = 0;
 
 	if (id == STACK_ID_NONE)
@@ -1081,14 +1102,16 @@ static int push_stack(struct collect_ctx *c, __u64 id, pid_t pid, enum frame_kin
 			kind);
 	if (at_tracepoint)
 		skip = tracing_frames(c, st);
-	for (uint32_t i = st->nr; i-- > skip && err >= 0;) {
+	jvm = kind == FRAME_USER && jvm_stack(c, st, pid);
+	nr = st->nr - jvm;
+	for (uint32_t i = nr; i-- > skip && err >= 0;) {
 		uint32_t *f = &c->frames[c->n];
 
 		if (kind == FRAME_KERNEL)
 			err = symbolizer__kernel(c->sym, st->ip[i], i > 0, f) ?: 1;
-		else if (st->ip[i] & UNWIND_JVM_TAG_MASK && !(st->ip[i] >> 63))
-			err = push_jvm_word(c, pid, st->ip[i]);
-		else if (c->s->jvm && i > 0 && jvm_procs__is_call_stub(c->s->jvm, pid, st->ip[i]))
+		else if (jvm && (st->ip[i] & UNWIND_JVM_TAG_MASK) == UNWIND_JVM_METHOD)
+			err = push_jvm_method(c, pid, st->ip[i]);
+		else if (jvm && i > 0 && jvm_procs__is_call_stub(c->s->jvm, pid, st->ip[i]))
 			err = push_java(c, "StubRoutines (1)");
 		else
 			err = symbolizer__user_frames(c->sym, pid, st->ip[i], i > 0, f,

@@ -32,6 +32,11 @@ struct unwinder_file {
 	uint32_t first, nrows;
 };
 
+/* A JVM's interpreter, [lo, hi) (struct unwind_proc's jvm_lo, jvm_hi). */
+struct jvm_code {
+	uint64_t lo, hi;
+};
+
 struct unwinder {
 	struct map_slot rows; /* the BPF array of chunks (outer_fd), chunk 0 put in place */
 	int *chunks;	      /* their fds, each mapped only while rows are copied in */
@@ -49,7 +54,9 @@ struct unwinder {
 	bool warming;
 	int warm_err;
 	struct unwinder_stats st;
-	struct hashmap jvm_lo, jvm_hi; /* pid -> its JVM's interpreter (unwinder__set_jvm) */
+	struct hashmap jvm_of; /* pid -> 1 + index in jvms (unwinder__set_jvm) */
+	struct jvm_code *jvms;
+	size_t njvms, jvms_cap;
 };
 
 static int make_chunk(void)
@@ -418,16 +425,15 @@ static int write_process(struct unwinder *u, pid_t pid, int root, const struct p
 			 bool build, bool *missing)
 {
 	struct unwind_proc *p = u->scratch;
-	uint64_t jvm_lo, jvm_hi;
+	uint64_t jvm;
 	__u32 key = pid;
 
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < maps->n && p->n < UNWIND_MAX_MAPPINGS; i++)
 		describe_mapping(u, &maps->v[i], pid, root, build, missing, &p->m[p->n++]);
-	if (hashmap__get(&u->jvm_lo, (uint64_t)pid, &jvm_lo) &&
-	    hashmap__get(&u->jvm_hi, (uint64_t)pid, &jvm_hi)) {
-		p->jvm_lo = jvm_lo;
-		p->jvm_hi = jvm_hi;
+	if (hashmap__get(&u->jvm_of, (uint64_t)pid, &jvm)) {
+		p->jvm_lo = u->jvms[jvm - 1].lo;
+		p->jvm_hi = u->jvms[jvm - 1].hi;
 	}
 	/* a new gen for every entry: rows cached under an older one are not used */
 	p->gen = ++u->gen ? u->gen : ++u->gen;
@@ -471,18 +477,21 @@ int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
 int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t lo, uint64_t hi)
 {
 	const struct proc_maps *maps = procs__latest(ps, pid);
-	uint64_t was_lo = 0, was_hi = 0;
-	int err;
+	struct jvm_code code = { lo, hi };
+	uint64_t i;
 
-	hashmap__get(&u->jvm_lo, (uint64_t)pid, &was_lo);
-	hashmap__get(&u->jvm_hi, (uint64_t)pid, &was_hi);
-	if (was_lo == lo && was_hi == hi)
+	if (!hashmap__get(&u->jvm_of, (uint64_t)pid, &i)) {
+		if (!lo && !hi)
+			return 0;
+		if (array__push((void **)&u->jvms, &u->njvms, &u->jvms_cap, &code, sizeof(code)) ||
+		    hashmap__set(&u->jvm_of, (uint64_t)pid, u->njvms))
+			return -ENOMEM;
+	} else if (u->jvms[i - 1].lo == lo && u->jvms[i - 1].hi == hi) {
 		return 0;
-	err = hashmap__set(&u->jvm_lo, (uint64_t)pid, lo)
-		      ?: hashmap__set(&u->jvm_hi, (uint64_t)pid, hi);
-	if (err || !maps)
-		return err;
-	return unwinder__add_process(u, pid, procs__root(ps, pid), maps);
+	} else {
+		u->jvms[i - 1] = code;
+	}
+	return maps ? unwinder__add_process(u, pid, procs__root(ps, pid), maps) : 0;
 }
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st)
@@ -509,8 +518,8 @@ void unwinder__free(struct unwinder *u)
 	free(u->chunks);
 	hashmap__free(&u->by_file);
 	hashmap__free(&u->by_build_id);
-	hashmap__free(&u->jvm_lo);
-	hashmap__free(&u->jvm_hi);
+	hashmap__free(&u->jvm_of);
+	free(u->jvms);
 	free(u->files);
 	free(u->scratch);
 	free(u->no_room);

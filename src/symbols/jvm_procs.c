@@ -17,15 +17,24 @@
 #include "unwind.h"
 
 #define METHOD_NAME_MAX 1024
+/* A JVM's tables read again, a few times a second, this many times at
+ * most when they cannot be: a launcher that loads libjvm.so is seen
+ * mapping it before the loader has relocated its data. */
+#define LAYOUT_TRIES 20
+/* Methods named per process at most: the words a stack carries are the
+ * process's own (it may be hostile), each a name kept. */
+#define METHODS_MAX 65536
 
 struct jvm_proc {
 	pid_t pid;
-	uint64_t libjvm; /* where its libjvm.so starts: a new one is read afresh */
-	int layout_err;	 /* 0: layout read; else why it could not be (cached) */
+	uint64_t libjvm;    /* where its libjvm.so starts: a new one is read afresh */
+	int layout_err;	    /* 0: layout read; else why it could not be */
+	unsigned int tries; /* reads of the layout that failed */
 	struct jvm_layout layout;
 	bool found;	      /* its interpreter was */
 	uint64_t call_stub;   /* jvm_structs__call_stub() */
 	struct hashmap names; /* method address -> 1 + index in names, 0 there: not named */
+	size_t nnamed;	      /* its entries */
 };
 
 struct jvm_procs {
@@ -93,21 +102,36 @@ static int locate_tables(const struct map_entry *m, pid_t pid, int root, uint64_
 	return err;
 }
 
-/* e's layout, read once for its libjvm.so at m. */
+/* e's layout, read once for its libjvm.so at m: -EAGAIN while it cannot
+ * be read and may be later (LAYOUT_TRIES). A libjvm.so elsewhere is
+ * another JVM's, whose methods are not the ones named before. */
 static int layout_of(struct jvm_proc *e, const struct map_entry *m, int root)
 {
 	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
 	uint64_t sym[JVM_NSYMBOLS];
+	int err;
 
-	if (e->libjvm == m->start)
+	if (e->libjvm != m->start) {
+		e->libjvm = m->start;
+		e->layout_err = -EAGAIN;
+		e->tries = 0;
+		e->found = false;
+		e->nnamed = 0;
+		hashmap__free(&e->names);
+	}
+	if (e->layout_err != -EAGAIN)
 		return e->layout_err;
-	e->libjvm = m->start;
-	e->found = false;
-	hashmap__free(&e->names); /* another image's methods */
-	e->layout_err = locate_tables(m, e->pid, root, sym);
-	if (!e->layout_err)
-		e->layout_err = jvm_structs__read(&mem, sym, &e->layout);
-	return e->layout_err;
+	/* a libjvm.so without the tables' symbols: not a HotSpot to read */
+	err = locate_tables(m, e->pid, root, sym);
+	if (err) {
+		e->layout_err = err;
+		return err;
+	}
+	err = jvm_structs__read(&mem, sym, &e->layout);
+	if (err && ++e->tries < LAYOUT_TRIES)
+		err = -EAGAIN;
+	e->layout_err = err;
+	return err;
 }
 
 int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_t *lo, uint64_t *hi)
@@ -127,9 +151,11 @@ int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_
 		return -ENOMEM;
 	err = layout_of(e, m, procs__root(ps, pid));
 	err = err ?: jvm_structs__interpreter(&mem, &e->layout, lo, hi);
-	e->found = !err;
-	if (e->found)
+	/* a read that failed now (it exits) takes back no name */
+	if (!err) {
+		e->found = true;
 		e->call_stub = jvm_structs__call_stub(&mem, &e->layout);
+	}
 	return err;
 }
 
@@ -141,7 +167,7 @@ static int name_method(struct jvm_procs *jp, struct jvm_proc *e, uint64_t method
 	uint64_t i;
 	char *s = NULL;
 
-	if (hashmap__get(&e->names, method, &i))
+	if (hashmap__get(&e->names, method, &i) || e->nnamed >= METHODS_MAX)
 		return 0;
 	if (!jvm_structs__method(&mem, &e->layout, method, name, sizeof(name))) {
 		s = strdup(name);
@@ -151,17 +177,27 @@ static int name_method(struct jvm_procs *jp, struct jvm_proc *e, uint64_t method
 			return -ENOMEM;
 		}
 	}
+	e->nnamed++;
 	return hashmap__set(&e->names, method, s ? jp->nnames : 0);
+}
+
+bool jvm_procs__stack_pid(const uint64_t *ip, uint32_t nr, pid_t *pid)
+{
+	if (!nr || ip[nr - 1] >> 32 != UNWIND_JVM_PID >> 32)
+		return false;
+	*pid = (pid_t)(uint32_t)ip[nr - 1];
+	return true;
 }
 
 int jvm_procs__read_stack(struct jvm_procs *jp, const uint64_t *ip, uint32_t nr)
 {
 	struct jvm_proc *e;
+	pid_t pid;
 	int err = 0;
 
-	if (!nr || (ip[nr - 1] & UNWIND_JVM_TAG_MASK) != UNWIND_JVM_PID)
+	if (!jvm_procs__stack_pid(ip, nr, &pid))
 		return 0;
-	e = find(jp, (pid_t)(uint32_t)ip[nr - 1]);
+	e = find(jp, pid);
 	if (!e || !e->found)
 		return 0;
 	for (uint32_t i = 0; i + 1 < nr && !err; i++)

@@ -25,6 +25,10 @@ struct jvm_procs *jvm_procs__new(void);
 int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_t *lo,
 		      uint64_t *hi);
 
+/* Whether a user stack was walked through a JVM's interpreter, its last
+ * word saying whose (unwind.h): that pid into *pid. */
+bool jvm_procs__stack_pid(const uint64_t *ip, uint32_t nr, pid_t *pid);
+
 /* Names now, while the process lives, the methods of a stack's frames
  * that ran in a JVM's interpreter (unwind.h: the stack ends with the
  * process's pid), those not named before. Returns 0 or -ENOMEM. */

@@ -69,11 +69,4 @@ uint64_t jvm_structs__call_stub(const struct proc_mem *mem, const struct jvm_lay
 int jvm_structs__method(const struct proc_mem *mem, const struct jvm_layout *l, uint64_t method,
 			char *buf, size_t len);
 
-/* A method's class name and descriptor ("java/lang/String",
- * "(I[Ljava/lang/Object;)V") as Java writes them ("void
- * java.lang.String.NAME(int, java.lang.Object[])"). -EINVAL for a
- * malformed descriptor, -ENOSPC when buf is too small. */
-int jvm_structs__format(const char *klass, const char *name, const char *desc, char *buf,
-			size_t len);
-
 #endif

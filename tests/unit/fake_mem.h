@@ -14,7 +14,7 @@ static uint8_t image[FAKE_MEM_SIZE];
 static int fake_read(void *arg, uint64_t addr, void *buf, size_t len)
 {
 	(void)arg;
-	if (addr < FAKE_MEM_BASE || addr + len > FAKE_MEM_BASE + FAKE_MEM_SIZE)
+	if (addr < FAKE_MEM_BASE || len > FAKE_MEM_SIZE || addr - FAKE_MEM_BASE > FAKE_MEM_SIZE - len)
 		return -EFAULT;
 	memcpy(buf, &image[addr - FAKE_MEM_BASE], len);
 	return 0;

@@ -7,6 +7,8 @@
  * tables and methods that are torn, missing a field or point anywhere,
  * which must fail with an error, never crash. */
 #include <errno.h>
+#include <linux/types.h>
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +16,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "symbols/jvm_procs.h"
+#include "symbols/jvm_signature.h"
 #include "symbols/jvm_structs.h"
+#include "unwind.h"
 
 #define FAKE_MEM_BASE 0x10000u
 #define FAKE_MEM_SIZE 0x8000u
@@ -79,7 +84,7 @@ static uint64_t put_symbol(unsigned int k, const char *text)
 	return at;
 }
 
-/* The tables, every field there unless skip names one; the method
+/* The tables, every field there but skip ("Type::_field", or NULL); the method
  * p/Hot.hot(J[[Ljava/lang/String;)J with its name and signature at pool
  * entries 3 and 4 of 10; the interpreter at 0x7f0000001000, 0x2000 long. */
 static void build(const char *skip)
@@ -108,10 +113,14 @@ static void build(const char *skip)
 	memset(image, 0, sizeof(image));
 	next_string = STRINGS;
 	nstructs = ntypes = 0;
-	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-		if (!skip || strcmp(skip, fields[i].field))
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "%s::%s", fields[i].type, fields[i].field);
+		if (!skip || strcmp(skip, name))
 			put_field(fields[i].type, fields[i].field, fields[i].is_static,
 				  fields[i].v);
+	}
 	put_type("Method", 88);
 	put_type("ConstantPool", POOL_SIZE);
 	for (int i = 0; i < JVM_NSYMBOLS; i++)
@@ -179,21 +188,63 @@ static void test_interpreter_not_made(void **state)
 }
 
 /* A field naming needs is missing: another HotSpot; an optional one is
- * not needed. */
+ * not needed (without the pool's length, an index is not checked). */
 static void test_missing_field(void **state)
 {
 	struct jvm_layout l;
 	char name[128];
 
 	(void)state;
-	build("_body");
+	build("Symbol::_body");
 	assert_int_equal(jvm_structs__read(&mem, sym, &l), -ENOENT);
-	build("_length");
-	assert_int_equal(jvm_structs__read(&mem, sym, &l), -ENOENT); /* Symbol's */
-	build("_call_stub_return_address");
+	build("AbstractInterpreter::_code");
+	assert_int_equal(jvm_structs__read(&mem, sym, &l), -ENOENT);
+	build("StubRoutines::_call_stub_return_address");
 	assert_int_equal(jvm_structs__read(&mem, sym, &l), 0);
 	assert_int_equal(jvm_structs__call_stub(&mem, &l), 0);
 	assert_int_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), 0);
+	build("ConstantPool::_length");
+	assert_int_equal(jvm_structs__read(&mem, sym, &l), 0);
+	assert_int_equal(l.pool_length, 0);
+	assert_int_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), 0);
+	assert_string_equal(name, "long p.Hot.hot(long, java.lang.String[][])");
+}
+
+/* A field of the right name but not as the layout takes it: a static
+ * field where an offset is wanted, an offset out of bounds; a pool whose
+ * size is not one. */
+static void test_odd_fields(void **state)
+{
+	struct jvm_layout l;
+
+	(void)state;
+	build("Symbol::_body");
+	put_field("Symbol", "_body", 1, 0x10000);
+	assert_int_equal(jvm_structs__read(&mem, sym, &l), -ENOENT);
+	build("Symbol::_body");
+	put_field("Symbol", "_body", 0, 1u << 24);
+	assert_int_equal(jvm_structs__read(&mem, sym, &l), -ENOENT);
+	build(NULL);
+	put_u64(TYPES + STRIDE + 24, 1u << 20);
+	assert_int_equal(jvm_structs__read(&mem, sym, &l), -ENOENT);
+}
+
+/* The interpreter's queue made but not filled: not yet. */
+static void test_interpreter_empty(void **state)
+{
+	struct jvm_layout l;
+	uint64_t lo, hi;
+
+	(void)state;
+	build(NULL);
+	assert_int_equal(jvm_structs__read(&mem, sym, &l), 0);
+	put_u32(QUEUE + 20, 0);
+	assert_int_equal(jvm_structs__interpreter(&mem, &l, &lo, &hi), -EAGAIN);
+	put_u32(QUEUE + 20, 0x80000000u);
+	assert_int_equal(jvm_structs__interpreter(&mem, &l, &lo, &hi), -EAGAIN);
+	put_u32(QUEUE + 20, 0x100);
+	put_u64(QUEUE + 8, 0);
+	assert_int_equal(jvm_structs__interpreter(&mem, &l, &lo, &hi), -EAGAIN);
 }
 
 /* Tables that never end, strides out of bounds, symbols not there. */
@@ -245,16 +296,22 @@ static void test_bad_methods(void **state)
 	put_u16(CONST + 34, 3);
 	put_u64(POOL + POOL_SIZE + 8 * 4, put_symbol(2, "(J[[Ljava/lang/String"));
 	assert_int_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), -EINVAL);
-	/* a symbol longer than the image holds */
-	put_u16(SYMBOLS + 0x40 + 4, 0xffff);
-	put_u64(POOL + POOL_SIZE + 8 * 3, SYMBOLS + 0x40);
-	assert_int_not_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), 0);
+	/* a name whose length runs past the end of the memory */
+	put_u64(POOL + POOL_SIZE + 8 * 4, put_symbol(2, "()J"));
+	assert_int_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), 0);
+	put_u16(FAKE_MEM_BASE + FAKE_MEM_SIZE - 0x40 + 4, 0xffff);
+	put_u64(POOL + POOL_SIZE + 8 * 3, FAKE_MEM_BASE + FAKE_MEM_SIZE - 0x40);
+	assert_int_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), -EFAULT);
+	/* a class without a name */
+	put_u64(POOL + POOL_SIZE + 8 * 3, put_symbol(1, "hot"));
+	put_u64(HOLDER + 24, 0);
+	assert_int_equal(jvm_structs__method(&mem, &l, METHOD, name, sizeof(name)), -EINVAL);
 }
 
 static void check_format(const char *desc, const char *want)
 {
 	char buf[256];
-	int err = jvm_structs__format("a/b/C$D", "m", desc, buf, sizeof(buf));
+	int err = jvm_signature__format("a/b/C$D", "m", desc, buf, sizeof(buf));
 
 	if (!want) {
 		assert_int_equal(err, -EINVAL);
@@ -285,10 +342,30 @@ static void test_format(void **state)
 	check_format("(Lx)V", NULL);
 	check_format("(X)V", NULL);
 	check_format("(Ljava/lang/String)V;", NULL);
-	assert_int_equal(jvm_structs__format("K", "m", "()V", small, sizeof(small)), 0);
-	assert_int_equal(jvm_structs__format("Klass", "method", "()V", small, sizeof(small)),
+	assert_int_equal(jvm_signature__format("K", "m", "()V", small, sizeof(small)), 0);
+	assert_int_equal(jvm_signature__format("Klass", "method", "()V", small, sizeof(small)),
 			 -ENOSPC);
-	assert_int_equal(jvm_structs__format("K", "m", "()V", small, 0), -ENOSPC);
+	assert_int_equal(jvm_signature__format("K", "m", "()V", small, 0), -ENOSPC);
+}
+
+/* Whose methods a stack's words are: its last word says, when it is a
+ * pid's. */
+static void test_stack_pid(void **state)
+{
+	const uint64_t jvm[] = { UNWIND_JVM_METHOD | 0x7f00, 0x401000, UNWIND_JVM_PID | 4321 };
+	const uint64_t other[] = { 0x401000, 0xffffffff81000000ULL };
+	const uint64_t method_last[] = { 0x401000, UNWIND_JVM_METHOD | 4321 };
+	const uint64_t high[] = { 0x401000, UNWIND_JVM_PID | 1ULL << 40 | 4321 };
+	pid_t pid = 0;
+
+	(void)state;
+	assert_true(jvm_procs__stack_pid(jvm, 3, &pid));
+	assert_int_equal(pid, 4321);
+	assert_false(jvm_procs__stack_pid(jvm, 2, &pid));
+	assert_false(jvm_procs__stack_pid(jvm, 0, &pid));
+	assert_false(jvm_procs__stack_pid(other, 2, &pid));
+	assert_false(jvm_procs__stack_pid(method_last, 2, &pid));
+	assert_false(jvm_procs__stack_pid(high, 2, &pid));
 }
 
 int main(void)
@@ -297,6 +374,9 @@ int main(void)
 		cmocka_unit_test(test_layout_interpreter_method),
 		cmocka_unit_test(test_interpreter_not_made),
 		cmocka_unit_test(test_missing_field),
+		cmocka_unit_test(test_odd_fields),
+		cmocka_unit_test(test_interpreter_empty),
+		cmocka_unit_test(test_stack_pid),
 		cmocka_unit_test(test_bad_tables),
 		cmocka_unit_test(test_bad_methods),
 		cmocka_unit_test(test_format),
