@@ -130,10 +130,26 @@ static void count_proc(struct runtime_count *c, struct procs *ps, pid_t pid)
 		c->unmapped[c->nunmapped++] = pid;
 }
 
+/* A frame of a method a JVM's interpreter ran, named from its memory
+ * (the sampler names them so, module "[java]"), not the interpreter. */
+static bool stack_has_method(const struct profile *p, const struct profile_stack *s)
+{
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct frame *f = profile__frame(p, s->frames[i]);
+
+		if (!strcmp(f->module, "[java]") && strcmp(f->name, "Interpreter") &&
+		    strcmp(f->name, "StubRoutines (1)"))
+			return true;
+	}
+	return false;
+}
+
 void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs *ps)
 {
-	struct hashmap seen = {}; /* pid -> 1 + its runtime */
+	struct hashmap seen = {};    /* pid -> 1 + its runtime */
+	struct hashmap methods = {}; /* pid -> 1: its interpreted methods named */
 	const char *jvm;
+	uint64_t one;
 
 	for (size_t i = 0; i < profile__nr_stacks(p); i++) {
 		const struct profile_stack *s = profile__stack(p, i);
@@ -151,6 +167,10 @@ void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs 
 			rt->r[r - 1].named += s->weight;
 		if (stack_interpreted(p, s, r - 1))
 			rt->r[r - 1].interpreted += s->weight;
+		if (r - 1 == RUNTIME_JVM && !hashmap__get(&methods, s->who.pid, &one) &&
+		    stack_has_method(p, s) && !hashmap__set(&methods, s->who.pid, 1))
+			rt->r[r - 1].with_methods++;
 	}
 	hashmap__free(&seen);
+	hashmap__free(&methods);
 }

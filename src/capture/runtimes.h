@@ -19,6 +19,7 @@
 struct runtime_count {
 	size_t procs, with_map;		    /* in the profile; of them, with a perf map */
 	size_t with_jit;		    /* ... without, named from their JIT's memory */
+	size_t with_methods;		    /* JVMs whose interpreted methods were named */
 	uint64_t weight, named;		    /* their samples; of them, without unnamed JIT frames */
 	uint64_t interpreted;		    /* of them, running unnamed in the interpreter */
 	pid_t unmapped[RUNTIMES_MAX_NOTED]; /* the first few without a perf map */

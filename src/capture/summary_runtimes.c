@@ -19,6 +19,9 @@ static void add_how(struct strbuf *b, const struct runtimes *rt, enum runtime r)
 	if (c->with_jit)
 		strbuf__addf(b, "JIT's own names read from memory%s, ",
 			     c->with_jit == c->procs ? "" : " for some");
+	if (c->with_methods)
+		strbuf__addf(b, "interpreted methods named from memory%s, ",
+			     c->with_methods == c->procs ? "" : " for some");
 	if (!c->with_map)
 		strbuf__addf(b, "no perf map");
 	else if (c->with_map == c->procs)

@@ -218,6 +218,11 @@ static void check_interpreted(struct h_result *r, struct h_folded *f)
 		h_folded_dump(f, 10);
 		fail_msg("the interpreted methods are not named as themselves under JavaMain");
 	}
+	if (!strstr(bw_runtimes_line(r, advice, sizeof(advice)),
+		    "java 1 process, interpreted methods named from memory, ")) {
+		h_dump(r, "flamebpf");
+		fail_msg("the runtimes line does not say the methods were named from memory");
+	}
 	if (h_find_line(r->err, "flamebpf: java: ", advice, sizeof(advice)) &&
 	    strstr(advice, "interpreter")) {
 		h_dump(r, "flamebpf");
