@@ -1747,8 +1747,14 @@ static bool keep_proc(pid_t pid, void *arg)
 
 	if (pid <= 0 || !kill(pid, 0) || errno != ESRCH)
 		return true;
-	if (!procs__sampled(g->s->procs, pid) || hashmap__get(&g->s->gone, (uint64_t)pid, &v))
+	if (!procs__sampled(g->s->procs, pid) || hashmap__get(&g->s->gone, (uint64_t)pid, &v)) {
+		/* with it, what its interpreters' memory was read for */
+		if (g->s->py)
+			py_procs__forget(g->s->py, pid);
+		if (g->s->jvm)
+			jvm_procs__forget(g->s->jvm, pid);
 		return false;
+	}
 	hashmap__set(&g->now, (uint64_t)pid, 1);
 	return true;
 }

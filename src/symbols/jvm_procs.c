@@ -31,18 +31,18 @@ struct jvm_proc {
 	int layout_err;	    /* 0: layout read; else why it could not be */
 	unsigned int tries; /* reads of the layout that failed */
 	struct jvm_layout layout;
-	bool found;	      /* its interpreter was */
-	uint64_t call_stub;   /* jvm_structs__call_stub() */
-	struct hashmap names; /* method address -> 1 + index in names, 0 there: not named */
-	size_t nnamed;	      /* its entries */
+	bool found;	    /* its interpreter was */
+	uint64_t call_stub; /* jvm_structs__call_stub() */
+	struct hashmap idx; /* method address -> 1 + index in names, 0: not named */
+	size_t nidx;	    /* its entries */
+	char **names;
+	size_t nnames, names_cap;
 };
 
 struct jvm_procs {
 	struct hashmap by_pid; /* pid -> 1 + index in v */
 	struct jvm_proc *v;
 	size_t n, cap;
-	char **names; /* of every process's methods */
-	size_t nnames, names_cap;
 };
 
 struct jvm_procs *jvm_procs__new(void)
@@ -102,6 +102,17 @@ static int locate_tables(const struct map_entry *m, pid_t pid, int root, uint64_
 	return err;
 }
 
+/* The methods named in e's process: another's from now on. */
+static void forget_names(struct jvm_proc *e)
+{
+	for (size_t i = 0; i < e->nnames; i++)
+		free(e->names[i]);
+	free(e->names);
+	e->names = NULL;
+	e->nnames = e->names_cap = e->nidx = 0;
+	hashmap__free(&e->idx);
+}
+
 /* e's layout, read once for its libjvm.so at m: -EAGAIN while it cannot
  * be read and may be later (LAYOUT_TRIES). A libjvm.so elsewhere is
  * another JVM's, whose methods are not the ones named before. */
@@ -116,8 +127,7 @@ static int layout_of(struct jvm_proc *e, const struct map_entry *m, int root)
 		e->layout_err = -EAGAIN;
 		e->tries = 0;
 		e->found = false;
-		e->nnamed = 0;
-		hashmap__free(&e->names);
+		forget_names(e);
 	}
 	if (e->layout_err != -EAGAIN)
 		return e->layout_err;
@@ -160,25 +170,25 @@ int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_
 }
 
 /* Method method of e: named now unless it was before (or could not be). */
-static int name_method(struct jvm_procs *jp, struct jvm_proc *e, uint64_t method)
+static int name_method(struct jvm_proc *e, uint64_t method)
 {
 	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)e->pid };
 	char name[METHOD_NAME_MAX];
 	uint64_t i;
 	char *s = NULL;
 
-	if (hashmap__get(&e->names, method, &i) || e->nnamed >= METHODS_MAX)
+	if (hashmap__get(&e->idx, method, &i) || e->nidx >= METHODS_MAX)
 		return 0;
 	if (!jvm_structs__method(&mem, &e->layout, method, name, sizeof(name))) {
 		s = strdup(name);
 		if (!s ||
-		    array__push((void **)&jp->names, &jp->nnames, &jp->names_cap, &s, sizeof(s))) {
+		    array__push((void **)&e->names, &e->nnames, &e->names_cap, &s, sizeof(s))) {
 			free(s);
 			return -ENOMEM;
 		}
 	}
-	e->nnamed++;
-	return hashmap__set(&e->names, method, s ? jp->nnames : 0);
+	e->nidx++;
+	return hashmap__set(&e->idx, method, s ? e->nnames : 0);
 }
 
 bool jvm_procs__stack_pid(const uint64_t *ip, uint32_t nr, pid_t *pid)
@@ -202,7 +212,7 @@ int jvm_procs__read_stack(struct jvm_procs *jp, const uint64_t *ip, uint32_t nr)
 		return 0;
 	for (uint32_t i = 0; i + 1 < nr && !err; i++)
 		if ((ip[i] & UNWIND_JVM_TAG_MASK) == UNWIND_JVM_METHOD)
-			err = name_method(jp, e, ip[i] & ~UNWIND_JVM_TAG_MASK);
+			err = name_method(e, ip[i] & ~UNWIND_JVM_TAG_MASK);
 	return err;
 }
 
@@ -211,9 +221,19 @@ const char *jvm_procs__method(const struct jvm_procs *jp, pid_t pid, uint64_t wo
 	const struct jvm_proc *e = find(jp, pid);
 	uint64_t i;
 
-	if (!e || !hashmap__get(&e->names, word & ~UNWIND_JVM_TAG_MASK, &i) || !i)
+	if (!e || !hashmap__get(&e->idx, word & ~UNWIND_JVM_TAG_MASK, &i) || !i)
 		return NULL;
-	return jp->names[i - 1];
+	return e->names[i - 1];
+}
+
+void jvm_procs__forget(struct jvm_procs *jp, pid_t pid)
+{
+	struct jvm_proc *e = find(jp, pid);
+
+	if (!e)
+		return;
+	forget_names(e);
+	*e = (struct jvm_proc){ .pid = pid, .layout_err = -ENOENT };
 }
 
 bool jvm_procs__is_call_stub(const struct jvm_procs *jp, pid_t pid, uint64_t ip)
@@ -223,23 +243,12 @@ bool jvm_procs__is_call_stub(const struct jvm_procs *jp, pid_t pid, uint64_t ip)
 	return e && e->call_stub && ip == e->call_stub;
 }
 
-void jvm_procs__counts(const struct jvm_procs *jp, size_t *jvms, size_t *methods)
-{
-	*jvms = 0;
-	for (size_t i = 0; i < jp->n; i++)
-		*jvms += jp->v[i].found;
-	*methods = jp->nnames;
-}
-
 void jvm_procs__free(struct jvm_procs *jp)
 {
 	if (!jp)
 		return;
 	for (size_t i = 0; i < jp->n; i++)
-		hashmap__free(&jp->v[i].names);
-	for (size_t i = 0; i < jp->nnames; i++)
-		free(jp->names[i]);
-	free(jp->names);
+		forget_names(&jp->v[i]);
 	free(jp->v);
 	hashmap__free(&jp->by_pid);
 	free(jp);

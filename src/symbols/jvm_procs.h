@@ -43,9 +43,9 @@ const char *jvm_procs__method(const struct jvm_procs *jp, pid_t pid, uint64_t wo
  * calls Java through (its perf map names it "StubRoutines (1)"). */
 bool jvm_procs__is_call_stub(const struct jvm_procs *jp, pid_t pid, uint64_t ip);
 
-/* How many JVMs had their interpreter found, and how many methods were
- * named in all. */
-void jvm_procs__counts(const struct jvm_procs *jp, size_t *jvms, size_t *methods);
+/* pid exited: what was read of it is let go (a long capture's memory
+ * stays flat), and a process that gets its pid is looked at afresh. */
+void jvm_procs__forget(struct jvm_procs *jp, pid_t pid);
 
 void jvm_procs__free(struct jvm_procs *jp);
 

@@ -290,6 +290,14 @@ int py_procs__frames(struct py_procs *pp, struct profile *p, struct hashmap *mad
 	return err ? err : (int)n;
 }
 
+void py_procs__forget(struct py_procs *pp, pid_t pid)
+{
+	struct py_proc_entry *e = find(pp, pid);
+
+	if (e)
+		reset(e);
+}
+
 bool py_procs__is_python(const struct py_procs *pp, pid_t pid)
 {
 	const struct py_proc_entry *e = find(pp, pid);

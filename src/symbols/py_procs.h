@@ -38,6 +38,10 @@ int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr);
 int py_procs__frames(struct py_procs *pp, struct profile *p, struct hashmap *made,
 		     const uint64_t *ip, uint32_t nr, uint32_t *ids, bool *entry, size_t cap);
 
+/* pid exited: the code objects read of it are let go (a long capture's
+ * memory stays flat); a process that gets its pid is looked at afresh. */
+void py_procs__forget(struct py_procs *pp, pid_t pid);
+
 /* Whether pid was found running a Python of a known layout. */
 bool py_procs__is_python(const struct py_procs *pp, pid_t pid);
 
