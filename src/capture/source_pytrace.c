@@ -487,6 +487,8 @@ int source_pytrace__open(struct source *src, const struct source_opts *o, pid_t 
 	if (!err)
 		err = open_tracer(s);
 	if (!err)
+		err = source_tracer__add_targets(s, o, cmd_pid, add_pid);
+	if (!err)
 		err = attach_all(s);
 	if (err) {
 		source_free(s);

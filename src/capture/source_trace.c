@@ -642,6 +642,18 @@ static int add_pid(void *impl, pid_t pid, bool before_exec)
 	return err;
 }
 
+int source_tracer__add_targets(void *impl, const struct source_opts *o, pid_t cmd_pid,
+			       int (*add)(void *impl, pid_t pid, bool before_exec))
+{
+	int err = 0;
+
+	for (size_t i = 0; i < o->npids && !err; i++)
+		err = add(impl, o->pids[i], false);
+	if (!err && cmd_pid)
+		err = add(impl, cmd_pid, true);
+	return err;
+}
+
 /* The tracer of a source whose impl begins with it: trace's and py's. */
 static struct tracer *tracer_of(void *impl)
 {
@@ -782,6 +794,8 @@ static int open_tracer(struct trace_source *ts, pid_t cmd_pid)
 		return -EPERM;
 	}
 	err = open_and_plan(ts, &job, cmd_pid, &plans, &n);
+	if (!err)
+		err = source_tracer__add_targets(ts, ts->o, cmd_pid, add_pid);
 	for (size_t i = 0; i < n && !err; i++)
 		err = attach_one(ts, &plans[i]);
 	plans_free(plans, n);

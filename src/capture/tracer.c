@@ -339,8 +339,11 @@ err_free:
 int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags, bool before_exec)
 {
 	__u32 key = pid;
-	__u8 value = PID_TRACED | flags;
+	__u8 value = PID_TRACED | flags, was;
 
+	/* in already (source_tracer__add_targets): nothing to do again */
+	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pids), &key, &was) && was == value)
+		return 0;
 	if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.pids), &key, &value, BPF_ANY))
 		return -errno;
 	/* --full-stack: its first stacks unwound by tables too (a command's
