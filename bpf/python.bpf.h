@@ -347,14 +347,18 @@ static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
 	__u64 head;
 
 	w->c = c;
-	if (mine && ++c->unlooked % PY_HEAD_EVERY)
-		head = c->t.head;
-	else
-		head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
+	if (mine) {
+		head = ++c->unlooked % PY_HEAD_EVERY
+			       ? c->t.head
+			       : py_read_ptr(w->pp->runtime + o->runtime_interp_head);
+		if (head && py_states_kept(w, head))
+			return true;
+	}
+	/* looked up afresh from the list as it is now: the head kept may be
+	 * an interpreter's that ended */
+	head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
 	if (!head)
 		return false;
-	if (mine && py_states_kept(w, head))
-		return true;
 	c->task = (__u64)w->task;
 	c->id = id;
 	c->unlooked = 0;

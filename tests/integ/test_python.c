@@ -270,6 +270,46 @@ static void test_subinterpreter(void **state)
 	h_result_free(&r);
 }
 
+/* The stack is the thread's (arg: "/TID;") and has after_sub under in_sub. */
+static bool after_thread(const char *stack, const void *arg)
+{
+	size_t at = pw_find_frame(stack, "after_sub (");
+
+	return strstr(stack, arg) && at && py_parent_is(stack, at, "in_sub (");
+}
+
+/* The thread goes on in the main interpreter once the sub-interpreter it
+ * made is destroyed: its states are looked up again (the list's head
+ * kept may be the ended interpreter's), and its frames there are named
+ * as before (1.5 s of sub_spin, then 1.5 s of after_sub). */
+static void test_subinterpreter_ended(void **state)
+{
+	const char *out = h_path("py_subinterp_after.folded");
+	unsigned long long all, after;
+	char line[64], tid[32];
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	run_command(&r, &f, out, H_ARGV("-F", "499", "--tids"),
+		    H_ARGV("tests/workloads/py_subinterp.py", "1.5", "1.5"));
+	if (!h_find_line(r.out, "sub ", line, sizeof(line)))
+		fail_msg("py_subinterp printed no thread id: '%s'", r.out);
+	snprintf(tid, sizeof(tid), "/%ld;", strtol(line + 4, NULL, 10));
+	all = h_sum(&f, of_thread, tid);
+	after = h_sum(&f, after_thread, tid);
+	print_message("%llu samples of the thread, %.1f%% in after_sub under in_sub\n", all,
+		      pw_pct(after, all));
+	/* about half, a second and a half of three */
+	if (all < 300 || after * 100 < all * 35) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("the thread's frames after its sub-interpreter ended are not named");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 /* --off-cpu: time blocked carries the Python frames where it blocked. */
 /* Time asleep ("[sleeping]" at the leaf) under nap (arg "nap (") or not
  * (NULL): a loaded machine adds run-queue time ("[preempted]") to work's
@@ -364,6 +404,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_offcpu, h_test_teardown),
 		cmocka_unit_test_teardown(test_asyncio, h_test_teardown),
 		cmocka_unit_test_teardown(test_subinterpreter, h_test_teardown),
+		cmocka_unit_test_teardown(test_subinterpreter_ended, h_test_teardown),
 		cmocka_unit_test_teardown(test_walk_off, walk_off_teardown),
 	};
 
