@@ -248,6 +248,21 @@ static void test_pyroscope(void **state)
 	h_folded_free(&c.f);
 }
 
+/* Interval files ("iv-YYYYMMDD-HHMMSS[-N].folded") in the order they were
+ * written: the second of one second is NAME-2.folded, which strcmp puts
+ * before NAME.folded (CI's ASan pass once compared interval 3's file with
+ * interval 2's upload so). */
+static int by_interval(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b;
+	size_t len = strlen("iv-YYYYMMDD-HHMMSS");
+	int c = strncmp(x, y, len);
+
+	if (c || strlen(x) <= len || strlen(y) <= len)
+		return c;
+	return (x[len] == '-' ? atoi(x + len + 1) : 1) - (y[len] == '-' ? atoi(y + len + 1) : 1);
+}
+
 /* --continuous with --push: each interval's profile goes, in order, as
  * the file of that interval holds it (go tool pprof's total equals the
  * folded file's), the intervals' times one after the other. */
@@ -281,6 +296,7 @@ static void test_continuous(void **state)
 			names[n++] = names[i];
 		else
 			free(names[i]);
+	qsort(names, n, sizeof(names[0]), by_interval);
 	if (n < 3 || n > 5) {
 		h_dump(&r, "flamebpf");
 		fail_msg("%zu interval files, expected 4", n);
