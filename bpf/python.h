@@ -77,4 +77,22 @@ struct py_proc {
  * another: one read for the whole stack of most programs. */
 #define PY_STACK_SPAN 4096
 
+/* New records are kept by the CPU that made them and sent together, when
+ * PY_STAGE_BYTES are kept or the first is PY_STAGE_NS old, or when user
+ * space asks (py_flush): a record sent alone cost 700-950 ns a sample at
+ * 99 Hz here, most of the walk (the ring buffer's lines are cold), against
+ * 100 for one kept. A record's code objects are read when it arrives, so
+ * it may wait only while the process most likely lives. */
+#define PY_STAGE_BYTES 8192
+#define PY_STAGE_NS    (50ULL * 1000 * 1000)
+
+/* EV_PYSTACKS: bytes of whole EV_PYSTACK records (struct
+ * sample_stack_event, each offsetof(ip) + nr words long) one after
+ * another. */
+struct py_batch_event {
+	__u32 type;
+	__u32 bytes;
+	__u8 rec[PY_STAGE_BYTES];
+};
+
 #endif

@@ -127,6 +127,7 @@ enum sample_event_type {
 	EV_PYSTACK,  /* struct sample_stack_event of Python frames (python.h) */
 	EV_LOOK,     /* struct sample_proc_event: it exec'd, no sample yet */
 	EV_SAMPLED,  /* struct sample_proc_event: its first sample, after an EV_LOOK */
+	EV_PYSTACKS, /* struct py_batch_event: EV_PYSTACK records sent together */
 };
 
 /* The first sample of a process (again after it execs): user space

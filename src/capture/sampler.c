@@ -31,6 +31,8 @@
 #include "map_slot.h"
 #include "mmap_events.h"
 #include "probe_args.h"
+#include "prog_on_cpus.h"
+#include "py_batch.h"
 #include "sample.skel.h"
 #include "sampler.h"
 #include "stack_table.h"
@@ -102,6 +104,7 @@ struct sampler {
 	uint64_t rng;		  /* xorshift state for the jitter */
 	struct timespec jittered; /* when the periods last changed */
 	int event_err;		  /* the first error handling ring buffer records */
+	int flush_err;		  /* the Python records kept at the stop could not be sent */
 	uint64_t live[3];	  /* --alloc: live allocations at the stop, bytes, unnamed */
 	/* --continuous: the counts map samples go to (counts_now), and its
 	 * twin, made at the first interval's end; -1 until then (made_fd:
@@ -209,6 +212,10 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.counts, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
+	/* a batch of Python records a CPU sends every PY_STAGE_NS at most,
+	 * drained every poll: room for a few each, and no more (py_events) */
+	bpf_map__set_max_entries(skel->maps.py_events,
+				 bpf_maps__pow2(o->user ? ncpus * 2 * PY_STAGE_BYTES : 4096));
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o) / UNWIND_CHUNK_ROWS);
 	bpf_map__set_max_entries(skel->maps.alloc_counts, o->alloc ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.alloc_live, o->alloc ? o->alloc_live_max : 1);
@@ -314,6 +321,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->want_kthreads = s->opts.kthreads;
 	skel->rodata->want_python = s->py != NULL;
 	skel->rodata->time_python = s->py_time;
+	bpf_program__set_autoload(skel->progs.py_flush, s->py != NULL);
 	skel->rodata->alloc_sample = s->opts.alloc_sample;
 	skel->rodata->alloc_page_size = sysconf(_SC_PAGESIZE);
 	size_maps(skel, &s->opts, s->ncpus);
@@ -495,6 +503,11 @@ static int add_py_stack(struct sampler *s, const void *data, size_t size)
 	return py_procs__read_record(s->py, (const uint64_t *)ev->ip, ev->nr);
 }
 
+static int add_py_record(void *arg, const void *rec, size_t len)
+{
+	return add_py_stack(arg, rec, len);
+}
+
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
 static int handle_event(void *ctx, void *data, size_t size)
 {
@@ -516,6 +529,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = add_stack(s, data, size);
 	else if (proc->type == EV_PYSTACK)
 		err = add_py_stack(s, data, size);
+	else if (proc->type == EV_PYSTACKS)
+		err = py_batch__each(data, size, add_py_record, s);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
 		err = spill(s, sample);
 	else if (proc->type == EV_TICK && size >= sizeof(*tick))
@@ -528,6 +543,26 @@ static int handle_event(void *ctx, void *data, size_t size)
 	if (err && !s->event_err)
 		s->event_err = err;
 	return err;
+}
+
+/* The Python records each CPU kept (py_flush), into the ring buffer. */
+static int flush_python(struct sampler *s)
+{
+	if (!s->skel->bss->py_staging)
+		return 0;
+	return prog_on_cpus__run(bpf_program__fd(s->skel->progs.py_flush), s->ncpus);
+}
+
+/* Python records are kept by each CPU and sent together once py_flush is
+ * known to run on every CPU: without it, a record kept by a CPU no sample
+ * comes to again would never arrive. */
+static void stage_python(struct sampler *s)
+{
+	if (!s->py || s->py_off)
+		return;
+	s->skel->bss->py_staging = true;
+	if (flush_python(s))
+		s->skel->bss->py_staging = false;
 }
 
 int sampler__open(struct sampler **out, const struct sampler_opts *o)
@@ -590,9 +625,11 @@ int sampler__open(struct sampler **out, const struct sampler_opts *o)
 	err = load(s);
 	if (err)
 		goto err_free;
+	stage_python(s);
 	s->counts_fd = bpf_map__fd(s->skel->maps.counts);
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), handle_event, s, NULL);
-	if (!s->rb) {
+	if (!s->rb ||
+	    ring_buffer__add(s->rb, bpf_map__fd(s->skel->maps.py_events), handle_event, s)) {
 		err = -errno;
 		goto err_free;
 	}
@@ -908,6 +945,14 @@ static int refresh_runtimes(struct sampler *s)
 	if (now - s->runtimes_ns < RUNTIMES_REFRESH_NS)
 		return 0;
 	s->runtimes_ns = now;
+	/* a CPU that took no sample since may keep records of a process
+	 * about to exit, whose code objects are read when they come */
+	if (s->py && py_procs__count(s->py, NULL, 0)) {
+		int err = flush_python(s);
+
+		if (err)
+			return err;
+	}
 	if (s->beam)
 		beam_procs__refresh(s->beam, s->procs, false);
 	return retry_jvms(s);
@@ -984,6 +1029,7 @@ void sampler__stop(struct sampler *s)
 	s->fork_link = s->exec_link = s->exit_link = NULL;
 	if (s->mmaps)
 		mmap_events__drain(s->mmaps, NULL, NULL);
+	s->flush_err = flush_python(s);
 	if (s->rb)
 		ring_buffer__consume(s->rb);
 }
@@ -1655,6 +1701,9 @@ static int collect_from(struct sampler *s, int counts_fd, struct profile *p)
 
 int sampler__collect(struct sampler *s, struct profile *p)
 {
+	/* not a profile whose last Python frames are missing without a word */
+	if (s->flush_err)
+		return s->flush_err;
 	return collect_from(s, s->counts_fd, p);
 }
 
@@ -1807,6 +1856,9 @@ int sampler__drain(struct sampler *s, struct profile *p, struct sampler_evicted 
 		return -errno;
 	s->counts_fd = s->twin_fd;
 	s->twin_fd = old;
+	err = flush_python(s);
+	if (err)
+		return err;
 	ring_buffer__consume(s->rb);
 	if (s->event_err)
 		return s->event_err;
@@ -1864,7 +1916,8 @@ void sampler__stats(struct sampler *s, struct sampler_stats *st)
 	st->map_bytes = map_bytes(s->skel->maps.alloc_counts) +
 			map_bytes(s->skel->maps.alloc_live) + map_bytes(s->skel->maps.counts) +
 			map_bytes(s->skel->maps.sent) + map_bytes(s->skel->maps.seen) +
-			st->tables.bytes + bpf_map__max_entries(s->skel->maps.events);
+			st->tables.bytes + bpf_map__max_entries(s->skel->maps.events) +
+			bpf_map__max_entries(s->skel->maps.py_events);
 }
 
 void sampler__alloc_progs(struct sampler *s, struct bpf_program **entries,

@@ -354,6 +354,44 @@ static bool has_eval_frame(const char *stack, const void *arg)
 	return strstr(stack, ";_PyEval_EvalFrameDefault") != NULL;
 }
 
+/* A frame of spurt's, with or without Python frames. */
+static bool in_spurt(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, "spurt (") || strstr(stack, "_PyEval_EvalFrameDefault");
+}
+
+/* Python records are kept by the CPU that made them and sent together:
+ * the last ones of a spurt of CPU, which no sample follows for a while,
+ * must come all the same (user space asks each CPU for them), else the
+ * samples that took them fall back to the evaluation loop's frames. With
+ * none asked for, a spurt's came only with the next spurt, and the last
+ * spurt's never: an eighth of the samples. */
+static void test_kept_records_come(void **state)
+{
+	const char *out = h_path("py_spurts.folded");
+	unsigned long long all, eval;
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	run_command(&r, &f, out, H_ARGV("-F", "999"),
+		    H_ARGV("tests/workloads/py_spurts.py", "8", "0.03", "0.3"));
+	all = h_sum(&f, in_spurt, NULL);
+	eval = h_sum(&f, has_eval_frame, NULL);
+	print_message("%llu samples in spurt, %llu of them (%.1f%%) without Python frames\n", all,
+		      eval, pw_pct(eval, all));
+	/* 8 spurts of 30 ms at 999 Hz; a few samples taken as a frame is
+	 * made show the evaluation loop */
+	if (all < 150 || eval * 100 > all * 2) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 20);
+		fail_msg("Python records kept by the kernel side did not come");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 static int walk_off_teardown(void **state)
 {
 	unsetenv("FLAMEBPF_NO_PYTHON");
@@ -405,6 +443,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_asyncio, h_test_teardown),
 		cmocka_unit_test_teardown(test_subinterpreter, h_test_teardown),
 		cmocka_unit_test_teardown(test_subinterpreter_ended, h_test_teardown),
+		cmocka_unit_test_teardown(test_kept_records_come, h_test_teardown),
 		cmocka_unit_test_teardown(test_walk_off, walk_off_teardown),
 	};
 
