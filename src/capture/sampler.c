@@ -424,8 +424,9 @@ static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
  * interpreter's frames walked as the methods they run from now on, or
  * none (not a JVM, or one not readable yet: *again, looked at later, from
  * refresh_runtimes()). A look that fails takes back what a process that
- * had pid before was given. Returns 0 or -ENOMEM. */
-static int look_at_jvm(struct sampler *s, pid_t pid, bool *again)
+ * had pid before was given. Its entry is written again now if write, else
+ * it is left to the caller, who is about to. Returns 0 or -ENOMEM. */
+static int look_at_jvm(struct sampler *s, pid_t pid, bool write, bool *again)
 {
 	uint64_t lo = 0, hi = 0;
 	int err = jvm_procs__detect(s->jvm, s->procs, pid, &lo, &hi);
@@ -435,18 +436,24 @@ static int look_at_jvm(struct sampler *s, pid_t pid, bool *again)
 		return err;
 	if (err)
 		lo = hi = 0;
-	err = unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
+	if (write)
+		err = unwinder__set_jvm(s->unwinder, s->procs, pid, lo, hi);
+	else
+		err = unwinder__note_jvm(s->unwinder, pid, lo, hi);
 	return err == -ENOMEM ? err : 0;
 }
 
-static int find_jvm(struct sampler *s, pid_t pid)
+/* A JVM in pid's newest snapshot: noted before the entry of a snapshot
+ * just taken is written, which then holds its interpreter at once;
+ * written by itself (write) when no snapshot could be taken. */
+static int find_jvm(struct sampler *s, pid_t pid, bool write)
 {
 	bool again;
 	int err;
 
 	if (!s->jvm || !s->unwinder)
 		return 0;
-	err = look_at_jvm(s, pid, &again);
+	err = look_at_jvm(s, pid, write, &again);
 	if (err || !again)
 		return err;
 	for (size_t i = 0; i < s->njvm_waiting; i++)
@@ -460,13 +467,16 @@ static int find_jvm(struct sampler *s, pid_t pid)
  * binaries' symbols (symbolizer__preload). */
 static int snapshot(struct sampler *s, pid_t pid)
 {
-	int err = unwinder__snapshot(s->unwinder, s->procs, pid);
+	bool taken = !procs__snapshot(s->procs, pid); /* else gone already */
+	int err = find_jvm(s, pid, !taken);
 
+	if (!err && taken && s->unwinder)
+		err = unwinder__add_latest(s->unwinder, s->procs, pid);
 	symbolizer__preload(s->bins, s->procs, pid);
 	find_python(s, pid);
 	if (s->beam)
 		beam_procs__detect(s->beam, s->procs, pid);
-	return err ?: find_jvm(s, pid);
+	return err;
 }
 
 /* A user stack: kept, and the methods of its frames in a JVM's
@@ -930,7 +940,7 @@ static int retry_jvms(struct sampler *s)
 	for (size_t i = 0; i < s->njvm_waiting && !err; i++) {
 		bool again;
 
-		err = look_at_jvm(s, s->jvm_waiting[i], &again);
+		err = look_at_jvm(s, s->jvm_waiting[i], true, &again);
 		if (again)
 			s->jvm_waiting[kept++] = s->jvm_waiting[i];
 	}

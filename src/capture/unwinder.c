@@ -461,22 +461,24 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct 
 	return 0;
 }
 
-int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
+int unwinder__add_latest(struct unwinder *u, struct procs *ps, pid_t pid)
 {
-	const struct proc_maps *maps;
-	int err;
+	const struct proc_maps *maps = procs__latest(ps, pid);
+	int err = maps ? unwinder__add_process(u, pid, procs__root(ps, pid), maps) : 0;
 
-	if (procs__snapshot(ps, pid) || !u)
-		return 0; /* gone already: nothing to keep */
-	maps = procs__latest(ps, pid);
-	err = maps ? unwinder__add_process(u, pid, procs__root(ps, pid), maps) : 0;
 	/* a full process map is counted: that process uses frame pointers */
 	return err == -ENOMEM ? err : 0;
 }
 
-int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t lo, uint64_t hi)
+int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid)
 {
-	const struct proc_maps *maps = procs__latest(ps, pid);
+	if (procs__snapshot(ps, pid) || !u)
+		return 0; /* gone already: nothing to keep */
+	return unwinder__add_latest(u, ps, pid);
+}
+
+int unwinder__note_jvm(struct unwinder *u, pid_t pid, uint64_t lo, uint64_t hi)
+{
 	struct jvm_code code = { lo, hi };
 	uint64_t i;
 
@@ -486,11 +488,21 @@ int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t 
 		if (array__push((void **)&u->jvms, &u->njvms, &u->jvms_cap, &code, sizeof(code)) ||
 		    hashmap__set(&u->jvm_of, (uint64_t)pid, u->njvms))
 			return -ENOMEM;
-	} else if (u->jvms[i - 1].lo == lo && u->jvms[i - 1].hi == hi) {
-		return 0;
-	} else {
-		u->jvms[i - 1] = code;
+		return 1;
 	}
+	if (u->jvms[i - 1].lo == lo && u->jvms[i - 1].hi == hi)
+		return 0;
+	u->jvms[i - 1] = code;
+	return 1;
+}
+
+int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t lo, uint64_t hi)
+{
+	const struct proc_maps *maps = procs__latest(ps, pid);
+	int changed = unwinder__note_jvm(u, pid, lo, hi);
+
+	if (changed <= 0)
+		return changed;
 	return maps ? unwinder__add_process(u, pid, procs__root(ps, pid), maps) : 0;
 }
 

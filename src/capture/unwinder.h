@@ -58,14 +58,23 @@ int unwinder__add_process(struct unwinder *u, pid_t pid, int root, const struct 
 
 struct procs;
 
+/* Loads the tables of pid's newest snapshot in ps as unwinder__add_process()
+ * does; none is not an error. Returns 0 or -ENOMEM. */
+int unwinder__add_latest(struct unwinder *u, struct procs *ps, pid_t pid);
+
 /* Snapshots pid's mappings into ps (its names, after it exits) and, when u
- * is not NULL, loads its tables as unwinder__add_process() does. A process
+ * is not NULL, loads its tables as unwinder__add_latest() does. A process
  * gone already is not an error. Returns 0 or -ENOMEM. */
 int unwinder__snapshot(struct unwinder *u, struct procs *ps, pid_t pid);
 
 /* pid runs a JVM whose template interpreter is [lo, hi) (0, 0: none any
- * more): its entry says so from now on (struct unwind_proc), written again
- * now if that changed. Returns 0 or -errno. */
+ * more): its entries say so from the next one written (struct
+ * unwind_proc), which is not written now. Returns 1 when that changed, 0
+ * when not, or -ENOMEM. */
+int unwinder__note_jvm(struct unwinder *u, pid_t pid, uint64_t lo, uint64_t hi);
+
+/* As unwinder__note_jvm(), and pid's entry written again now if that
+ * changed. Returns 0 or -errno. */
 int unwinder__set_jvm(struct unwinder *u, struct procs *ps, pid_t pid, uint64_t lo, uint64_t hi);
 
 void unwinder__stats(const struct unwinder *u, struct unwinder_stats *st);

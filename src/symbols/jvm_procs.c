@@ -8,6 +8,7 @@
 
 #include "util/array.h"
 #include "util/hashmap.h"
+#include "util/pid_registry.h"
 #include "elf_object.h"
 #include "jvm_procs.h"
 #include "jvm_structs.h"
@@ -40,33 +41,34 @@ struct jvm_proc {
 };
 
 struct jvm_procs {
-	struct hashmap by_pid; /* pid -> 1 + index in v */
-	struct jvm_proc *v;
-	size_t n, cap;
+	struct pid_registry procs; /* of struct jvm_proc */
 };
+
+static void init_proc(void *entry, pid_t pid)
+{
+	*(struct jvm_proc *)entry = (struct jvm_proc){ .pid = pid, .layout_err = -ENOENT };
+}
+
+/* The methods named in entry's process: another's from now on. */
+static void forget_names(void *entry)
+{
+	struct jvm_proc *e = entry;
+
+	for (size_t i = 0; i < e->nnames; i++)
+		free(e->names[i]);
+	free(e->names);
+	e->names = NULL;
+	e->nnames = e->names_cap = e->nidx = 0;
+	hashmap__free(&e->idx);
+}
 
 struct jvm_procs *jvm_procs__new(void)
 {
-	return calloc(1, sizeof(struct jvm_procs));
-}
+	struct jvm_procs *jp = calloc(1, sizeof(struct jvm_procs));
 
-static struct jvm_proc *find(const struct jvm_procs *jp, pid_t pid)
-{
-	uint64_t i;
-
-	return hashmap__get(&jp->by_pid, (uint64_t)pid, &i) ? &jp->v[i - 1] : NULL;
-}
-
-static struct jvm_proc *findnew(struct jvm_procs *jp, pid_t pid)
-{
-	struct jvm_proc *e = find(jp, pid), zero = { .pid = pid, .layout_err = -ENOENT };
-
-	if (e)
-		return e;
-	if (array__push((void **)&jp->v, &jp->n, &jp->cap, &zero, sizeof(zero)) ||
-	    hashmap__set(&jp->by_pid, (uint64_t)pid, jp->n))
-		return NULL;
-	return &jp->v[jp->n - 1];
+	if (jp)
+		pid_registry__init(&jp->procs, sizeof(struct jvm_proc), init_proc, forget_names);
+	return jp;
 }
 
 /* pid's mapping of libjvm.so (the first), or NULL. */
@@ -100,17 +102,6 @@ static int locate_tables(const struct map_entry *m, pid_t pid, int root, uint64_
 	for (int i = 0; !err && i < JVM_NSYMBOLS; i++)
 		sym[i] = sym[i] ? m->start - start + sym[i] : 0;
 	return err;
-}
-
-/* The methods named in e's process: another's from now on. */
-static void forget_names(struct jvm_proc *e)
-{
-	for (size_t i = 0; i < e->nnames; i++)
-		free(e->names[i]);
-	free(e->names);
-	e->names = NULL;
-	e->nnames = e->names_cap = e->nidx = 0;
-	hashmap__free(&e->idx);
 }
 
 /* e's layout, read once for its libjvm.so at m: -EAGAIN while it cannot
@@ -148,7 +139,7 @@ int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_
 {
 	struct proc_mem mem = { proc_mem__read, (void *)(intptr_t)pid };
 	const struct map_entry *m = libjvm_mapping(ps, pid);
-	struct jvm_proc *e = find(jp, pid);
+	struct jvm_proc *e = pid_registry__find(&jp->procs, pid);
 	int err;
 
 	if (!m) {
@@ -156,7 +147,7 @@ int jvm_procs__detect(struct jvm_procs *jp, struct procs *ps, pid_t pid, uint64_
 			e->found = false; /* exec'd into something else */
 		return -ENOENT;
 	}
-	e = e ?: findnew(jp, pid);
+	e = e ?: pid_registry__findnew(&jp->procs, pid);
 	if (!e)
 		return -ENOMEM;
 	err = layout_of(e, m, procs__root(ps, pid));
@@ -207,7 +198,7 @@ int jvm_procs__read_stack(struct jvm_procs *jp, const uint64_t *ip, uint32_t nr)
 
 	if (!jvm_procs__stack_pid(ip, nr, &pid))
 		return 0;
-	e = find(jp, pid);
+	e = pid_registry__find(&jp->procs, pid);
 	if (!e || !e->found)
 		return 0;
 	for (uint32_t i = 0; i + 1 < nr && !err; i++)
@@ -218,7 +209,7 @@ int jvm_procs__read_stack(struct jvm_procs *jp, const uint64_t *ip, uint32_t nr)
 
 const char *jvm_procs__method(const struct jvm_procs *jp, pid_t pid, uint64_t word)
 {
-	const struct jvm_proc *e = find(jp, pid);
+	const struct jvm_proc *e = pid_registry__find(&jp->procs, pid);
 	uint64_t i;
 
 	if (!e || !hashmap__get(&e->idx, word & ~UNWIND_JVM_TAG_MASK, &i) || !i)
@@ -228,17 +219,12 @@ const char *jvm_procs__method(const struct jvm_procs *jp, pid_t pid, uint64_t wo
 
 void jvm_procs__forget(struct jvm_procs *jp, pid_t pid)
 {
-	struct jvm_proc *e = find(jp, pid);
-
-	if (!e)
-		return;
-	forget_names(e);
-	*e = (struct jvm_proc){ .pid = pid, .layout_err = -ENOENT };
+	pid_registry__forget(&jp->procs, pid);
 }
 
 bool jvm_procs__is_call_stub(const struct jvm_procs *jp, pid_t pid, uint64_t ip)
 {
-	const struct jvm_proc *e = find(jp, pid);
+	const struct jvm_proc *e = pid_registry__find(&jp->procs, pid);
 
 	return e && e->call_stub && ip == e->call_stub;
 }
@@ -247,9 +233,6 @@ void jvm_procs__free(struct jvm_procs *jp)
 {
 	if (!jp)
 		return;
-	for (size_t i = 0; i < jp->n; i++)
-		forget_names(&jp->v[i]);
-	free(jp->v);
-	hashmap__free(&jp->by_pid);
+	pid_registry__free(&jp->procs);
 	free(jp);
 }

@@ -7,6 +7,7 @@
 
 #include "util/array.h"
 #include "util/hashmap.h"
+#include "util/pid_registry.h"
 #include "elf_object.h"
 #include "mapped_file.h"
 #include "proc_mem.h"
@@ -26,35 +27,38 @@ struct py_proc_entry {
 };
 
 struct py_procs {
-	struct hashmap by_pid; /* pid -> 1 + index in v */
-	struct py_proc_entry *v;
-	size_t n, cap;
-	char unknown[32]; /* the first version without a layout */
-	char known[32];	  /* the first with one */
+	struct pid_registry procs; /* of struct py_proc_entry */
+	char unknown[32];	   /* the first version without a layout */
+	char known[32];		   /* the first with one */
 };
+
+static void init_entry(void *entry, pid_t pid)
+{
+	*(struct py_proc_entry *)entry = (struct py_proc_entry){ .pid = pid };
+}
+
+/* The code objects read of entry's process let go: none known of it. */
+static void reset(void *entry)
+{
+	struct py_proc_entry *e = entry;
+
+	for (size_t i = 0; i < e->ncodes; i++)
+		py_code__free(&e->codes[i]);
+	free(e->codes);
+	hashmap__free(&e->idx);
+	e->codes = NULL;
+	e->ncodes = e->codes_cap = 0;
+	e->runtime = 0;
+	e->known = false;
+}
 
 struct py_procs *py_procs__new(void)
 {
-	return calloc(1, sizeof(struct py_procs));
-}
+	struct py_procs *pp = calloc(1, sizeof(struct py_procs));
 
-static struct py_proc_entry *find(const struct py_procs *pp, pid_t pid)
-{
-	uint64_t i;
-
-	return hashmap__get(&pp->by_pid, (uint64_t)pid, &i) ? &pp->v[i - 1] : NULL;
-}
-
-static struct py_proc_entry *findnew(struct py_procs *pp, pid_t pid)
-{
-	struct py_proc_entry *e = find(pp, pid), zero = { .pid = pid };
-
-	if (e)
-		return e;
-	if (array__push((void **)&pp->v, &pp->n, &pp->cap, &zero, sizeof(zero)) ||
-	    hashmap__set(&pp->by_pid, (uint64_t)pid, pp->n))
-		return NULL;
-	return &pp->v[pp->n - 1];
+	if (pp)
+		pid_registry__init(&pp->procs, sizeof(struct py_proc_entry), init_entry, reset);
+	return pp;
 }
 
 /* The first mapping of pid's from the i-th on that looks like CPython's
@@ -102,18 +106,6 @@ static int locate_runtime(const struct map_entry *m, pid_t pid, int root, uint64
 	return 0;
 }
 
-static void reset(struct py_proc_entry *e)
-{
-	for (size_t i = 0; i < e->ncodes; i++)
-		py_code__free(&e->codes[i]);
-	free(e->codes);
-	hashmap__free(&e->idx);
-	e->codes = NULL;
-	e->ncodes = e->codes_cap = 0;
-	e->runtime = 0;
-	e->known = false;
-}
-
 /* The runtime of the first mapping that has one. */
 static int find_runtime(struct procs *ps, pid_t pid, uint64_t *runtime, unsigned int *major,
 			unsigned int *minor)
@@ -159,7 +151,7 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
 
 	if (err)
 		return err;
-	e = findnew(pp, pid);
+	e = pid_registry__findnew(&pp->procs, pid);
 	if (!e)
 		return -ENOMEM;
 	/* the same image looked at again (new mappings): its code objects
@@ -227,7 +219,7 @@ static void refresh_code(struct py_proc_entry *e, uint64_t addr)
 
 int py_procs__read_record(struct py_procs *pp, const uint64_t *ip, uint32_t nr)
 {
-	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
+	struct py_proc_entry *e = nr ? pid_registry__find(&pp->procs, (pid_t)ip[0]) : NULL;
 
 	for (uint32_t i = 1; e && i + 1 < nr; i += 2)
 		refresh_code(e, ip[i]);
@@ -267,7 +259,7 @@ static int frame_of(struct py_proc_entry *e, struct profile *p, uint64_t code, u
 int py_procs__frames(struct py_procs *pp, struct profile *p, struct hashmap *made,
 		     const uint64_t *ip, uint32_t nr, uint32_t *ids, bool *entry, size_t cap)
 {
-	struct py_proc_entry *e = nr ? find(pp, (pid_t)ip[0]) : NULL;
+	struct py_proc_entry *e = nr ? pid_registry__find(&pp->procs, (pid_t)ip[0]) : NULL;
 	size_t n = (nr - 1) / 2;
 	int err = 0;
 
@@ -292,15 +284,12 @@ int py_procs__frames(struct py_procs *pp, struct profile *p, struct hashmap *mad
 
 void py_procs__forget(struct py_procs *pp, pid_t pid)
 {
-	struct py_proc_entry *e = find(pp, pid);
-
-	if (e)
-		reset(e);
+	pid_registry__forget(&pp->procs, pid);
 }
 
 bool py_procs__is_python(const struct py_procs *pp, pid_t pid)
 {
-	const struct py_proc_entry *e = find(pp, pid);
+	const struct py_proc_entry *e = pid_registry__find(&pp->procs, pid);
 
 	return e && e->known;
 }
@@ -309,8 +298,11 @@ size_t py_procs__count(const struct py_procs *pp, char *name, size_t len)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < pp->n; i++)
-		n += pp->v[i].known;
+	for (size_t i = 0; i < pid_registry__count(&pp->procs); i++) {
+		const struct py_proc_entry *e = pid_registry__at(&pp->procs, i);
+
+		n += e->known;
+	}
 	snprintf(name, len, "%s", pp->known);
 	return n;
 }
@@ -324,9 +316,6 @@ void py_procs__free(struct py_procs *pp)
 {
 	if (!pp)
 		return;
-	for (size_t i = 0; i < pp->n; i++)
-		reset(&pp->v[i]);
-	free(pp->v);
-	hashmap__free(&pp->by_pid);
+	pid_registry__free(&pp->procs);
 	free(pp);
 }
