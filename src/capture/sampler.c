@@ -213,9 +213,14 @@ static void size_maps(struct sample_bpf *skel, const struct sampler_opts *o, int
 	bpf_map__set_max_entries(skel->maps.sent, bpf_maps__clamp(expect / 8, 8192, 65536));
 	bpf_map__set_max_entries(skel->maps.events, bpf_maps__pow2(ring));
 	/* a batch of Python records a CPU sends every PY_STAGE_NS at most,
-	 * drained every poll: room for a few each, and no more (py_events) */
-	bpf_map__set_max_entries(skel->maps.py_events,
-				 bpf_maps__pow2(o->user ? ncpus * 2 * PY_STAGE_BYTES : 4096));
+	 * drained every poll: room for one a CPU and no more, the smaller the
+	 * warmer (py_events: a batch of 900 bytes took 2-3 us at 99 Hz in
+	 * 8-16 KiB, 3-4 in 32-256) */
+	bpf_map__set_max_entries(
+		skel->maps.py_events,
+		o->user ? bpf_maps__pow2(bpf_maps__clamp(ncpus * PY_STAGE_BYTES, 2 * PY_STAGE_BYTES,
+							 1 << 20))
+			: 4096);
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(o) / UNWIND_CHUNK_ROWS);
 	bpf_map__set_max_entries(skel->maps.alloc_counts, o->alloc ? 65536 : 1);
 	bpf_map__set_max_entries(skel->maps.alloc_live, o->alloc ? o->alloc_live_max : 1);
