@@ -767,9 +767,12 @@ static void stall_after_first_rate(struct h_proc *fb, double seconds, double cal
 	h_signal(fb, SIGCONT);
 }
 
-/* Timeline records the 32 MiB ring buffer holds, and then half as many
- * again: a stall that long must overflow it. */
-#define RING_OVERFLOW_CALLS (1.5 * (32 << 20) / (sizeof(struct trace_call_record) + 8))
+/* Timeline records the 32 MiB ring buffer holds, two and a half times
+ * over: a stall that long at the rate the workload first printed must
+ * overflow it even when the rate then halves (a slow hour of the host:
+ * 135 k calls a second at first, 73 k later, and 1.5 times was not
+ * enough). */
+#define RING_OVERFLOW_CALLS (2.5 * (32 << 20) / (sizeof(struct trace_call_record) + 8))
 
 /* Counts the records of a perf-script file, streaming: it is large. */
 static unsigned long long count_records(const char *path, const char *event)
