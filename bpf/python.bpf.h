@@ -430,6 +430,15 @@ out:
 	win->stage_busy = 0;
 }
 
+/* Sends what this CPU kept once the first is PY_STAGE_NS old, on a sample
+ * that keeps nothing new (a thread repeating its records would otherwise
+ * hold them until user space asks, 200 ms). */
+static __always_inline void py_stage_due(struct py_window *win, __u32 drop_counter)
+{
+	if (win->stage.bytes && bpf_ktime_get_ns() - win->stage_since >= PY_STAGE_NS)
+		py_stage_send(win, drop_counter);
+}
+
 /* Keeps the new record of nr words in st (its id and type set) to be sent
  * with others. False when it cannot be: it is to be sent alone. A
  * program that interrupts this one on its CPU (a flush from user space)
@@ -480,9 +489,12 @@ static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_cou
 		nr = SAMPLE_MAX_DEPTH;
 	w->st->nr = nr;
 	id = hash_ips(w->st);
-	for (int k = 0; k < PY_SENT; k++)
-		if (sent[k] == id)
+	for (int k = 0; k < PY_SENT; k++) {
+		if (sent[k] == id) {
+			py_stage_due(w->win, drop_counter);
 			return id;
+		}
+	}
 	w->st->type = EV_PYSTACK;
 	w->st->id = id;
 	if (!py_stage(w->win, w->st, drop_counter) &&
