@@ -140,42 +140,49 @@ static bool leafy_pred(const char *stack, const void *arg)
 	return user_stack_of(stack, "leafy") && (!arg || h_has_frame(stack, arg));
 }
 
-/* outer_a's share (percent) of leafy's samples: really 30. */
-static double outer_a_share(const char *unwind, struct h_folded *f)
+/* outer_a's share (percent) of leafy's samples: really 30. The stacks
+ * taken before the tables were loaded (the summary's early ones) into
+ * *early, when early is not NULL (not with --unwind fp). */
+static double outer_a_share(const char *unwind, struct h_folded *f, unsigned long long *early)
 {
+	unsigned long long all, none = 0;
 	struct h_result r;
-	unsigned long long all;
 	double share;
 
 	profile(unwind, "gccfp/leafy", "2", h_path("leafy.folded"), f, &r);
+	if (early)
+		*early = must_unwind_counts(&r).early;
 	h_result_free(&r);
 	all = h_sum(f, leafy_pred, NULL);
 	share = all ? 100.0 * h_sum(f, leafy_pred, "outer_a") / all : 0;
-	print_message("--unwind %s: outer_a %.1f%%, leaf %llu, outer_b %llu of %llu samples\n",
+	print_message("--unwind %s: outer_a %.1f%%, leaf %llu, outer_b %llu of %llu samples, "
+		      "%llu early\n",
 		      unwind, share, h_sum(f, leafy_pred, "leaf"), h_sum(f, leafy_pred, "outer_b"),
-		      all);
+		      all, early ? *early : none);
 	return share;
 }
 
 static void test_frameless_leaf(void **state)
 {
+	unsigned long long early;
 	struct h_folded f;
 	double share;
 
 	(void)state;
 	require_bpf();
-	share = outer_a_share("auto", &f);
+	share = outer_a_share("auto", &f, &early);
 	if (share < 22 || share > 38) {
 		h_folded_dump(&f, 20);
 		fail_msg("outer_a has %.1f%% of the samples, not about 30%%", share);
 	}
 	/* every sample in leaf is under outer_a, but for those taken before
-	 * the tables were loaded (by frame pointers) */
+	 * the tables were loaded (by frame pointers): as many as the summary
+	 * says, which a slow host makes more than 2% (CI: 9 or more of 305) */
 	assert_true(h_sum(&f, leafy_pred, "leaf") - h_sum(&f, leafy_pred, "outer_a") <=
-		    h_sum(&f, leafy_pred, "leaf") / 50 + 2);
+		    early + h_sum(&f, leafy_pred, "leaf") / 50 + 2);
 	h_folded_free(&f);
 	/* a frame-pointer walk skips outer_a: the error the tables fix */
-	share = outer_a_share("fp", &f);
+	share = outer_a_share("fp", &f, NULL);
 	assert_true(share < 10);
 	h_folded_free(&f);
 }
