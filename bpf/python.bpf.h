@@ -497,8 +497,7 @@ static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_cou
 	}
 	w->st->type = EV_PYSTACK;
 	w->st->id = id;
-	if (!py_stage(w->win, w->st, drop_counter) &&
-	    !output_stack(w->st, nr, id, EV_PYSTACK, drop_counter))
+	if (!py_stage(w->win, w->st, drop_counter) && !output_record(w->st, nr, drop_counter))
 		return STACK_ID_LOST;
 	for (int k = PY_SENT - 1; k > 0; k--)
 		sent[k] = sent[k - 1];

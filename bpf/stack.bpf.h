@@ -46,20 +46,28 @@ __noinline __u64 hash_ips(const struct sample_stack_event *st)
 	return a < STACK_ID_FIRST ? a + STACK_ID_FIRST : a;
 }
 
-/* Sends the nr frames in st, of id, to user space as a record of the given
- * type, without a wakeup: user space drains the ring buffer on its own
+/* Sends the record in st, its type and id set, of nr frames, to user
+ * space without a wakeup: user space drains the ring buffer on its own
  * clock. False when the ring buffer is full (drop_counter). */
-static __always_inline bool output_stack(struct sample_stack_event *st, __u32 nr, __u64 id,
-					 __u32 type, __u32 drop_counter)
+static __always_inline bool output_record(const struct sample_stack_event *st, __u32 nr,
+					  __u32 drop_counter)
 {
-	st->type = type;
-	st->id = id;
-	if (bpf_ringbuf_output(&events, st, offsetof(struct sample_stack_event, ip) + nr * 8,
+	if (bpf_ringbuf_output(&events, (void *)st,
+			       offsetof(struct sample_stack_event, ip) + nr * 8,
 			       BPF_RB_NO_WAKEUP)) {
 		count(drop_counter);
 		return false;
 	}
 	return true;
+}
+
+/* output_record() of the nr frames in st as a record of type and id. */
+static __always_inline bool output_stack(struct sample_stack_event *st, __u32 nr, __u64 id,
+					 __u32 type, __u32 drop_counter)
+{
+	st->type = type;
+	st->id = id;
+	return output_record(st, nr, drop_counter);
 }
 
 /* Returns the id of the nr frames in st (nr > 0), sending them to user space

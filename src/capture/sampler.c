@@ -499,10 +499,11 @@ static int add_stack(struct sampler *s, const void *data, size_t size)
 }
 
 /* Python frames: kept with the stacks, their code objects read now, while
- * the process lives. */
-static int add_py_stack(struct sampler *s, const void *data, size_t size)
+ * the process lives. arg is the sampler: py_batch__each's callback too. */
+static int add_py_stack(void *arg, const void *data, size_t size)
 {
 	const struct sample_stack_event *ev = data;
+	struct sampler *s = arg;
 	int err;
 
 	/* sent again (py_send() forgot it, or was told to): its code objects
@@ -516,11 +517,6 @@ static int add_py_stack(struct sampler *s, const void *data, size_t size)
 	if (!s->py)
 		return 0;
 	return py_procs__read_record(s->py, (const uint64_t *)ev->ip, ev->nr);
-}
-
-static int add_py_record(void *arg, const void *rec, size_t len)
-{
-	return add_py_stack(arg, rec, len);
 }
 
 /* Errors stop the ring buffer's consume loop; the first is kept to report. */
@@ -545,7 +541,7 @@ static int handle_event(void *ctx, void *data, size_t size)
 	else if (proc->type == EV_PYSTACK)
 		err = add_py_stack(s, data, size);
 	else if (proc->type == EV_PYSTACKS)
-		err = py_batch__each(data, size, add_py_record, s);
+		err = py_batch__each(data, size, add_py_stack, s);
 	else if (proc->type == EV_SAMPLE && size >= sizeof(*sample))
 		err = spill(s, sample);
 	else if (proc->type == EV_TICK && size >= sizeof(*tick))

@@ -5,8 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "util/array.h"
-#include "util/hashmap.h"
+#include "util/pid_registry.h"
 #include "beam_jit.h"
 #include "beam_procs.h"
 #include "proc_mem.h"
@@ -20,18 +19,22 @@ struct beam_node {
 };
 
 struct beam_procs {
-	struct hashmap by_pid; /* pid -> 1 + index in v */
-	struct beam_node *v;
-	size_t n, cap;
+	struct pid_registry nodes; /* of struct beam_node */
 	beam_procs_fn changed;
 	void *ctx;
 };
+
+static void init_node(void *entry, pid_t pid)
+{
+	*(struct beam_node *)entry = (struct beam_node){ .pid = pid };
+}
 
 struct beam_procs *beam_procs__new(beam_procs_fn changed, void *ctx)
 {
 	struct beam_procs *bp = calloc(1, sizeof(struct beam_procs));
 
 	if (bp) {
+		pid_registry__init(&bp->nodes, sizeof(struct beam_node), init_node, NULL);
 		bp->changed = changed;
 		bp->ctx = ctx;
 	}
@@ -92,19 +95,6 @@ static void refresh_node(const struct beam_procs *bp, struct beam_node *b, struc
 		bp->changed(bp->ctx, b->pid, &info);
 }
 
-static struct beam_node *findnew(struct beam_procs *bp, pid_t pid)
-{
-	struct beam_node zero = { .pid = pid };
-	uint64_t i;
-
-	if (hashmap__get(&bp->by_pid, (uint64_t)pid, &i))
-		return &bp->v[i - 1];
-	if (array__push((void **)&bp->v, &bp->n, &bp->cap, &zero, sizeof(zero)) ||
-	    hashmap__set(&bp->by_pid, (uint64_t)pid, bp->n))
-		return NULL;
-	return &bp->v[bp->n - 1];
-}
-
 int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
 {
 	const struct map_entry *m = beam_mapping(ps, pid);
@@ -117,7 +107,7 @@ int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
 	err = beam_jit__locate(procs__root(ps, pid), m, &descriptor);
 	if (err)
 		return err;
-	b = findnew(bp, pid);
+	b = pid_registry__findnew(&bp->nodes, pid);
 	if (!b)
 		return -ENOMEM;
 	/* the same image seen again (a new mapping): the stamp says whether
@@ -135,8 +125,8 @@ int beam_procs__detect(struct beam_procs *bp, struct procs *ps, pid_t pid)
 
 void beam_procs__refresh(struct beam_procs *bp, struct procs *ps, bool all)
 {
-	for (size_t i = 0; i < bp->n; i++) {
-		struct beam_node *b = &bp->v[i];
+	for (size_t i = 0; i < pid_registry__count(&bp->nodes); i++) {
+		struct beam_node *b = pid_registry__at(&bp->nodes, i);
 
 		b->stamp = all ? 0 : b->stamp;
 		refresh_node(bp, b, ps);
@@ -147,14 +137,13 @@ void beam_procs__refresh(struct beam_procs *bp, struct procs *ps, bool all)
 
 size_t beam_procs__count(const struct beam_procs *bp)
 {
-	return bp->n;
+	return pid_registry__count(&bp->nodes);
 }
 
 void beam_procs__free(struct beam_procs *bp)
 {
 	if (!bp)
 		return;
-	hashmap__free(&bp->by_pid);
-	free(bp->v);
+	pid_registry__free(&bp->nodes);
 	free(bp);
 }
