@@ -198,7 +198,7 @@ append_table() {
 # The opening lines of a results table: table_intro TITLE PEER_VERSION
 table_intro() {
 	printf '## %s (%s)\n\n' "$1" "$(date '+%Y-%m-%d %H:%M')"
-	printf 'Linux %s, %s CPUs; %s; %s; medians of %s run(s)' "$(uname -r)" "$(nproc)" \
+	printf 'Linux %s, %s CPUs; %s; %s; medians of %s run(s)' "$(uname -r)" "$(nproc --all)" \
 		"$("$FLAMEBPF" --version)" "$2" "$RUNS"
 	((RUNS == 1)) || printf ', (min–max) in brackets'
 	printf '.\nCPUs busy without the benchmark (other load): %s%% before, %s%% after.\n' \

@@ -31,6 +31,9 @@ else
 	RUNS=${BENCH_RUNS:-5} SECS=8
 fi
 SETTLE=0.3 # seconds py_busy runs before flamebpf is started on it
+# py_busy on a CPU of its own, the rest (flamebpf, the reads of its
+# statistics) on the other (poll_stats())
+BUSY_CPU=()
 FREQS=(99 999)
 CONDS=(none py@99 nopy@99 walk@99 py@999 nopy@999 walk@999)
 # py_busy's functions and their shares of its CPU (its SLICE split)
@@ -113,13 +116,25 @@ sample_pid() {
 	start_job env FLAMEBPF_NO_PYTHON=$off FLAMEBPF_PY_TIME=$timed "$FLAMEBPF" "${args[@]}" \
 		>/dev/null 2>"$4"
 	fpid=$!
-	while kill -0 "$fpid" 2>/dev/null; do
-		if s=$(sample_stats "$fpid"); then
+	poll_stats "$fpid"
+	wait_job "$fpid" || true
+}
+
+# Reads on_sample's statistics of process PID into RT and RC once a second
+# until it exits. Each read (a bpftool and a python3) costs py_busy, on
+# the other CPU, 12-13% of its rounds while it runs (the two CPUs share
+# caches): read every 0.2 s, that was 17-20 points of "overhead" in every
+# condition. The untraced runs read as often (nothing to find) so that
+# the cost is the same in each: poll_stats PID
+poll_stats() {
+	local s i=0
+
+	while kill -0 "$1" 2>/dev/null; do
+		if ((i++ % 5 == 4)) && s=$(sample_stats "$1"); then
 			read -r RT RC <<<"$s"
 		fi
 		pause 0.2
 	done
-	wait_job "$fpid" || true
 }
 
 # What a filtered run costs (a sleeping target: every sample is another
@@ -144,11 +159,13 @@ run_floor() {
 run_one() {
 	local out=$WORK/py.out log=$WORK/fb.log pid v pct
 
-	start_job "$PYTHON" "$PY_BUSY" "$SECS" >"$out" 2>&1
+	start_job "${BUSY_CPU[@]}" "$PYTHON" "$PY_BUSY" "$SECS" >"$out" 2>&1
 	pid=$!
 	if [[ $1 != none ]]; then
 		pause "$SETTLE"
 		sample_pid "$1" "${1#*@}" "$pid" "$log"
+	else
+		poll_stats "$pid"
 	fi
 	wait_job "$pid" || die_log "$out" "py_busy failed"
 	add_rates "$out" "$1" "$2"
@@ -219,9 +236,16 @@ table() {
 	done
 	for f in "${FREQS[@]}"; do
 		[[ -n ${WHY[walk@$f]:-} ]] ||
-			printf 'At %s Hz the walk itself takes %s per sample (FLAMEBPF_PY_TIME=1, median).\n' \
-				"$f" "$(ns_fmt "$(mstat median "walkns:walk@$f")")"
+			printf 'At %s Hz the walk itself takes %s per sample (FLAMEBPF_PY_TIME=1, median): %s points of a CPU sampled %s times a second.\n' \
+				"$f" "$(ns_fmt "$(mstat median "walkns:walk@$f")")" \
+				"$(awk -v v="$(calc 'n * f / 1e7' n="$(mstat median "walkns:walk@$f")" f="$f")" \
+					'BEGIN { printf "%.3f", v }')" "$f"
 	done
+	if ((${#BUSY_CPU[@]})); then
+		printf 'py_busy ran on CPU 0, flamebpf and the reads of its statistics on CPU 1.\n'
+	else
+		printf 'py_busy was not pinned to a CPU of its own (one CPU, or no taskset).\n'
+	fi
 }
 
 main() {
@@ -230,6 +254,10 @@ main() {
 	mkdir -p "$OUT"
 	: >"$RAW"
 	check_env
+	if (($(nproc) >= 2)) && command -v taskset >/dev/null; then
+		BUSY_CPU=(taskset -c 0)
+		taskset -cp 1 $$ >/dev/null
+	fi
 	WORK=$(mktemp -d)
 	set_traps
 	freeze_flamebpf
