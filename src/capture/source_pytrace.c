@@ -272,7 +272,7 @@ static int code_names(struct py_source *s, const struct py_code_event *ev, struc
 		c->firstlineno = ev->firstlineno;
 		return c->name && c->file ? 0 : -ENOMEM;
 	}
-	err = py_code__read(&m, s->layout, ev->code, c);
+	err = py_code__read(&m, s->layout, NULL, ev->code, c);
 	return err == -ENOMEM ? err : err ? -EFAULT : 0;
 }
 

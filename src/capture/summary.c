@@ -116,11 +116,33 @@ static void report_classic(void)
 					    : "this kernel has no uprobe_multi links (Linux 6.6+)");
 }
 
-/* Python processes: how many of their samples carry Python frames; a
- * version whose layout is unknown is named rather than misread. */
-static void report_python(const struct sampler_stats *st)
+/* The weight of p's stacks with a Python frame whose code object could
+ * not be read (py_procs: "[python code 0x...]", module "[python]"). */
+static uint64_t py_unnamed_weight(const struct profile *p)
+{
+	uint64_t w = 0;
+
+	for (size_t i = 0; i < profile__nr_stacks(p); i++) {
+		const struct profile_stack *s = profile__stack(p, i);
+
+		for (uint32_t k = 0; k < s->nframes; k++) {
+			if (!strcmp(profile__frame(p, s->frames[k])->module, "[python]")) {
+				w += s->weight;
+				break;
+			}
+		}
+	}
+	return w;
+}
+
+/* Python processes: how many of their samples carry Python frames, and
+ * how many of those a frame that could not be named; a version whose
+ * layout is unknown is named rather than misread. */
+static void report_python(const struct profile *p, const struct sampler_stats *st)
 {
 	uint64_t all = st->counter[CNT_PY_SAMPLES], named = st->counter[CNT_PY_STACKS];
+	uint64_t unnamed = st->python_procs && !st->python_off ? py_unnamed_weight(p) : 0;
+	uint64_t total = profile__total_weight(p);
 
 	if (st->python_procs && st->python_off)
 		p_err("python: %zu process%s (%s), frames not walked: FLAMEBPF_NO_PYTHON=1",
@@ -129,6 +151,11 @@ static void report_python(const struct sampler_stats *st)
 		p_err("python: %zu process%s (%s), %.0f%% of %s samples with Python frames",
 		      st->python_procs, st->python_procs == 1 ? "" : "es", st->python_name,
 		      all ? 100.0 * named / all : 0.0, st->python_procs == 1 ? "its" : "their");
+	if (unnamed && total)
+		p_err("python: %.1f%% of the samples have a frame whose code object was freed or "
+		      "taken before it was read, as [python code 0x...] (short-lived code: an "
+		      "import's module code, code made at run time, a process's last ~20 ms)",
+		      100.0 * unnamed / total);
 	if (st->python_procs && st->python_timed && all)
 		p_err("python: the walk took %.0f ns a sample on average (FLAMEBPF_PY_TIME=1)",
 		      (double)st->counter[CNT_PY_WALK_NS] / all);
@@ -183,7 +210,7 @@ void summary__sample(const struct profile *p, const struct sampler_stats *st, do
 		summary__runtimes(st->runtimes,
 				  profile__unit(p) == UNIT_SAMPLES ? "samples" : "time");
 	report_losses(st);
-	report_python(st);
+	report_python(p, st);
 	/* spans alone take no stacks */
 	if (!st->spans || profile__unit(p) == UNIT_SAMPLES)
 		report_unwinding(st->unwind, &st->counter[CNT_USTACK], &st->tables, verbose);

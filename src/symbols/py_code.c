@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +16,21 @@
 #define STATE_COMPACT(s) (((s) >> 5) & 1)
 #define STATE_ASCII(s)	 (((s) >> 6) & 1)
 
+/* PyObject.ob_type: after ob_refcnt in every version read (3.10-3.13,
+ * builds without Py_TRACE_REFS) */
+#define PY_OB_TYPE 8
+
 static int read_u64(const struct proc_mem *m, uint64_t addr, uint64_t *v)
 {
 	return m->read(m->arg, addr, v, sizeof(*v));
+}
+
+/* Whether the object at addr is of type (0: any). */
+static bool of_type(const struct proc_mem *m, uint64_t addr, uint64_t type)
+{
+	uint64_t t;
+
+	return !type || (!read_u64(m, addr + PY_OB_TYPE, &t) && t == type);
 }
 
 /* Latin-1 to UTF-8, in place: buf holds n bytes and has room for 2n + 1. */
@@ -66,14 +79,17 @@ static int str_bytes(const struct proc_mem *m, const struct py_layout *l, uint64
 	return read_u64(m, s + l->str_length, n) ? -EFAULT : 0;
 }
 
-/* The string object at s, allocated; "?" when it cannot be read. */
-static char *read_str(const struct proc_mem *m, const struct py_layout *l, uint64_t s)
+/* The string object at s (of type str_type: see of_type), allocated; "?"
+ * when it cannot be read. */
+static char *read_str(const struct proc_mem *m, const struct py_layout *l, uint64_t str_type,
+		      uint64_t s)
 {
 	uint64_t data, n;
 	int latin1;
 	char *buf;
 
-	if (!s || str_bytes(m, l, s, &data, &n, &latin1) || n > PY_STR_MAX)
+	if (!s || !of_type(m, s, str_type) || str_bytes(m, l, s, &data, &n, &latin1) ||
+	    n > PY_STR_MAX)
 		return strdup("?");
 	buf = malloc(2 * n + 1);
 	if (!buf)
@@ -110,9 +126,18 @@ static int read_table(const struct proc_mem *m, const struct py_layout *l, uint6
 
 /* The fields that name a code object, and their identity: a hash of
  * them, which another object at the same address shares by chance only. */
-static int read_fields(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
-		       uint64_t f[4], int32_t *first, uint64_t *ident)
+static int read_fields(const struct proc_mem *m, const struct py_layout *l,
+		       const struct py_types *t, uint64_t addr, uint64_t f[4], int32_t *first,
+		       uint64_t *ident)
 {
+	uint64_t type;
+
+	if (t && t->code) {
+		if (read_u64(m, addr + PY_OB_TYPE, &type))
+			return -EFAULT;
+		if (type != t->code)
+			return -ESTALE;
+	}
 	if (read_u64(m, addr + l->co_filename, &f[0]) || read_u64(m, addr + l->co_name, &f[1]) ||
 	    (l->co_qualname && read_u64(m, addr + l->co_qualname, &f[2])) ||
 	    read_u64(m, addr + l->co_linetable, &f[3]) ||
@@ -124,33 +149,35 @@ static int read_fields(const struct proc_mem *m, const struct py_layout *l, uint
 	return 0;
 }
 
-int py_code__ident(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
-		   uint64_t *ident)
+int py_code__ident(const struct proc_mem *m, const struct py_layout *l, const struct py_types *t,
+		   uint64_t addr, uint64_t *ident)
 {
 	uint64_t f[4] = { 0 };
 	int32_t first;
 
-	return read_fields(m, l, addr, f, &first, ident);
+	return read_fields(m, l, t, addr, f, &first, ident);
 }
 
-int py_code__read(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
-		  struct py_code *out)
+int py_code__read(const struct proc_mem *m, const struct py_layout *l, const struct py_types *t,
+		  uint64_t addr, struct py_code *out)
 {
-	uint64_t f[4] = { 0 }, ident, file, name, qualname, table;
+	uint64_t f[4] = { 0 }, ident, file, name, qualname, table, str_type = t ? t->str : 0;
 	int32_t first;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	out->pair_lines = l->pair_lines;
-	if (read_fields(m, l, addr, f, &first, &ident))
-		return -EFAULT;
+	err = read_fields(m, l, t, addr, f, &first, &ident);
+	if (err)
+		return err;
 	file = f[0];
 	name = f[1];
 	qualname = f[2];
 	table = f[3];
 	out->ident = ident;
 	out->firstlineno = first;
-	out->name = read_str(m, l, qualname ? qualname : name);
-	out->file = read_str(m, l, file);
+	out->name = read_str(m, l, str_type, qualname ? qualname : name);
+	out->file = read_str(m, l, str_type, file);
 	if (!out->name || !out->file || read_table(m, l, table, out)) {
 		py_code__free(out);
 		return -ENOMEM;

@@ -22,17 +22,28 @@ struct py_code {
 	uint64_t ident;
 };
 
-/* Reads the code object at addr as layout l says. A string that is not
- * compact (or not UTF-8 nor Latin-1) reads as "?". Returns 0, -EFAULT when
- * the object itself cannot be read, or -ENOMEM. */
-int py_code__read(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
-		  struct py_code *out);
+/* The addresses of PyCode_Type and PyUnicode_Type in the process read: an
+ * object of another type at a code object's or a string's address is
+ * memory freed and taken by something else since (a code object freed
+ * once its module was imported, before its record was read). 0: not
+ * checked. */
+struct py_types {
+	uint64_t code, str;
+};
 
-/* The identity (py_code.ident) of the code object at addr now: 0 or
- * -EFAULT. Cheaper than py_code__read, to check that an address still
- * holds the code object read from it. */
-int py_code__ident(const struct proc_mem *m, const struct py_layout *l, uint64_t addr,
-		   uint64_t *ident);
+/* Reads the code object at addr as layout l says, its type and its
+ * strings' checked against t (NULL: not checked). A string that is not
+ * compact (or not UTF-8 nor Latin-1), or not a string, reads as "?".
+ * Returns 0, -EFAULT when the object itself cannot be read, -ESTALE when
+ * it is no code object, or -ENOMEM. */
+int py_code__read(const struct proc_mem *m, const struct py_layout *l, const struct py_types *t,
+		  uint64_t addr, struct py_code *out);
+
+/* The identity (py_code.ident) of the code object at addr now: 0, -EFAULT
+ * or -ESTALE as py_code__read. Cheaper than py_code__read, to check that
+ * an address still holds the code object read from it. */
+int py_code__ident(const struct proc_mem *m, const struct py_layout *l, const struct py_types *t,
+		   uint64_t addr, uint64_t *ident);
 
 /* "NAME (FILE:LINE)" of a frame at code unit lasti, into buf. */
 void py_code__frame_name(const struct py_code *c, int lasti, char *buf, size_t len);

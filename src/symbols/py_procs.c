@@ -19,6 +19,7 @@
 struct py_proc_entry {
 	pid_t pid;
 	uint64_t runtime; /* _PyRuntime in the process; 0: not Python */
+	struct py_types types;
 	struct py_layout layout;
 	bool known;	    /* layout is its version's */
 	struct hashmap idx; /* code object address -> 1 + its index in codes */
@@ -76,14 +77,16 @@ static const struct map_entry *python_mapping(struct procs *ps, pid_t pid, size_
 	return NULL;
 }
 
-/* _PyRuntime's address in pid, and its version from Py_Version (3.11+;
- * else the file name's). The file is opened as pid sees it (root: its
- * own in a container, procs__root). */
+/* _PyRuntime's address in pid, its version from Py_Version (3.11+; else
+ * the file name's) and its types (0 where the file does not name them).
+ * The file is opened as pid sees it (root: its own in a container,
+ * procs__root). */
 static int locate_runtime(const struct map_entry *m, pid_t pid, int root, uint64_t *runtime,
-			  unsigned int *major, unsigned int *minor)
+			  struct py_types *types, unsigned int *major, unsigned int *minor)
 {
-	static const char *const names[] = { "_PyRuntime", "Py_Version" };
-	uint64_t at[2], start;
+	static const char *const names[] = { "_PyRuntime", "Py_Version", "PyCode_Type",
+					     "PyUnicode_Type" };
+	uint64_t at[4], start;
 	uint32_t version;
 	char *path = mapped_file__path(m);
 	int fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM, err;
@@ -91,13 +94,15 @@ static int locate_runtime(const struct map_entry *m, pid_t pid, int root, uint64
 	free(path);
 	if (fd < 0)
 		return fd;
-	err = elf_object__find(fd, names, 2, at);
+	err = elf_object__find(fd, names, 4, at);
 	if (!err)
 		err = elf_object__vaddr(fd, m->offset, &start);
 	close(fd);
 	if (err || !at[0])
 		return err ? err : -ENOENT;
 	*runtime = m->start - start + at[0];
+	types->code = at[2] ? m->start - start + at[2] : 0;
+	types->str = at[3] ? m->start - start + at[3] : 0;
 	if (at[1] && !proc_mem__read((void *)(intptr_t)pid, m->start - start + at[1], &version,
 				     sizeof(version))) {
 		*major = version >> 24;
@@ -107,14 +112,14 @@ static int locate_runtime(const struct map_entry *m, pid_t pid, int root, uint64
 }
 
 /* The runtime of the first mapping that has one. */
-static int find_runtime(struct procs *ps, pid_t pid, uint64_t *runtime, unsigned int *major,
-			unsigned int *minor)
+static int find_runtime(struct procs *ps, pid_t pid, uint64_t *runtime, struct py_types *types,
+			unsigned int *major, unsigned int *minor)
 {
 	const struct map_entry *m;
 	int err = -ENOENT;
 
 	for (size_t i = 0; err && (m = python_mapping(ps, pid, &i, major, minor)); i++)
-		err = locate_runtime(m, pid, procs__root(ps, pid), runtime, major, minor);
+		err = locate_runtime(m, pid, procs__root(ps, pid), runtime, types, major, minor);
 	return err;
 }
 
@@ -146,8 +151,9 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
 {
 	unsigned int major, minor;
 	struct py_proc_entry *e;
+	struct py_types types = { 0 };
 	uint64_t runtime = 0;
-	int err = find_runtime(ps, pid, &runtime, &major, &minor);
+	int err = find_runtime(ps, pid, &runtime, &types, &major, &minor);
 
 	if (err)
 		return err;
@@ -170,6 +176,7 @@ int py_procs__detect(struct py_procs *pp, struct procs *ps, pid_t pid, struct py
 		snprintf(pp->known, sizeof(pp->known), "python%u.%u", e->layout.major,
 			 e->layout.minor);
 	e->runtime = runtime;
+	e->types = types;
 	out->runtime = runtime;
 	out->o = e->layout.walk;
 	return 0;
@@ -185,7 +192,7 @@ static const struct py_code *code_of(struct py_proc_entry *e, uint64_t addr, boo
 
 	if (hashmap__get(&e->idx, addr, &i))
 		return &e->codes[i - 1];
-	if (!read || !e->known || py_code__read(&mem, &e->layout, addr, &c))
+	if (!read || !e->known || py_code__read(&mem, &e->layout, &e->types, addr, &c))
 		return NULL;
 	if (array__push((void **)&e->codes, &e->ncodes, &e->codes_cap, &c, sizeof(c)) ||
 	    hashmap__set(&e->idx, addr, e->ncodes)) {
@@ -210,8 +217,8 @@ static void refresh_code(struct py_proc_entry *e, uint64_t addr)
 		code_of(e, addr, true);
 		return;
 	}
-	if (!e->known || py_code__ident(&mem, &e->layout, addr, &ident) ||
-	    ident == e->codes[i - 1].ident || py_code__read(&mem, &e->layout, addr, &c))
+	if (!e->known || py_code__ident(&mem, &e->layout, &e->types, addr, &ident) ||
+	    ident == e->codes[i - 1].ident || py_code__read(&mem, &e->layout, &e->types, addr, &c))
 		return;
 	py_code__free(&e->codes[i - 1]);
 	e->codes[i - 1] = c;

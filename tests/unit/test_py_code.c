@@ -99,7 +99,7 @@ static void test_read_code(void **state)
 	put_ascii(l, qual, "Worker.compute");
 	put_ascii(l, file, "/tmp/prog.py");
 	put_code(l, code, name, qual, file, BASE + 0x1300);
-	assert_int_equal(py_code__read(&mem, l, code, &c), 0);
+	assert_int_equal(py_code__read(&mem, l, NULL, code, &c), 0);
 	assert_string_equal(c.name, "Worker.compute");
 	assert_string_equal(c.file, "/tmp/prog.py");
 	assert_int_equal(c.firstlineno, 2);
@@ -113,17 +113,17 @@ static void test_read_code(void **state)
 	/* without a qualname, the name; another object at the same address
 	 * (the first freed, its memory taken) has another identity */
 	put_u64(code + l->co_qualname, 0);
-	assert_int_equal(py_code__read(&mem, l, code, &c), 0);
+	assert_int_equal(py_code__read(&mem, l, NULL, code, &c), 0);
 	assert_string_equal(c.name, "compute");
-	assert_int_equal(py_code__ident(&mem, l, code, &ident), 0);
+	assert_int_equal(py_code__ident(&mem, l, NULL, code, &ident), 0);
 	assert_true(ident == c.ident);
 	put_u64(code + l->co_name, qual);
-	assert_int_equal(py_code__ident(&mem, l, code, &ident), 0);
+	assert_int_equal(py_code__ident(&mem, l, NULL, code, &ident), 0);
 	assert_true(ident != c.ident);
 	py_code__free(&c);
 
 	/* the code object itself unreadable */
-	assert_int_equal(py_code__read(&mem, l, BASE + SIZE, &c), -EFAULT);
+	assert_int_equal(py_code__read(&mem, l, NULL, BASE + SIZE, &c), -EFAULT);
 }
 
 /* Non-ASCII names: Latin-1 in place, another kind through its UTF-8 copy,
@@ -148,14 +148,54 @@ static void test_strings(void **state)
 	put(utf8, "\xe6\x97\xa5\xe6\x9c\xac", 7);
 	put_state(l, legacy, 1, false, false);
 	put_code(l, code, latin, 0, wide, BASE + 0x1300);
-	assert_int_equal(py_code__read(&mem, l, code, &c), 0);
+	assert_int_equal(py_code__read(&mem, l, NULL, code, &c), 0);
 	assert_string_equal(c.name, "caf\xc3\xa9");
 	assert_string_equal(c.file, "\xe6\x97\xa5\xe6\x9c\xac");
 	py_code__free(&c);
 	put_code(l, code, legacy, 0, BASE + SIZE, BASE + 0x1300);
-	assert_int_equal(py_code__read(&mem, l, code, &c), 0);
+	assert_int_equal(py_code__read(&mem, l, NULL, code, &c), 0);
 	assert_string_equal(c.name, "?");
 	assert_string_equal(c.file, "?");
+	py_code__free(&c);
+}
+
+/* With the process's types known, memory at a code object's address that
+ * is no longer one (freed, taken by other data) is not read as one, and a
+ * field that no longer points to a string names nothing. */
+static void test_types_checked(void **state)
+{
+	const struct py_layout *l = py_layout__find(3, 11);
+	uint64_t code = BASE, name = BASE + 0x1000, file = BASE + 0x1200;
+	const struct py_types t = { .code = 0x7000, .str = 0x7100 };
+	uint64_t ident;
+	struct py_code c;
+
+	(void)state;
+	memset(image, 0, sizeof(image));
+	put_ascii(l, name, "compute");
+	put_ascii(l, file, "/tmp/prog.py");
+	put_code(l, code, name, 0, file, BASE + 0x1300);
+	put_u64(code + 8, t.code);
+	put_u64(name + 8, t.str);
+	put_u64(file + 8, t.str);
+	assert_int_equal(py_code__read(&mem, l, &t, code, &c), 0);
+	assert_string_equal(c.name, "compute");
+	assert_string_equal(c.file, "/tmp/prog.py");
+	py_code__free(&c);
+
+	/* the file's string freed and its memory taken */
+	put_u64(file + 8, 0x7200);
+	assert_int_equal(py_code__read(&mem, l, &t, code, &c), 0);
+	assert_string_equal(c.name, "compute");
+	assert_string_equal(c.file, "?");
+	py_code__free(&c);
+
+	/* the code object's */
+	put_u64(code + 8, 0x7200);
+	assert_int_equal(py_code__read(&mem, l, &t, code, &c), -ESTALE);
+	assert_int_equal(py_code__ident(&mem, l, &t, code, &ident), -ESTALE);
+	/* unchecked, it reads as before */
+	assert_int_equal(py_code__read(&mem, l, NULL, code, &c), 0);
 	py_code__free(&c);
 }
 
@@ -165,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_linetable),
 		cmocka_unit_test(test_read_code),
 		cmocka_unit_test(test_strings),
+		cmocka_unit_test(test_types_checked),
 	};
 
 	return cmocka_run_group_tests_name("py_code", tests, NULL, NULL);
