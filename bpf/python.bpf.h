@@ -440,12 +440,13 @@ static __always_inline void py_stage_due(struct py_window *win, __u32 drop_count
 }
 
 /* Keeps the new record of nr words in st (its id and type set) to be sent
- * with others. False when it cannot be: it is to be sent alone. A
+ * with others. False when it cannot be, or when task's process is younger
+ * than PY_STAGE_AFTER_NS: it is to be sent alone. A
  * program that interrupts this one on its CPU (a flush from user space)
  * sends what was kept before; the record then goes out again with the
  * next ones, and user space keeps the first. */
 static __always_inline bool py_stage(struct py_window *win, struct sample_stack_event *st,
-				     __u32 drop_counter)
+				     struct task_struct *task, __u32 drop_counter)
 {
 	__u64 len = offsetof(struct sample_stack_event, ip) + (__u64)st->nr * 8;
 	__u64 at, now;
@@ -453,6 +454,8 @@ static __always_inline bool py_stage(struct py_window *win, struct sample_stack_
 	if (!py_staging || win->stage_busy || len > sizeof(*st))
 		return false;
 	now = bpf_ktime_get_ns();
+	if (now - BPF_CORE_READ(task, group_leader, start_time) < PY_STAGE_AFTER_NS)
+		return false;
 	at = win->stage.bytes;
 	if (at > PY_STAGE_BYTES - sizeof(*st)) {
 		py_stage_send(win, drop_counter);
@@ -497,7 +500,8 @@ static __always_inline __u64 py_send(struct py_walk *w, __u32 nr, __u32 drop_cou
 	}
 	w->st->type = EV_PYSTACK;
 	w->st->id = id;
-	if (!py_stage(w->win, w->st, drop_counter) && !output_record(w->st, nr, drop_counter))
+	if (!py_stage(w->win, w->st, w->task, drop_counter) &&
+	    !output_record(w->st, nr, drop_counter))
 		return STACK_ID_LOST;
 	for (int k = PY_SENT - 1; k > 0; k--)
 		sent[k] = sent[k - 1];

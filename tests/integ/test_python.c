@@ -347,26 +347,31 @@ static void test_offcpu(void **state)
 	h_result_free(&r);
 }
 
-/* A frame of the evaluation loop: what Python frames replace. */
+/* A frame of the evaluation loop and no Python frame: a sample whose
+ * Python record never came. (The start's imports leave an evaluation
+ * frame among Python ones now and then.) */
 static bool has_eval_frame(const char *stack, const void *arg)
 {
 	(void)arg;
-	return strstr(stack, ";_PyEval_EvalFrameDefault") != NULL;
+	return strstr(stack, ";_PyEval_EvalFrameDefault") && !strstr(stack, ".py:") &&
+	       !strstr(stack, "<frozen");
 }
 
-/* A frame of spurt's, with or without Python frames. */
+/* A frame of spurt's, or a sample whose Python record never came. */
 static bool in_spurt(const char *stack, const void *arg)
 {
-	(void)arg;
-	return strstr(stack, "spurt (") || strstr(stack, "_PyEval_EvalFrameDefault");
+	return strstr(stack, "spurt (") || has_eval_frame(stack, arg);
 }
 
 /* Python records are kept by the CPU that made them and sent together:
  * the last ones of a spurt of CPU, which no sample follows for a while,
  * must come all the same (user space asks each CPU for them), else the
- * samples that took them fall back to the evaluation loop's frames. With
- * none asked for, a spurt's came only with the next spurt, and the last
- * spurt's never: an eighth of the samples. */
+ * samples that took them fall back to the evaluation loop's frames. A
+ * spurt shorter than the 20 ms a record may be kept sends none of its
+ * own; with none asked for, a spurt's came with the next spurt, and the
+ * last spurt's never: 4-6 samples of 93-101 in three runs of a build that
+ * never asked, none in three of this one. The spurts begin after the
+ * process's first second, in which records are sent at once. */
 static void test_kept_records_come(void **state)
 {
 	const char *out = h_path("py_spurts.folded");
@@ -376,14 +381,14 @@ static void test_kept_records_come(void **state)
 
 	(void)state;
 	run_command(&r, &f, out, H_ARGV("-F", "999"),
-		    H_ARGV("tests/workloads/py_spurts.py", "8", "0.03", "0.3"));
+		    H_ARGV("tests/workloads/py_spurts.py", "6", "0.015", "0.3", "1.2"));
 	all = h_sum(&f, in_spurt, NULL);
 	eval = h_sum(&f, has_eval_frame, NULL);
 	print_message("%llu samples in spurt, %llu of them (%.1f%%) without Python frames\n", all,
 		      eval, pw_pct(eval, all));
-	/* 8 spurts of 30 ms at 999 Hz; a few samples taken as a frame is
-	 * made show the evaluation loop */
-	if (all < 150 || eval * 100 > all * 2) {
+	/* 6 spurts of 15 ms at 999 Hz; a sample taken as a frame is made may
+	 * show the evaluation loop */
+	if (all < 50 || eval > 1 + all / 100) {
 		h_dump(&r, "flamebpf");
 		h_folded_dump(&f, 20);
 		fail_msg("Python records kept by the kernel side did not come");
