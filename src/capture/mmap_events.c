@@ -127,6 +127,15 @@ int mmap_events__open(struct mmap_events **out, struct procs *ps, mmap_events_ke
 	return 0;
 }
 
+/* The kernel's name for a mapping of no file: "//anon" (a JIT's code), or
+ * "//toolong" for a path too long to write. Kept as a binary's path, it
+ * named JIT code "anon+0x..." wherever no snapshot held the mapping
+ * (--unwind fp takes one at the start), and the perf map went unread. */
+static bool no_file(const char *name)
+{
+	return !strncmp(name, "//", 2);
+}
+
 static void take_mmap2(struct mmap_events *m, const unsigned char *rec, size_t size)
 {
 	const struct mmap2_record *r = (const void *)rec;
@@ -138,7 +147,12 @@ static void take_mmap2(struct mmap_events *m, const unsigned char *rec, size_t s
 	if (m->keep && !m->keep((pid_t)r->pid, m->arg))
 		return;
 	if (!memchr(r->filename, '\0', name_max) || r->filename[0] != '/')
-		return; /* anonymous or special ([vdso]): nothing to name it by */
+		return; /* special ([vdso]): nothing to name it by */
+	if (no_file(r->filename)) {
+		if (m->mapped) /* new JIT code all the same: the unwinder's tables */
+			m->mapped((pid_t)r->pid, m->mapped_arg);
+		return;
+	}
 	e = (struct map_entry){
 		.start = r->addr,
 		.end = r->addr + r->len,

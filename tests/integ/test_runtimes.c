@@ -12,8 +12,10 @@
  * methods they run (read from the JVM's memory), attached and as COMMAND; and
  * node (tests/workloads/hot.js) with a function left interpreted, named
  * only with --interpreted-frames-native-stack, which the summary says to
- * add when it is missing. Each skips, saying so, where its runtime is not
- * installed (tools/deps.sh --test installs them).
+ * add when it is missing, and named from its perf map under --unwind fp
+ * too, where the summary's named share is the output's. Each skips,
+ * saying so, where its runtime is not installed (tools/deps.sh --test
+ * installs them).
  */
 #include "beam_workloads.h"
 
@@ -301,16 +303,18 @@ static void test_java_jcmd_refused(void **state)
 
 /* Runs tests/workloads/hot.js for 3 s under -F 499 with --perf-basic-prof,
  * its hotLoop() compiled and its warmLoop() left to V8's interpreter, and
- * with --interpreted-frames-native-stack too when native_stack. */
-static void run_hot_js(bool native_stack, const char *out, struct h_result *r, struct h_folded *f)
+ * with --interpreted-frames-native-stack too when native_stack; user
+ * stacks taken as --unwind unwind says. */
+static void run_hot_js(bool native_stack, const char *unwind, const char *out, struct h_result *r,
+		       struct h_folded *f)
 {
 	char v8log[256];
 
 	/* node writes its log (isolate-*.log) in the working directory */
 	snprintf(v8log, sizeof(v8log), "--logfile=%s", h_path("v8.log"));
 	h_run_folded(r, 90, out, f,
-		     H_ARGV(h_flamebpf(), "-F", "499", "--pids", "-o", out, "--", "node",
-			    "--no-logfile-per-isolate", v8log, "--perf-basic-prof",
+		     H_ARGV(h_flamebpf(), "-F", "499", "--pids", "--unwind", unwind, "-o", out,
+			    "--", "node", "--no-logfile-per-isolate", v8log, "--perf-basic-prof",
 			    "--turbo-filter=hotLoop", "--sparkplug-filter=hotLoop",
 			    native_stack ? "--interpreted-frames-native-stack"
 					 : "--no-interpreted-frames-native-stack",
@@ -344,7 +348,7 @@ static void test_node_interpreted(void **state)
 	require_bpf();
 	bw_require_program("/usr/bin/node", "nodejs");
 	for (int native_stack = 0; native_stack < 2; native_stack++) {
-		run_hot_js(native_stack, out, &r, &f);
+		run_hot_js(native_stack, "auto", out, &r, &f);
 		advised = node_advice(&r, advice, sizeof(advice)) != NULL;
 		node = h_sum(&f, bw_of_comm, "node");
 		warm = h_sum(&f, bw_has_text, "JS:~warmLoop ");
@@ -367,6 +371,51 @@ static void test_node_interpreted(void **state)
 	}
 }
 
+/* A node stack with a frame of JIT code left unnamed: [unknown], or named
+ * after the kernel's record of its anonymous mapping ("//anon"). */
+static bool unnamed_node(const char *stack, const void *arg)
+{
+	(void)arg;
+	return bw_of_comm(stack, "node") &&
+	       (strstr(stack, ";[unknown]") || strstr(stack, ";anon+0x"));
+}
+
+/* Frame pointers alone (--unwind fp) name JIT code from the perf map too,
+ * and the summary's named share is the output's: JIT code mapped after
+ * the process's maps were read was named "anon+0x..." from the kernel's
+ * record of the mapping, where the summary said 96% named. */
+static void test_node_unwind_fp(void **state)
+{
+	const char *out = h_path("node_fp.folded");
+	unsigned long long node, hot, unnamed;
+	int said, shown;
+	struct h_result r;
+	struct h_folded f;
+	char line[1024];
+
+	(void)state;
+	require_bpf();
+	bw_require_program("/usr/bin/node", "nodejs");
+	run_hot_js(true, "fp", out, &r, &f);
+	bw_runtimes_line(&r, line, sizeof(line));
+	node = h_sum(&f, bw_of_comm, "node");
+	hot = h_sum(&f, bw_has_text, "JS:*hotLoop ");
+	unnamed = h_sum(&f, unnamed_node, NULL);
+	said = bw_named_share(line);
+	shown = node ? (int)((node - unnamed) * 100 / node) : -1;
+	print_message("%s\n%llu samples of node, %llu in hotLoop, %d%% named in the output\n", line,
+		      node, hot, shown);
+	if (node < 300 || hot * 10 < node || said < shown - 3 || said > shown + 3) {
+		h_dump(&r, "flamebpf");
+		h_folded_dump(&f, 10);
+		fail_msg("hotLoop not named with --unwind fp, or the summary's share (%d%%) is "
+			 "not the output's (%d%%)",
+			 said, shown);
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -378,6 +427,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_java_interpreted, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_interpreted_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_node_interpreted, h_test_teardown),
+		cmocka_unit_test_teardown(test_node_unwind_fp, h_test_teardown),
 	};
 
 	h_init(argc, argv);
