@@ -286,7 +286,6 @@ void summary__trace_losses(const struct tracer_stats *st, struct strbuf *b)
 	add_loss(b, c[TCNT_DROPPED], "calls (ring buffer full)");
 	add_loss(b, c[TCNT_PATHS_DROPPED], "call paths (ring buffer full)");
 	add_loss(b, st->collisions, "call paths (hash collision)");
-	add_loss(b, c[TCNT_UNFINISHED], "calls without a return (longjmp, exception, exit)");
 	add_loss(b, c[TCNT_TOO_DEEP], "calls nested too deep");
 	add_loss(b, c[TCNT_NO_STORAGE], "calls of threads without a shadow stack");
 	add_loss(b, c[TCNT_RECORDS_DROPPED], "timeline records (ring buffer full)");
@@ -524,6 +523,11 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		p_err("%" PRIu64 " returns of calls that began before the probes were in place "
 		      "(ignored)",
 		      st->counter[TCNT_UNMATCHED]);
+	/* in the output, marked so: not lost */
+	if (st->counter[TCNT_UNFINISHED])
+		p_err("unfinished: %" PRIu64 " calls without a return (longjmp, exception, exit), "
+		      "each ended where that was seen",
+		      st->counter[TCNT_UNFINISHED]);
 	report_trace_losses(st);
 	if (st->counter[TCNT_USTACK + USTACK_FP] || st->counter[TCNT_USTACK + USTACK_TABLES] ||
 	    st->counter[TCNT_USTACK + USTACK_TRUNCATED])

@@ -964,6 +964,18 @@ long long h_lost(const char *err, const char *what)
 	return 0;
 }
 
+long long h_unfinished(const char *err)
+{
+	char line[4096];
+	unsigned long long n;
+
+	if (!h_find_line(err, "flamebpf: unfinished: ", line, sizeof(line)))
+		return 0;
+	return sscanf(line + strlen("flamebpf: unfinished: "), "%llu calls", &n) == 1
+		       ? (long long)n
+		       : -1;
+}
+
 long long h_offcpu_lost(const char *err)
 {
 	static const char *const why[] = {

@@ -194,6 +194,9 @@ void h_nest_times(const char *out, long long *outer, long long *inner);
  * "lost:" line at all.
  */
 long long h_lost(const char *err, const char *what);
+/* N of the summary's "unfinished: N calls without a return" line, 0 without
+ * one, -1 when it does not parse. */
+long long h_unfinished(const char *err);
 /*
  * The blocks off the CPU the "lost:" line of ERR counts, whatever the
  * reason (--off-cpu's and --cpu-split's): a check of waits may find them

@@ -58,7 +58,7 @@ static void expect_busy(const char *what, double got, double want, double elapse
 static void expect_unfinished(const struct h_result *r, long long min, long long max,
 			      const char *why)
 {
-	long long n = h_lost(r->err, "calls without a return");
+	long long n = h_unfinished(r->err);
 
 	print_message("calls without a return: %lld, expected %lld to %lld\n", n, min, max);
 	if (n < min || n > max) {
