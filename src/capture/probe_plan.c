@@ -5,6 +5,7 @@
 
 #include "symbols/elf_symtab.h"
 #include "fragments.h"
+#include "go_prologue.h"
 #include "probe_plan.h"
 #include "ret_sites.h"
 #include "stack_walkers.h"
@@ -59,6 +60,7 @@ struct plan_ctx {
 	const struct func *f; /* the function being planned */
 	struct ret_sites rs;  /* ... its return sites */
 	uint64_t entry;	      /* ... where its entry probe goes */
+	bool past_check;      /* ... past Go's stack check */
 };
 
 /* Finds f's split-off parts (fragment_fn) by their names. */
@@ -162,9 +164,11 @@ static void count_return(struct trace_attach_stats *at, enum ret_how how)
 
 /* Whether function f is probed at all: not an IFUNC resolver (it runs
  * once, at load: nothing to time), not a .cold part (timed as part of its
- * function), not an entry the kernel refuses. Sets c->entry. */
+ * function), not an entry the kernel refuses. Sets c->entry: in Go code,
+ * past the stack check, which runs again after the stack grew. */
 static bool probed(struct plan_ctx *c, const struct func *f, bool *stepped)
 {
+	uint64_t start = f->offset;
 	enum entry_kind kind;
 
 	if (f->ifunc) {
@@ -175,7 +179,10 @@ static bool probed(struct plan_ctx *c, const struct func *f, bool *stepped)
 		c->at->fragments++;
 		return false;
 	}
-	kind = disasm__entry(c->d, c->fd, f->offset, &c->entry);
+	if (c->walkers & WALKER_GO)
+		start = go_prologue__end(c->d, c->fd, f->offset, f->size);
+	c->past_check = start != f->offset;
+	kind = disasm__entry(c->d, c->fd, start, &c->entry);
 	if (kind == ENTRY_REFUSED)
 		probe_plan__note_refused(c->at, f->name);
 	*stepped = kind == ENTRY_STEPPED;
@@ -201,6 +208,8 @@ static int plan_func(struct plan_ctx *c, size_t i, struct probe_plan *pl, struct
 	how = ret_how(c, err);
 	count_return(c->at, how);
 	c->at->entries_stepped += how != RET_NONE && stepped;
+	c->at->go_funcs += how != RET_NONE && (c->walkers & WALKER_GO);
+	c->at->go_past_check += how != RET_NONE && c->past_check;
 	err = how == RET_NONE ? 0 : plan_add(pl, c, i, how);
 	if (!err && how == RET_PLAIN && safe)
 		err = plan_add(safe, c, i, RET_SITES);

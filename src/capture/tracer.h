@@ -83,6 +83,8 @@ struct trace_attach_stats {
 	size_t by_ret_sites;	/* ... by probes on their ret instructions */
 	size_t fragments;	/* gcc's .cold parts matched, not functions */
 	size_t entries_stepped; /* ... whose entry probe is single-stepped (slow) */
+	size_t go_funcs;	/* ... in Go binaries */
+	size_t go_past_check;	/* ... whose entry probe is past Go's stack check */
 	size_t ifuncs;		/* IFUNCs left out: their implementation was not found */
 	size_t no_ret_sites;	/* left out: something may unwind through them and
 				 * their return sites could not be found */
