@@ -486,6 +486,12 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		p_err("entries: %zu of %zu single-stepped (their first instruction is not one the "
 		      "kernel emulates: a few us a call instead of under 1 us)",
 		      at->entries_stepped, at->attached);
+	if (at->go_funcs)
+		p_err("go: %zu functions in Go binaries, %zu with their entry probe past the stack "
+		      "check (calls counted once); nesting and times are not exact: goroutines "
+		      "move between threads mid-call (calls nest per thread), and stacks copied "
+		      "as they grow hide the returns of calls open then",
+		      at->go_funcs, at->go_past_check);
 	report_left_out(at);
 	report_children(at);
 	if (at->exception_binaries)
