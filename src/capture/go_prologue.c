@@ -57,7 +57,18 @@ static bool is_morestack(struct disasm *d, int fd, uint64_t file_off, uint64_t s
 	return false;
 }
 
-uint64_t go_prologue__end(struct disasm *d, int fd, uint64_t file_off, uint64_t size)
+/* cmp with 0x10(%r14) (stackguard0) or 0x18(%r14) (stackguard1) */
+static bool reads_g_r14(const cs_insn *insn)
+{
+	const cs_x86 *x = &insn->detail->x86;
+
+	for (int i = 0; insn->id == X86_INS_CMP && i < x->op_count; i++)
+		if (x->operands[i].type == X86_OP_MEM && x->operands[i].mem.base == X86_REG_R14)
+			return true;
+	return false;
+}
+
+uint64_t go_prologue__end(struct disasm *d, int fd, uint64_t file_off, uint64_t size, bool *g_r14)
 {
 	uint8_t code[CHECK_BYTES];
 	const uint8_t *p = code;
@@ -65,12 +76,16 @@ uint64_t go_prologue__end(struct disasm *d, int fd, uint64_t file_off, uint64_t 
 	size_t left = n > 0 ? n : 0;
 	uint64_t addr = 0, target, end = 0, morestack = 0;
 	cs_insn *insn = left ? disasm__insn_new(d) : NULL;
+	bool r14 = false;
 
+	if (g_r14)
+		*g_r14 = false;
 	if (!insn)
 		return file_off;
 	for (int i = 0; i < CHECK_INSNS && disasm__next(d, &p, &left, &addr, insn); i++) {
 		if (!in_check(insn))
 			break;
+		r14 |= reads_g_r14(insn);
 		if (insn->id == X86_INS_JBE && disasm__direct_branch(insn, &target) &&
 		    target > addr && target < size) {
 			end = addr;
@@ -79,6 +94,8 @@ uint64_t go_prologue__end(struct disasm *d, int fd, uint64_t file_off, uint64_t 
 	}
 	if (end && !is_morestack(d, fd, file_off, size, morestack, insn))
 		end = 0;
+	if (g_r14)
+		*g_r14 = end && r14;
 	disasm__insn_free(d, insn);
 	return file_off + end;
 }

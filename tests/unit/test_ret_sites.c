@@ -290,7 +290,7 @@ static uint64_t go_entry_of(struct fixture *f, const char *name)
 
 	assert_true(addr && m);
 	off = addr - m->start + m->offset;
-	return go_prologue__end(f->d, f->fd, off, 64) - off;
+	return go_prologue__end(f->d, f->fd, off, 64, NULL) - off;
 }
 
 static uint64_t distance(struct fixture *f, const char *from, const char *to)
@@ -308,6 +308,22 @@ static void test_go_prologue(void **state)
 	assert_int_equal(go_entry_of(f, "go_not"), 0);
 	assert_int_equal(go_entry_of(f, "go_moved"), 0);
 	assert_int_equal(go_entry_of(f, "e_mov"), 0);
+}
+
+/* Go's register ABI has the goroutine in r14, which the check reads. */
+static void test_go_prologue_g(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t addr = (uintptr_t)dlsym(f->handle, "go_big");
+	const struct map_entry *m = proc_maps__find(&f->maps, addr);
+	bool g_r14 = false;
+
+	assert_true(addr && m);
+	go_prologue__end(f->d, f->fd, addr - m->start + m->offset, 64, &g_r14);
+	assert_true(g_r14);
+	addr = (uintptr_t)dlsym(f->handle, "go_not");
+	go_prologue__end(f->d, f->fd, addr - m->start + m->offset, 64, &g_r14);
+	assert_false(g_r14);
 }
 
 static unsigned int walkers_of(const char *path)
@@ -345,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_cold_fragment),	 cmocka_unit_test(test_fragment_names),
 		cmocka_unit_test(test_bad_sizes),	 cmocka_unit_test(test_walkers),
 		cmocka_unit_test(test_entry_kinds),	 cmocka_unit_test(test_go_prologue),
+		cmocka_unit_test(test_go_prologue_g),
 	};
 
 	return cmocka_run_group_tests_name("ret_sites", tests, setup, teardown);

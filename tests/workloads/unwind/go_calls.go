@@ -5,7 +5,9 @@
 // check a function begins with, each in a new goroutine, below a recursion
 // of varied depth: the check often finds the stack short, and the runtime
 // copies the stack and runs the function's first instruction again for the
-// same call. Prints how many calls it made.
+// same call. Then overDeep, which calls a recursion deep enough for the
+// stack to be copied (to grow it) while overDeep runs. Prints how many
+// calls of the first three it made.
 package main
 
 import (
@@ -43,6 +45,19 @@ func countedHuge(i int) int {
 	return int(buf[(i*7)%len(buf)])
 }
 
+//go:noinline
+func deep(n int) int {
+	var buf [64]byte
+	buf[n%64] = byte(n)
+	if n == 0 {
+		return int(buf[0])
+	}
+	return deep(n-1) + int(buf[n%64])
+}
+
+//go:noinline
+func overDeep(i int) int { return deep(3000 + i%7) }
+
 // down recurses depth frames of about 100 bytes, then makes the calls.
 //
 //go:noinline
@@ -65,7 +80,7 @@ func main() {
 	var sum int
 	for i := 0; i < n; i++ {
 		ch := make(chan int)
-		go func(i int) { ch <- down(i%40, i) }(i)
+		go func(i int) { ch <- down(i%40, i) + overDeep(i) }(i)
 		sum += <-ch
 	}
 	fmt.Printf("sum %d calls %d\n", sum, calls)
