@@ -144,6 +144,7 @@ GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 # And stripped, as Debian ships Go programs: names only in Go's own table.
 WORKLOADS += $(UNWIND_DIR)/go_stacks $(UNWIND_DIR)/stripped/go_stacks
+WORKLOADS += $(UNWIND_DIR)/go_calls
 endif
 
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -470,7 +471,8 @@ $(UNWIND_DIR)/rust_panics: tests/workloads/unwind/rust_panics.rs
 	$(Q)MAKEFLAGS= $(RUSTC) -C opt-level=2 $< -o $@
 
 # Offline: the standard library only, its cache under build/.
-$(UNWIND_DIR)/go_stacks: tests/workloads/unwind/go_stacks.go | $(DEPS_STAMP)
+$(UNWIND_DIR)/go_stacks $(UNWIND_DIR)/go_calls: $(UNWIND_DIR)/%: tests/workloads/unwind/%.go \
+		| $(DEPS_STAMP)
 	$(call msg,GO,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)GOCACHE=$(abspath $(BUILD))/go-cache GOPATH=$(abspath $(BUILD))/go-path GOFLAGS= \

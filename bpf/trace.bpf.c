@@ -578,14 +578,36 @@ static __always_inline void push_call(struct shadow *sh, __u32 d, __u32 func, __
 	sh->depth = d + 1;
 }
 
+/* Where Go frames are placed: below the threads' own stacks, above Go's
+ * heap, where goroutine stacks are, so that a Go function called back from
+ * C nests in it, and a traced Go function's frame in a traced one's without
+ * a stack check (real stack pointers, in Go's heap). */
+#define GO_FRAMES_TOP 0x700000000000ULL
+#define GO_STACK_MAX  (1ULL << 30) /* the runtime's limit of a goroutine's stack */
+
+/* The stack pointer a frame is placed and matched by: sp, or for a Go
+ * function with its goroutine g in r14 (TRACE_GO_G), its distance from
+ * the top of g's stack (g.stack.hi, at 8(g)), which the runtime keeps
+ * when it copies the stack to grow it. */
+static __always_inline __u64 frame_sp(struct pt_regs *ctx, __u64 cookie, __u64 sp)
+{
+	__u64 hi = 0;
+
+	if (!(cookie & TRACE_GO_G) || bpf_probe_read_user(&hi, sizeof(hi), (void *)ctx->r14 + 8) ||
+	    hi < sp || hi - sp >= GO_STACK_MAX)
+		return sp;
+	return GO_FRAMES_TOP - (hi - sp);
+}
+
 /* Pushes the call; returns 1 when it is not traced (then a uprobe session
  * skips its return). */
 static __always_inline int enter(struct pt_regs *ctx)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 now = bpf_ktime_get_ns(), id = pid_tgid_of(task), sp = PT_REGS_SP(ctx);
-	struct shadow *sh = task_shadow(task, id, true);
 	__u32 d, cookie = bpf_get_attach_cookie(ctx), func = cookie & TRACE_FUNC_MASK;
+	__u64 now = bpf_ktime_get_ns(), id = pid_tgid_of(task),
+	      sp = frame_sp(ctx, cookie, PT_REGS_SP(ctx));
+	struct shadow *sh = task_shadow(task, id, true);
 	struct call_start c;
 	__u64 ret_addr = 0;
 
@@ -606,7 +628,7 @@ static __always_inline int enter(struct pt_regs *ctx)
 	 * trampoline, in an anonymous mapping); a new call after a longjmp
 	 * does not (the slot holds a return address into a file's code). */
 	if (d && d <= TRACE_MAX_DEPTH && FR(sh, d - 1).sp == sp) {
-		bpf_probe_read_user(&ret_addr, sizeof(ret_addr), (void *)sp);
+		bpf_probe_read_user(&ret_addr, sizeof(ret_addr), (void *)PT_REGS_SP(ctx));
 		if (!in_anon_code(ret_addr))
 			unwind_to(sh, sp + 1, now, id);
 	}
@@ -794,7 +816,8 @@ int on_ret_insn(struct pt_regs *ctx)
 	} else if (kind >= TRACE_SITE_JCC && !jcc_taken(kind - TRACE_SITE_JCC, ctx->flags)) {
 		return 0;
 	}
-	return leave(PT_REGS_SP(ctx), (__u32)cookie & TRACE_FUNC_MASK, PT_REGS_RC(ctx), kind != 0);
+	return leave(frame_sp(ctx, cookie, PT_REGS_SP(ctx)), (__u32)cookie & TRACE_FUNC_MASK,
+		     PT_REGS_RC(ctx), kind != 0);
 }
 
 /* Children of a traced process are traced too (COMMAND mode). */

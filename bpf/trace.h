@@ -42,7 +42,11 @@ enum trace_counter {
 /* In a probe's cookie, with the function id: its return is caught by a
  * uretprobe only because the process was judged plain (PID_PLAIN). */
 #define TRACE_PLAIN_ONLY (1U << 31)
-#define TRACE_FUNC_MASK	 (TRACE_PLAIN_ONLY - 1)
+/* Of an entry or a return site: a Go function that has its goroutine in
+ * r14 there. Its frame is placed by its distance from the top of the
+ * goroutine's stack, which stays when the runtime copies the stack. */
+#define TRACE_GO_G	(1U << 30)
+#define TRACE_FUNC_MASK (TRACE_GO_G - 1)
 /* In a return site's cookie, above the function id: how it returns (enum
  * site_kind of src/capture/ret_sites.h: 0 ret, 1 jmp, 2 + cc a jcc, 18 + reg a jmp
  * to a register) and, for the last, the function's size. */

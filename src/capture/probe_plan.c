@@ -5,6 +5,7 @@
 
 #include "symbols/elf_symtab.h"
 #include "fragments.h"
+#include "go_prologue.h"
 #include "probe_plan.h"
 #include "ret_sites.h"
 #include "stack_walkers.h"
@@ -24,7 +25,7 @@ static bool site_cookie(uint64_t id, uint8_t kind, uint64_t size, uint64_t *cook
 }
 
 static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uint64_t id,
-			  uint64_t size)
+			  uint64_t size, bool go_g)
 {
 	if (pl->nsites + rs->n > pl->sites_cap) {
 		size_t cap = (pl->nsites + rs->n) * 2;
@@ -39,7 +40,8 @@ static int plan_add_sites(struct probe_plan *pl, const struct ret_sites *rs, uin
 		pl->sites_cap = cap;
 	}
 	for (size_t k = 0; k < rs->n; k++) {
-		if (!site_cookie(id, rs->kind[k], size, &pl->site_cookies[pl->nsites]))
+		if (!site_cookie(id | (go_g ? TRACE_GO_G : 0), rs->kind[k], size,
+				 &pl->site_cookies[pl->nsites]))
 			continue;
 		pl->site_offsets[pl->nsites++] = rs->off[k];
 	}
@@ -59,6 +61,8 @@ struct plan_ctx {
 	const struct func *f; /* the function being planned */
 	struct ret_sites rs;  /* ... its return sites */
 	uint64_t entry;	      /* ... where its entry probe goes */
+	bool past_check;      /* ... past Go's stack check */
+	bool go_g;	      /* ... and its goroutine in r14 (TRACE_GO_G) */
 };
 
 /* Finds f's split-off parts (fragment_fn) by their names. */
@@ -116,6 +120,7 @@ void probe_plan__free(struct probe_plan *pl)
 	free(pl->site_cookies);
 	free(pl->uret);
 	free(pl->plain_only);
+	free(pl->go_g);
 	free(pl->bad);
 	memset(pl, 0, sizeof(*pl));
 }
@@ -126,8 +131,11 @@ static int plan_alloc(struct probe_plan *pl, size_t n)
 	pl->ids = malloc((n + 1) * sizeof(*pl->ids));
 	pl->uret = calloc(n + 1, sizeof(*pl->uret));
 	pl->plain_only = calloc(n + 1, sizeof(*pl->plain_only));
+	pl->go_g = calloc(n + 1, sizeof(*pl->go_g));
 	pl->bad = calloc(n + 1, sizeof(*pl->bad));
-	return pl->offsets && pl->ids && pl->uret && pl->plain_only && pl->bad ? 0 : -ENOMEM;
+	return pl->offsets && pl->ids && pl->uret && pl->plain_only && pl->go_g && pl->bad
+		       ? 0
+		       : -ENOMEM;
 }
 
 void probe_plan__note_refused(struct trace_attach_stats *at, const char *name)
@@ -141,13 +149,14 @@ void probe_plan__note_refused(struct trace_attach_stats *at, const char *name)
  * c->rs). */
 static int plan_add(struct probe_plan *pl, const struct plan_ctx *c, uint64_t id, enum ret_how how)
 {
-	int err = how == RET_SITES ? plan_add_sites(pl, &c->rs, id, c->f->size) : 0;
+	int err = how == RET_SITES ? plan_add_sites(pl, &c->rs, id, c->f->size, c->go_g) : 0;
 
 	if (err)
 		return err;
 	pl->offsets[pl->n] = c->entry;
 	pl->ids[pl->n] = id;
 	pl->uret[pl->n] = how == RET_LEAF || how == RET_PLAIN;
+	pl->go_g[pl->n] = c->go_g;
 	pl->plain_only[pl->n++] = how == RET_PLAIN;
 	return 0;
 }
@@ -162,11 +171,14 @@ static void count_return(struct trace_attach_stats *at, enum ret_how how)
 
 /* Whether function f is probed at all: not an IFUNC resolver (it runs
  * once, at load: nothing to time), not a .cold part (timed as part of its
- * function), not an entry the kernel refuses. Sets c->entry. */
+ * function), not an entry the kernel refuses. Sets c->entry: in Go code,
+ * past the stack check, which runs again after the stack grew. */
 static bool probed(struct plan_ctx *c, const struct func *f, bool *stepped)
 {
+	uint64_t start = f->offset;
 	enum entry_kind kind;
 
+	c->go_g = false;
 	if (f->ifunc) {
 		c->at->ifuncs++;
 		return false;
@@ -175,7 +187,10 @@ static bool probed(struct plan_ctx *c, const struct func *f, bool *stepped)
 		c->at->fragments++;
 		return false;
 	}
-	kind = disasm__entry(c->d, c->fd, f->offset, &c->entry);
+	if (c->walkers & WALKER_GO)
+		start = go_prologue__end(c->d, c->fd, f->offset, f->size, &c->go_g);
+	c->past_check = start != f->offset;
+	kind = disasm__entry(c->d, c->fd, start, &c->entry);
 	if (kind == ENTRY_REFUSED)
 		probe_plan__note_refused(c->at, f->name);
 	*stepped = kind == ENTRY_STEPPED;
@@ -201,6 +216,9 @@ static int plan_func(struct plan_ctx *c, size_t i, struct probe_plan *pl, struct
 	how = ret_how(c, err);
 	count_return(c->at, how);
 	c->at->entries_stepped += how != RET_NONE && stepped;
+	c->at->go_funcs += how != RET_NONE && (c->walkers & WALKER_GO);
+	c->at->go_past_check += how != RET_NONE && c->past_check;
+	c->at->go_g += how != RET_NONE && c->go_g;
 	err = how == RET_NONE ? 0 : plan_add(pl, c, i, how);
 	if (!err && how == RET_PLAIN && safe)
 		err = plan_add(safe, c, i, RET_SITES);

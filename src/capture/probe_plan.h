@@ -22,6 +22,7 @@ struct probe_plan {
 	uint64_t *ids;	   /* their functions' ids (indexes in the funcs) */
 	bool *uret;	   /* per function: its returns caught by a uretprobe */
 	bool *plain_only;  /* ... because no process that runs it walks stacks */
+	bool *go_g;	   /* ... Go, with its goroutine in r14 (TRACE_GO_G) */
 	bool *bad;	   /* per function: the kernel refused its entry (attach) */
 	size_t nsites, sites_cap;
 	uint64_t *site_offsets; /* return sites of the other functions */

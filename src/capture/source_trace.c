@@ -286,6 +286,7 @@ static int attach_plan(struct trace_source *ts, const char *path, struct probe_p
 		.ids = pl->ids,
 		.uret = pl->uret,
 		.plain_only = pl->plain_only,
+		.go_g = pl->go_g,
 		.nsites = pl->nsites,
 		.site_offsets = pl->site_offsets,
 		.site_ids = pl->site_cookies,

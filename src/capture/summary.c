@@ -490,6 +490,21 @@ static void report_split(const struct profile *p)
 	strbuf__free(&b);
 }
 
+/* What is exact of Go functions' calls, and what is not. */
+static void report_go(const struct trace_attach_stats *at)
+{
+	size_t other = at->go_funcs - at->go_g;
+
+	p_err("go: %zu functions in Go binaries, %zu with their entry probe past the stack "
+	      "check (calls counted once), %zu matched to their returns across stack copies; "
+	      "nesting and times are not exact: goroutines move between threads mid-call "
+	      "(calls nest per thread)%s",
+	      at->go_funcs, at->go_past_check, at->go_g,
+	      other ? ", and a stack copied as it grows hides the returns of the others' calls "
+		      "open then"
+		    : "");
+}
+
 void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		    const struct trace_attach_stats *at, double secs, bool verbose)
 {
@@ -512,6 +527,8 @@ void summary__trace(const struct profile *p, const struct tracer_stats *st,
 		p_err("entries: %zu of %zu single-stepped (their first instruction is not one the "
 		      "kernel emulates: a few us a call instead of under 1 us)",
 		      at->entries_stepped, at->attached);
+	if (at->go_funcs)
+		report_go(at);
 	report_left_out(at);
 	report_children(at);
 	if (at->exception_binaries)

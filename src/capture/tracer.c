@@ -399,8 +399,9 @@ static int attach_subset(struct tracer *t, struct bpf_program *prog, enum uprobe
 		if (bad[i] || !in_subset(tg, i, which))
 			continue;
 		off[n] = tg->offsets[i];
-		ids[n++] =
-			tg->ids[i] | (which == BY_URET && tg->plain_only[i] ? TRACE_PLAIN_ONLY : 0);
+		ids[n++] = tg->ids[i] |
+			   (which == BY_URET && tg->plain_only[i] ? TRACE_PLAIN_ONLY : 0) |
+			   (tg->go_g[i] ? TRACE_GO_G : 0);
 	}
 	err = attach_set(t, prog, tg->path, off, ids, n, kind, pid, sub_bad);
 	for (size_t i = 0, j = 0; !err && i < tg->n; i++)

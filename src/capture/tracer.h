@@ -34,6 +34,7 @@ struct trace_target {
 	const uint64_t *ids;	 /* function ids, indexes of the trace_func table */
 	const bool *uret;	 /* per function: return caught by a uretprobe */
 	const bool *plain_only;	 /* ... only in processes marked PID_PLAIN (sessions) */
+	const bool *go_g;	 /* ... Go, its goroutine in r14 (TRACE_GO_G) */
 	size_t nsites;
 	const uint64_t *site_offsets; /* return sites of the other functions */
 	const uint64_t *site_ids;     /* and whose they are, with their condition */
@@ -83,6 +84,9 @@ struct trace_attach_stats {
 	size_t by_ret_sites;	/* ... by probes on their ret instructions */
 	size_t fragments;	/* gcc's .cold parts matched, not functions */
 	size_t entries_stepped; /* ... whose entry probe is single-stepped (slow) */
+	size_t go_funcs;	/* ... in Go binaries */
+	size_t go_past_check;	/* ... whose entry probe is past Go's stack check */
+	size_t go_g;		/* ... whose frames stay matched when the stack is copied */
 	size_t ifuncs;		/* IFUNCs left out: their implementation was not found */
 	size_t no_ret_sites;	/* left out: something may unwind through them and
 				 * their return sites could not be found */

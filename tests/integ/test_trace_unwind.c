@@ -164,6 +164,58 @@ static void test_go(void **state)
 	h_result_free(&r);
 }
 
+/*
+ * Every call of a Go function counted once: go_calls calls three functions
+ * (one of each form of Go's stack check) in new goroutines, whose small
+ * stacks the check often finds short; the runtime then copies the stack
+ * and runs the function's first instruction again for the same call. The
+ * program says how many calls it made.
+ */
+static void test_go_exact_count(void **state)
+{
+	const char *out = h_path("go_calls.folded");
+	unsigned long long want;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	if (!built("unwind/go_calls"))
+		skip();
+	same_as_untraced(&r, "^main\\.counted", out, H_ARGV(h_workload("unwind/go_calls"), "2000"));
+	assert_int_equal(sscanf(r.out, "sum 759245246 calls %llu", &want), 1);
+	assert_int_equal(want, 6000);
+	h_expect_calls(&r, want);
+	/* and what is not exact is said */
+	assert_non_null(strstr(r.err, "flamebpf: go: 3 functions in Go binaries, 3 with their "
+				      "entry probe past the stack check (calls counted once), 3 "
+				      "matched to their returns across stack copies; nesting and "
+				      "times are not exact: goroutines move"));
+	h_result_free(&r);
+}
+
+/*
+ * A Go call open while its stack is copied elsewhere (overDeep's callee
+ * recursion grows it): its return, at another address, still ends it.
+ * Matched by the address, it was ignored and the call ended later, at the
+ * thread's next traced event, as one "without a return".
+ */
+static void test_go_stack_copied(void **state)
+{
+	const char *out = h_path("go_copied.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	if (!built("unwind/go_calls"))
+		skip();
+	same_as_untraced(&r, "^main\\.overDeep$", out,
+			 H_ARGV(h_workload("unwind/go_calls"), "2000"));
+	h_expect_calls(&r, 2000);
+	assert_true(h_has_line(r.err, "flamebpf: lost: nothing"));
+	assert_null(strstr(r.err, "returns of calls that began before the probes"));
+	h_result_free(&r);
+}
+
 /* Coroutines switching stacks in the middle of calls (swapcontext). */
 static void test_stack_switch(void **state)
 {
@@ -273,6 +325,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_cxx, h_test_teardown),
 		cmocka_unit_test_teardown(test_rust, h_test_teardown),
 		cmocka_unit_test_teardown(test_go, h_test_teardown),
+		cmocka_unit_test_teardown(test_go_exact_count, h_test_teardown),
+		cmocka_unit_test_teardown(test_go_stack_copied, h_test_teardown),
 		cmocka_unit_test_teardown(test_stack_switch, h_test_teardown),
 		cmocka_unit_test_teardown(test_debian_cxx_program, h_test_teardown),
 		cmocka_unit_test_teardown(test_plain_c, h_test_teardown),

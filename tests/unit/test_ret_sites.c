@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "capture/fragments.h"
+#include "capture/go_prologue.h"
 #include "capture/disasm.h"
 #include "capture/ret_sites.h"
 #include "capture/stack_walkers.h"
@@ -279,6 +280,52 @@ static void test_entry_kinds(void **state)
 	assert_int_equal(entry_of(f, "two_rets", &delta), ENTRY_STEPPED);
 }
 
+/* How far past the start of the function NAME go_prologue__end puts the
+ * entry. */
+static uint64_t go_entry_of(struct fixture *f, const char *name)
+{
+	uint64_t addr = (uintptr_t)dlsym(f->handle, name);
+	const struct map_entry *m = proc_maps__find(&f->maps, addr);
+	uint64_t off;
+
+	assert_true(addr && m);
+	off = addr - m->start + m->offset;
+	return go_prologue__end(f->d, f->fd, off, 64, NULL) - off;
+}
+
+static uint64_t distance(struct fixture *f, const char *from, const char *to)
+{
+	return (uintptr_t)dlsym(f->handle, to) - (uintptr_t)dlsym(f->handle, from);
+}
+
+static void test_go_prologue(void **state)
+{
+	struct fixture *f = *state;
+
+	assert_int_equal(go_entry_of(f, "go_small"), distance(f, "go_small", "go_small_body"));
+	assert_int_equal(go_entry_of(f, "go_big"), distance(f, "go_big", "go_big_body"));
+	assert_int_equal(go_entry_of(f, "go_huge"), distance(f, "go_huge", "go_huge_body"));
+	assert_int_equal(go_entry_of(f, "go_not"), 0);
+	assert_int_equal(go_entry_of(f, "go_moved"), 0);
+	assert_int_equal(go_entry_of(f, "e_mov"), 0);
+}
+
+/* Go's register ABI has the goroutine in r14, which the check reads. */
+static void test_go_prologue_g(void **state)
+{
+	struct fixture *f = *state;
+	uint64_t addr = (uintptr_t)dlsym(f->handle, "go_big");
+	const struct map_entry *m = proc_maps__find(&f->maps, addr);
+	bool g_r14 = false;
+
+	assert_true(addr && m);
+	go_prologue__end(f->d, f->fd, addr - m->start + m->offset, 64, &g_r14);
+	assert_true(g_r14);
+	addr = (uintptr_t)dlsym(f->handle, "go_not");
+	go_prologue__end(f->d, f->fd, addr - m->start + m->offset, 64, &g_r14);
+	assert_false(g_r14);
+}
+
 static unsigned int walkers_of(const char *path)
 {
 	int fd = open(path, O_RDONLY);
@@ -313,7 +360,8 @@ int main(void)
 		cmocka_unit_test(test_conditional_exit), cmocka_unit_test(test_leaves),
 		cmocka_unit_test(test_cold_fragment),	 cmocka_unit_test(test_fragment_names),
 		cmocka_unit_test(test_bad_sizes),	 cmocka_unit_test(test_walkers),
-		cmocka_unit_test(test_entry_kinds),
+		cmocka_unit_test(test_entry_kinds),	 cmocka_unit_test(test_go_prologue),
+		cmocka_unit_test(test_go_prologue_g),
 	};
 
 	return cmocka_run_group_tests_name("ret_sites", tests, setup, teardown);
