@@ -287,9 +287,10 @@ void render__notes(const struct reader_stats *st, const char *name)
 		      "it): their roots read COMM-?",
 		      st->no_pid, name);
 	if (st->cut_short || st->unclosed)
-		p_err("note: '%s' ends %s: its last record was read as it is", name,
+		p_err("note: '%s' ends %s: its last record was read as it is%s", name,
 		      st->cut_short ? "without a newline (cut short?)"
-				    : "without the empty line after its last record");
+				    : "without the empty line after its last record",
+		      st->cut_frame ? ", less that line, a frame that may be cut" : "");
 }
 
 static int write_profile(const struct render_opts *o, size_t i, const struct profile *p,

@@ -1167,8 +1167,16 @@ static int line(struct perf *p, const char *s, size_t len)
 	}
 	if (strspn(s, " \t") == len)
 		return p->r.open ? finish(p) : 0;
-	if (p->r.open && is_space(s[0]) && is_frame_of(p, s))
+	if (p->r.open && is_space(s[0]) && is_frame_of(p, s)) {
+		/* the file's last line, cut short before its DSO's ')': what
+		 * it names may be cut too ("pvm_irq_enable+0x19 ([kerne" read
+		 * as a user frame) */
+		if (!p->c->last_had_newline && s[len - 1] != ')') {
+			p->c->st->cut_frame = true;
+			return 0;
+		}
 		return frame_line(p, s, len);
+	}
 	return other_line(p, s);
 }
 

@@ -58,6 +58,7 @@ struct reader_stats {
 	uint64_t first_skipped;	    /* ... the first one's number */
 	uint64_t srclines;	    /* perf: source lines under frames (-F +srcline) */
 	bool cut_short;		    /* perf: the last line has no newline */
+	bool cut_frame;		    /* perf: ... and was a frame line, left out */
 	bool unclosed;		    /* perf: no empty line after the last record */
 	unsigned int halves;	    /* 2: read as two halves at once */
 };

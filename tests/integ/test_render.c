@@ -237,7 +237,8 @@ static void test_bad_inputs(void **state)
 
 	(void)state;
 	bad_text("garbage.folded", "this is not\na profile at all\n",
-		 "line 1: not a profile (folded stacks, perf script text, a chrome trace or a flamebpf HTML report)");
+		 "line 1: not a profile (folded stacks, perf script text, a chrome trace or a "
+		 "flamebpf HTML report)");
 	bad_text("binary.perf",
 		 "\x7f"
 		 "ELF\x02\x01\x01\x00\x00\x00",
@@ -320,9 +321,12 @@ static void test_lenient_inputs(void **state)
 		       "a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 1 1.1: cycles:\n\t 2 g (/a)\n",
 		       H_ARGV(NULL), "a;f 1\nb;g 1\n", 1,
 		       H_ARGV("without the empty line after its last record"));
-	expect_lenient("mid-line.perf",
-		       "a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 1 1.1: cycles:\n\t 2 g (/us",
-		       H_ARGV(NULL), "a;f 1\nb;g 1\n", 1, H_ARGV("without a newline (cut short?)"));
+	expect_lenient(
+		"mid-line.perf",
+		"a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 1 1.1: cycles:\n\t 3 h (/a)\n\t 2 g (/us",
+		H_ARGV(NULL), "a;f 1\nb;h 1\n", 1,
+		H_ARGV("without a newline (cut short?)",
+		       "less that line, a frame that may be cut"));
 	expect_lenient("odd.perf",
 		       "a 1 1.0: cycles:\n\t 1 f (/a)\n\n\t 2 g (/a)\n\nb 1 1.1: cycles:\n\t what\n"
 		       "\t 3 h (/a)\n\n",

@@ -212,6 +212,7 @@ static void test_go_stack_copied(void **state)
 			 H_ARGV(h_workload("unwind/go_calls"), "2000"));
 	h_expect_calls(&r, 2000);
 	assert_true(h_has_line(r.err, "flamebpf: lost: nothing"));
+	assert_int_equal(h_unfinished(r.err), 0);
 	assert_null(strstr(r.err, "returns of calls that began before the probes"));
 	h_result_free(&r);
 }

@@ -87,17 +87,17 @@ static void test_headers(void **state)
 {
 	(void)state;
 	/* perf 6: TID only, period, event with modifiers */
-	expect_header("sh 25778  9567.973135:    1001001 cpu-clock:pppH: ", "sh", PROFILE_PID_UNKNOWN, 25778, 0,
-		      9567973135000ULL, 1001001);
+	expect_header("sh 25778  9567.973135:    1001001 cpu-clock:pppH: ", "sh",
+		      PROFILE_PID_UNKNOWN, 25778, 0, 9567973135000ULL, 1001001);
 	/* -a: the CPU; -F pid,tid: both ids */
 	expect_header("thr 25865/25866 [003]  9581.068667:    1001001 cpu-clock:pppH: ", "thr",
 		      25865, 25866, 3, 9581068667000ULL, 1001001);
 	/* perf 4: no period, the event padded */
-	expect_header("java 12688 [002] 6544038.708352:       cycles: ", "java", PROFILE_PID_UNKNOWN, 12688, 2,
-		      6544038708352000ULL, 1);
+	expect_header("java 12688 [002] 6544038.708352:       cycles: ", "java",
+		      PROFILE_PID_UNKNOWN, 12688, 2, 6544038708352000ULL, 1);
 	/* --ns */
-	expect_header("a.out 35081 252436.005167123:     667783 cycles:", "a.out", PROFILE_PID_UNKNOWN, 35081, 0,
-		      252436005167123ULL, 667783);
+	expect_header("a.out 35081 252436.005167123:     667783 cycles:", "a.out",
+		      PROFILE_PID_UNKNOWN, 35081, 0, 252436005167123ULL, 667783);
 	/* a COMM with spaces that ends in a number */
 	expect_header("V8 Worker 1 25865/25867 [000]  9581.072669:    1001001 cpu-clock:pppH: ",
 		      "V8_Worker_1", 25865, 25867, 0, 9581072669000ULL, 1001001);
@@ -452,9 +452,13 @@ static void test_lenient(void **state)
 	expect_lenient("a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 2 1.1: cycles:\n\t 1 f (/a)\n", NULL,
 		       ROOT_COMM, "a;f 1\nb;f 1\n", &st);
 	assert_true(st.unclosed && !st.cut_short && !st.skipped);
-	expect_lenient("a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 2 1.1: cycles:\n\t 2 g (/u", NULL,
-		       ROOT_COMM, "a;f 1\nb;g 1\n", &st);
-	assert_true(st.cut_short);
+	expect_lenient("a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 2 1.1: cycles:\n\t 3 h (/a)\n\t 2 g (/u",
+		       NULL, ROOT_COMM, "a;f 1\nb;h 1\n", &st);
+	assert_true(st.cut_short && st.cut_frame);
+	/* cut after a whole frame line: it stays */
+	expect_lenient("b 2 1.1: cycles:\n\t 3 h (/a)\n\t 2 g (/u)", NULL, ROOT_COMM, "b;g;h 1\n",
+		       &st);
+	assert_true(st.cut_short && !st.cut_frame);
 	/* a record cut before its first frame counts as the script counts it */
 	expect_lenient("a 1 1.0: cycles:\n\t 1 f (/a)\n\nb 2 1.1: cycles:\n", NULL, ROOT_COMM,
 		       "a;f 1\nb 1\n", &st);
