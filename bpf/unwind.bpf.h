@@ -52,6 +52,16 @@ struct {
 	__uint(max_entries, 1024);
 } unwind_beams SEC(".maps");
 
+/* Erlang nodes with frame pointers (+JPperf true), by pid: their JIT's
+ * frame pointer may lie below the stack pointer (stack_switch()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1024);
+} unwind_beams_fp SEC(".maps");
+
 /* The rows last found, per CPU, by (process entry, pc): a thread that
  * blocks or is sampled at the same places again and again skips both
  * binary searches. The entry's gen changes whenever user space writes it,
@@ -310,12 +320,14 @@ static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct un
 	return true;
 }
 
-/* Whether pid is an Erlang node whose JIT keeps no frame pointers
- * (unwind_beams), whose rbp then holds no frame's. A global function: the
- * step callbacks are verified with one call, not with the lookup's paths. */
-__noinline int unwind_beam_nofp_g(__u32 pid)
+/* Whether pid is an Erlang node whose JIT keeps frame pointers
+ * (unwind_beams_fp). Elsewhere a table-less pc's rbp may hold anything (a
+ * JVM's compiled code without -XX:+PreserveFramePointer keeps a heap
+ * pointer there, which lies below the stack). A global function: the step
+ * callbacks are verified with one call, not with the lookup's paths. */
+__noinline int unwind_beam_fp_g(__u32 pid)
 {
-	return bpf_map_lookup_elem(&unwind_beams, &pid) != NULL;
+	return bpf_map_lookup_elem(&unwind_beams_fp, &pid) != NULL;
 }
 
 /* Whether a frame pointer below sp may be followed: a JIT's code (no
@@ -326,7 +338,7 @@ __noinline int unwind_beam_nofp_g(__u32 pid)
  * a walk: every later step goes up again, so the walk still ends. */
 static __always_inline bool stack_switch(struct unwind_walk *w)
 {
-	if (w->switched || !w->proc || w->row.kind != UNWIND_NONE || unwind_beam_nofp_g(w->pid))
+	if (w->switched || !w->proc || w->row.kind != UNWIND_NONE || !unwind_beam_fp_g(w->pid))
 		return false;
 	w->switched = true;
 	return true;
@@ -671,6 +683,7 @@ static __always_inline void forget_process(__u32 pid)
 	bpf_map_delete_elem(&seen, &pid);
 	bpf_map_delete_elem(&unwind_procs, &pid);
 	bpf_map_delete_elem(&unwind_beams, &pid);
+	bpf_map_delete_elem(&unwind_beams_fp, &pid);
 }
 
 #endif
