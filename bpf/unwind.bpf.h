@@ -52,6 +52,16 @@ struct {
 	__uint(max_entries, 1024);
 } unwind_beams SEC(".maps");
 
+/* Erlang nodes with frame pointers (+JPperf true), by pid: their JIT's
+ * frame pointer may lie below the stack pointer (stack_switch()). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, __u32);
+	__type(value, __u8);
+	__uint(max_entries, 1024);
+} unwind_beams_fp SEC(".maps");
+
 /* The rows last found, per CPU, by (process entry, pc): a thread that
  * blocks or is sampled at the same places again and again skips both
  * binary searches. The entry's gen changes whenever user space writes it,
@@ -129,6 +139,7 @@ struct unwind_walk {
 	struct unwind_row row; /* the rule at pc */
 	bool bp_known;
 	bool fp_steps;
+	bool switched; /* a frame pointer led once to a lower stack (stack_switch) */
 	bool jvm;      /* a frame was recorded as a JVM's method (unwind.h) */
 	bool done;     /* the outermost frame was reached */
 	bool unmapped; /* a pc outside every mapping: the maps changed */
@@ -309,13 +320,37 @@ static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct un
 	return true;
 }
 
+/* Whether pid is an Erlang node whose JIT keeps frame pointers
+ * (unwind_beams_fp). Elsewhere a table-less pc's rbp may hold anything (a
+ * JVM's compiled code without -XX:+PreserveFramePointer keeps a heap
+ * pointer there, which lies below the stack). A global function: the step
+ * callbacks are verified with one call, not with the lookup's paths. */
+__noinline int unwind_beam_fp_g(__u32 pid)
+{
+	return bpf_map_lookup_elem(&unwind_beams_fp, &pid) != NULL;
+}
+
+/* Whether a frame pointer below sp may be followed: a JIT's code (no
+ * table) that calls C on a stack of its own and keeps its frames on
+ * another, as the BEAM's JIT does under +JPperf true (its shared
+ * fragments, GC and BIF calls, run C on the scheduler's stack while rbp
+ * is their frame on the process's Erlang stack, which lies lower). Once
+ * a walk: every later step goes up again, so the walk still ends. */
+static __always_inline bool stack_switch(struct unwind_walk *w)
+{
+	if (w->switched || !w->proc || w->row.kind != UNWIND_NONE || !unwind_beam_fp_g(w->pid))
+		return false;
+	w->switched = true;
+	return true;
+}
+
 /* One step through the frame pointer chain: the caller's rbp at [rbp], the
  * return address above it. */
 static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const bool cross)
 {
 	__u64 bp = w->bp;
 
-	if (!w->bp_known || bp < w->sp || (bp & 7))
+	if (!w->bp_known || (bp & 7) || (bp < w->sp && !stack_switch(w)))
 		return false;
 	if (!read_user_u64(w, ra, bp + 8, cross) || !read_user_u64(w, &w->bp, bp, cross))
 		return false;
@@ -648,6 +683,7 @@ static __always_inline void forget_process(__u32 pid)
 	bpf_map_delete_elem(&seen, &pid);
 	bpf_map_delete_elem(&unwind_procs, &pid);
 	bpf_map_delete_elem(&unwind_beams, &pid);
+	bpf_map_delete_elem(&unwind_beams_fp, &pid);
 }
 
 #endif

@@ -414,15 +414,23 @@ static void find_python(struct sampler *s, pid_t pid)
 }
 
 /* An Erlang node whose JIT code keeps no frame pointers: its frames are
- * stepped over by scanning its stack (struct unwind_beam), from now on. */
+ * stepped over by scanning its stack (struct unwind_beam), from now on;
+ * one that keeps them: its frame pointer followed where it lies below the
+ * stack pointer (its shared fragments call C on another stack). */
 static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
 {
 	struct sampler *s = ctx;
 	struct unwind_beam b = { info->code_lo, info->code_hi, info->normal_exit };
 	__u32 key = (__u32)pid;
+	__u8 one = 1;
 
-	if (s->skel && info->emulator && !info->frame_pointers && info->code_hi)
+	if (!s->skel || !info->emulator || !info->code_hi)
+		return;
+	if (!info->frame_pointers)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams), &key, &b, BPF_ANY);
+	else
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams_fp), &key, &one,
+				    BPF_ANY);
 }
 
 /* What a look at pid finds of a JVM, told to the unwinder: its

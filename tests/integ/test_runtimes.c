@@ -3,7 +3,8 @@
  * Language runtimes whose JIT code only a perf map names, sampled for real:
  * an Erlang module and an Elixir script (tests/workloads/busy.erl, busy.exs)
  * on Debian's BEAM with +JPperf true, named and split as they run (heavy/0
- * about 70%, light/0 30%; without +JPperf: test_beam.c); a Java program
+ * about 70%, light/0 30%; without +JPperf: test_beam.c), whose samples in
+ * the JIT's shared fragments keep their Erlang callers; a Java program
  * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
  * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
  * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
@@ -62,6 +63,48 @@ static void test_elixir_jpperf(void **state)
 	check_jpperf(h_path("elixir.folded"), "$'Elixir.Busy':", "'Elixir.Busy':heavy/0",
 		     "'Elixir.Busy':light/0",
 		     H_ARGV("elixir", "tests/workloads/busy.exs", BEAM_MS));
+}
+
+/* An h_pred: the stack runs in one of the JIT's shared fragments (GC, BIF
+ * calls), not in the scheduler's loop. */
+static bool in_fragment(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, ";$global::") && !strstr(stack, ";$global::process_main");
+}
+
+static bool fragment_rooted(const char *stack, const void *arg)
+{
+	return in_fragment(stack, arg) && strstr(stack, ";$erts_beamasm:normal_exit");
+}
+
+/* The shared fragments run C on the scheduler's stack while their frame
+ * pointer is on the process's Erlang stack: their samples keep their
+ * Erlang callers down to the process's first frame (normal_exit), at
+ * least 90% of them (0% when the walk stopped at the fragment). */
+static void test_erlang_fragments(void **state)
+{
+	unsigned long long frag, rooted;
+	struct h_result r;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	bw_require_program("/usr/bin/erlc", "erlang-base");
+	bw_run_node("+JPperf true", h_path("fragments.folded"), &r, &f,
+		    H_ARGV("erl", "-noshell", "-pa", bw_compile_busy_erl(), "-eval",
+			   "busy:sorts(" BEAM_MS "), halt()."));
+	frag = h_sum(&f, in_fragment, NULL);
+	rooted = h_sum(&f, fragment_rooted, NULL);
+	print_message("%llu samples in $global:: fragments, %llu reach normal_exit\n", frag,
+		      rooted);
+	if (frag < 50 || rooted * 100 < frag * 90) {
+		h_folded_dump(&f, 20);
+		fail_msg("%llu of %llu samples in fragments reach normal_exit, expected 90%%",
+			 rooted, frag);
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
 }
 
 /* Starts Hot (compiled now) for 10 s with extra, a JVM option or NULL, and
@@ -420,6 +463,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_erlang_jpperf, h_test_teardown),
+		cmocka_unit_test_teardown(test_erlang_fragments, h_test_teardown),
 		cmocka_unit_test_teardown(test_elixir_jpperf, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_jcmd, h_test_teardown),
 		cmocka_unit_test_teardown(test_java_frame_pointers, h_test_teardown),
