@@ -50,10 +50,15 @@ struct {
  * sub-interpreter it made has a state there too, whose frames lie above
  * those of its state that called into it. The next samples check the
  * first state (its native thread id still the thread's) and the list's
- * head (unchanged: no interpreter made or ended since) rather than walk
- * the lists again, which bounds how many threads the walk may pass over. */
+ * head (unchanged: no interpreter made or ended since) with its list of
+ * thread states (no state made in the newest interpreter since: a thread
+ * sampled between making an interpreter and its state there kept the
+ * states found then for good, and the sub-interpreter's frames were never
+ * seen) rather than walk the lists again, which bounds how many threads
+ * the walk may pass over. */
 struct py_thread {
 	__u64 head;		  /* _PyRuntime.interpreters.head when found */
+	__u64 threads;		  /* ... and head's threads.head then */
 	__u64 ts[PY_MAX_TSTATES]; /* 0 past the last */
 };
 
@@ -347,12 +352,13 @@ static long py_chain_step(__u32 i, void *data)
 
 /* Whether the states in w->c are still the thread's: the first one's
  * thread id unchanged (its fields are read into the window) and no
- * interpreter made or ended since (the list's head unchanged). */
-static __always_inline bool py_states_kept(struct py_walk *w, __u64 head)
+ * interpreter made or ended since, nor a state made in the newest (the
+ * list's head and its threads' head unchanged). */
+static __always_inline bool py_states_kept(struct py_walk *w, __u64 head, __u64 threads)
 {
 	const struct py_thread *t = &w->c->t;
 
-	if (t->head != head || !t->ts[0] || !py_read_tstate(w, t->ts[0]) ||
+	if (t->head != head || t->threads != threads || !t->ts[0] || !py_read_tstate(w, t->ts[0]) ||
 	    w->win->v.ts_id != w->win->v.me)
 		return false;
 	w->win->v.ts_first = 1;
@@ -368,38 +374,37 @@ static __always_inline bool py_find_thread(struct py_walk *w, __u64 id)
 	struct py_cached *c = &w->win->cached[(__u32)id & (PY_CACHED - 1)];
 	bool mine = c->task == (__u64)w->task && c->id == id;
 	struct py_thread *pt;
-	__u64 head;
+	__u64 head, threads;
 
 	w->c = c;
-	if (mine) {
-		head = ++c->unlooked % PY_HEAD_EVERY
-			       ? c->t.head
-			       : py_read_ptr(w->pp->runtime + o->runtime_interp_head);
-		if (head && py_states_kept(w, head))
-			return true;
-	}
+	if (mine && ++c->unlooked % PY_HEAD_EVERY && py_states_kept(w, c->t.head, c->t.threads))
+		return true;
 	/* looked up afresh from the list as it is now: the head kept may be
 	 * an interpreter's that ended */
 	head = py_read_ptr(w->pp->runtime + o->runtime_interp_head);
 	if (!head)
 		return false;
+	threads = py_read_ptr(head + o->interp_threads_head);
+	if (mine && py_states_kept(w, head, threads))
+		return true;
 	c->task = (__u64)w->task;
 	c->id = id;
 	c->unlooked = 0;
 	pt = bpf_task_storage_get(&py_tstates, w->task, NULL, 0);
 	if (pt) {
 		c->t = *pt;
-		if (py_states_kept(w, head))
+		if (py_states_kept(w, head, threads))
 			return true;
 	} else {
 		pt = bpf_task_storage_get(&py_tstates, w->task, NULL,
 					  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	}
 	c->t.head = head;
+	c->t.threads = threads;
 	for (int k = 0; k < PY_MAX_TSTATES; k++)
 		c->t.ts[k] = 0;
 	w->win->v.interp = head;
-	w->win->v.at = py_read_ptr(head + o->interp_threads_head);
+	w->win->v.at = threads;
 	bpf_loop(PY_MAX_THREADS, py_thread_step, w, 0);
 	/* without storage, only this CPU's copy knows them */
 	if (pt)

@@ -347,14 +347,15 @@ static void test_offcpu(void **state)
 	h_result_free(&r);
 }
 
-/* A frame of the evaluation loop and no Python frame: a sample whose
- * Python record never came. (The start's imports leave an evaluation
- * frame among Python ones now and then.) */
+/* A frame of the evaluation loop, run by the script, and no Python frame:
+ * a sample whose Python record never came. (The interpreter's start,
+ * before the script, may have no Python frames found yet, and its imports
+ * leave an evaluation frame among Python ones now and then.) */
 static bool has_eval_frame(const char *stack, const void *arg)
 {
 	(void)arg;
-	return strstr(stack, ";_PyEval_EvalFrameDefault") && !strstr(stack, ".py:") &&
-	       !strstr(stack, "<frozen");
+	return strstr(stack, ";_PyEval_EvalFrameDefault") && strstr(stack, ";Py_RunMain;") &&
+	       !strstr(stack, ".py:") && !strstr(stack, "<frozen");
 }
 
 /* A frame of spurt's, or a sample whose Python record never came. */
