@@ -282,25 +282,44 @@ static void test_tracepoint_writes(void **state)
 	expect_writes("t:syscalls:sys_exit_write", "ret", 10000, 200000);
 }
 
-/* --weight by the argument's name, from tracefs's format file: mounted for
- * the test in a mount namespace of its own, the machine's left as it is. */
+/* Runs flamebpf with args (a shell's words) in a mount namespace of its
+ * own with tracefs mounted there (WITH_TRACEFS) or none (WITHOUT_TRACEFS),
+ * the machine's left as it is. Skips, saying why, where the kernel has no
+ * tracefs or no mount namespaces. */
+static void run_in_namespace(struct h_result *r, const char *mount, const char *args)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof(cmd), "%s && exec '%s' %s", mount, h_flamebpf(), args);
+	assert_int_equal(h_run(r, 60, H_ARGV("unshare", "-m", "sh", "-c", cmd)), 0);
+	if (r->status && (strstr(r->err, "mount:") || strstr(r->err, "unshare:"))) {
+		print_message("skipped: no tracefs or no mount namespace here: %s\n", r->err);
+		skip();
+	}
+}
+
+/* Whatever tracefs or debugfs the machine has mounted is let go of in the
+ * namespace first: mounting tracefs where it already is fails (EBUSY). */
+#define WITHOUT_TRACEFS                                                                            \
+	"for m in $(awk '$3 == \"tracefs\" || $3 == \"debugfs\" { print $2 }' /proc/mounts); "     \
+	"do umount -l \"$m\" 2>/dev/null; done; true"
+#define WITH_TRACEFS WITHOUT_TRACEFS " && mount -t tracefs nodev /sys/kernel/tracing"
+
+/* --weight by the argument's name, from tracefs's format file. */
 static void test_weight_by_name(void **state)
 {
 	const char *out = h_path("named.folded");
-	char cmd[4096];
+	char args[2048];
 	unsigned long long a, b;
 	struct h_folded f;
 	struct h_result r;
 
 	(void)state;
 	require_bpf();
-	snprintf(cmd, sizeof(cmd),
-		 "mount -t tracefs nodev /sys/kernel/tracing && exec '%s' -e "
-		 "t:syscalls:sys_enter_write --weight count -o '%s' -- '%s' writes 100",
-		 h_flamebpf(), out, h_workload("events"));
-	assert_int_equal(h_run(&r, 60, H_ARGV("unshare", "-m", "sh", "-c", cmd)), 0);
-	if (r.status && (strstr(r.err, "mount:") || strstr(r.err, "unshare:")))
-		skip(); /* no tracefs in this kernel, or no mount namespaces */
+	snprintf(args, sizeof(args),
+		 "-e t:syscalls:sys_enter_write --weight count -o '%s' -- '%s' writes 100", out,
+		 h_workload("events"));
+	run_in_namespace(&r, WITH_TRACEFS, args);
 	h_assert_status(&r, 0);
 	h_folded_must_load(out, &f);
 	a = h_sum(&f, under, "write_a");
@@ -312,25 +331,6 @@ static void test_weight_by_name(void **state)
 	h_result_free(&r);
 	h_folded_free(&f);
 }
-
-/* Runs flamebpf with args (a shell's words) in a mount namespace of its
- * own with tracefs mounted there (mount: "mount -t tracefs ...") or none
- * (mount: the machine's unmounted, a debugfs with them), the machine's left
- * as it is. Skips where the kernel has no tracefs or no namespaces. */
-static void run_in_namespace(struct h_result *r, const char *mount, const char *args)
-{
-	char cmd[4096];
-
-	snprintf(cmd, sizeof(cmd), "%s && exec '%s' %s", mount, h_flamebpf(), args);
-	assert_int_equal(h_run(r, 60, H_ARGV("unshare", "-m", "sh", "-c", cmd)), 0);
-	if (r->status && (strstr(r->err, "mount:") || strstr(r->err, "unshare:")))
-		skip();
-}
-
-#define WITH_TRACEFS "mount -t tracefs nodev /sys/kernel/tracing"
-#define WITHOUT_TRACEFS                                                                            \
-	"for m in $(awk '$3 == \"tracefs\" || $3 == \"debugfs\" { print $2 }' /proc/mounts); "     \
-	"do umount -l \"$m\" 2>/dev/null; done; true"
 
 /* --weight FIELD at a tracepoint that is no system call's: events signals
  * 1000 raises SIGUSR1 (10) 1000 times in signal_a, SIGUSR2 (12) 2000 times
