@@ -11,13 +11,15 @@
  * Events are parsed one at a time (src/formats/in_json.c); what is kept of each is
  * a small struct until they are nested, thread by thread, at the end.
  *
- * Time off the CPU (otherData's "mode":"off-cpu", as --off-cpu and --wall
- * write it; without a mode, spans named as states, [sleeping], [running]
- * and the like): spans are not calls but stretches of whole stacks, as
- * samples are: a span's args.samples (1 without it) counts the blocks and
- * samples under it, those of its children included. What is left once
- * theirs are taken out ended in it: its path's count and, kept as events,
- * one whole stack each, sharing its self time, spread over the span. */
+ * Samples ("mode":"sample", as --sample writes it) and time off the CPU
+ * ("mode":"off-cpu", as --off-cpu and --wall write it; without a mode,
+ * spans named as states, [sleeping], [running] and the like): spans are
+ * not calls but stretches of whole stacks: a span's args.samples (1
+ * without it) counts the blocks and samples under it, those of its
+ * children included. What is left once theirs are taken out ended in it:
+ * its path's count (and, of samples, its weight: the profile is in
+ * samples, as the capture's folded output is) and, kept as events, one
+ * whole stack each, sharing its self time, spread over the span. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -76,8 +78,9 @@ struct chrome {
 	uint32_t *path;
 	size_t depth, open_cap;
 	/* otherData's mode, when it gives one; spans named as states */
-	bool mode_given, mode_offcpu, states, running;
+	bool mode_given, mode_offcpu, mode_sample, states, running;
 	bool offcpu;	    /* time off the CPU: see the top */
+	bool sampled;	    /* spans of samples, weighed in samples */
 	uint64_t seen_made; /* events add_seen made, against SEEN_EVENTS_MAX */
 };
 
@@ -179,6 +182,7 @@ static int other_data(void *arg, json_object *od)
 	mode = get_string(od, "mode");
 	ch->mode_given = mode != NULL;
 	ch->mode_offcpu = mode && !strcmp(mode, "off-cpu");
+	ch->mode_sample = mode && !strcmp(mode, "sample");
 	m.cmdline = get_string(od, "cmdline");
 	m.event = get_string(od, "event");
 	m.kernel = get_string(od, "kernel");
@@ -493,12 +497,13 @@ static int close_top(struct chrome *ch)
 		ch->open[ch->depth - 1].child += dur;
 	if (call->split)
 		return add_split(ch, &top, &who, self);
-	if (ch->offcpu)
+	if (ch->offcpu || ch->sampled)
 		n = seen_in(ch, &top);
 	/* one call more on its path; off the CPU, the blocks and samples
 	 * that ended in it */
-	err = profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1, self, n);
-	if (!err && ch->offcpu && n && ch->c->o->keep_events)
+	err = profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1,
+				       ch->sampled ? n : self, n);
+	if (!err && (ch->offcpu || ch->sampled) && n && ch->c->o->keep_events)
 		err = add_seen(ch, call, dur, self, n);
 	return err;
 }
@@ -552,17 +557,21 @@ static int open_call(struct chrome *ch, size_t i)
 				     call->kernel ? FRAME_KERNEL : FRAME_USER,
 				     &ch->path[ch->depth]);
 	ch->open[ch->depth++] = (struct open_call){ i, end, 0, { 0 }, 0 };
-	if (!err && ch->c->o->keep_events && !ch->offcpu)
+	if (!err && ch->c->o->keep_events && !ch->offcpu && !ch->sampled)
 		err = add_event(ch, call, end);
 	return err;
 }
 
-/* Off-CPU: by otherData's mode, or without one by spans named as states;
- * named then as a capture names it, unless otherData did. */
+/* Samples by otherData's mode, weighed in samples. Off-CPU: by its
+ * mode, or without one by spans named as states; named then as a capture
+ * names it, unless otherData did. */
 static int find_mode(struct chrome *ch)
 {
 	struct profile_meta m = *profile__meta(ch->c->p);
 
+	ch->sampled = ch->mode_given && ch->mode_sample;
+	if (ch->sampled)
+		profile__set_unit(ch->c->p, UNIT_SAMPLES);
 	ch->offcpu = ch->mode_given ? ch->mode_offcpu : ch->states;
 	if (!ch->offcpu || strstr(m.event, PROFILE_EVENT_OFFCPU))
 		return 0;

@@ -112,6 +112,34 @@ static void test_cpu_split(void **state)
 	loaded_free(&l);
 }
 
+/* A sampling capture's spans ("mode":"sample") are weighed in samples, as
+ * its folded output is: args.samples under a span, less its children's,
+ * ended in it. As time, main would have had the gap between two runs of
+ * burn and a span without samples a weight. */
+static void test_sample_mode(void **state)
+{
+	struct loaded l;
+	static const char *const trace =
+		"{\"traceEvents\":[{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,"
+		"\"tid\":1,\"args\":{\"name\":\"p\"}},"
+		"{\"ph\":\"X\",\"name\":\"main\",\"ts\":0,\"dur\":70000,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"samples\":7}},"
+		"{\"ph\":\"X\",\"name\":\"burn\",\"ts\":0,\"dur\":20000,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"samples\":2}},"
+		"{\"ph\":\"X\",\"name\":\"burn\",\"ts\":40000,\"dur\":30000,\"pid\":1,"
+		"\"tid\":1,\"args\":{\"samples\":3}}],"
+		"\"otherData\":{\"mode\":\"sample\",\"frequency\":99}}";
+
+	(void)state;
+	expect_folded(trace, NULL, ROOT_COMM, "p;main 2\np;main;burn 5\n");
+	load(&l, trace, &timeline);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(profile__unit(l.p), UNIT_SAMPLES);
+	assert_int_equal(profile__total_weight(l.p), 7);
+	assert_int_equal(profile__nr_events(l.p), 7); /* a sample each */
+	loaded_free(&l);
+}
+
 /* Calls that do not nest are clipped to their parent; an E alone is dropped. */
 /* Brackets and escaped quotes inside strings; members before and after the
  * events; an array of events spread over many chunks of input. */
@@ -217,6 +245,7 @@ int main(void)
 		cmocka_unit_test(test_bare_array),
 		cmocka_unit_test(test_cpu_split),
 		cmocka_unit_test(test_model),
+		cmocka_unit_test(test_sample_mode),
 		cmocka_unit_test(test_names_and_open_calls),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_bad_nesting),
