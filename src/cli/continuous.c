@@ -40,17 +40,24 @@ static void say_rotation(const struct continuous *c, size_t i, const struct rota
 		      r->removed == 1 ? "" : "s", r->bytes);
 }
 
+/* The interval's start, as its messages give it. */
+static void format_start(const struct interval *iv, char *when, size_t len)
+{
+	struct tm tm;
+
+	localtime_r(&iv->start, &tm);
+	strftime(when, len, "%F %T", &tm);
+}
+
 static void say_written(const struct continuous *c, const struct interval *iv,
 			const struct profile *p, const char *path)
 {
 	struct stat st;
 	char when[32];
-	struct tm tm;
 
 	if (!c->verbosity)
 		return;
-	localtime_r(&iv->start, &tm);
-	strftime(when, sizeof(when), "%F %T", &tm);
+	format_start(iv, when, sizeof(when));
 	p_err("interval %lu (%s, %.2f s%s): %" PRIu64 " samples, '%s' (%lld bytes)", iv->n, when,
 	      iv->secs, iv->last ? ", the last" : "", profile__total_weight(p), path,
 	      stat(path, &st) ? -1LL : (long long)st.st_size);
@@ -109,9 +116,26 @@ int continuous__add_taker(struct continuous *c, const struct interval_taker *t)
 	return 0;
 }
 
+static void say_idle(const struct continuous *c, const struct interval *iv)
+{
+	char when[32];
+
+	if (!c->verbosity)
+		return;
+	format_start(iv, when, sizeof(when));
+	p_err("interval %lu (%s, %.2f s%s): nothing sampled, no file written", iv->n, when,
+	      iv->secs, iv->last ? ", the last" : "");
+}
+
 void continuous__finish(struct continuous *c, const struct profile *p, const struct interval *iv)
 {
 	bool lost = false;
+
+	if (!profile__nr_stacks(p)) {
+		c->idle++;
+		say_idle(c, iv);
+		return;
+	}
 
 	for (size_t i = 0; i < c->ntakers; i++)
 		lost |= c->takers[i].take(c->takers[i].arg, p, iv) != 0;

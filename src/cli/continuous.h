@@ -42,7 +42,9 @@ struct continuous {
 	size_t npats;
 	struct interval_taker takers[CONTINUOUS_MAX_TAKERS];
 	size_t ntakers;
-	unsigned long written, lost; /* intervals: every file written / any lost */
+	/* intervals: every file written / any lost / nothing sampled, so
+	 * nothing handed to the takers */
+	unsigned long written, lost, idle;
 	int verbosity;
 };
 
@@ -55,7 +57,9 @@ int continuous__init(struct continuous *c, const struct options *o, const char *
 int continuous__add_taker(struct continuous *c, const struct interval_taker *t);
 
 /* Hands the finished interval's profile p to every taker, and says on
- * stderr (with -v) what became of it; an interval lost is said always. */
+ * stderr (with -v) what became of it; an interval lost is said always.
+ * An interval with nothing sampled is idle, not lost: no file is written
+ * for it, no output being able to draw nothing. */
 void continuous__finish(struct continuous *c, const struct profile *p, const struct interval *iv);
 
 void continuous__free(struct continuous *c);

@@ -561,10 +561,15 @@ static int finish_continuous(struct run *r)
 
 	if (r->cont.lost)
 		p_err("%lu of %lu intervals lost (see above)", r->cont.lost,
-		      r->cont.lost + r->cont.written);
+		      r->cont.lost + r->cont.written + r->cont.idle);
 	if (verbosity)
-		p_err("%lu intervals written, %" PRIu64 " %s counted in all", r->cont.written,
-		      r->src.ops->progress(r->src.impl), r->src.ops->what);
+		p_err("%lu intervals written, %" PRIu64 " %s counted in all; %lu with nothing "
+		      "sampled, no file written",
+		      r->cont.written, r->src.ops->progress(r->src.impl), r->src.ops->what,
+		      r->cont.idle);
+	else if (r->cont.idle)
+		p_err("%lu of %lu intervals had nothing sampled: no file written for them",
+		      r->cont.idle, r->cont.lost + r->cont.written + r->cont.idle);
 	return err ?: r->cont.lost ? -EIO : 0;
 }
 

@@ -57,6 +57,17 @@ static char *pattern_in(const char *dir, const char *ext)
 	return p;
 }
 
+/* The second of the day a file of pattern_in() was named at. */
+static long secs_of(const char *name)
+{
+	const char *dot = strrchr(name, '.');
+	int h, m, sec;
+
+	if (!dot || dot - name < 6 || sscanf(dot - 6, "%2d%2d%2d", &h, &m, &sec) != 3)
+		fail_msg("'%s' is not named by its time", name);
+	return h * 3600L + m * 60 + sec;
+}
+
 /* Loads every file of l (in dir) strictly; returns the samples of all, each
  * file's into each (may be NULL). */
 static unsigned long long load_all(const char *dir, const struct listing *l,
@@ -157,7 +168,7 @@ static void test_five_intervals(void **state)
 }
 
 /* A fast rate, every CPU: what the files hold is what the kernel counted,
- * to the sample, across three swaps under load. */
+ * to the sample, across the swaps (three on a quiet machine). */
 static void test_exact_at_fast_rate(void **state)
 {
 	const char *dir = make_dir("fast");
@@ -181,8 +192,12 @@ static void test_exact_at_fast_rate(void **state)
 	sum = load_all(dir, &l, NULL);
 	counted = counted_in_all(&r, &written);
 	print_message("%zu files, %llu samples; the kernel counted %llu\n", l.n, sum, counted);
-	assert_int_equal(l.n, 4);
-	assert_int_equal(written, 4);
+	/* 4 intervals of 1 s; on a loaded machine an interval ends late (2 s
+	 * with a load of 7 on 2 CPUs: writing 6 MB of stacks), or the last
+	 * right after a swap; one with nothing sampled has no file */
+	assert_int_equal(l.n, written);
+	if (l.n < 2 || l.n > 5)
+		fail_msg("%zu files for 4 s by the second", l.n);
 	if (sum != counted)
 		fail_msg("the files hold %llu samples, the kernel counted %llu", sum, counted);
 	h_result_free(&r);
@@ -250,6 +265,15 @@ static bool named_digest(const char *stack, const void *arg)
 	return strstr(stack, ";digest (") != NULL;
 }
 
+/* A sample of the interpreter's start: imports, named as frozen modules.
+ * A loaded machine stretches the start into a tenth of the first burst's
+ * interval or more. */
+static bool starting(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, " (<frozen ") != NULL;
+}
+
 /* Two bursts of a Python process's CPU 7 s apart, in 1-s intervals: every
  * sample of a burst has the same Python frames, whose record no sample
  * uses between the bursts. It is let go (Python records were kept for the
@@ -290,20 +314,25 @@ static void test_python_records_let_go(void **state)
 		snprintf(path, sizeof(path), "%s/%s", dir, l.names[i]);
 		h_folded_must_load(path, &f);
 		if (f.total >= 20) {
+			unsigned long long start = h_sum(&f, starting, NULL);
+
 			with = h_sum(&f, named_digest, NULL);
-			print_message("'%s': %llu samples, %.1f%% under digest\n", l.names[i],
-				      f.total, 100.0 * with / f.total);
-			if (with < f.total * 9 / 10) {
+			print_message("'%s': %llu samples, %llu in imports, %.1f%% of the rest "
+				      "under digest\n",
+				      l.names[i], f.total, start,
+				      100.0 * with / (f.total - start ? f.total - start : 1));
+			if (with < (f.total - start) * 9 / 10) {
 				h_folded_dump(&f, 20);
-				fail_msg("'%s': %llu of %llu samples under digest", l.names[i],
-					 with, f.total);
+				fail_msg("'%s': %llu of %llu samples under digest (%llu in imports)",
+					 l.names[i], with, f.total, start);
 			}
 			busy[nbusy++] = i;
 		}
 		h_folded_free(&f);
 	}
-	/* both bursts: the second 5 intervals or more after the first */
-	if (nbusy < 2 || busy[nbusy - 1] - busy[0] < 5) {
+	/* both bursts: the second 5 s or more after the first (intervals with
+	 * nothing sampled have no file) */
+	if (nbusy < 2 || secs_of(l.names[busy[nbusy - 1]]) - secs_of(l.names[busy[0]]) < 5) {
 		h_dump(&r, "flamebpf");
 		fail_msg("%zu intervals busy, not the two bursts 7 s apart", nbusy);
 	}
@@ -423,6 +452,44 @@ static void test_full_disk(void **state)
 	free_listing(&l);
 	h_result_free(&r);
 	free(pat);
+}
+
+/* A process that only sleeps: its intervals have nothing sampled, which
+ * is not a loss. No output can draw nothing, so none is written, and the
+ * run says so once; it ends with the command's status. Chrome and HTML
+ * outputs, which need samples in time, had been counted lost. */
+static void test_idle_intervals(void **state)
+{
+	const char *dir = make_dir("idle");
+	char *json = pattern_in(dir, "json"), *html = pattern_in(dir, "html");
+	struct h_result r;
+	struct h_proc sleeper;
+	struct listing l;
+	char pid[16];
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_start(&sleeper, H_ARGV("sleep", "60")), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)sleeper.pid);
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-F", "99", "--continuous", "--interval", "1",
+				      "-d", "2.5", "-o", json, "-o", html, "-p", pid)),
+			 0);
+	h_stop(&sleeper);
+	list_dir(dir, &l);
+	h_assert_status(&r, 0);
+	if (!strstr(r.err, "intervals had nothing sampled: no file written for them") ||
+	    strstr(r.err, "lost")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("idle intervals not said as such");
+	}
+	if (l.n)
+		fail_msg("%zu files written for intervals with nothing in them ('%s')", l.n,
+			 l.names[0]);
+	free_listing(&l);
+	h_result_free(&r);
+	free(json);
+	free(html);
 }
 
 /* The tmpfs of test_full_disk let go even when the test failed on it. */
@@ -548,6 +615,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_python_records_let_go, h_test_teardown),
 		cmocka_unit_test_teardown(test_sighup_then_sigterm, h_test_teardown),
 		cmocka_unit_test_teardown(test_full_disk, unmount_teardown),
+		cmocka_unit_test_teardown(test_idle_intervals, h_test_teardown),
 		cmocka_unit_test_teardown(test_daemon_caps, h_test_teardown),
 	};
 
