@@ -34,6 +34,7 @@
 #define DEFAULT_ALPHA	    0.001
 #define DEFAULT_MIN_SAMPLES 20
 #define DEFAULT_TOP	    20
+#define MAX_GRAPHS	    4 /* -o given more often than this is refused */
 
 enum {
 	OPT_FORMAT = 0x100,
@@ -47,7 +48,9 @@ enum {
 };
 
 struct diff_cmd {
-	const char *base, *new, *svg;
+	const char *base, *new;
+	const char *graphs[MAX_GRAPHS]; /* -o: each an .svg or an .html */
+	size_t ngraphs;
 	enum diff_format format;
 	struct diff_opts o;
 	size_t top;
@@ -82,7 +85,7 @@ void diff__usage(FILE *f)
 	      "  -o, --output FILE      also write a differential flame graph: NEW's shape,\n"
 	      "                         red where the share grew, blue where it shrank; FILE\n"
 	      "                         .svg, or .html (.htm): a page with the graph (hover,\n"
-	      "                         zoom, search) and this table\n"
+	      "                         zoom, search) and this table; up to 4 -o\n"
 	      "      --format FORMAT    the table: text (default), json or markdown\n"
 	      "      --threshold PCT    a regression grew by more than PCT points (default 5)\n"
 	      "      --absolute         compare totals, not shares (same workload and duration\n"
@@ -187,7 +190,9 @@ static int parse_one(int c, const char *arg, struct diff_cmd *d, char *err)
 {
 	switch (c) {
 	case 'o':
-		d->svg = arg;
+		if (d->ngraphs == MAX_GRAPHS)
+			return usage_err("-o given more than %d times", MAX_GRAPHS);
+		d->graphs[d->ngraphs++] = arg;
 		return 0;
 	case OPT_FORMAT:
 		if (diff_out__parse(arg, &d->format))
@@ -234,11 +239,12 @@ static int check_args(int argc, char **argv, struct diff_cmd *d, char *err)
 				 argc - optind);
 	d->base = argv[optind];
 	d->new = argv[optind + 1];
-	if (d->svg && !ends_in(d->svg, ".svg") && !html_name(d->svg))
-		return usage_err("-o writes the differential flame graph, an SVG or an HTML page: "
-				 "'%s' ends in neither .svg nor .html (the table goes to standard "
-				 "output)",
-				 d->svg);
+	for (size_t i = 0; i < d->ngraphs; i++)
+		if (!ends_in(d->graphs[i], ".svg") && !html_name(d->graphs[i]))
+			return usage_err("-o writes the differential flame graph, an SVG or an "
+					 "HTML page: '%s' ends in neither .svg nor .html (the table "
+					 "goes to standard output)",
+					 d->graphs[i]);
 	return 0;
 }
 
@@ -380,25 +386,25 @@ static int write_table(const struct diff_cmd *d, const struct diff_result *r)
 	return err;
 }
 
-/* The graph, an SVG or (.html) the page that also holds the table. */
+/* A graph, an SVG or (.html) the page that also holds the table. */
 static int write_graph(const struct diff_cmd *d, struct profile *const p[2],
-		       const struct diff_result *r, struct output *out)
+		       const struct diff_result *r, const char *path, struct output *out)
 {
 	struct write_opts wo = { .root = ROOT_COMM };
 	struct html_diff hd = { p[0], r, &d->o, d->base, d->new };
-	int err = html_name(d->svg) ? html__write_diff(p[1], &hd, &wo, out->f)
-				    : svg__write_diff(p[0], p[1], &wo, out->f);
+	int err = html_name(path) ? html__write_diff(p[1], &hd, &wo, out->f)
+				  : svg__write_diff(p[0], p[1], &wo, out->f);
 
 	if (err == -EIO && output__error(out))
 		err = output__error(out);
 	if (!err)
 		err = output__commit(out);
 	if (err)
-		p_err("cannot write '%s': %s", d->svg, output__strerror(err));
+		p_err("cannot write '%s': %s", path, output__strerror(err));
 	return err;
 }
 
-static int compare(const struct diff_cmd *d, struct profile *const p[2], struct output *out)
+static int compare(const struct diff_cmd *d, struct profile *const p[2], struct output out[])
 {
 	struct diff_result r;
 	int ret, err = diff__compare(p[0], p[1], &d->o, &r);
@@ -408,8 +414,8 @@ static int compare(const struct diff_cmd *d, struct profile *const p[2], struct 
 		return EXIT_NO_VERDICT;
 	}
 	err = write_table(d, &r);
-	if (!err && d->svg)
-		err = write_graph(d, p, &r, out);
+	for (size_t i = 0; i < d->ngraphs && !err; i++)
+		err = write_graph(d, p, &r, d->graphs[i], &out[i]);
 	if (!err)
 		say_verdict(d, &r);
 	ret = err ? EXIT_NO_VERDICT : r.nregressions ? EXIT_REGRESSION : EXIT_SUCCESS;
@@ -419,19 +425,19 @@ static int compare(const struct diff_cmd *d, struct profile *const p[2], struct 
 
 static int run(const struct diff_cmd *d)
 {
+	struct output out[MAX_GRAPHS] = {};
 	struct profile *p[2] = {};
-	struct output out = {};
-	int ret = EXIT_NO_VERDICT, err;
+	int ret = EXIT_NO_VERDICT, err = 0;
+	size_t opened;
 
 	/* an unwritable -o fails before the work */
-	if (d->svg && (err = output__open(&out, d->svg))) {
-		p_err("cannot write '%s': %s", d->svg, output__strerror(err));
-		return EXIT_NO_VERDICT;
-	}
-	if (!load(d->base, &p[0]) && !load(d->new, &p[1]) && !check_profiles(d, p))
-		ret = compare(d, p, &out);
-	if (d->svg)
-		output__abort(&out); /* nothing once committed */
+	for (opened = 0; opened < d->ngraphs && !err; opened++)
+		if ((err = output__open(&out[opened], d->graphs[opened])))
+			p_err("cannot write '%s': %s", d->graphs[opened], output__strerror(err));
+	if (!err && !load(d->base, &p[0]) && !load(d->new, &p[1]) && !check_profiles(d, p))
+		ret = compare(d, p, out);
+	for (size_t i = 0; i < opened; i++)
+		output__abort(&out[i]); /* nothing once committed */
 	profile__free(p[0]);
 	profile__free(p[1]);
 	return ret;
