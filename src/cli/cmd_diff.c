@@ -241,10 +241,11 @@ static int check_args(int argc, char **argv, struct diff_cmd *d, char *err)
 	d->new = argv[optind + 1];
 	for (size_t i = 0; i < d->ngraphs; i++)
 		if (!ends_in(d->graphs[i], ".svg") && !html_name(d->graphs[i]))
-			return usage_err("-o writes the differential flame graph, an SVG or an "
-					 "HTML page: '%s' ends in neither .svg nor .html (the table "
-					 "goes to standard output)",
-					 d->graphs[i]);
+			return usage_err(
+				"-o writes the differential flame graph, an SVG or an "
+				"HTML page: '%s' ends in neither .svg nor .html (the table "
+				"goes to standard output)",
+				d->graphs[i]);
 	return 0;
 }
 
