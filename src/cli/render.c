@@ -274,10 +274,10 @@ void render__notes(const struct reader_stats *st, const char *name)
 		      "past their parent's end): they were clipped or dropped",
 		      st->unmatched, name);
 	if (st->skipped)
-		p_err("warning: %" PRIu64 " %s of '%s' that %s no part of a record skipped (not "
-		      "'\\tADDRESS SYMBOL (DSO)', nor a header; the first: line %" PRIu64 ")",
+		p_err("warning: %" PRIu64 " %s of '%s' that %s no part of a record skipped (%s; "
+		      "the first: line %" PRIu64 ")",
 		      st->skipped, st->skipped == 1 ? "line" : "lines", name,
-		      st->skipped == 1 ? "is" : "are", st->first_skipped);
+		      st->skipped == 1 ? "is" : "are", st->skipped_for, st->first_skipped);
 	if (st->srclines)
 		p_err("note: the source lines of '%s' (perf script -F +srcline) were read past: "
 		      "frames are named by function (a capture with --file-line names the lines)",

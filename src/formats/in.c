@@ -43,6 +43,15 @@ int in__fail_errno(struct in_ctx *c, int err)
 	return err;
 }
 
+int in__skip_line(struct in_ctx *c, const char *why)
+{
+	if (!c->st->skipped++) {
+		c->st->first_skipped = c->line;
+		c->st->skipped_for = why;
+	}
+	return 0;
+}
+
 void in__advance(struct in_ctx *c, size_t n)
 {
 	c->done += n;

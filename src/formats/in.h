@@ -81,6 +81,12 @@ struct json_split {
  * a syntax error is named. During element(), c->line is where it starts. */
 int in_json__split(struct in_ctx *c, const struct json_split *js);
 
+/* A line that is no part of a record (what one is: why, in words):
+ * skipped, counted, the first one named. The peers (stackcollapse-perf.pl,
+ * inferno, flamegraph.pl) skip them too; one odd line must not cost the
+ * whole file. Returns 0. */
+int in__skip_line(struct in_ctx *c, const char *why);
+
 int in_folded__read(struct in_ctx *c);
 int in_perf__read(struct in_ctx *c);
 int in_chrome__read(struct in_ctx *c);

@@ -9,7 +9,13 @@
  * --wall write them; see profile__stack_state()) are time in ns, and the
  * file is read as such (time off the CPU, or wall time when some stacks
  * are [running] or have no state: --wall's samples). No profiler names a
- * function so; a file without such stacks stays samples. */
+ * function so; a file without such stacks stays samples.
+ *
+ * As flamegraph.pl does: a blank (space or tab) before the count; '#'
+ * lines are comments; a line with no count is skipped, counted and the
+ * first named. A count that is a number but not a whole one (flamegraph.pl
+ * takes "2.5"), or counts adding up past 2^64, fail the file: read as
+ * samples they would be wrong, not left out. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,10 +25,13 @@
 
 #define KSUFFIX "_[k]"
 
+#define NOT_A_STACK "not 'ROOT;FRAME;... COUNT'"
+
 struct folded {
 	struct in_ctx *c;
 	uint32_t *frames;
 	size_t n, cap;
+	uint64_t total; /* the counts so far, against overflow */
 };
 
 static bool all_digits(const char *s)
@@ -30,17 +39,38 @@ static bool all_digits(const char *s)
 	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
-static int parse_count(struct in_ctx *c, const char *s, uint64_t *count)
+/* A number with a fraction ("2.5", "3."): flamegraph.pl's, not ours. */
+static bool is_decimal(const char *s)
 {
+	size_t whole = strspn(s, "0123456789");
+
+	return whole && s[whole] == '.' && (!s[whole + 1] || all_digits(s + whole + 1));
+}
+
+static int parse_count(struct folded *fo, const char *s, uint64_t *count)
+{
+	struct in_ctx *c = fo->c;
 	char *end;
 
-	if (!all_digits(s))
+	if (is_decimal(s))
 		return in__fail(c, c->line, "count '%.40s' is not a whole number", s);
 	errno = 0;
 	*count = strtoull(s, &end, 10);
-	if (errno)
-		return in__fail(c, c->line, "count '%.40s' is too large", s);
+	if (errno || fo->total + *count < fo->total)
+		return in__fail(c, c->line,
+				"count '%.40s' is too large (the counts add up past "
+				"2^64)",
+				s);
+	fo->total += *count;
 	return 0;
+}
+
+/* The blank before the count: the last space or tab. */
+static char *last_blank(char *line)
+{
+	char *sp = strrchr(line, ' '), *tab = strrchr(line, '\t');
+
+	return sp > tab ? sp : tab;
 }
 
 static int push_frame(struct folded *fo, const char *name)
@@ -87,19 +117,23 @@ static int add_stack(struct folded *fo, char *stack, uint64_t count)
 static int read_line(struct folded *fo, char *line)
 {
 	struct in_ctx *c = fo->c;
-	char *sp = strrchr(line, ' '), *sp2;
+	char *sp, *sp2;
 	uint64_t count = 0;
 	int err;
+	size_t len = strlen(line);
 
-	if (!sp)
-		return in__fail(c, c->line, "no count: a folded line is 'ROOT;FRAME;... COUNT'");
+	if (line[0] == '#')
+		return 0;
+	if (len && line[len - 1] == '\r')
+		line[len - 1] = '\0';
+	sp = last_blank(line);
+	if (!sp || sp == line || !(all_digits(sp + 1) || is_decimal(sp + 1)))
+		return in__skip_line(c, NOT_A_STACK);
 	*sp = '\0';
-	err = parse_count(c, sp + 1, &count);
+	err = parse_count(fo, sp + 1, &count);
 	if (err)
 		return err;
-	if (sp == line)
-		return in__fail(c, c->line, "no stack before the count");
-	sp2 = strrchr(line, ' ');
+	sp2 = last_blank(line);
 	if (sp2 && all_digits(sp2 + 1))
 		return in__fail(c, c->line,
 				"two counts: a differential folded file (difffolded.pl output) "
@@ -143,6 +177,8 @@ int in_folded__read(struct in_ctx *c)
 	}
 	if (!err && n < -1)
 		err = n;
+	if (!err && !c->st->records && c->st->skipped)
+		err = in__fail(c, c->st->first_skipped, "%s, nor is any other line", NOT_A_STACK);
 	if (!err)
 		err = find_unit(c);
 	free(fo.frames);

@@ -1090,16 +1090,9 @@ static int add_events(struct perf *p)
 
 /* ---- the lines ---- */
 
-/* A line that is no part of a record: skipped, counted, the first one
- * named. The peers (stackcollapse-perf.pl, inferno) skip them too; one odd
- * line must not cost the whole file. */
 static int skip_line(struct perf *p)
 {
-	struct reader_stats *st = p->c->st;
-
-	if (!st->skipped++)
-		st->first_skipped = p->c->line;
-	return 0;
+	return in__skip_line(p->c, "neither '\\tADDRESS SYMBOL (DSO)' nor a header");
 }
 
 /* The line perf script -F +srcline prints under a frame: blanks, then one

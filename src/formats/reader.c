@@ -63,6 +63,18 @@ static const char *skip_blank_lines(const char *s, const char *end)
 	return end;
 }
 
+/* Past blank lines and comments ('#' lines: perf script's header, or a
+ * note atop a folded file), to the first line that says the format. */
+static const char *skip_comment_lines(const char *s, const char *end)
+{
+	for (s = skip_blank_lines(s, end); s < end && *s == '#';) {
+		const char *nl = memchr(s, '\n', end - s);
+
+		s = skip_blank_lines(nl ? nl + 1 : end, end);
+	}
+	return s;
+}
+
 /* Copies the line at s (without '\n' and '\r') into a new string. */
 static char *line_at(const char *s, const char *end)
 {
@@ -103,7 +115,7 @@ static bool ends_in_count(const char *line)
 
 static int detect_lines(const char *first, const char *second, enum in_format *f)
 {
-	if (first[0] == '#' || in_perf__is_header(first) || first[0] == ' ' || first[0] == '\t' ||
+	if (in_perf__is_header(first) || first[0] == ' ' || first[0] == '\t' ||
 	    (second && (in_perf__is_frame(second) || in_perf__starts_record(first, second))))
 		*f = IN_PERF;
 	else if (ends_in_count(first) || strchr(first, ';'))
@@ -131,6 +143,13 @@ int reader__detect(const char *buf, size_t len, enum in_format *f)
 	if (is_json_start(s + strspn(s, " \t\r"), end)) {
 		*f = IN_CHROME;
 		return 0;
+	}
+	if (*s == '#') {
+		s = skip_comment_lines(s, end);
+		if (s == end) { /* nothing but comments: perf script's header alone */
+			*f = IN_PERF;
+			return 0;
+		}
 	}
 	first = line_at(s, end);
 	nl = memchr(s, '\n', end - s);
@@ -185,7 +204,7 @@ static bool two_lines(const char *s, size_t n)
 {
 	const char *end = s + n, *nl;
 
-	s = skip_blank_lines(s, end);
+	s = skip_comment_lines(s, end);
 	nl = s < end ? memchr(s, '\n', end - s) : NULL;
 	return nl && nl + 1 < end && memchr(nl + 1, '\n', end - nl - 1);
 }

@@ -54,8 +54,9 @@ struct reader_stats {
 	uint64_t unmatched;	    /* chrome: E without B, partial overlaps clipped */
 	uint64_t first_ts, last_ts; /* perf: the times of the first and last records */
 	uint64_t no_pid;	    /* perf, ids_in_root: records without a PID */
-	uint64_t skipped;	    /* perf: lines that are no part of a record */
+	uint64_t skipped;	    /* perf, folded: lines that are no part of a record */
 	uint64_t first_skipped;	    /* ... the first one's number */
+	const char *skipped_for;    /* ... what such a line is not, in words */
 	uint64_t srclines;	    /* perf: source lines under frames (-F +srcline) */
 	bool cut_short;		    /* perf: the last line has no newline */
 	bool cut_frame;		    /* perf: ... and was a frame line, left out */

@@ -245,7 +245,7 @@ static void test_bad_inputs(void **state)
 		 "not a profile");
 	bad_text("empty.folded", "", "is empty");
 	bad_text("blank.folded", "\n\n   \n", "is empty");
-	bad_text("count.folded", "a;b 1\na;c many\n", "line 2: count 'many' is not a whole number");
+	bad_text("count.folded", "a;b 1\na;c 2.5\n", "line 2: count '2.5' is not a whole number");
 	json[strlen(json) / 2] = '\0';
 	bad_text("truncated.json", json, "line 8: the JSON ends early (truncated?)");
 	expect_bad_input(h_path("no-such-file.perf"), "No such file or directory");
@@ -332,6 +332,9 @@ static void test_lenient_inputs(void **state)
 		       "\t 3 h (/a)\n\n",
 		       H_ARGV(NULL), "a;f 1\nb;h 1\n", 1,
 		       H_ARGV("warning: 2 lines of", "the first: line 4)"));
+	expect_lenient("hand.folded", "# by hand\na;b 1\na;c\na;d\t2\nwhat\n", H_ARGV(NULL),
+		       "a;b 1\na;d 2\n", 1,
+		       H_ARGV("warning: 2 lines of", "not 'ROOT;FRAME;... COUNT'; the first: line 3)"));
 	expect_lenient("tid-only.perf", "a 7 1.0: cycles:\n\t 1 f (/a)\n\n", H_ARGV("--tids"),
 		       "a-?/7;f 1\n", 1, H_ARGV("1 records of", "their roots read COMM-?"));
 	expect_lenient("no-g.perf",
