@@ -71,3 +71,20 @@ bool runtime_stack__interpreted(const struct profile *p, const struct profile_st
 	}
 	return false;
 }
+
+/* A frame flamebpf made up, no code: a --span's, an off-CPU state's. */
+static bool made_up(const struct frame *f)
+{
+	return f->name[0] == '[' && strcmp(f->name, "[unknown]");
+}
+
+bool runtime_stack__cut_at_jit(const struct profile *p, const struct profile_stack *s)
+{
+	for (uint32_t i = 0; i < s->nframes; i++) {
+		const struct frame *f = profile__frame(p, s->frames[i]);
+
+		if (f->kind == FRAME_USER && !made_up(f))
+			return jit_frame(f) || !strcmp(f->module, "[java]");
+	}
+	return false;
+}

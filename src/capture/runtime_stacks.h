@@ -1,6 +1,7 @@
 /* What one sample's stack of a language runtime says about how well it was
- * named: whether its JIT frames have names, and whether the function it
- * ran is hidden behind the runtime's interpreter. Used by runtimes.c to
+ * named and walked: whether its JIT frames have names, whether the
+ * function it ran is hidden behind the runtime's interpreter, and whether
+ * the walk stopped in JIT code, its callers lost. Used by runtimes.c to
  * count a runtime's samples for the summary. */
 #ifndef FLAMEBPF_RUNTIME_STACKS_H
 #define FLAMEBPF_RUNTIME_STACKS_H
@@ -21,5 +22,11 @@ bool runtime_stack__named(const struct profile *p, const struct profile_stack *s
  * compiled). */
 bool runtime_stack__interpreted(const struct profile *p, const struct profile_stack *s,
 				enum runtime r);
+
+/* The stack's outermost user frame is JIT code (or an interpreted Java
+ * method): the walk stopped there, short of the thread's start, so the
+ * callers of that frame are lost. A stack deeper than the walk goes ends
+ * so too. */
+bool runtime_stack__cut_at_jit(const struct profile *p, const struct profile_stack *s);
 
 #endif

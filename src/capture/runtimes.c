@@ -96,6 +96,8 @@ static void count_stack(struct runtime_count *c, const struct profile *p,
 		c->named += s->weight;
 	if (interpreted)
 		c->interpreted += s->weight;
+	if (runtime_stack__cut_at_jit(p, s))
+		c->cut_at_jit += s->weight;
 }
 
 void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs *ps)

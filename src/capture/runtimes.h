@@ -1,8 +1,8 @@
 /* The language runtimes of a capture (symbols/runtime.h): before its
  * stacks are named, a JVM without a perf map is asked for one
  * (jvm_perfmap.h); after, per runtime, how many processes, how their JIT
- * frames were named, what share of their samples got names or ran unnamed in
- * an interpreter (runtime_stacks.h). */
+ * frames were named, what share of their samples got names, ran unnamed
+ * in an interpreter, or lost their callers (runtime_stacks.h). */
 #ifndef FLAMEBPF_RUNTIMES_H
 #define FLAMEBPF_RUNTIMES_H
 
@@ -23,6 +23,7 @@ struct runtime_count {
 	size_t with_methods;		    /* JVMs whose interpreted methods were named */
 	uint64_t weight, named;		    /* their samples; of them, without unnamed JIT frames */
 	uint64_t interpreted;		    /* of them, running unnamed in the interpreter */
+	uint64_t cut_at_jit;		    /* of them, whose walk stopped in JIT code */
 	pid_t unmapped[RUNTIMES_MAX_NOTED]; /* the first few without a perf map */
 	size_t nunmapped;
 };
