@@ -146,9 +146,9 @@ static void advise_interpreted(const struct runtimes *rt, enum runtime r, const 
 /* A share of samples whose walk stopped in JIT code below which saying so
  * is noise: with frame pointers kept, a walk still stops there when the
  * sample lands in a function's prologue or epilogue, or in a stub that
- * keeps none (a JVM with -XX:+PreserveFramePointer: 0-1% of its samples
- * measured, node: 0-2%), while a JVM without that flag ends 99% of its
- * samples of Java code so. */
+ * keeps none (0% measured of a JVM with -XX:+PreserveFramePointer and of
+ * node, but a few % may be so in code that returns often), while a JVM
+ * without that flag ends 90-100% of its samples so. */
 #define CUT_NOTED_PCT 5
 
 /* Samples whose walk stopped in JIT code, the callers lost: why, and for
