@@ -162,12 +162,12 @@ static void advise_cut(const struct runtimes *rt, enum runtime r, const char *wh
 	if (pct < CUT_NOTED_PCT)
 		return;
 	if (r == RUNTIME_JVM)
-		p_err("java: %.0f%% of %s %s have stacks that end in JIT-compiled code, not at "
+		p_err("java: %.0f%% of %s %s in stacks that end in JIT-compiled code, not at "
 		      "their thread's start: compiled Java code keeps no frame pointer, so its "
 		      "callers are lost; run the JVM with -XX:+PreserveFramePointer to keep them",
 		      pct, its, what);
 	else if (r == RUNTIME_NODE)
-		p_err("node: %.0f%% of %s %s have stacks that end in JIT code, not at their "
+		p_err("node: %.0f%% of %s %s in stacks that end in JIT code, not at their "
 		      "thread's start, so their callers are lost (V8 keeps frame pointers: code "
 		      "that does not, or a stack deeper than flamebpf walks)",
 		      pct, its, what);

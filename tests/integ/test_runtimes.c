@@ -150,7 +150,7 @@ static void sample_hot(const char *extra, const char *out, struct h_result *r, s
 }
 
 /* The share the summary's advice to add -XX:+PreserveFramePointer gives
- * ("java: N% of its samples have stacks that end in JIT-compiled code"),
+ * ("java: N% of its samples in stacks that end in JIT-compiled code"),
  * or -1 if it gave none. */
 static int frame_pointer_advice(const struct h_result *r)
 {
