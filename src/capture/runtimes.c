@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "util/hashmap.h"
+#include "runtime_stacks.h"
 #include "runtimes.h"
 
 /* From its newest snapshot, else from the mappings it was seen to make
@@ -58,67 +59,6 @@ void runtimes__ask_jvms(struct runtimes *rt, struct procs *ps)
 	}
 }
 
-static bool has_prefix(const char *s, const char *prefix)
-{
-	return s && !strncmp(s, prefix, strlen(prefix));
-}
-
-/* JIT code without a name: outside every mapping, in anonymous memory, or
- * in the memfd a JIT maps twice. */
-static bool unnamed_jit(const struct frame *f)
-{
-	return f->kind == FRAME_USER &&
-	       (!strcmp(f->name, "[unknown]") || has_prefix(f->module, "[anon") ||
-		has_prefix(f->dso, "/memfd:"));
-}
-
-static bool stack_named(const struct profile *p, const struct profile_stack *s)
-{
-	for (uint32_t i = 0; i < s->nframes; i++)
-		if (unnamed_jit(profile__frame(p, s->frames[i])))
-			return false;
-	return true;
-}
-
-/* A frame of the interpreter that runs every function it interprets, so
- * names none of them: HotSpot's template interpreter, as its perf map
- * calls it, and V8's Ignition entry (an embedded builtin's symbol, or
- * Builtin:InterpreterEntryTrampoline in a perf map), which node's
- * --interpreted-frames-native-stack replaces by a copy per function. */
-static bool interpreter_frame(enum runtime r, const struct frame *f)
-{
-	if (r == RUNTIME_JVM)
-		return !strcmp(f->name, "Interpreter");
-	return r == RUNTIME_NODE && strstr(f->name, "InterpreterEntryTrampoline");
-}
-
-/* JIT code, named by a perf map (symbolize.c gives its frames the map as
- * their DSO) or not. */
-static bool jit_frame(const struct frame *f)
-{
-	return has_prefix(f->dso, "/tmp/perf-") || unnamed_jit(f);
-}
-
-/* Whether the sample ran an interpreted function: the innermost frame
- * that is JIT code or the interpreter is the interpreter (its callers
- * interpreted too count for nothing: a JVM's main stays interpreted while
- * the methods it calls are compiled). */
-static bool stack_interpreted(const struct profile *p, const struct profile_stack *s,
-			      enum runtime r)
-{
-	if (r != RUNTIME_JVM && r != RUNTIME_NODE)
-		return false;
-	for (uint32_t i = s->nframes; i-- > 0;) {
-		const struct frame *f = profile__frame(p, s->frames[i]);
-
-		if (interpreter_frame(r, f))
-			return true;
-		if (jit_frame(f))
-			return false;
-	}
-	return false;
-}
-
 static void count_proc(struct runtime_count *c, struct procs *ps, pid_t pid)
 {
 	c->procs++;
@@ -144,6 +84,22 @@ static bool stack_has_method(const struct profile *p, const struct profile_stack
 	return false;
 }
 
+/* A sample in an interpreted function is not named: the interpreter's
+ * frame names none of the functions it runs. */
+static void count_stack(struct runtime_count *c, const struct profile *p,
+			const struct profile_stack *s, enum runtime r)
+{
+	bool interpreted = runtime_stack__interpreted(p, s, r);
+
+	c->weight += s->weight;
+	if (runtime_stack__named(p, s) && !interpreted)
+		c->named += s->weight;
+	if (interpreted)
+		c->interpreted += s->weight;
+	if (runtime_stack__cut_at_jit(p, s))
+		c->cut_at_jit += s->weight;
+}
+
 void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs *ps)
 {
 	struct hashmap seen = {};    /* pid -> 1 + its runtime */
@@ -162,11 +118,7 @@ void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs 
 			if (r - 1 != RUNTIME_NONE)
 				count_proc(&rt->r[r - 1], ps, (pid_t)s->who.pid);
 		}
-		rt->r[r - 1].weight += s->weight;
-		if (stack_named(p, s))
-			rt->r[r - 1].named += s->weight;
-		if (stack_interpreted(p, s, r - 1))
-			rt->r[r - 1].interpreted += s->weight;
+		count_stack(&rt->r[r - 1], p, s, r - 1);
 		if (r - 1 == RUNTIME_JVM && !hashmap__get(&methods, s->who.pid, &one) &&
 		    stack_has_method(p, s) && !hashmap__set(&methods, s->who.pid, 1))
 			rt->r[r - 1].with_methods++;

@@ -1,7 +1,8 @@
 /* The language runtimes of a capture (symbols/runtime.h): before its
  * stacks are named, a JVM without a perf map is asked for one
  * (jvm_perfmap.h); after, per runtime, how many processes, how their JIT
- * frames were named and what share of their samples got names. */
+ * frames were named, what share of their samples got names, ran unnamed
+ * in an interpreter, or lost their callers (runtime_stacks.h). */
 #ifndef FLAMEBPF_RUNTIMES_H
 #define FLAMEBPF_RUNTIMES_H
 
@@ -22,6 +23,7 @@ struct runtime_count {
 	size_t with_methods;		    /* JVMs whose interpreted methods were named */
 	uint64_t weight, named;		    /* their samples; of them, without unnamed JIT frames */
 	uint64_t interpreted;		    /* of them, running unnamed in the interpreter */
+	uint64_t cut_at_jit;		    /* of them, whose walk stopped in JIT code */
 	pid_t unmapped[RUNTIMES_MAX_NOTED]; /* the first few without a perf map */
 	size_t nunmapped;
 };
@@ -41,7 +43,8 @@ struct runtimes {
 void runtimes__ask_jvms(struct runtimes *rt, struct procs *ps);
 
 /* Counts the profile's processes by runtime, and their samples: named
- * when none of their user frames is JIT code without a name. */
+ * when none of their user frames is JIT code without a name and the
+ * function they ran is not left to the interpreter's name. */
 void runtimes__count(struct runtimes *rt, const struct profile *p, struct procs *ps);
 
 #endif

@@ -143,6 +143,36 @@ static void advise_interpreted(const struct runtimes *rt, enum runtime r, const 
 		      pct, its, what);
 }
 
+/* A share of samples whose walk stopped in JIT code below which saying so
+ * is noise: with frame pointers kept, a walk still stops there when the
+ * sample lands in a function's prologue or epilogue, or in a stub that
+ * keeps none (0% measured of a JVM with -XX:+PreserveFramePointer and of
+ * node, but a few % may be so in code that returns often), while a JVM
+ * without that flag ends 90-100% of its samples so. */
+#define CUT_NOTED_PCT 5
+
+/* Samples whose walk stopped in JIT code, the callers lost: why, and for
+ * a JVM the flag that keeps them. */
+static void advise_cut(const struct runtimes *rt, enum runtime r, const char *what)
+{
+	const struct runtime_count *c = &rt->r[r];
+	double pct = c->weight ? 100.0 * c->cut_at_jit / c->weight : 0;
+	const char *its = c->procs == 1 ? "its" : "their";
+
+	if (pct < CUT_NOTED_PCT)
+		return;
+	if (r == RUNTIME_JVM)
+		p_err("java: %.0f%% of %s %s in stacks that end in JIT-compiled code, not at "
+		      "their thread's start: compiled Java code keeps no frame pointer, so its "
+		      "callers are lost; run the JVM with -XX:+PreserveFramePointer to keep them",
+		      pct, its, what);
+	else if (r == RUNTIME_NODE)
+		p_err("node: %.0f%% of %s %s in stacks that end in JIT code, not at their "
+		      "thread's start, so their callers are lost (V8 keeps frame pointers: code "
+		      "that does not, or a stack deeper than flamebpf walks)",
+		      pct, its, what);
+}
+
 void summary__runtimes(const struct runtimes *rt, const char *what)
 {
 	struct strbuf b = {};
@@ -157,5 +187,6 @@ void summary__runtimes(const struct runtimes *rt, const char *what)
 		if (rt->r[r].procs) {
 			advise(rt, r);
 			advise_interpreted(rt, r, what);
+			advise_cut(rt, r, what);
 		}
 }

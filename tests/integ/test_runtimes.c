@@ -1,22 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Language runtimes whose JIT code only a perf map names, sampled for real:
- * an Erlang module and an Elixir script (tests/workloads/busy.erl, busy.exs)
- * on Debian's BEAM with +JPperf true, named and split as they run (heavy/0
- * about 70%, light/0 30%; without +JPperf: test_beam.c), whose samples in
- * the JIT's shared fragments keep their Erlang callers; a Java program
- * (tests/workloads/Hot.java) without a perf map, which flamebpf asks the
- * JVM for at the end (jcmd Compiler.perfmap) and names its hot method
- * with, and through whose frames -XX:+PreserveFramePointer lets stacks go
- * on; a JVM that refuses jcmd, whose capture still succeeds, saying
- * why; a JVM under -Xint, whose interpreted frames are named as the
- * methods they run (read from the JVM's memory), attached and as COMMAND; and
- * node (tests/workloads/hot.js) with a function left interpreted, named
- * only with --interpreted-frames-native-stack, which the summary says to
- * add when it is missing, and named from its perf map under --unwind fp
- * too, where the summary's named share is the output's. Each skips,
- * saying so, where its runtime is not installed (tools/deps.sh --test
- * installs them).
+ * Language runtimes whose JIT code only a perf map names, sampled for
+ * real: an Erlang module and an Elixir script (tests/workloads/busy.erl,
+ * busy.exs) on Debian's BEAM with +JPperf true, named and split as they
+ * run (heavy/0 about 70%, light/0 30%; without +JPperf: test_beam.c),
+ * whose samples in the JIT's shared fragments keep their Erlang callers; a
+ * Java program (tests/workloads/Hot.java) without a perf map, which
+ * flamebpf asks the JVM for at the end (jcmd Compiler.perfmap) and names
+ * its hot method with, and through whose frames -XX:+PreserveFramePointer
+ * lets stacks go on (without it, the summary says to add it); a JVM that
+ * refuses jcmd, whose capture still succeeds, saying why; a JVM under
+ * -Xint, whose interpreted frames are named as the methods they run (read
+ * from the JVM's memory), attached and as COMMAND; and node
+ * (tests/workloads/hot.js) with a function left interpreted, named only
+ * with --interpreted-frames-native-stack, which the summary says to add
+ * when it is missing (those samples not counted as named), and named from
+ * its perf map under --unwind fp too, where the summary's named share is
+ * the output's. Each skips, saying so, where its runtime is not installed
+ * (tools/deps.sh --test installs them).
  */
 #include "beam_workloads.h"
 
@@ -28,8 +29,8 @@
 /* A node started with +JPperf true: its functions named through its perf
  * map, heavy/0 and light/0 in their shares, the summary's runtimes line
  * saying so. */
-static void check_jpperf(const char *out, const char *module, const char *heavy,
-			 const char *light, const char *const cmd[])
+static void check_jpperf(const char *out, const char *module, const char *heavy, const char *light,
+			 const char *const cmd[])
 {
 	char line[1024];
 	struct h_result r;
@@ -148,7 +149,26 @@ static void sample_hot(const char *extra, const char *out, struct h_result *r, s
 	bw_remove_perf_maps(f, "java");
 }
 
-/* No perf map: flamebpf asks the JVM for one with jcmd and names hot(). */
+/* The share the summary's advice to add -XX:+PreserveFramePointer gives
+ * ("java: N% of its samples in stacks that end in JIT-compiled code"),
+ * or -1 if it gave none. */
+static int frame_pointer_advice(const struct h_result *r)
+{
+	char line[1024];
+	int pct = -1;
+
+	if (h_find_line(r->err, "flamebpf: java: ", line, sizeof(line)) &&
+	    strstr(line, "-XX:+PreserveFramePointer"))
+		sscanf(line, "flamebpf: java: %d%%", &pct);
+	if (pct >= 0)
+		print_message("%s\n", line);
+	return pct;
+}
+
+/* No perf map: flamebpf asks the JVM for one with jcmd and names hot().
+ * Without -XX:+PreserveFramePointer nearly every sample of Hot.hot is
+ * that one frame, its callers lost, which the summary says with the flag
+ * that keeps them (it said nothing, and "100% named"). */
 static void test_java_jcmd(void **state)
 {
 	const char *out = h_path("java.folded");
@@ -171,11 +191,16 @@ static void test_java_jcmd(void **state)
 		h_folded_dump(&f, 20);
 		fail_msg("the JVM's perf map was not asked for, or hot() is not named");
 	}
+	/* hot() is 60% and more of the samples, each a stack cut at it */
+	if (frame_pointer_advice(&r) < 40) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary does not say that stacks end in JIT code, or says too few");
+	}
 	h_folded_free(&f);
 	h_result_free(&r);
 }
 
-#define HOT_HOT  "long Hot.hot(long, long)"
+#define HOT_HOT	 "long Hot.hot(long, long)"
 #define HOT_MAIN "void Hot.main(java.lang.String[])"
 
 static bool hot_from_main(const char *stack, const void *arg)
@@ -188,7 +213,8 @@ static bool hot_from_main(const char *stack, const void *arg)
 /* With -XX:+PreserveFramePointer the JIT's frames keep the chain: stacks
  * go on from Hot.hot (compiled, named by the perf map) through Hot.main
  * (interpreted, named from the JVM's memory) to the launcher's JavaMain
- * (without it they stop at the first JIT frame). */
+ * (without it they stop at the first JIT frame), and the summary says
+ * nothing of stacks ending in JIT code. */
 static void test_java_frame_pointers(void **state)
 {
 	const char *out = h_path("java-fp.folded");
@@ -204,6 +230,10 @@ static void test_java_frame_pointers(void **state)
 	if (hot < 200 || whole * 100 < hot * 90) {
 		h_folded_dump(&f, 10);
 		fail_msg("the JIT frames do not chain up to JavaMain");
+	}
+	if (frame_pointer_advice(&r) >= 0) {
+		h_dump(&r, "flamebpf");
+		fail_msg("the summary says to add -XX:+PreserveFramePointer, which is there");
 	}
 	h_folded_free(&f);
 	h_result_free(&r);
@@ -376,16 +406,20 @@ static const char *node_advice(const struct h_result *r, char *buf, size_t len)
 
 /* node's perf map names compiled functions only: an interpreted one runs
  * in V8's one interpreter entry, so warmLoop() has no frame of its own and
- * the summary says which flag gives it one; with that flag it is named
- * (JS:~warmLoop, ~ for interpreted), under main() named too. */
+ * the summary says which flag gives it one, and does not count its
+ * samples as named (it said 100%); with that flag it is named
+ * (JS:~warmLoop, ~ for interpreted), under main() named too. warmLoop()
+ * is 30% of the work: the named share is 90% at most without the flag
+ * (41% measured), 90% at least with it (99%). */
 static void test_node_interpreted(void **state)
 {
 	const char *out = h_path("node.folded");
 	unsigned long long node, warm, hot;
 	struct h_result r;
 	struct h_folded f;
-	char advice[1024];
+	char advice[1024], line[1024];
 	bool advised;
+	int named;
 
 	(void)state;
 	require_bpf();
@@ -396,18 +430,20 @@ static void test_node_interpreted(void **state)
 		node = h_sum(&f, bw_of_comm, "node");
 		warm = h_sum(&f, bw_has_text, "JS:~warmLoop ");
 		hot = h_sum(&f, bw_has_text, "JS:*hotLoop ");
-		print_message("%s: %llu samples of node, %llu in warmLoop, %llu in hotLoop\n",
+		named = bw_named_share(bw_runtimes_line(&r, line, sizeof(line)));
+		print_message("%s: %llu samples of node, %llu in warmLoop, %llu in hotLoop\n%s\n",
 			      native_stack ? "--interpreted-frames-native-stack" : "without it",
-			      node, warm, hot);
+			      node, warm, hot, line);
 		if (advised)
 			print_message("%s\n", advice);
 		if (node < 300 || hot * 10 < node || (native_stack ? warm * 10 < node : warm) ||
-		    advised == (bool)native_stack) {
+		    advised == (bool)native_stack || (native_stack ? named < 90 : named > 90)) {
 			h_dump(&r, "flamebpf");
 			h_folded_dump(&f, 10);
-			fail_msg("interpreted functions named %s, or the advice %s",
+			fail_msg("interpreted functions named %s, or the advice %s, or %d%% "
+				 "named",
 				 native_stack ? "not with the flag" : "without it",
-				 native_stack ? "given" : "missing");
+				 native_stack ? "given" : "missing", named);
 		}
 		h_folded_free(&f);
 		h_result_free(&r);
