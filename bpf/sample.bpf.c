@@ -179,7 +179,7 @@ static __always_inline int count_stack_by(void *ctx, __u64 weight, __u32 what, b
 	if (timeline && probe)
 		send_hit(ctx, &key, what);
 	else if (timeline)
-		send_tick(&key, bpf_ktime_get_ns(), 0, 0);
+		send_tick(&key, bpf_ktime_get_ns(), 0, weight);
 	return add_count(&key, weight);
 }
 

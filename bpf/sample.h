@@ -163,7 +163,8 @@ struct sample_tick_event {
 	__u32 cpu;
 	__u64 ts;     /* CLOCK_MONOTONIC ns */
 	__u64 dur;    /* --off-cpu: a block, from ts; 0 for a sample (its period) */
-	__u64 weight; /* --alloc: the allocation's bytes; 0: as its stack's samples */
+	__u64 weight; /* what it counted for: the allocation's bytes (--alloc), a
+		       * tracepoint's value (--weight), its period; 1 a sample */
 	struct sample_key key;
 };
 

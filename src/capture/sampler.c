@@ -1529,18 +1529,25 @@ static int read_allocs(struct collect_ctx *c)
 	return err;
 }
 
+/* Whether a sample weighs what it says itself (an allocation's bytes, a
+ * tracepoint's value, its own period), not its stack's mean. */
+static bool own_weight(const struct sampler *s)
+{
+	return s->opts.alloc || weighed(s) || counted_at_freq(s);
+}
+
 /* A tick becomes an event on its sample's stack, made by the counts. */
 static int add_tick(struct collect_ctx *c, const struct sample_tick_event *t)
 {
-	/* a counted event's sample, an allocation, has no length: a
-	 * microsecond in timelines */
+	/* a counted event's sample, a tracepoint's hit, an allocation, has no
+	 * length: a microsecond in timelines */
 	struct profile_event ev = { .cpu = t->cpu,
 				    .ts = t->ts,
 				    .dur = t->dur ? t->dur
-					   : c->s->opts.period || c->s->opts.alloc
+					   : c->s->opts.period || c->s->opts.alloc || c->s->opts.tp
 						   ? 1000
 						   : c->s->period_ns,
-				    .weight = t->weight };
+				    .weight = own_weight(c->s) ? t->weight : 0 };
 	struct alloc_total none = {};
 	uint64_t idx;
 	int err = 0;

@@ -13,7 +13,12 @@
  * - kernel frames keep their plain name and have "cat":"kernel"; user frames
  *   have their binary's name as cat;
  * - strings are valid UTF-8: each byte that is not part of a well-formed
- *   sequence becomes U+FFFD.
+ *   sequence becomes U+FFFD;
+ * - time off the CPU (--off-cpu, --wall): each block and sample lasts what
+ *   the folded output weighs it (to the microsecond), so a span's self time
+ *   is its stack's weight;
+ * - samples that weigh themselves (a tracepoint's --weight, allocations,
+ *   a counted event's samples at -F) sum that in args.weight.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -38,6 +43,7 @@ struct open_frame {
 	const struct frame *fr;
 	uint64_t start, end, samples; /* samples: the events merged, blocks too */
 	uint64_t blocks;	      /* of the events, those that are time off the CPU */
+	uint64_t weight; /* what the events weigh themselves (profile_event.weight), if they do */
 };
 
 struct chrome {
@@ -209,12 +215,17 @@ static void close_frames(struct chrome *c, uint32_t keep)
 
 		begin_x(c, o->fr, o->start, o->end - o->start);
 		if (!o->blocks)
-			fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 "}}", o->samples);
+			fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64, o->samples);
 		else if (o->blocks == o->samples)
-			fprintf(c->f, ",\"args\":{\"blocks\":%" PRIu64 "}}", o->blocks);
+			fprintf(c->f, ",\"args\":{\"blocks\":%" PRIu64, o->blocks);
 		else
-			fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 ",\"blocks\":%" PRIu64 "}}",
+			fprintf(c->f, ",\"args\":{\"samples\":%" PRIu64 ",\"blocks\":%" PRIu64,
 				o->samples - o->blocks, o->blocks);
+		if (o->weight) {
+			fputs(",\"weight\":", c->f);
+			json_u64__put(c->f, o->weight);
+		}
+		fputs("}}", c->f);
 	}
 	if (c->depth > keep)
 		c->depth = keep;
@@ -225,10 +236,11 @@ static bool same_frame(const struct frame *a, const struct frame *b)
 	return a->kind == b->kind && !strcmp(a->name, b->name);
 }
 
-/* One sample (or block off the CPU) lasting [ts, end): the open frames it
+/* Sample i (or block off the CPU) lasting [ts, end): the open frames it
  * shares stay open. */
-static void add_sample(struct chrome *c, const struct profile_stack *s, uint64_t ts, uint64_t end)
+static void add_sample(struct chrome *c, size_t i, uint64_t ts, uint64_t end)
 {
+	const struct profile_stack *s = stack_at(c, i);
 	bool block = profile__stack_is_offcpu(c->p, s);
 
 	uint32_t d = 0;
@@ -237,12 +249,13 @@ static void add_sample(struct chrome *c, const struct profile_stack *s, uint64_t
 		d++;
 	close_frames(c, d);
 	for (; d < s->nframes; d++)
-		c->open[d] = (struct open_frame){ frame_at(c, s, d), ts, end, 0, 0 };
+		c->open[d] = (struct open_frame){ frame_at(c, s, d), ts, end, 0, 0, 0 };
 	c->depth = s->nframes;
 	for (d = 0; d < c->depth; d++) {
 		c->open[d].end = end;
 		c->open[d].samples++;
 		c->open[d].blocks += block;
+		c->open[d].weight += ev_at(c, i)->weight;
 	}
 }
 
@@ -272,7 +285,50 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
 			if (e->ts > prev->ts + prev->dur * (c->gap_periods + 1))
 				close_frames(c, 0);
 		}
-		add_sample(c, stack_at(c, i), ts, end);
+		add_sample(c, i, ts, end);
+	}
+	close_frames(c, 0);
+}
+
+/* Where an event of time off the CPU, or a sample beside them, begins: a
+ * block at its start, a sample the period before it was taken, which it
+ * stands for. */
+static uint64_t natural_start(const struct chrome *c, size_t i)
+{
+	const struct profile_event *e = ev_at(c, i);
+
+	if (profile__stack_is_offcpu(c->p, stack_at(c, i)))
+		return whole_us(e->ts);
+	return whole_us(e->ts > e->dur ? e->ts - e->dur : 0);
+}
+
+/*
+ * --off-cpu, --wall: the spans weigh their time, so each event lasts its own
+ * exactly (to the microsecond), as the folded output weighs it. One that
+ * would overlap the event before it (a sample taken less than a period
+ * after its thread came back) starts where that one ends, and so does one
+ * within gap_periods of its periods after it, so that their frames go on;
+ * the drift this makes is the sampling's own error. A longer gap closes
+ * every frame.
+ */
+static void write_timed(struct chrome *c, size_t from, size_t to)
+{
+	uint64_t cursor = 0, prev_dur = 0;
+
+	for (size_t i = from; i < to; i++) {
+		const struct profile_event *e = ev_at(c, i);
+		uint64_t dur = whole_us(e->dur), at = natural_start(c, i);
+		uint64_t gap = c->gap_periods * (e->dur < prev_dur ? e->dur : prev_dur);
+
+		if (!dur)
+			continue;
+		if (prev_dur && at <= cursor + gap)
+			at = cursor;
+		else
+			close_frames(c, 0);
+		add_sample(c, i, at, at + dur);
+		cursor = at + dur;
+		prev_dur = e->dur;
 	}
 	close_frames(c, 0);
 }
@@ -321,22 +377,21 @@ static size_t thread_end(struct chrome *c, size_t from)
 
 static int write_threads(struct chrome *c)
 {
-	/* time off the CPU: each event is a whole stack for a stretch of
-	 * time, as a sample is, though it weighs nanoseconds */
-	bool spans = profile__unit(c->p) == UNIT_SAMPLES || profile__is_offcpu(c->p);
+	bool timed = profile__is_offcpu(c->p);
 
 	/* blocks alone (--off-cpu): the time between two is on the CPU, and no
 	 * span's; with samples beside them (--wall) it is theirs */
-	c->gap_periods = profile__is_offcpu(c->p) && !profile__is_wall(c->p) ? 0 : GAP_PERIODS;
+	c->gap_periods = timed && !profile__is_wall(c->p) ? 0 : GAP_PERIODS;
 
 	c->comm = "";
 	for (size_t i = 0, end; i < c->n; i = end) {
 		end = thread_end(c, i);
-		if (spans) {
-			write_samples(c, i, end);
+		if (timed || profile__unit(c->p) == UNIT_SAMPLES) {
+			(timed ? write_timed : write_samples)(c, i, end);
 			write_instants(c, i, end);
-		} else
+		} else {
 			write_calls(c, i, end);
+		}
 		write_meta(c, "thread_name", c->who->tid, c->tcomm);
 		if (end == c->n || pid_of(&stack_at(c, end)->who) != pid_of(c->who)) {
 			write_meta(c, "process_name", pid_of(c->who), c->comm);
@@ -365,7 +420,9 @@ static void write_other_data(const struct profile *p, FILE *f)
 	put_field(f, "mode", profile__is_offcpu(p) ? "off-cpu" : sampled ? "sample" : "trace");
 	if (sampled || profile__is_offcpu(p))
 		put_field(f, "event", m->event[0] ? m->event : "cpu-clock");
-	fprintf(f, ",\"frequency\":%u", sampled ? m->freq : 0);
+	/* --wall: its samples are at a frequency too, which readers take the
+	 * quantum of a diff from */
+	fprintf(f, ",\"frequency\":%u", sampled || profile__is_wall(p) ? m->freq : 0);
 	put_field(f, "kernel", m->kernel);
 	put_field(f, "host", m->host);
 	fprintf(f, ",\"ncpus\":%u,\"duration\":%.6f", m->ncpus, isfinite(m->secs) ? m->secs : 0);

@@ -25,6 +25,7 @@
 #define GRID_H	  400
 #define SCALE_W	  200
 #define TITLE_MAX 160 /* characters */
+#define VALUE_MAX 160 /* a value with its unit, in bytes */
 
 struct heat_draw {
 	const struct heatmap *h;
@@ -59,6 +60,10 @@ static void format_value(const struct heatmap *h, uint64_t v, char *buf, size_t 
 		return;
 	}
 	numfmt__count(v, n, sizeof(n));
+	if (h->what == HEAT_COUNTED) { /* "1,228,800 syscalls:sys_enter_write:count" */
+		snprintf(buf, size, "%s %s", n, h->counted);
+		return;
+	}
 	snprintf(buf, size, "%s %s%s", n,
 		 h->what == HEAT_SAMPLES ? "sample"
 		 : h->what == HEAT_BYTES ? "byte"
@@ -69,16 +74,18 @@ static void format_value(const struct heatmap *h, uint64_t v, char *buf, size_t 
 static void put_cell(const struct heat_draw *d, uint32_t col, uint32_t row, uint64_t v)
 {
 	double from = col + (double)row / d->h->nrows, to = col + (row + 1.0) / d->h->nrows;
-	char value[48];
+	char value[VALUE_MAX];
 	int rgb[3];
 
 	cell_colour(v, d->h->max, rgb);
 	format_value(d->h, v, value, sizeof(value));
 	fprintf(d->f,
 		"<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"rgb(%d,%d,%d)\">"
-		"<title>%.3f-%.3f s: %s</title></rect>\n",
+		"<title>%.3f-%.3f s: ",
 		LEFT + col * d->cw, TOP + row * d->ch, d->cw, d->ch, rgb[0], rgb[1], rgb[2], from,
-		to, value);
+		to);
+	xml__put(d->f, value, VALUE_MAX);
+	fputs("</title></rect>\n", d->f);
 }
 
 static void put_cells(const struct heat_draw *d)
@@ -111,7 +118,7 @@ static void put_axes(const struct heat_draw *d)
 static void put_scale(const struct heat_draw *d)
 {
 	double y = TOP + d->h->nrows * d->ch + 32;
-	char max[48];
+	char max[VALUE_MAX];
 	int rgb[3];
 
 	format_value(d->h, d->h->max, max, sizeof(max));
@@ -126,13 +133,18 @@ static void put_scale(const struct heat_draw *d)
 		"<rect x=\"%d\" y=\"%.1f\" width=\"%d\" height=\"12\" fill=\"url(#scale)\" "
 		"stroke=\"rgb(160,160,160)\"/>\n"
 		"<text x=\"%d\" y=\"%.1f\" class=\"row\">0</text>\n"
-		"<text x=\"%d\" y=\"%.1f\" id=\"max\">%s in a cell of %.0f ms</text>\n",
-		LEFT, y, SCALE_W, LEFT - 6, y + 10, LEFT + SCALE_W + 6, y + 10, max,
-		1000.0 / d->h->nrows);
+		"<text x=\"%d\" y=\"%.1f\" id=\"max\">",
+		LEFT, y, SCALE_W, LEFT - 6, y + 10, LEFT + SCALE_W + 6, y + 10);
+	xml__put(d->f, max, VALUE_MAX);
+	fprintf(d->f, " in a cell of %.0f ms</text>\n", 1000.0 / d->h->nrows);
 }
 
-static const char *title_of(const struct heatmap *h)
+static const char *title_of(const struct heatmap *h, char *buf, size_t size)
 {
+	if (h->what == HEAT_COUNTED) {
+		snprintf(buf, size, "Heatmap: %s by second and offset in it", h->counted);
+		return buf;
+	}
 	return h->what == HEAT_SAMPLES ? "Heatmap: samples by second and offset in it"
 	       : h->what == HEAT_CALLS ? "Heatmap: traced calls begun, by second and offset in it"
 	       : h->what == HEAT_BYTES ? "Heatmap: bytes allocated, by second and offset in it"
@@ -141,6 +153,8 @@ static const char *title_of(const struct heatmap *h)
 
 static void put_head(const struct heat_draw *d, double w, double ht, const char *sub)
 {
+	char title[TITLE_MAX + 64];
+
 	fprintf(d->f,
 		"<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
 		"<!-- Subsecond-offset heatmap written by flamebpf %s: %u columns of %u rows -->\n"
@@ -156,10 +170,10 @@ static void put_head(const struct heat_draw *d, double w, double ht, const char 
 		"</style>\n"
 		"<rect x=\"0\" y=\"0\" width=\"100%%\" height=\"100%%\" "
 		"fill=\"rgb(255,255,255)\"/>\n"
-		"<text id=\"title\" x=\"%.1f\" y=\"24\">%s</text>\n"
-		"<text id=\"subtitle\" x=\"%.1f\" y=\"44\">",
-		FLAMEBPF_VERSION, d->h->ncols, d->h->nrows, w, ht, w, ht, w / 2, title_of(d->h),
-		w / 2);
+		"<text id=\"title\" x=\"%.1f\" y=\"24\">",
+		FLAMEBPF_VERSION, d->h->ncols, d->h->nrows, w, ht, w, ht, w / 2);
+	xml__put(d->f, title_of(d->h, title, sizeof(title)), TITLE_MAX);
+	fprintf(d->f, "</text>\n<text id=\"subtitle\" x=\"%.1f\" y=\"44\">", w / 2);
 	xml__put(d->f, sub, TITLE_MAX);
 	fprintf(d->f,
 		"</text>\n<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%.1f\" "

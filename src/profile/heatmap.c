@@ -11,7 +11,7 @@ static enum heatmap_what what_of(const struct profile *p)
 	if (profile__meta(p)->alloc)
 		return HEAT_BYTES;
 	if (profile__unit(p) == UNIT_SAMPLES)
-		return HEAT_SAMPLES;
+		return profile__meta(p)->period ? HEAT_COUNTED : HEAT_SAMPLES;
 	return profile__is_offcpu(p) ? HEAT_NS : HEAT_CALLS;
 }
 
@@ -67,7 +67,9 @@ int heatmap__build(const struct profile *p, uint32_t rows, struct heatmap *h)
 {
 	uint64_t t0, end, cols;
 
-	*h = (struct heatmap){ .nrows = rows, .what = what_of(p) };
+	*h = (struct heatmap){ .nrows = rows,
+			       .what = what_of(p),
+			       .counted = profile__meta(p)->event };
 	if (!profile__nr_events(p))
 		return -ENODATA;
 	if (rows < 1 || rows > HEATMAP_MAX_ROWS)
@@ -94,6 +96,8 @@ int heatmap__build(const struct profile *p, uint32_t rows, struct heatmap *h)
 			spread(h, e->ts - t0, sat_add(e->ts, e->dur) - t0);
 		else if (h->what == HEAT_BYTES)
 			*cell = sat_add(*cell, e->weight);
+		else if (h->what == HEAT_COUNTED) /* a sample stands for period events */
+			*cell = sat_add(*cell, e->weight ? e->weight : profile__meta(p)->period);
 		else
 			*cell += 1;
 	}

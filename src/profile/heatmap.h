@@ -17,6 +17,7 @@ enum heatmap_what {
 	HEAT_CALLS,   /* traced calls begun in it */
 	HEAT_NS,      /* time off the CPU (and, with --wall, on it) within it */
 	HEAT_BYTES,   /* bytes allocated in it (--alloc) */
+	HEAT_COUNTED, /* a counted event's events, or a tracepoint's values, in it */
 };
 
 struct heatmap {
@@ -24,8 +25,9 @@ struct heatmap {
 		      */
 	uint32_t ncols, nrows; /* seconds; slices of each */
 	enum heatmap_what what;
-	uint64_t *cells; /* cells[col * nrows + row] */
-	uint64_t max;	 /* the largest cell */
+	const char *counted; /* HEAT_COUNTED: what (the event: "page-faults") */
+	uint64_t *cells;     /* cells[col * nrows + row] */
+	uint64_t max;	     /* the largest cell */
 };
 
 /* Bins p's events into rows slices of a second (1 to HEATMAP_MAX_ROWS).

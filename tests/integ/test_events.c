@@ -332,6 +332,104 @@ static void test_weight_by_name(void **state)
 	h_folded_free(&f);
 }
 
+/* The sum of the numbers after each KEY in text ("1,228,800" reads as
+ * 1228800); *n how many there were. */
+static unsigned long long sum_after(const char *text, const char *key, size_t *n)
+{
+	unsigned long long sum = 0;
+
+	*n = 0;
+	for (const char *at = strstr(text, key); at; at = strstr(at, key)) {
+		unsigned long long v = 0;
+
+		for (at += strlen(key); (*at >= '0' && *at <= '9') || *at == ','; at++)
+			if (*at != ',')
+				v = v * 10 + (unsigned long long)(*at - '0');
+		sum += v;
+		(*n)++;
+	}
+	return sum;
+}
+
+/* The Chrome trace's "_start" spans: their args.weight summed, and the
+ * longest one's dur in us. */
+static unsigned long long chrome_start_weight(const char *text, double *longest)
+{
+	unsigned long long sum = 0;
+	const char *at = text;
+
+	*longest = 0;
+	while ((at = strstr(at, "{\"name\":\"_start\",\"ph\":\"X\""))) {
+		const char *end = strchr(at, '\n'), *w = strstr(at, "\"weight\":"),
+			   *d = strstr(at, "\"dur\":");
+		double dur;
+
+		assert_non_null(end);
+		if (!w || w > end || !d || d > end)
+			fail_msg("a _start span without weight or dur: %.*s", (int)(end - at), at);
+		sum += strtoull(w + 9, NULL, 10);
+		dur = strtod(d + 6, NULL);
+		if (dur > *longest)
+			*longest = dur;
+		at = end;
+	}
+	return sum;
+}
+
+/* --weight count of dd's 300 writes of 4096 bytes, in every output: the
+ * folded stacks, perf script's periods (rendered back with --period), the
+ * Chrome trace's spans (args.weight; each hit lasting a microsecond) and
+ * the heatmap's cells, in the event's words. */
+static void test_weight_outputs(void **state)
+{
+	const char *folded = h_path("w.folded"), *perf = h_path("w.perf"), *json = h_path("w.json"),
+		   *heat = h_path("wh.svg"), *back = h_path("back.folded");
+	const unsigned long long want = 300ULL * 4096;
+	unsigned long long heat_sum;
+	char args[4096];
+	struct h_folded f;
+	struct h_result r;
+	double longest;
+	size_t cells;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	snprintf(args, sizeof(args),
+		 "-e t:syscalls:sys_enter_write --weight count -o '%s' -o '%s' -o '%s' "
+		 "--heatmap -o '%s' -- dd if=/dev/zero 'of=%s' bs=4096 count=300 status=none",
+		 folded, perf, json, heat, h_path("dd.out"));
+	run_in_namespace(&r, WITH_TRACEFS, args);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	h_folded_must_load(folded, &f);
+	assert_int_equal(f.total, want);
+	h_folded_free(&f);
+
+	h_run_folded(&r, 60, back, &f,
+		     H_ARGV(h_flamebpf(), "render", "--period", perf, "-o", back));
+	print_message("folded %llu; perf script rendered back %llu\n", want, f.total);
+	assert_int_equal(f.total, want);
+	h_result_free(&r);
+	h_folded_free(&f);
+
+	text = h_slurp(json);
+	assert_int_equal(chrome_start_weight(text, &longest), want);
+	print_message("chrome: _start spans weigh %llu, the longest lasts %.3f us\n", want,
+		      longest);
+	assert_true(longest > 0 && longest < 1000 * 300);
+	free(text);
+
+	text = h_slurp(heat);
+	heat_sum = sum_after(text, " s: ", &cells);
+	print_message("heatmap: %llu in %zu cells\n", heat_sum, cells);
+	assert_int_equal(heat_sum, want);
+	assert_non_null(strstr(text, "syscalls:sys_enter_write:count</title>"));
+	assert_null(strstr(text, " samples<"));
+	assert_null(strstr(text, " sample<"));
+	free(text);
+}
+
 /* --weight FIELD at a tracepoint that is no system call's: events signals
  * 1000 raises SIGUSR1 (10) 1000 times in signal_a, SIGUSR2 (12) 2000 times
  * in signal_b: signal_generate's sig sums to 10000 and 24000 there; and
@@ -492,6 +590,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_show_event, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_writes, h_test_teardown),
 		cmocka_unit_test_teardown(test_weight_by_name, h_test_teardown),
+		cmocka_unit_test_teardown(test_weight_outputs, h_test_teardown),
 		cmocka_unit_test_teardown(test_weight_by_field, h_test_teardown),
 		cmocka_unit_test_teardown(test_weight_refused, h_test_teardown),
 		cmocka_unit_test_teardown(test_tracepoint_exec, h_test_teardown),

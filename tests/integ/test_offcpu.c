@@ -423,6 +423,44 @@ static void test_timeline(void **state)
 	h_folded_free(&want);
 }
 
+/* --wall timelines: the samples are on the thread's track beside the
+ * blocks, each lasting its period, so that the chrome trace rendered back
+ * gives the capture's folded stacks within chrome's microseconds, [running]
+ * ones too (a sample cut short by the block after it weighed a few us),
+ * and the perf script exactly; its otherData gives the frequency. */
+static void test_wall_timeline(void **state)
+{
+	const char *folded = h_path("wtl.folded"), *json = h_path("wtl.json"),
+		   *perf = h_path("wtl.perf"), *back = h_path("back.folded");
+	struct h_folded want, got;
+	struct h_result r;
+	char *text;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, folded, &want,
+		     H_ARGV(h_flamebpf(), "--wall", "-F", "999", "--state-root", "--tids", "-o",
+			    folded, "-o", json, "-o", perf, "--", h_workload("offcpu"), "3"));
+	h_result_free(&r);
+	text = h_slurp(json);
+	assert_non_null(strstr(text, "\"frequency\":999,"));
+	free(text);
+	h_run_folded(&r, 60, back, &got,
+		     H_ARGV(h_flamebpf(), "render", "--period", "--tids", perf, "-o", back));
+	same_stacks(&want, &got, "perf script", 0);
+	h_result_free(&r);
+	h_folded_free(&got);
+	h_run_folded(&r, 60, back, &got,
+		     H_ARGV(h_flamebpf(), "render", "--tids", json, "-o", back));
+	print_message("%zu stacks, [running] %.6f s, rendered back from chrome %.6f s\n", want.n,
+		      h_sum(&want, under, "[running]") / 1e9,
+		      h_sum(&got, under, "[running]") / 1e9);
+	same_stacks(&want, &got, "chrome trace", 50000);
+	h_result_free(&r);
+	h_folded_free(&got);
+	h_folded_free(&want);
+}
+
 /* Whether the waker part of the stack (after "--") holds arg's frames. */
 static bool woken_by(const char *stack, const void *arg)
 {
@@ -657,6 +695,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_wall, h_test_teardown),
 		cmocka_unit_test_teardown(test_disk, h_test_teardown),
 		cmocka_unit_test_teardown(test_timeline, h_test_teardown),
+		cmocka_unit_test_teardown(test_wall_timeline, h_test_teardown),
 		cmocka_unit_test_teardown(test_wakers, h_test_teardown),
 		cmocka_unit_test_teardown(test_kernel_threads, h_test_teardown),
 		cmocka_unit_test_teardown(test_run_queue, h_test_teardown),

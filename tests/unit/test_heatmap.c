@@ -120,8 +120,9 @@ static void test_calls(void **state)
 /* --alloc: a cell holds the bytes allocated in it. */
 static void test_bytes(void **state)
 {
-	static const uint64_t ev[][2] = { { 10 * S, 100 }, { 10 * S + 1, 200 }, { 11 * S, 300 },
-					  { 11 * S, 1ULL << 40 } };
+	static const uint64_t ev[][2] = {
+		{ 10 * S, 100 }, { 10 * S + 1, 200 }, { 11 * S, 300 }, { 11 * S, 1ULL << 40 }
+	};
 	struct profile *p = with_events(UNIT_SAMPLES, "bytes allocated", 0, NULL, 0);
 	struct profile_meta m = *profile__meta(p);
 	struct stack_owner who = { .pid = 1, .tid = 1, .comm = "c", .tcomm = "c" };
@@ -140,6 +141,34 @@ static void test_bytes(void **state)
 	assert_int_equal(h.what, HEAT_BYTES);
 	assert_int_equal(cell(&h, 0, 0), 300);
 	assert_int_equal(cell(&h, 1, 0), 300 + (1ULL << 40));
+	heatmap__free(&h);
+	profile__free(p);
+}
+
+/* A counted event: a cell holds the events (a tracepoint's values) its
+ * samples stand for: their own weight, else the capture's period. */
+static void test_counted(void **state)
+{
+	static const uint64_t ev[][2] = { { 10 * S, 4096 }, { 10 * S + 1, 4096 }, { 11 * S, 0 } };
+	struct profile *p = with_events(UNIT_SAMPLES, "syscalls:sys_enter_write:count", 0, NULL, 0);
+	struct profile_meta m = *profile__meta(p);
+	struct stack_owner who = { .pid = 1, .tid = 1, .comm = "c", .tcomm = "c" };
+	struct heatmap h;
+	uint32_t f = 0;
+
+	(void)state;
+	m.period = 10;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	for (size_t i = 0; i < 3; i++) {
+		struct profile_event e = { .ts = ev[i][0], .dur = 1000, .weight = ev[i][1] };
+
+		assert_int_equal(profile__add_event(p, &who, &f, 1, &e), 0);
+	}
+	assert_int_equal(heatmap__build(p, 10, &h), 0);
+	assert_int_equal(h.what, HEAT_COUNTED);
+	assert_string_equal(h.counted, "syscalls:sys_enter_write:count");
+	assert_int_equal(cell(&h, 0, 0), 8192);
+	assert_int_equal(cell(&h, 1, 0), 10);
 	heatmap__free(&h);
 	profile__free(p);
 }
@@ -197,7 +226,7 @@ int main(void)
 		cmocka_unit_test(test_samples), cmocka_unit_test(test_start),
 		cmocka_unit_test(test_spread),	cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_bounds),	cmocka_unit_test(test_wrap),
-		cmocka_unit_test(test_bytes),
+		cmocka_unit_test(test_bytes),	cmocka_unit_test(test_counted),
 	};
 
 	return cmocka_run_group_tests_name("heatmap", tests, NULL, NULL);

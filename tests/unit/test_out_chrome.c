@@ -395,8 +395,9 @@ static void test_split_args(void **state)
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
 	struct stack_owner who = owner(1, 1, "a", "a");
 	struct profile_event ev = { .ts = 1000, .dur = 50000 };
-	struct profile_split sp = { .off_ns = { [PROFILE_OFF_SLEEPING] = 30000,
-						[PROFILE_OFF_PREEMPTED] = 1500 } };
+	struct profile_split sp = {
+		.off_ns = { [PROFILE_OFF_SLEEPING] = 30000, [PROFILE_OFF_PREEMPTED] = 1500 }
+	};
 	struct doc d;
 	struct xev *x;
 	uint32_t f;
@@ -652,6 +653,95 @@ static void test_sample_timeline(void **state)
 	profile__free(p);
 }
 
+/* ---- time off the CPU (--wall) ---- */
+
+/* The time in spans named NAME, in ns. */
+static uint64_t time_in(const struct xev *x, size_t n, const char *name)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(x[i].name, name))
+			sum += x[i].end - x[i].ts;
+	return sum;
+}
+
+#define WP 1001001ULL /* the period of 999 Hz, ns */
+
+/*
+ * A --wall thread: asleep 300 ms, 3 samples (the first taken a third of a
+ * period after it came back), and asleep again 5 us after the last. Each
+ * sample lasts its period before its time, each block its length, exactly
+ * (to the us), as the folded output weighs them: no sample is cut short
+ * by the block after it; nothing overlaps; main goes on through all.
+ */
+static void test_wall_spans(void **state)
+{
+	struct profile *p = profile__new(UNIT_NANOSECONDS);
+	struct profile_meta m = { .event = PROFILE_EVENT_WALL, .freq = 999 };
+	struct stack_owner who = owner(3, 3, "w", "w");
+	uint64_t woke = 1000 * MS + 300 * MS;
+	uint32_t sl[2], wk[2];
+	struct doc d;
+	struct xev *x;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	sl[0] = wk[0] = ufr(p, "main");
+	sl[1] = ufr(p, "[sleeping]");
+	wk[1] = ufr(p, "work");
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	add_ev(p, &who, sl, 2, 1000 * MS, 300 * MS);
+	for (int k = 0; k < 3; k++)
+		add_ev(p, &who, wk, 2, woke + WP / 3 + k * WP, WP);
+	add_ev(p, &who, sl, 2, woke + WP / 3 + 2 * WP + 5000, 100 * MS);
+	d = load(p);
+	x = x_events(&d, &n);
+	assert_int_equal(time_in(x, n, "work"), 3 * (WP - 1));
+	assert_int_equal(time_in(x, n, "[sleeping]"), 400 * MS);
+	assert_int_equal(arg_int(find_x(x, n, "main", 1000 * MS), "samples"), 3);
+	assert_int_equal(arg_int(find_x(x, n, "main", 1000 * MS), "blocks"), 2);
+	assert_int_equal(time_in(x, n, "main"), 400 * MS + 3 * (WP - 1));
+	assert_int_equal(json_object_get_int(get(d.other, "frequency", json_type_int)), 999);
+	check_nesting(x, n);
+	free(x);
+	unload(&d);
+	profile__free(p);
+}
+
+/* Samples that weigh themselves (a tracepoint's --weight) say their sum. */
+static void test_sample_weights(void **state)
+{
+	struct profile *p = profile__new(UNIT_SAMPLES);
+	struct profile_meta m = { .event = "syscalls:sys_enter_write:count", .period = 1 };
+	struct stack_owner who = owner(4, 4, "dd", "dd");
+	struct profile_event ev = { .ts = 1000 * MS, .dur = 1000, .weight = 4096 };
+	uint32_t st[2];
+	struct doc d;
+	struct xev *x;
+	size_t n;
+
+	(void)state;
+	assert_non_null(p);
+	st[0] = ufr(p, "main");
+	st[1] = ufr(p, "write");
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	add_call(p, &who, st, 2, &ev);
+	ev.ts += 1000;
+	ev.weight = 100;
+	add_call(p, &who, st, 2, &ev);
+	d = load(p);
+	x = x_events(&d, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(arg_int(find_x(x, n, "write", 1000 * MS), "weight"), 4196);
+	assert_int_equal(arg_int(find_x(x, n, "write", 1000 * MS), "samples"), 2);
+	assert_int_equal(find_x(x, n, "main", 1000 * MS)->end, 1000 * MS + 2000);
+	free(x);
+	unload(&d);
+	profile__free(p);
+}
+
 /* The position of the first X event named NAME in the file. */
 static size_t x_index(const struct doc *d, const char *name)
 {
@@ -726,6 +816,8 @@ int main(void)
 		cmocka_unit_test(test_other_data),
 		cmocka_unit_test(test_sample_merge),
 		cmocka_unit_test(test_sample_timeline),
+		cmocka_unit_test(test_wall_spans),
+		cmocka_unit_test(test_sample_weights),
 		cmocka_unit_test(test_equal_spans_parent_first),
 		cmocka_unit_test(test_write_error),
 	};
