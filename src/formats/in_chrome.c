@@ -42,6 +42,7 @@
 struct call {
 	uint32_t pid, tid, flags;
 	uint32_t samples; /* args.samples: the blocks and samples a span holds; 0 none */
+	uint64_t weight;  /* args.weight: what its samples weigh themselves; 0: 1 each */
 	bool kernel;
 	uint64_t ts, dur;
 	size_t order;		   /* in the file, to keep sorting stable */
@@ -57,6 +58,7 @@ struct open_call {
 	uint64_t end, child;		    /* end time, time in children */
 	uint64_t child_off[PROFILE_OFF_NR]; /* ... of it off the CPU, by state */
 	uint64_t child_seen;		    /* off the CPU: blocks and samples in children */
+	uint64_t child_weight;		    /* samples: their weight in children */
 };
 
 struct thread {
@@ -265,6 +267,8 @@ static void get_args(json_object *ev, struct call *call)
 	 * samples) it merges */
 	n = arg_count(args, "samples") + arg_count(args, "blocks");
 	call->samples = n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+	if (json_object_object_get_ex(args, "weight", &o))
+		call->weight = arg_value(o);
 	if (json_object_object_get_ex(args, "ret", &o))
 		call->ret = arg_value(o);
 	call->split = json_object_object_get_ex(args, "on_cpu_ns", NULL);
@@ -450,8 +454,16 @@ static int add_split(struct chrome *ch, const struct open_call *top, const struc
 }
 
 /* Off the CPU: n whole stacks (blocks or samples) sharing self time. */
+/* Share i of n of v. */
+static uint64_t share(uint64_t v, uint64_t i, uint64_t n)
+{
+	return (uint64_t)((unsigned __int128)v * (i + 1) / n - (unsigned __int128)v * i / n);
+}
+
+/* n whole stacks sharing self time, and own (what samples that weigh
+ * themselves weigh; 0 for others), spread over the span. */
 static int add_seen(struct chrome *ch, const struct call *call, uint64_t dur, uint64_t self,
-		    uint64_t n)
+		    uint64_t own, uint64_t n)
 {
 	struct profile_event ev = { .stack = profile__last_stack(ch->c->p) };
 	int err = 0;
@@ -464,8 +476,8 @@ static int add_seen(struct chrome *ch, const struct call *call, uint64_t dur, ui
 	ch->seen_made += n;
 	for (uint64_t i = 0; i < n && !err; i++) {
 		ev.ts = call->ts + (uint64_t)((unsigned __int128)dur * i / n);
-		ev.dur = (uint64_t)((unsigned __int128)self * (i + 1) / n -
-				    (unsigned __int128)self * i / n);
+		ev.dur = share(self, i, n);
+		ev.weight = share(own, i, n);
 		err = profile__add_stack_event(ch->c->p, &ev);
 	}
 	return err;
@@ -481,6 +493,19 @@ static uint64_t seen_in(struct chrome *ch, const struct open_call *top)
 	return all > top->child_seen ? all - top->child_seen : 0;
 }
 
+/* Samples: the weight that ended in the span, what its samples weigh
+ * themselves (args.weight: a tracepoint's --weight, allocations) or one
+ * each. */
+static uint64_t weight_in(struct chrome *ch, const struct open_call *top)
+{
+	const struct call *call = &ch->calls[top->call];
+	uint64_t all = call->weight ? call->weight : call->samples ? call->samples : 1;
+
+	if (ch->depth)
+		ch->open[ch->depth - 1].child_weight += all;
+	return all > top->child_weight ? all - top->child_weight : 0;
+}
+
 /* The innermost open call ends: its self time goes to its path, with one
  * call more; off the CPU, the blocks and samples that ended in it. */
 static int close_top(struct chrome *ch)
@@ -489,7 +514,7 @@ static int close_top(struct chrome *ch)
 	const struct call *call = &ch->calls[top.call];
 	struct stack_owner who = owner(ch, call);
 	uint64_t dur = top.end - call->ts, n = 1;
-	uint64_t self = dur > top.child ? dur - top.child : 0;
+	uint64_t self = dur > top.child ? dur - top.child : 0, weight = self;
 	int err;
 
 	ch->depth--;
@@ -499,12 +524,13 @@ static int close_top(struct chrome *ch)
 		return add_split(ch, &top, &who, self);
 	if (ch->offcpu || ch->sampled)
 		n = seen_in(ch, &top);
+	if (ch->sampled)
+		weight = weight_in(ch, &top);
 	/* one call more on its path; off the CPU, the blocks and samples
-	 * that ended in it */
-	err = profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1,
-				       ch->sampled ? n : self, n);
+	 * that ended in it; of samples, what they weigh */
+	err = profile__add_stack_count(ch->c->p, &who, ch->path, ch->depth + 1, weight, n);
 	if (!err && (ch->offcpu || ch->sampled) && n && ch->c->o->keep_events)
-		err = add_seen(ch, call, dur, self, n);
+		err = add_seen(ch, call, dur, self, call->weight ? weight : 0, n);
 	return err;
 }
 

@@ -385,7 +385,7 @@ static void test_weight_outputs(void **state)
 	const char *folded = h_path("w.folded"), *perf = h_path("w.perf"), *json = h_path("w.json"),
 		   *heat = h_path("wh.svg"), *back = h_path("back.folded");
 	const unsigned long long want = 300ULL * 4096;
-	unsigned long long heat_sum;
+	unsigned long long heat_sum, start;
 	char args[4096];
 	struct h_folded f;
 	struct h_result r;
@@ -413,12 +413,20 @@ static void test_weight_outputs(void **state)
 	h_result_free(&r);
 	h_folded_free(&f);
 
+	/* all of it rendered back; under _start, all but the stacks cut short
+	 * (the summary counts one in 300 "truncated" at times) */
 	text = h_slurp(json);
-	assert_int_equal(chrome_start_weight(text, &longest), want);
-	print_message("chrome: _start spans weigh %llu, the longest lasts %.3f us\n", want,
+	start = chrome_start_weight(text, &longest);
+	print_message("chrome: _start spans weigh %llu, the longest lasts %.3f us\n", start,
 		      longest);
+	assert_true(start <= want && start >= want * 9 / 10);
 	assert_true(longest > 0 && longest < 1000 * 300);
 	free(text);
+	h_run_folded(&r, 60, back, &f, H_ARGV(h_flamebpf(), "render", json, "-o", back));
+	print_message("chrome rendered back %llu\n", f.total);
+	assert_int_equal(f.total, want);
+	h_result_free(&r);
+	h_folded_free(&f);
 
 	text = h_slurp(heat);
 	heat_sum = sum_after(text, " s: ", &cells);

@@ -140,6 +140,30 @@ static void test_sample_mode(void **state)
 	loaded_free(&l);
 }
 
+/* Samples that weigh themselves (--weight, --alloc) carry args.weight: the
+ * span's, its children's included, as args.samples. */
+static void test_sample_weights(void **state)
+{
+	uint64_t events = 0;
+	struct loaded l;
+	static const char *const trace =
+		"{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"main\",\"ts\":0,\"dur\":3,"
+		"\"pid\":1,\"tid\":1,\"args\":{\"samples\":3,\"weight\":12288}},"
+		"{\"ph\":\"X\",\"name\":\"write\",\"ts\":1,\"dur\":2,\"pid\":1,\"tid\":1,"
+		"\"args\":{\"samples\":2,\"weight\":8192}}],"
+		"\"otherData\":{\"mode\":\"sample\"}}";
+
+	(void)state;
+	expect_folded(trace, NULL, ROOT_COMM, "[unknown];main 4096\n[unknown];main;write 8192\n");
+	load(&l, trace, &timeline);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(profile__nr_events(l.p), 3);
+	for (size_t i = 0; i < profile__nr_events(l.p); i++)
+		events += profile__event(l.p, i)->weight;
+	assert_int_equal(events, 12288);
+	loaded_free(&l);
+}
+
 /* Calls that do not nest are clipped to their parent; an E alone is dropped. */
 /* Brackets and escaped quotes inside strings; members before and after the
  * events; an array of events spread over many chunks of input. */
@@ -246,6 +270,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_split),
 		cmocka_unit_test(test_model),
 		cmocka_unit_test(test_sample_mode),
+		cmocka_unit_test(test_sample_weights),
 		cmocka_unit_test(test_names_and_open_calls),
 		cmocka_unit_test(test_structure),
 		cmocka_unit_test(test_bad_nesting),
