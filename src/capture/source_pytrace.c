@@ -164,6 +164,24 @@ static int find_python(const struct binaries *bins, struct py_target *t)
 	return -ENOENT;
 }
 
+/* A COMMAND that is not CPython; a script (a pyenv or asdf shim is one)
+ * decides at run time which interpreter it execs, so that one is named. */
+static void say_not_python(const char *command)
+{
+	char *runner = NULL;
+
+	if (!binaries__script_runner(command, &runner) && runner)
+		p_err("-f py: '%s' is a script run by %s, not CPython: name the interpreter it "
+		      "runs (a pyenv shim's: `pyenv which python3`), e.g. -- /usr/bin/python3 "
+		      "prog.py",
+		      command, runner);
+	else
+		p_err("-f py: '%s' is not CPython (no python3.N or libpython3.N with its "
+		      "evaluation loop)",
+		      command);
+	free(runner);
+}
+
 static int find_target(const struct source_opts *o, size_t i, pid_t cmd_pid, struct py_target *t)
 {
 	struct binaries bins = {};
@@ -180,9 +198,7 @@ static int find_target(const struct source_opts *o, size_t i, pid_t cmd_pid, str
 		      "evaluation loop)",
 		      (int)t->pid);
 	else if (err == -ENOENT)
-		p_err("-f py: '%s' is not CPython (no python3.N or libpython3.N with its "
-		      "evaluation loop)",
-		      o->command[0]);
+		say_not_python(o->command[0]);
 	return err == -ENOENT ? -EINVAL : err;
 }
 

@@ -273,6 +273,21 @@ static int resolve_program(const char *file, char **path)
 	return 0;
 }
 
+int binaries__script_runner(const char *file, char **runner)
+{
+	char *path = NULL, *line = NULL;
+	int err = find_program(file, &path);
+
+	*runner = NULL;
+	if (!err)
+		err = interpreter_of(path, &line);
+	if (!err && line)
+		err = resolve_program(file, runner);
+	free(line);
+	free(path);
+	return err;
+}
+
 int binaries__of_command(const char *file, struct binaries *out)
 {
 	struct binaries b = { 0 };

@@ -24,6 +24,11 @@ int binaries__of_pid(pid_t pid, struct binaries *out);
  * file is not found, -EACCES when it is not executable, or -errno. */
 int binaries__of_command(const char *file, struct binaries *out);
 
+/* Whether file, found as execvp finds it, is a script: 0 and in *runner
+ * the ELF program that runs it (the end of its #! chain), or NULL for a
+ * program that is not a script. -errno as binaries__of_command(). */
+int binaries__script_runner(const char *file, char **runner);
+
 /* How well a library name BINARY spec names the file at path (by its basename):
  * 0 the same name ("libc.so.6"), 1 the name plus ".so..." ("libc" for
  * "libc.so.6"), or plus a version when spec has ".so" ("libc.so" for

@@ -454,6 +454,17 @@ size_t h_list_dir(const char *dir, char **names, size_t max)
 	return n;
 }
 
+void h_write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+	bool ok = f && fputs(text, f) >= 0 && !fchmod(fileno(f), mode);
+
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		fail_msg("cannot write '%s': %s", path, strerror(errno));
+}
+
 char *h_slurp(const char *path)
 {
 	size_t len = 0, cap = 4096;
@@ -971,9 +982,8 @@ long long h_unfinished(const char *err)
 
 	if (!h_find_line(err, "flamebpf: unfinished: ", line, sizeof(line)))
 		return 0;
-	return sscanf(line + strlen("flamebpf: unfinished: "), "%llu calls", &n) == 1
-		       ? (long long)n
-		       : -1;
+	return sscanf(line + strlen("flamebpf: unfinished: "), "%llu calls", &n) == 1 ? (long long)n
+										      : -1;
 }
 
 long long h_offcpu_lost(const char *err)

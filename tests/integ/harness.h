@@ -120,6 +120,9 @@ size_t h_list_dir(const char *dir, char **names, size_t max);
 
 /* Reads a whole file; NULL and errno set on failure. */
 char *h_slurp(const char *path);
+/* Writes text to path, mode mode (0755: a script); fails the test if it
+ * cannot. */
+void h_write_file(const char *path, const char *text, mode_t mode);
 bool h_exists(const char *path);
 size_t h_count_lines(const char *text);
 

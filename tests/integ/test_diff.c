@@ -44,15 +44,6 @@ static void diff(struct h_result *r, const char *const args[])
 	assert_int_equal(h_run(r, 30, argv), 0);
 }
 
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-
-	assert_non_null(f);
-	assert_int_equal(fputs(text, f) >= 0, 1);
-	assert_int_equal(fclose(f), 0);
-}
-
 static struct json_object *member(struct json_object *o, const char *key)
 {
 	struct json_object *v = NULL;
@@ -327,12 +318,16 @@ static void test_bad_input(void **state)
 	snprintf(empty, sizeof(empty), "%s", h_path("empty.folded"));
 	snprintf(garbage, sizeof(garbage), "%s", h_path("garbage.folded"));
 	snprintf(chrome, sizeof(chrome), "%s", h_path("calls.json"));
-	write_file(ok, "app;main;a 500\napp;main;b 500\n");
-	write_file(empty, "");
-	write_file(garbage, "\x7f"
-			    "ELF\x02\x01\x01 not a profile\n");
-	write_file(chrome, "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
-			   "\"pid\":1,\"tid\":1}]}\n");
+	h_write_file(ok, "app;main;a 500\napp;main;b 500\n", 0644);
+	h_write_file(empty, "", 0644);
+	h_write_file(garbage,
+		     "\x7f"
+		     "ELF\x02\x01\x01 not a profile\n",
+		     0644);
+	h_write_file(chrome,
+		     "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+		     "\"pid\":1,\"tid\":1}]}\n",
+		     0644);
 	expect_no_verdict("No such file or directory", H_ARGV(ok, h_path("missing.folded")));
 	expect_no_verdict("empty", H_ARGV(empty, ok));
 	expect_no_verdict("not a profile", H_ARGV(ok, garbage));
@@ -353,7 +348,7 @@ static const char *profile_file(const char *name, const char *text)
 	char *p = paths[next++ % NFILES];
 
 	snprintf(p, sizeof(paths[0]), "%s", h_path(name));
-	write_file(p, text);
+	h_write_file(p, text, 0644);
 	return p;
 }
 
@@ -666,8 +661,10 @@ static void test_perf_script(void **state)
 	snprintf(chrome, sizeof(chrome), "%s", h_path("calls.json"));
 	write_perf(base_perf, BASE);
 	write_perf(grown_perf, GROWN);
-	write_file(chrome, "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
-			   "\"pid\":1,\"tid\":1}]}\n");
+	h_write_file(chrome,
+		     "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+		     "\"pid\":1,\"tid\":1}]}\n",
+		     0644);
 	want = table_of(1, H_ARGV(base, grown));
 	assert_non_null(strstr(want, "REGRESSION  b\n"));
 	got = table_of(1, H_ARGV(base_perf, grown_perf));
@@ -705,14 +702,30 @@ static void capture3(const char *workload, const char *prefix, char out[3][4096]
 	h_folded_free(&f);
 }
 
+/* Two files of one capture: every function's share the same. */
+static void expect_same_profile(const char *a, const char *b)
+{
+	struct json_object *j = diff_json(0, H_ARGV("--top", "0", a, b));
+	struct json_object *funcs = member(j, "functions");
+
+	assert_true(json_object_array_length(funcs) > 5);
+	for (size_t i = 0; i < json_object_array_length(funcs); i++) {
+		struct json_object *fn = json_object_array_get_idx(funcs, i);
+
+		if (json_object_get_double(member(fn, "change")) != 0)
+			fail_msg("'%s' and '%s' of one capture differ: %s", a, b,
+				 json_object_to_json_string(fn));
+	}
+	json_object_put(j);
+}
+
 /* Real captures written as perf script: the regression is found between
- * two, and between folded and perf script; a capture's perf script and
- * folded files are the same profile; its chrome trace (timed spans) is not
- * comparable with them. */
+ * two, and between folded and perf script or a chrome trace; a capture's
+ * perf script, chrome trace and folded files are the same profile (the
+ * chrome trace's spans read back in samples). */
 static void test_perf_script_captured(void **state)
 {
 	char base[3][4096], new[3][4096];
-	struct json_object *j, *funcs;
 	struct h_result r;
 
 	(void)state;
@@ -725,19 +738,11 @@ static void test_perf_script_captured(void **state)
 	diff(&r, H_ARGV(base[0], new[1]));
 	expect_regression(&r, "folded against perf script");
 	h_result_free(&r);
-	j = diff_json(0, H_ARGV("--top", "0", base[1], base[0]));
-	funcs = member(j, "functions");
-	assert_true(json_object_array_length(funcs) > 5);
-	for (size_t i = 0; i < json_object_array_length(funcs); i++) {
-		struct json_object *fn = json_object_array_get_idx(funcs, i);
-
-		if (json_object_get_double(member(fn, "change")) != 0)
-			fail_msg("the perf script and folded files of one capture differ: %s",
-				 json_object_to_json_string(fn));
-	}
-	json_object_put(j);
-	expect_no_verdict("cannot be compared", H_ARGV(base[1], new[2]));
-	expect_no_verdict("cannot be compared", H_ARGV(new[2], base[0]));
+	diff(&r, H_ARGV(base[1], new[2]));
+	expect_regression(&r, "perf script against chrome");
+	h_result_free(&r);
+	expect_same_profile(base[1], base[0]);
+	expect_same_profile(base[2], base[0]);
 }
 
 /* ---- the CI example ---- */
@@ -846,7 +851,7 @@ static void wf_run(const struct wf_cmd *c, const char *line, size_t *captures, s
 		fail_msg("'%s' exited %d", line, r.status);
 	}
 	if (*c->out)
-		write_file(c->out, r.out);
+		h_write_file(c->out, r.out, 0644);
 	h_result_free(&r);
 	*(is_diff ? diffs : captures) += 1;
 }

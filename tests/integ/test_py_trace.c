@@ -608,6 +608,17 @@ static void test_refused(void **state)
 	h_assert_status(&r, 2);
 	assert_non_null(strstr(r.err, "is not CPython"));
 	h_result_free(&r);
+	/* a shim, as pyenv's: a script that execs the interpreter it picks */
+	h_write_file(h_path("python"), "#!/bin/sh\nexec " PYTHON " \"$@\"\n", 0755);
+	assert_int_equal(h_run(&r, 20,
+			       H_ARGV(h_flamebpf(), "-f", "py:parse", "--", h_path("python"),
+				      WORKLOAD, "1")),
+			 0);
+	h_assert_status(&r, 2);
+	if (!strstr(r.err, "is a script run by /") ||
+	    !strstr(r.err, "sh, not CPython: name the interpreter"))
+		fail_msg("a shim not said as such: %s", r.err);
+	h_result_free(&r);
 	assert_int_equal(h_run(&r, 20,
 			       H_ARGV(h_flamebpf(), "-f", "py:parse", "-f", "malloc", "--", PYTHON,
 				      WORKLOAD, "1")),
