@@ -43,6 +43,15 @@ struct {
 	__uint(max_entries, 8192);
 } unwind_procs SEC(".maps");
 
+/* Binaries with tables, by file (struct unwind_file_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, struct unwind_file_key);
+	__type(value, struct unwind_file);
+	__uint(max_entries, 4096);
+} unwind_files SEC(".maps");
+
 /* Erlang nodes without frame pointers (struct unwind_beam), by pid. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -139,10 +148,11 @@ struct unwind_walk {
 	struct unwind_row row; /* the rule at pc */
 	bool bp_known;
 	bool fp_steps;
-	bool switched; /* a frame pointer led once to a lower stack (stack_switch) */
-	bool jvm;      /* a frame was recorded as a JVM's method (unwind.h) */
-	bool done;     /* the outermost frame was reached */
-	bool unmapped; /* a pc outside every mapping: the maps changed */
+	bool switched;	  /* a frame pointer led once to a lower stack (stack_switch) */
+	bool jvm;	  /* a frame was recorded as a JVM's method (unwind.h) */
+	bool done;	  /* the outermost frame was reached */
+	bool unmapped;	  /* a pc outside every mapping: the maps changed */
+	bool fp_unmapped; /* such a pc without a table: stepped by frame pointers */
 	/* another task's stack, read from a sleepable program; NULL: the
 	 * current task's */
 	struct task_struct *task;
@@ -235,6 +245,89 @@ static __always_inline struct unwind_crow *unwind_find_row(const struct unwind_m
 	return row_at(s.lo - 1);
 }
 
+/* The file mapping holding a pc, as bpf_find_vma() finds it. */
+struct vma_look {
+	__u64 start, end, pgoff, ino;
+	__u32 dev;
+	bool found;
+};
+
+static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_look *l = data;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	if (!f)
+		return 0;
+	l->start = BPF_CORE_READ(vma, vm_start);
+	l->end = BPF_CORE_READ(vma, vm_end);
+	l->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	l->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	l->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	l->found = true;
+	return 0;
+}
+
+/* The mapping of the current task holding pc, described as user space
+ * would (its table from unwind_files): for code mapped since the process's
+ * entry was written. Returns false when its file has no table there. */
+static __always_inline bool mapping_by_vma(__u64 pc, struct unwind_mapping *um)
+{
+	struct unwind_file_key key = {};
+	struct vma_look l = {};
+	struct unwind_file *f;
+
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_file, &l, 0) || !l.found)
+		return false;
+	key.ino = l.ino;
+	key.dev = l.dev;
+	f = bpf_map_lookup_elem(&unwind_files, &key);
+	if (!f || f->off != l.pgoff << 12)
+		return false;
+	*um = (struct unwind_mapping){ .start = l.start,
+				       .end = l.end,
+				       .bias = l.start - f->off + f->bias_off,
+				       .first = f->first,
+				       .nrows = f->nrows };
+	return true;
+}
+
+/* The last mapping mapping_by_vma() found, per CPU, for the entry gen of
+ * process pid: with interrupts off (sched_switch) bpf_find_vma() works
+ * once, its lock let go by an irq_work that runs only when they are on
+ * again, so the frames of a walk through a new library (libc's, mapped by
+ * ld.so after the look at exec) all find it here. */
+struct unwind_new_mapping {
+	struct unwind_mapping m;
+	__u32 pid, gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct unwind_new_mapping);
+	__uint(max_entries, 1);
+} unwind_new_maps SEC(".maps");
+
+static __always_inline struct unwind_mapping *new_mapping(struct unwind_proc *proc, __u32 pid,
+							  __u64 pc)
+{
+	__u32 zero = 0;
+	struct unwind_new_mapping *n = bpf_map_lookup_elem(&unwind_new_maps, &zero);
+
+	if (!n)
+		return NULL;
+	if (n->pid == pid && n->gen == proc->gen && pc >= n->m.start && pc < n->m.end)
+		return &n->m;
+	if (!mapping_by_vma(pc, &n->m)) {
+		n->pid = 0;
+		return NULL;
+	}
+	n->pid = pid;
+	n->gen = proc->gen;
+	return &n->m;
+}
+
 /* cross: the walk reads another task's stack (w->task), from a sleepable
  * program. Always a constant, so that the compiler leaves the sleepable
  * helper out of every other program's code (a verifier could refuse it
@@ -254,17 +347,19 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
-/* The row for pc into w->row (kind UNWIND_NONE if none). Returns false
- * when pc is outside every mapping the process had. Another task's walk
- * (a sleepable program, which may be preempted midway) leaves the per-CPU
- * cache alone. */
-__noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int own,
-			     struct unwind_row *out)
+/* The row for pc into *out (kind UNWIND_NONE if none). Returns 0 when pc
+ * is outside every mapping the process had and no table is known for it,
+ * 2 when its mapping, new, was found in the kernel (own: the current
+ * task's only), 1 otherwise. Another task's walk (!own: a sleepable
+ * program, which may be preempted midway) leaves the per-CPU cache alone. */
+static __always_inline int rule_of(struct unwind_proc *proc, __u32 pid, __u64 pc, const bool own,
+				   struct unwind_row *out)
 {
 	__u32 slot = (__u32)((pc ^ (pc >> 16) ^ pid) * 0x9e3779b1U) >> (32 - UNWIND_CACHE_BITS);
 	struct unwind_cached *c = own ? bpf_map_lookup_elem(&unwind_cache, &slot) : NULL;
 	struct unwind_mapping *m;
 	struct unwind_crow *r = NULL;
+	int ret = 1;
 
 	if (!proc || !out)
 		return 0;
@@ -273,6 +368,10 @@ __noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int 
 		return 1;
 	}
 	m = unwind_find_mapping(proc, pc);
+	if (!m && own) {
+		m = new_mapping(proc, pid, pc);
+		ret = 2;
+	}
 	if (!m)
 		return 0;
 	if (m->nrows)
@@ -290,12 +389,28 @@ __noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int 
 		c->gen = proc->gen;
 		c->row = *out;
 	}
-	return 1;
+	return ret;
 }
 
-static __always_inline bool unwind_rule(struct unwind_walk *w, __u64 pc)
+/* rule_of() for the current task's walk, and for another task's: apart,
+ * so that the sleepable iterator's stack, near the limit, does not pay
+ * for bpf_find_vma()'s. */
+__noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, struct unwind_row *out)
 {
-	return unwind_rule_g(w->proc, w->pid, pc, !w->task, &w->row);
+	return rule_of(proc, pid, pc, true, out);
+}
+
+__noinline int unwind_rule_task_g(struct unwind_proc *proc, __u32 pid, __u64 pc,
+				  struct unwind_row *out)
+{
+	return rule_of(proc, pid, pc, false, out);
+}
+
+static __always_inline int unwind_rule(struct unwind_walk *w, __u64 pc, const bool cross)
+{
+	if (cross)
+		return unwind_rule_task_g(w->proc, w->pid, pc, &w->row);
+	return unwind_rule_g(w->proc, w->pid, pc, &w->row);
 }
 
 /* One step by the row's rules. Returns false when the stack cannot be read. */
@@ -456,6 +571,7 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 {
 	struct unwind_row *r = NULL;
 	__u64 ra = 0, pc;
+	int got;
 
 	/* i, not a count kept in w, indexes ip[]: the verifier knows nothing of
 	 * it, so it checks this callback once for every frame */
@@ -468,8 +584,11 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 	/* a return address is just past its call, which may end the function */
 	pc = i ? w->pc - 1 : w->pc;
 	/* no tables (another task's stack, not loaded yet): frame pointers */
-	if (w->proc && !unwind_rule(w, pc))
-		w->unmapped = true;
+	got = w->proc ? unwind_rule(w, pc, cross) : 1;
+	if (got != 1)
+		w->unmapped = true; /* the entry is out of date: a fresh look */
+	if (!got)
+		w->fp_unmapped = true;
 	else if (w->proc && w->row.kind != UNWIND_NONE)
 		r = &w->row;
 	if (r && r->kind == UNWIND_END) {
@@ -591,7 +710,7 @@ static __always_inline __u64 tables_walk(__u32 pid, __u32 type, __u32 base, __u3
 	if (!w.proc || !w.st)
 		return STACK_ID_LOST;
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
-	count(base + end);
+	count(base + (w.fp_unmapped && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
 	if (w.unmapped)
 		ask_for_maps(w.proc, pid, base, lost_counter);
 	if (!w.nr)
@@ -670,7 +789,10 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 	if (unwind_mode != UNWIND_MODE_FP)
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true, false);
-	count(base + (w.proc ? end : USTACK_FP));
+	if (!w.proc)
+		count(base + USTACK_FP);
+	else
+		count(base + (w.fp_unmapped && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(st, w.nr, EV_STACK, drop_counter);
