@@ -292,6 +292,15 @@ static __always_inline bool mapping_by_vma(__u64 pc, struct unwind_mapping *um)
 	return true;
 }
 
+/* The entry of a process user space has not written yet: no mappings, gen
+ * 0 (never a written entry's). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct unwind_proc);
+	__uint(max_entries, 1);
+} unwind_no_proc SEC(".maps");
+
 /* The last mapping mapping_by_vma() found, per CPU, for the entry gen of
  * process pid: with interrupts off (sched_switch) bpf_find_vma() works
  * once, its lock let go by an irq_work that runs only when they are on
@@ -299,6 +308,7 @@ static __always_inline bool mapping_by_vma(__u64 pc, struct unwind_mapping *um)
  * ld.so after the look at exec) all find it here. */
 struct unwind_new_mapping {
 	struct unwind_mapping m;
+	__u64 mm; /* an entry's gen is 0 before user space writes it */
 	__u32 pid, gen;
 };
 
@@ -312,19 +322,21 @@ struct {
 static __always_inline struct unwind_mapping *new_mapping(struct unwind_proc *proc, __u32 pid,
 							  __u64 pc)
 {
+	__u64 mm = (__u64)bpf_get_current_task_btf()->mm;
 	__u32 zero = 0;
 	struct unwind_new_mapping *n = bpf_map_lookup_elem(&unwind_new_maps, &zero);
 
 	if (!n)
 		return NULL;
-	if (n->pid == pid && n->gen == proc->gen && pc >= n->m.start && pc < n->m.end)
+	if (n->pid == pid && n->gen == proc->gen && n->mm == mm && pc >= n->m.start &&
+	    pc < n->m.end)
 		return &n->m;
-	if (!mapping_by_vma(pc, &n->m)) {
-		n->pid = 0;
+	/* a failure (a second look in a program run) keeps the one found */
+	if (!mapping_by_vma(pc, &n->m))
 		return NULL;
-	}
 	n->pid = pid;
 	n->gen = proc->gen;
+	n->mm = mm;
 	return &n->m;
 }
 
@@ -363,6 +375,8 @@ static __always_inline int rule_of(struct unwind_proc *proc, __u32 pid, __u64 pc
 
 	if (!proc || !out)
 		return 0;
+	if (!proc->gen)
+		c = NULL; /* no entry yet: nothing tells an exec'd image from the old */
 	if (c && c->pc == pc && c->pid == pid && c->gen == proc->gen) {
 		*out = c->row;
 		return 1;
@@ -704,14 +718,25 @@ static __always_inline __u64 tables_walk(__u32 pid, __u32 type, __u32 base, __u3
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct unwind_walk w = { .pid = pid };
 	enum unwind_end end;
+	__u32 zero = 0;
+	bool early;
 
 	w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	/* none yet: every pc's mapping is found in the kernel, as a new one */
+	early = !w.proc;
+	if (early)
+		w.proc = bpf_map_lookup_elem(&unwind_no_proc, &zero);
 	w.st = stack_scratch();
 	if (!w.proc || !w.st)
 		return STACK_ID_LOST;
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
-	count(base + (w.fp_unmapped && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
-	if (w.unmapped)
+	if (early && w.fp_unmapped) {
+		count(base + USTACK_FP);
+		count(base + USTACK_EARLY);
+	} else {
+		count(base + (w.fp_unmapped && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
+	}
+	if (w.unmapped && !early)
 		ask_for_maps(w.proc, pid, base, lost_counter);
 	if (!w.nr)
 		return STACK_ID_NONE;
@@ -732,7 +757,9 @@ __noinline __u64 user_stack_tables_scan(__u32 pid, __u32 type, __u32 base, __u32
 
 /* The current task's user stack by --unwind, as take_stack() returns it (a
  * record of the given type): by the tables once user space has loaded the
- * process's, by frame pointers before that; with scan, an Erlang node's
+ * process's; before that, by the tables of the binaries it maps whose
+ * tables are built (found in the kernel, new_mapping()), by frame pointers
+ * elsewhere; with scan, an Erlang node's
  * frames by scanning (struct unwind_beam). base is the first of the
  * program's enum ustack_counter block; the others count read errors, full
  * ring buffers for stacks and for requests. */
@@ -740,7 +767,7 @@ static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_str
 					   __u32 type, __u32 base, __u32 err_counter,
 					   __u32 drop_counter, __u32 lost_counter, const bool scan)
 {
-	struct unwind_walk w = { .pid = pid };
+	bool early;
 
 	if (!task->mm)
 		return STACK_ID_NONE; /* a kernel thread */
@@ -749,12 +776,12 @@ static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_str
 	if (bpf_core_field_exists(task->in_execve) &&
 	    BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
 		return STACK_ID_NONE;
-	if (unwind_mode != UNWIND_MODE_FP) {
-		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-		if (!w.proc)
-			count(base + USTACK_EARLY);
-	}
-	if (!w.proc) {
+	/* --unwind dwarf stops where there is no table: frame pointers until
+	 * the process's tables are loaded, as ever */
+	early = unwind_mode == UNWIND_MODE_DWARF && !bpf_map_lookup_elem(&unwind_procs, &pid);
+	if (early)
+		count(base + USTACK_EARLY);
+	if (unwind_mode == UNWIND_MODE_FP || early) {
 		count(base + USTACK_FP);
 		return take_stack(ctx, BPF_F_USER_STACK, type, err_counter, drop_counter);
 	}
