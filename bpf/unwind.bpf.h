@@ -35,6 +35,8 @@ struct {
 	__array(values, struct unwind_chunk);
 } unwind_rows SEC(".maps");
 
+/* By pid; at 0 (the idle task's) an empty entry, gen 0 (never a written
+ * process's): the one of a process whose entry is not written yet. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
@@ -148,11 +150,14 @@ struct unwind_walk {
 	struct unwind_row row; /* the rule at pc */
 	bool bp_known;
 	bool fp_steps;
-	bool switched;	  /* a frame pointer led once to a lower stack (stack_switch) */
-	bool jvm;	  /* a frame was recorded as a JVM's method (unwind.h) */
-	bool done;	  /* the outermost frame was reached */
-	bool unmapped;	  /* a pc outside every mapping: the maps changed */
-	bool fp_unmapped; /* such a pc without a table: stepped by frame pointers */
+	bool switched; /* a frame pointer led once to a lower stack (stack_switch) */
+	bool jvm;      /* a frame was recorded as a JVM's method (unwind.h) */
+	bool done;     /* the outermost frame was reached */
+	/* RULE_* of every frame, or'd: a pc outside every mapping (the maps
+	 * changed), stepped by frame pointers if no table was found. Not a
+	 * bool set in branches: the verifier would check the walk's callback
+	 * for each of its values */
+	__u32 unmapped;
 	/* another task's stack, read from a sleepable program; NULL: the
 	 * current task's */
 	struct task_struct *task;
@@ -292,15 +297,6 @@ static __always_inline bool mapping_by_vma(__u64 pc, struct unwind_mapping *um)
 	return true;
 }
 
-/* The entry of a process user space has not written yet: no mappings, gen
- * 0 (never a written entry's). */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__type(key, __u32);
-	__type(value, struct unwind_proc);
-	__uint(max_entries, 1);
-} unwind_no_proc SEC(".maps");
-
 /* The last mapping mapping_by_vma() found, per CPU, for the entry gen of
  * process pid: with interrupts off (sched_switch) bpf_find_vma() works
  * once, its lock let go by an irq_work that runs only when they are on
@@ -359,10 +355,13 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
-/* The row for pc into *out (kind UNWIND_NONE if none). Returns 0 when pc
- * is outside every mapping the process had and no table is known for it,
- * 2 when its mapping, new, was found in the kernel (own: the current
- * task's only), 1 otherwise. Another task's walk (!own: a sleepable
+/* How rule_of() found the row (0: in the process's entry). */
+#define RULE_NEW  1 /* its mapping, new, found in the kernel: the entry is out of date */
+#define RULE_NONE 2 /* outside every mapping known, no table: frame pointers */
+
+/* The row for pc into *out (kind UNWIND_NONE if none), and how it was
+ * found (RULE_*): a new mapping is looked for in the kernel for the
+ * current task's walk only (own). Another task's walk (!own: a sleepable
  * program, which may be preempted midway) leaves the per-CPU cache alone. */
 static __always_inline int rule_of(struct unwind_proc *proc, __u32 pid, __u64 pc, const bool own,
 				   struct unwind_row *out)
@@ -371,23 +370,23 @@ static __always_inline int rule_of(struct unwind_proc *proc, __u32 pid, __u64 pc
 	struct unwind_cached *c = own ? bpf_map_lookup_elem(&unwind_cache, &slot) : NULL;
 	struct unwind_mapping *m;
 	struct unwind_crow *r = NULL;
-	int ret = 1;
+	int ret = 0;
 
 	if (!proc || !out)
-		return 0;
+		return RULE_NONE;
 	if (!proc->gen)
 		c = NULL; /* no entry yet: nothing tells an exec'd image from the old */
 	if (c && c->pc == pc && c->pid == pid && c->gen == proc->gen) {
 		*out = c->row;
-		return 1;
+		return 0;
 	}
 	m = unwind_find_mapping(proc, pc);
 	if (!m && own) {
 		m = new_mapping(proc, pid, pc);
-		ret = 2;
+		ret = RULE_NEW;
 	}
 	if (!m)
-		return 0;
+		return RULE_NEW | RULE_NONE;
 	if (m->nrows)
 		r = unwind_find_row(m, pc - m->bias);
 	if (r)
@@ -598,12 +597,9 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 	/* a return address is just past its call, which may end the function */
 	pc = i ? w->pc - 1 : w->pc;
 	/* no tables (another task's stack, not loaded yet): frame pointers */
-	got = w->proc ? unwind_rule(w, pc, cross) : 1;
-	if (got != 1)
-		w->unmapped = true; /* the entry is out of date: a fresh look */
-	if (!got)
-		w->fp_unmapped = true;
-	else if (w->proc && w->row.kind != UNWIND_NONE)
+	got = w->proc ? unwind_rule(w, pc, cross) : 0;
+	w->unmapped |= got;
+	if (w->proc && !(got & RULE_NONE) && w->row.kind != UNWIND_NONE)
 		r = &w->row;
 	if (r && r->kind == UNWIND_END) {
 		w->done = true;
@@ -719,25 +715,31 @@ static __always_inline __u64 tables_walk(__u32 pid, __u32 type, __u32 base, __u3
 	struct unwind_walk w = { .pid = pid };
 	enum unwind_end end;
 	__u32 zero = 0;
-	bool early;
 
+	/* none yet: every pc's mapping is found in the kernel, as a new one.
+	 * The empty entry (gen 0) is in the same map, and told apart after the
+	 * walk by its gen, not by a flag kept across it: either would have the
+	 * verifier check the walk twice */
 	w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-	/* none yet: every pc's mapping is found in the kernel, as a new one */
-	early = !w.proc;
-	if (early)
-		w.proc = bpf_map_lookup_elem(&unwind_no_proc, &zero);
+	if (!w.proc)
+		w.proc = bpf_map_lookup_elem(&unwind_procs, &zero);
 	w.st = stack_scratch();
 	if (!w.proc || !w.st)
 		return STACK_ID_LOST;
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
-	if (early && w.fp_unmapped) {
-		count(base + USTACK_FP);
-		count(base + USTACK_EARLY);
+	if (!w.proc->gen) {
+		if (w.unmapped & RULE_NONE) {
+			count(base + USTACK_FP);
+			count(base + USTACK_EARLY);
+		} else {
+			count(base + end);
+		}
 	} else {
-		count(base + (w.fp_unmapped && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
+		count(base +
+		      ((w.unmapped & RULE_NONE) && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
+		if (w.unmapped)
+			ask_for_maps(w.proc, pid, base, lost_counter);
 	}
-	if (w.unmapped && !early)
-		ask_for_maps(w.proc, pid, base, lost_counter);
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(w.st, w.nr, type, drop_counter);
@@ -819,7 +821,8 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 	if (!w.proc)
 		count(base + USTACK_FP);
 	else
-		count(base + (w.fp_unmapped && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
+		count(base +
+		      ((w.unmapped & RULE_NONE) && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(st, w.nr, EV_STACK, drop_counter);

@@ -419,6 +419,10 @@ int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd)
 	stop_warming(u);
 	u->procs_fd = procs_fd;
 	u->files_fd = files_fd;
+	/* the BPF side's entry for a process not written yet, at pid 0 */
+	memset(u->scratch, 0, sizeof(*u->scratch));
+	if (!err && bpf_map_update_elem(procs_fd, &(__u32){ 0 }, u->scratch, BPF_ANY))
+		err = -errno;
 	for (size_t i = 0; i < u->npending; i++)
 		bpf_map_update_elem(files_fd, &u->pending[i].key, &u->pending[i].val, BPF_ANY);
 	free(u->pending);
