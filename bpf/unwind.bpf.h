@@ -35,6 +35,8 @@ struct {
 	__array(values, struct unwind_chunk);
 } unwind_rows SEC(".maps");
 
+/* By pid; at 0 (the idle task's) an empty entry, gen 0 (never a written
+ * process's): the one of a process whose entry is not written yet. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
@@ -42,6 +44,15 @@ struct {
 	__type(value, struct unwind_proc);
 	__uint(max_entries, 8192);
 } unwind_procs SEC(".maps");
+
+/* Binaries with tables, by file (struct unwind_file_key). */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
+	__type(key, struct unwind_file_key);
+	__type(value, struct unwind_file);
+	__uint(max_entries, 4096);
+} unwind_files SEC(".maps");
 
 /* Erlang nodes without frame pointers (struct unwind_beam), by pid. */
 struct {
@@ -142,7 +153,11 @@ struct unwind_walk {
 	bool switched; /* a frame pointer led once to a lower stack (stack_switch) */
 	bool jvm;      /* a frame was recorded as a JVM's method (unwind.h) */
 	bool done;     /* the outermost frame was reached */
-	bool unmapped; /* a pc outside every mapping: the maps changed */
+	/* RULE_* of every frame, or'd: a pc outside every mapping (the maps
+	 * changed), stepped by frame pointers if no table was found. Not a
+	 * bool set in branches: the verifier would check the walk's callback
+	 * for each of its values */
+	__u32 unmapped;
 	/* another task's stack, read from a sleepable program; NULL: the
 	 * current task's */
 	struct task_struct *task;
@@ -235,6 +250,92 @@ static __always_inline struct unwind_crow *unwind_find_row(const struct unwind_m
 	return row_at(s.lo - 1);
 }
 
+/* The file mapping holding a pc, as bpf_find_vma() finds it. */
+struct vma_look {
+	__u64 start, end, pgoff, ino;
+	__u32 dev;
+	bool found;
+};
+
+static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_look *l = data;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	if (!f)
+		return 0;
+	l->start = BPF_CORE_READ(vma, vm_start);
+	l->end = BPF_CORE_READ(vma, vm_end);
+	l->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	l->ino = BPF_CORE_READ(f, f_inode, i_ino);
+	l->dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	l->found = true;
+	return 0;
+}
+
+/* The mapping of the current task holding pc, described as user space
+ * would (its table from unwind_files): for code mapped since the process's
+ * entry was written. Returns false when its file has no table there. */
+static __always_inline bool mapping_by_vma(__u64 pc, struct unwind_mapping *um)
+{
+	struct unwind_file_key key = {};
+	struct vma_look l = {};
+	struct unwind_file *f;
+
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_file, &l, 0) || !l.found)
+		return false;
+	key.ino = l.ino;
+	key.dev = l.dev;
+	f = bpf_map_lookup_elem(&unwind_files, &key);
+	if (!f || f->off != l.pgoff << 12)
+		return false;
+	*um = (struct unwind_mapping){ .start = l.start,
+				       .end = l.end,
+				       .bias = l.start - f->off + f->bias_off,
+				       .first = f->first,
+				       .nrows = f->nrows };
+	return true;
+}
+
+/* The last mapping mapping_by_vma() found, per CPU, for the entry gen of
+ * process pid: with interrupts off (sched_switch) bpf_find_vma() works
+ * once, its lock let go by an irq_work that runs only when they are on
+ * again, so the frames of a walk through a new library (libc's, mapped by
+ * ld.so after the look at exec) all find it here. */
+struct unwind_new_mapping {
+	struct unwind_mapping m;
+	__u64 mm; /* an entry's gen is 0 before user space writes it */
+	__u32 pid, gen;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__type(key, __u32);
+	__type(value, struct unwind_new_mapping);
+	__uint(max_entries, 1);
+} unwind_new_maps SEC(".maps");
+
+static __always_inline struct unwind_mapping *new_mapping(struct unwind_proc *proc, __u32 pid,
+							  __u64 pc)
+{
+	__u64 mm = (__u64)bpf_get_current_task_btf()->mm;
+	__u32 zero = 0;
+	struct unwind_new_mapping *n = bpf_map_lookup_elem(&unwind_new_maps, &zero);
+
+	if (!n)
+		return NULL;
+	if (n->pid == pid && n->gen == proc->gen && n->mm == mm && pc >= n->m.start &&
+	    pc < n->m.end)
+		return &n->m;
+	/* a failure (a second look in a program run) keeps the one found */
+	if (!mapping_by_vma(pc, &n->m))
+		return NULL;
+	n->pid = pid;
+	n->gen = proc->gen;
+	n->mm = mm;
+	return &n->m;
+}
+
 /* cross: the walk reads another task's stack (w->task), from a sleepable
  * program. Always a constant, so that the compiler leaves the sleepable
  * helper out of every other program's code (a verifier could refuse it
@@ -254,27 +355,38 @@ static __always_inline bool read_user_u64(const struct unwind_walk *w, __u64 *v,
 	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
 }
 
-/* The row for pc into w->row (kind UNWIND_NONE if none). Returns false
- * when pc is outside every mapping the process had. Another task's walk
- * (a sleepable program, which may be preempted midway) leaves the per-CPU
- * cache alone. */
-__noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int own,
-			     struct unwind_row *out)
+/* How rule_of() found the row (0: in the process's entry). */
+#define RULE_NEW  1 /* its mapping, new, found in the kernel: the entry is out of date */
+#define RULE_NONE 2 /* outside every mapping known, no table: frame pointers */
+
+/* The row for pc into *out (kind UNWIND_NONE if none), and how it was
+ * found (RULE_*): a new mapping is looked for in the kernel for the
+ * current task's walk only (own). Another task's walk (!own: a sleepable
+ * program, which may be preempted midway) leaves the per-CPU cache alone. */
+static __always_inline int rule_of(struct unwind_proc *proc, __u32 pid, __u64 pc, const bool own,
+				   struct unwind_row *out)
 {
 	__u32 slot = (__u32)((pc ^ (pc >> 16) ^ pid) * 0x9e3779b1U) >> (32 - UNWIND_CACHE_BITS);
 	struct unwind_cached *c = own ? bpf_map_lookup_elem(&unwind_cache, &slot) : NULL;
 	struct unwind_mapping *m;
 	struct unwind_crow *r = NULL;
+	int ret = 0;
 
 	if (!proc || !out)
-		return 0;
+		return RULE_NONE;
+	if (!proc->gen)
+		c = NULL; /* no entry yet: nothing tells an exec'd image from the old */
 	if (c && c->pc == pc && c->pid == pid && c->gen == proc->gen) {
 		*out = c->row;
-		return 1;
+		return 0;
 	}
 	m = unwind_find_mapping(proc, pc);
+	if (!m && own) {
+		m = new_mapping(proc, pid, pc);
+		ret = RULE_NEW;
+	}
 	if (!m)
-		return 0;
+		return RULE_NEW | RULE_NONE;
 	if (m->nrows)
 		r = unwind_find_row(m, pc - m->bias);
 	if (r)
@@ -290,12 +402,28 @@ __noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, int 
 		c->gen = proc->gen;
 		c->row = *out;
 	}
-	return 1;
+	return ret;
 }
 
-static __always_inline bool unwind_rule(struct unwind_walk *w, __u64 pc)
+/* rule_of() for the current task's walk, and for another task's: apart,
+ * so that the sleepable iterator's stack, near the limit, does not pay
+ * for bpf_find_vma()'s. */
+__noinline int unwind_rule_g(struct unwind_proc *proc, __u32 pid, __u64 pc, struct unwind_row *out)
 {
-	return unwind_rule_g(w->proc, w->pid, pc, !w->task, &w->row);
+	return rule_of(proc, pid, pc, true, out);
+}
+
+__noinline int unwind_rule_task_g(struct unwind_proc *proc, __u32 pid, __u64 pc,
+				  struct unwind_row *out)
+{
+	return rule_of(proc, pid, pc, false, out);
+}
+
+static __always_inline int unwind_rule(struct unwind_walk *w, __u64 pc, const bool cross)
+{
+	if (cross)
+		return unwind_rule_task_g(w->proc, w->pid, pc, &w->row);
+	return unwind_rule_g(w->proc, w->pid, pc, &w->row);
 }
 
 /* One step by the row's rules. Returns false when the stack cannot be read. */
@@ -456,6 +584,7 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 {
 	struct unwind_row *r = NULL;
 	__u64 ra = 0, pc;
+	int got;
 
 	/* i, not a count kept in w, indexes ip[]: the verifier knows nothing of
 	 * it, so it checks this callback once for every frame */
@@ -468,9 +597,9 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 	/* a return address is just past its call, which may end the function */
 	pc = i ? w->pc - 1 : w->pc;
 	/* no tables (another task's stack, not loaded yet): frame pointers */
-	if (w->proc && !unwind_rule(w, pc))
-		w->unmapped = true;
-	else if (w->proc && w->row.kind != UNWIND_NONE)
+	got = w->proc ? unwind_rule(w, pc, cross) : 0;
+	w->unmapped |= got;
+	if (w->proc && !(got & RULE_NONE) && w->row.kind != UNWIND_NONE)
 		r = &w->row;
 	if (r && r->kind == UNWIND_END) {
 		w->done = true;
@@ -585,15 +714,32 @@ static __always_inline __u64 tables_walk(__u32 pid, __u32 type, __u32 base, __u3
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct unwind_walk w = { .pid = pid };
 	enum unwind_end end;
+	__u32 zero = 0;
 
+	/* none yet: every pc's mapping is found in the kernel, as a new one.
+	 * The empty entry (gen 0) is in the same map, and told apart after the
+	 * walk by its gen, not by a flag kept across it: either would have the
+	 * verifier check the walk twice */
 	w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
+	if (!w.proc)
+		w.proc = bpf_map_lookup_elem(&unwind_procs, &zero);
 	w.st = stack_scratch();
 	if (!w.proc || !w.st)
 		return STACK_ID_LOST;
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), false, scan);
-	count(base + end);
-	if (w.unmapped)
-		ask_for_maps(w.proc, pid, base, lost_counter);
+	if (!w.proc->gen) {
+		if (w.unmapped & RULE_NONE) {
+			count(base + USTACK_FP);
+			count(base + USTACK_EARLY);
+		} else {
+			count(base + end);
+		}
+	} else {
+		count(base +
+		      ((w.unmapped & RULE_NONE) && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
+		if (w.unmapped)
+			ask_for_maps(w.proc, pid, base, lost_counter);
+	}
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(w.st, w.nr, type, drop_counter);
@@ -613,7 +759,9 @@ __noinline __u64 user_stack_tables_scan(__u32 pid, __u32 type, __u32 base, __u32
 
 /* The current task's user stack by --unwind, as take_stack() returns it (a
  * record of the given type): by the tables once user space has loaded the
- * process's, by frame pointers before that; with scan, an Erlang node's
+ * process's; before that, by the tables of the binaries it maps whose
+ * tables are built (found in the kernel, new_mapping()), by frame pointers
+ * elsewhere; with scan, an Erlang node's
  * frames by scanning (struct unwind_beam). base is the first of the
  * program's enum ustack_counter block; the others count read errors, full
  * ring buffers for stacks and for requests. */
@@ -621,7 +769,7 @@ static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_str
 					   __u32 type, __u32 base, __u32 err_counter,
 					   __u32 drop_counter, __u32 lost_counter, const bool scan)
 {
-	struct unwind_walk w = { .pid = pid };
+	bool early;
 
 	if (!task->mm)
 		return STACK_ID_NONE; /* a kernel thread */
@@ -630,12 +778,12 @@ static __always_inline __u64 user_stack_by(void *ctx, __u32 pid, struct task_str
 	if (bpf_core_field_exists(task->in_execve) &&
 	    BPF_CORE_READ_BITFIELD_PROBED(task, in_execve))
 		return STACK_ID_NONE;
-	if (unwind_mode != UNWIND_MODE_FP) {
-		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
-		if (!w.proc)
-			count(base + USTACK_EARLY);
-	}
-	if (!w.proc) {
+	/* --unwind dwarf stops where there is no table: frame pointers until
+	 * the process's tables are loaded, as ever */
+	early = unwind_mode == UNWIND_MODE_DWARF && !bpf_map_lookup_elem(&unwind_procs, &pid);
+	if (early)
+		count(base + USTACK_EARLY);
+	if (unwind_mode == UNWIND_MODE_FP || early) {
 		count(base + USTACK_FP);
 		return take_stack(ctx, BPF_F_USER_STACK, type, err_counter, drop_counter);
 	}
@@ -670,7 +818,11 @@ static __always_inline __u64 task_user_stack(struct task_struct *task, __u32 pid
 	if (unwind_mode != UNWIND_MODE_FP)
 		w.proc = bpf_map_lookup_elem(&unwind_procs, &pid);
 	end = unwind_user(&w, (struct pt_regs *)bpf_task_pt_regs(task), true, false);
-	count(base + (w.proc ? end : USTACK_FP));
+	if (!w.proc)
+		count(base + USTACK_FP);
+	else
+		count(base +
+		      ((w.unmapped & RULE_NONE) && end != UNW_TRUNCATED ? USTACK_UNMAPPED : end));
 	if (!w.nr)
 		return STACK_ID_NONE;
 	return send_stack(st, w.nr, EV_STACK, drop_counter);

@@ -85,6 +85,8 @@ enum ustack_counter {
 	USTACK_FP,	   /* frame pointers (bpf_get_stack) */
 	USTACK_EARLY,	   /* of those, because the process's tables were not loaded yet */
 	USTACK_MAPS_ASKED, /* a pc outside the known mappings asked for a fresh look */
+	USTACK_UNMAPPED,   /* reached the outermost frame, by frame pointers through code
+			    * mapped since the process's entry, whose file has no table */
 	USTACK_NR,
 };
 
@@ -98,6 +100,23 @@ struct unwind_mapping {
 	__u64 bias;	  /* address in the process - struct unwind_crow.pc */
 	__u32 first;	  /* its table: rows [first, first + nrows) of the row array */
 	__u32 nrows;
+};
+
+/* A binary whose table is in the row array, by the file the kernel maps
+ * (inode, and device as the kernel keeps it: major << 20 | minor): a pc in
+ * code mapped since user space wrote its process's entry (ld.so maps the
+ * libraries after the look at exec) finds its rows through its mapping,
+ * found in the kernel, while that mapping's file offset is off. */
+struct unwind_file_key {
+	__u64 ino;
+	__u32 dev;
+	__u32 pad;
+};
+
+struct unwind_file {
+	__u64 off;	/* the executable mapping's file offset */
+	__u64 bias_off; /* its struct unwind_mapping.bias is its start - off + bias_off */
+	__u32 first, nrows;
 };
 
 struct unwind_proc {

@@ -275,7 +275,8 @@ static int load_with_slots(struct sampler *s, struct sample_bpf *skel)
 	if (!err)
 		err = sample_bpf__load(skel);
 	if (!err && s->unwinder)
-		err = unwinder__ready(s->unwinder, bpf_map__fd(skel->maps.unwind_procs));
+		err = unwinder__ready(s->unwinder, bpf_map__fd(skel->maps.unwind_procs),
+				      bpf_map__fd(skel->maps.unwind_files));
 	err = map_slot__finish(&now) ?: err;
 	if (now.outer_fd >= 0)
 		close(now.outer_fd);

@@ -67,6 +67,11 @@ static void report_unwinding(enum unwind_mode mode, const uint64_t *c,
 	      " by tables and frame pointers, %" PRIu64 " truncated, %" PRIu64
 	      " by frame pointers before their process's tables were loaded",
 	      c[USTACK_TABLES], c[USTACK_MIXED], c[USTACK_TRUNCATED], c[USTACK_EARLY]);
+	if (c[USTACK_UNMAPPED])
+		p_err("user stacks: %" PRIu64 " by frame pointers through code mapped after their "
+		      "process's tables were loaded, of a binary without a table yet (may be "
+		      "short)",
+		      c[USTACK_UNMAPPED]);
 	if (t->files_no_room)
 		p_err("unwind tables: %zu binaries did not fit in %" PRIu64
 		      " rows and use frame pointers (the first: %s)",

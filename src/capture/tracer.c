@@ -149,7 +149,8 @@ static int load(struct tracer *t)
 	if (!err)
 		err = trace_bpf__load(skel);
 	if (!err && t->unwinder)
-		err = unwinder__ready(t->unwinder, bpf_map__fd(skel->maps.unwind_procs));
+		err = unwinder__ready(t->unwinder, bpf_map__fd(skel->maps.unwind_procs),
+				      bpf_map__fd(skel->maps.unwind_files));
 	if (err) {
 		unwinder__free(t->unwinder);
 		t->unwinder = NULL;

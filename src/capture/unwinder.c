@@ -32,6 +32,12 @@ struct unwinder_file {
 	uint32_t first, nrows;
 };
 
+/* A file's entry in the BPF unwind_files map. */
+struct unwind_file_entry {
+	struct unwind_file_key key;
+	struct unwind_file val;
+};
+
 /* A JVM's interpreter, [lo, hi) (struct unwind_proc's jvm_lo, jvm_hi). */
 struct jvm_code {
 	uint64_t lo, hi;
@@ -44,6 +50,9 @@ struct unwinder {
 	uint32_t max_rows, used;
 	uint32_t gen; /* the last unwind_proc.gen given */
 	int procs_fd;
+	int files_fd; /* the BPF unwind_files map, once ready; until then: pending */
+	struct unwind_file_entry *pending;
+	size_t npending, pending_cap;
 	struct unwinder_file *files;
 	size_t nfiles, files_cap;
 	struct hashmap by_file;	    /* mapped_file__key() -> index in files */
@@ -270,6 +279,29 @@ static struct unwinder_file *add_file(struct unwinder *u, uint64_t key, uint64_t
 	return f;
 }
 
+/* f, whose table m maps, in the BPF side's map of files by inode: a pc in
+ * a mapping of it made since its process's entry finds its rows. Until the
+ * map is there (the C library's table, built while the programs are
+ * verified), kept for unwinder__ready(). A full map only costs frame
+ * pointers in such code. */
+static void index_file(struct unwinder *u, const struct unwinder_file *f, const struct map_entry *m)
+{
+	struct unwind_file_entry e = {
+		.key = { .ino = m->inode, .dev = m->dev_major << 20 | m->dev_minor },
+		.val = { .off = m->offset, .first = f->first, .nrows = f->nrows },
+	};
+	uint64_t bias;
+
+	if (!f->t || !f->nrows || m->perms[2] != 'x' ||
+	    unwind_table__bias(f->t, m->start, m->end, m->offset, &bias))
+		return;
+	e.val.bias_off = bias - (m->start - m->offset) + f->base;
+	if (u->files_fd >= 0)
+		bpf_map_update_elem(u->files_fd, &e.key, &e.val, BPF_ANY);
+	else
+		array__push((void **)&u->pending, &u->npending, &u->pending_cap, &e, sizeof(e));
+}
+
 /* The binary behind a file mapping, its table built on first sight of the
  * file, or of its build-id under another inode (a container's copy). */
 static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid,
@@ -294,6 +326,8 @@ static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry 
 		if (f)
 			build_table(u, f, fd, path ? path : m->path);
 	}
+	if (f)
+		index_file(u, f, m);
 	if (fd >= 0)
 		close(fd);
 	free(path);
@@ -343,7 +377,7 @@ int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows
 		return -ENOMEM;
 	u->rows = (struct map_slot){ .outer_fd = -1 };
 	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
-	u->procs_fd = -1;
+	u->procs_fd = u->files_fd = -1;
 	u->scratch = malloc(sizeof(*u->scratch));
 	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
 	if (!u->scratch || !u->chunks || !u->max_rows) {
@@ -378,12 +412,22 @@ static void stop_warming(struct unwinder *u)
 	u->warming = false;
 }
 
-int unwinder__ready(struct unwinder *u, int procs_fd)
+int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd)
 {
 	int err = map_slot__finish(&u->rows);
 
 	stop_warming(u);
 	u->procs_fd = procs_fd;
+	u->files_fd = files_fd;
+	/* the BPF side's entry for a process not written yet, at pid 0 */
+	memset(u->scratch, 0, sizeof(*u->scratch));
+	if (!err && bpf_map_update_elem(procs_fd, &(__u32){ 0 }, u->scratch, BPF_ANY))
+		err = -errno;
+	for (size_t i = 0; i < u->npending; i++)
+		bpf_map_update_elem(files_fd, &u->pending[i].key, &u->pending[i].val, BPF_ANY);
+	free(u->pending);
+	u->pending = NULL;
+	u->npending = u->pending_cap = 0;
 	return err ?: u->warm_err;
 }
 
@@ -532,6 +576,7 @@ void unwinder__free(struct unwinder *u)
 	hashmap__free(&u->by_build_id);
 	hashmap__free(&u->jvm_of);
 	free(u->jvms);
+	free(u->pending);
 	free(u->files);
 	free(u->scratch);
 	free(u->no_room);

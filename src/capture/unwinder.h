@@ -45,8 +45,9 @@ struct bpf_map;
 int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows);
 
 /* Once the object is loaded: waits for the first chunk to be in place and
- * for those tables. procs_fd: the BPF process map. Returns 0 or -errno. */
-int unwinder__ready(struct unwinder *u, int procs_fd);
+ * for those tables. procs_fd: the BPF process map; files_fd: its map of
+ * binaries with tables by inode. Returns 0 or -errno. */
+int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd);
 
 /* Loads the tables of the binaries pid maps (its mappings as just read;
  * files opened from root, its root directory when not ours, procs__root())
