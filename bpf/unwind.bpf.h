@@ -487,6 +487,42 @@ static __always_inline bool unwind_by_fp(struct unwind_walk *w, __u64 *ra, const
 	return true;
 }
 
+/* A function's first instructions, as four bytes read at pc (little
+ * endian); with a uprobe's int3 (0xcc) on the first, the three after it. */
+#define PUSH_MOV 0xe5894855U /* push %rbp; mov %rsp,%rbp */
+#define ENDBR	 0xfa1e0ff3U /* endbr64 */
+#define MOV	 0xe58948U   /* mov %rsp,%rbp, push %rbp done */
+#define INT3	 0xccU
+
+/* Frame 0 without a row, at a function's first instructions (a uprobe on
+ * its entry; the kernel's own walk does the same since 6.11): its frame is
+ * not made yet, so rbp is still its caller's and the return address is on
+ * top of the stack, under the saved rbp once push %rbp ran. By rbp, the
+ * caller would be skipped. */
+static __always_inline bool unwind_entry_by_sp(struct unwind_walk *w, __u64 *ra, const bool cross)
+{
+	__u64 code = 0, at;
+	__u32 b, after;
+	bool int3;
+
+	if (!read_user_u64(w, &code, w->pc, cross))
+		return false;
+	b = (__u32)code;
+	after = b >> 8;
+	int3 = (b & 0xff) == INT3;
+	if (b == PUSH_MOV || b == ENDBR ||
+	    (int3 && (after == PUSH_MOV >> 8 || after == ENDBR >> 8)))
+		at = w->sp;
+	else if ((b & 0xffffff) == MOV || (int3 && (after & 0xffff) == MOV >> 8))
+		at = w->sp + 8;
+	else
+		return false;
+	if (!read_user_u64(w, ra, at, cross))
+		return false;
+	w->sp = at + 8;
+	return true;
+}
+
 /* One step over an Erlang frame of b's JIT: to the first of the
  * UNWIND_BEAM_SCAN words from p->sp that is a return address into its
  * code, which it returns (0: none). The words are read at once, into the
@@ -612,7 +648,9 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 		/* a frame-pointer chain ends with 0: _start's, a goroutine's */
 		w->done = true;
 		return 1;
-	} else if (unwind_mode == UNWIND_MODE_DWARF || !unwind_by_fp(w, &ra, cross)) {
+	} else if (unwind_mode == UNWIND_MODE_DWARF ||
+		   (!(i == 0 && unwind_entry_by_sp(w, &ra, cross)) &&
+		    !unwind_by_fp(w, &ra, cross))) {
 		return 1;
 	}
 	if (!ra) {

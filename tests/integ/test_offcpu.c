@@ -380,6 +380,25 @@ static void same_stacks(const struct h_folded *want, const struct h_folded *got,
 	assert_int_equal(want->n, got->n);
 }
 
+/* The capture's perf script (rendered back with --period) and chrome trace
+ * give its folded stacks, want: exactly, and within the microseconds
+ * chrome rounds to. got: the chrome trace's, the caller's to free. */
+static void expect_rendered_back(const struct h_folded *want, const char *perf, const char *json,
+				 struct h_folded *got)
+{
+	const char *back = h_path("back.folded");
+	struct h_result r;
+
+	h_run_folded(&r, 60, back, got,
+		     H_ARGV(h_flamebpf(), "render", "--period", "--tids", perf, "-o", back));
+	same_stacks(want, got, "perf script", 0);
+	h_result_free(&r);
+	h_folded_free(got);
+	h_run_folded(&r, 60, back, got, H_ARGV(h_flamebpf(), "render", "--tids", json, "-o", back));
+	same_stacks(want, got, "chrome trace", 50000);
+	h_result_free(&r);
+}
+
 /* Timelines: each block is an event on its thread's track, as a whole
  * stack for its time. The perf script output (offcpu-time records, their
  * period the block's length) and the chrome trace, rendered back, give the
@@ -388,7 +407,7 @@ static void same_stacks(const struct h_folded *want, const struct h_folded *got,
 static void test_timeline(void **state)
 {
 	const char *folded = h_path("tl.folded"), *json = h_path("tl.json"),
-		   *perf = h_path("tl.perf"), *back = h_path("back.folded");
+		   *perf = h_path("tl.perf");
 	struct h_folded want, got;
 	struct h_result r;
 	char *text;
@@ -399,8 +418,6 @@ static void test_timeline(void **state)
 		     H_ARGV(h_flamebpf(), "--off-cpu", "--tids", "-o", folded, "-o", json, "-o",
 			    perf, "--", h_workload("offcpu"), "3"));
 	h_result_free(&r);
-	h_run_folded(&r, 60, back, &got,
-		     H_ARGV(h_flamebpf(), "render", "--period", "--tids", perf, "-o", back));
 	text = h_slurp(perf);
 	assert_non_null(strstr(text, " offcpu-time: \n"));
 	free(text);
@@ -409,16 +426,10 @@ static void test_timeline(void **state)
 	assert_non_null(strstr(text, "\"args\":{\"blocks\":"));
 	assert_null(strstr(text, "\"samples\":"));
 	free(text);
-	same_stacks(&want, &got, "perf script", 0);
-	h_result_free(&r);
-	h_folded_free(&got);
-	h_run_folded(&r, 60, back, &got,
-		     H_ARGV(h_flamebpf(), "render", "--tids", json, "-o", back));
-	same_stacks(&want, &got, "chrome trace", 50000);
+	expect_rendered_back(&want, perf, json, &got);
 	print_message("%zu stacks, %.3f s off the CPU: the same through perf script and the "
 		      "chrome trace\n",
 		      want.n, want.total / 1e9);
-	h_result_free(&r);
 	h_folded_free(&got);
 	h_folded_free(&want);
 }
@@ -431,7 +442,7 @@ static void test_timeline(void **state)
 static void test_wall_timeline(void **state)
 {
 	const char *folded = h_path("wtl.folded"), *json = h_path("wtl.json"),
-		   *perf = h_path("wtl.perf"), *back = h_path("back.folded");
+		   *perf = h_path("wtl.perf");
 	struct h_folded want, got;
 	struct h_result r;
 	char *text;
@@ -445,18 +456,10 @@ static void test_wall_timeline(void **state)
 	text = h_slurp(json);
 	assert_non_null(strstr(text, "\"frequency\":999,"));
 	free(text);
-	h_run_folded(&r, 60, back, &got,
-		     H_ARGV(h_flamebpf(), "render", "--period", "--tids", perf, "-o", back));
-	same_stacks(&want, &got, "perf script", 0);
-	h_result_free(&r);
-	h_folded_free(&got);
-	h_run_folded(&r, 60, back, &got,
-		     H_ARGV(h_flamebpf(), "render", "--tids", json, "-o", back));
+	expect_rendered_back(&want, perf, json, &got);
 	print_message("%zu stacks, [running] %.6f s, rendered back from chrome %.6f s\n", want.n,
 		      h_sum(&want, under, "[running]") / 1e9,
 		      h_sum(&got, under, "[running]") / 1e9);
-	same_stacks(&want, &got, "chrome trace", 50000);
-	h_result_free(&r);
 	h_folded_free(&got);
 	h_folded_free(&want);
 }
