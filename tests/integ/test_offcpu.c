@@ -634,14 +634,18 @@ static unsigned long long storm_off(const char *const args[3], const char *func)
 }
 
 /* 1000 threads that sleep 10 ms at a time for 1 s: each one's second is
- * there (a starts map of 65536 threads), and nothing is lost. */
+ * there (a starts map of 65536 threads), and nothing is lost. Less than
+ * 1000 s: each thread's second, by the clock, holds its time on the CPU
+ * and waiting for it between the naps, more the busier the machine
+ * (889-928 s on this 2-CPU VM, quiet or beside one build); a map too
+ * small would lose most of it. */
 static void test_thousand_sleepers(void **state)
 {
 	static const char *const args[3] = { "sleep", "1000", "1" };
 
 	(void)state;
 	require_bpf();
-	assert_true(storm_off(args, "thread_sleep") > 900 * 1000000000ULL);
+	assert_true(storm_off(args, "thread_sleep") > 800 * 1000000000ULL);
 }
 
 /* 300 short-lived children, forked and exec'd 8 at a time (their pids
