@@ -60,6 +60,13 @@ static void expect_pprof_labels(const char *pb)
 	free(text);
 }
 
+/* A sample in the trap of a probe of the GET span's, in get_users. */
+static bool in_get_trap(const char *stack, const void *arg)
+{
+	(void)arg;
+	return strstr(stack, "[req GET /users];") && strstr(stack, ";get_users;asm_exc_int3_[k];");
+}
+
 /* Every sample of json_encode under [req GET /users], of save under [req
  * POST /orders] alone, of query under it and [db 7]; the shares those of
  * the work, 30 : 10 : 10 ms a round. */
@@ -84,10 +91,12 @@ static void test_samples_under_spans(void **state)
 	print_message("under spans: GET %llu, POST %llu (db %llu) of %llu samples in busy\n", get,
 		      post, dbs, all);
 	/* the span holds json_encode's samples (each checked below), and but
-	 * for get_users' own instructions around the call, nothing else */
+	 * for get_users' own instructions around the call and the kernel's
+	 * trap for the span's own probes there (20-100 us each on this VM:
+	 * up to 4 samples seen), nothing else */
 	assert_in_range(h_sum(&f, under, "[req GET /users];_start"),
 			h_sum(&f, under, "json_encode;busy"),
-			h_sum(&f, under, "json_encode;busy") + 3);
+			h_sum(&f, under, "json_encode;busy") + 3 + h_sum(&f, in_get_trap, NULL));
 	for (size_t i = 0; i < f.n; i++) {
 		const char *s = f.lines[i].stack;
 
