@@ -30,6 +30,10 @@ struct unwinder_file {
 	struct unwind_table *t; /* rows dropped once copied; NULL: no table */
 	uint64_t base;		/* its first row's pc: struct unwind_crow.pc is from it */
 	uint32_t first, nrows;
+	/* the inode last put in the BPF side's unwind_files: each process that
+	 * maps the file would write it again (a container's copy, by build-id,
+	 * is another) */
+	struct unwind_file_key indexed;
 };
 
 /* A file's entry in the BPF unwind_files map. */
@@ -284,7 +288,7 @@ static struct unwinder_file *add_file(struct unwinder *u, uint64_t key, uint64_t
  * map is there (the C library's table, built while the programs are
  * verified), kept for unwinder__ready(). A full map only costs frame
  * pointers in such code. */
-static void index_file(struct unwinder *u, const struct unwinder_file *f, const struct map_entry *m)
+static void index_file(struct unwinder *u, struct unwinder_file *f, const struct map_entry *m)
 {
 	struct unwind_file_entry e = {
 		.key = { .ino = m->inode, .dev = m->dev_major << 20 | m->dev_minor },
@@ -293,8 +297,10 @@ static void index_file(struct unwinder *u, const struct unwinder_file *f, const 
 	uint64_t bias;
 
 	if (!f->t || !f->nrows || m->perms[2] != 'x' ||
+	    !memcmp(&f->indexed, &e.key, sizeof(e.key)) ||
 	    unwind_table__bias(f->t, m->start, m->end, m->offset, &bias))
 		return;
+	f->indexed = e.key;
 	e.val.bias_off = bias - (m->start - m->offset) + f->base;
 	if (u->files_fd >= 0)
 		bpf_map_update_elem(u->files_fd, &e.key, &e.val, BPF_ANY);
