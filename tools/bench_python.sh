@@ -6,8 +6,11 @@
 # same repetition), and what on_sample costs per sample of it, by
 # kernel.bpf_stats_enabled, and what the walk itself takes a sample
 # (FLAMEBPF_PY_TIME=1: the kernel's clock read around it), the steadier
-# figure: only the walk in it, none of the rest of on_sample. py-spy, the peer, is not packaged by Debian 12
-# nor npm: its row says so. Appends a Markdown table to
+# figure: only the walk in it, none of the rest of on_sample. Beside them, the
+# floor of any walk at each rate: what a sample costs a program that only
+# looks up the sampled process's entry and reads 256 bytes of its stack,
+# against an empty one (build/bench/bench_floor sample). py-spy, the peer,
+# is not packaged by Debian 12 nor npm: its row says so. Appends a Markdown table to
 # build/bench/results.md (every measurement goes to
 # build/bench/raw_python.tsv). Run by `make bench`, from the repository
 # root; needs root, build/flamebpf and Debian's python3.11.
@@ -31,6 +34,7 @@ else
 	RUNS=${BENCH_RUNS:-5} SECS=8
 fi
 SETTLE=0.3 # seconds py_busy runs before flamebpf is started on it
+FLOOR_BIN=$ROOT/build/bench/bench_floor FLOOR_OBJ=$ROOT/build/bench/bench_floor.bpf.o
 # py_busy on a CPU of its own, the rest (flamebpf, the reads of its
 # statistics) on the other (poll_stats())
 BUSY_CPU=()
@@ -68,6 +72,8 @@ check_env() {
 		die "cannot run '$PYTHON' as an ELF binary: set PYTHON to Debian's python3.11"
 	[[ -r $PY_BUSY ]] || die "cannot read '$PY_BUSY'"
 	[[ -w $STATS ]] || die "cannot write '$STATS' (kernel.bpf_stats_enabled)"
+	[[ -x $FLOOR_BIN && -f $FLOOR_OBJ ]] ||
+		die "no build/bench/bench_floor (make build/bench/bench_floor builds it)"
 	command -v "$BPFTOOL" >/dev/null || die "cannot find '$BPFTOOL' (tools/deps.sh --bench)"
 	PYSPY_WHY=
 	find_pyspy
@@ -184,6 +190,24 @@ run_one() {
 	add "pyshare:$1" "${pct:-0}"
 }
 
+# The least walk's cost per sample at FREQ in repetition R: a program
+# that looks up the process's entry and reads 256 bytes of its stack,
+# less an empty program, each sampling its own run of py_busy: least FREQ R
+least() {
+	local p ns log=$WORK/least.log
+	declare -A at=()
+
+	for p in sample_empty sample_lookup_read; do
+		run_job "${BUSY_CPU[@]}" env BENCH_FLOOR_PROG="$p" "$FLOOR_BIN" "$FLOOR_OBJ" sample \
+			"$1" -- "$PYTHON" "$PY_BUSY" "$SECS" >/dev/null 2>"$log" ||
+			die_log "$log" "bench_floor sample $1 with $p failed"
+		ns=$(sed -n "s/^bench_floor: $p: [0-9]* runs, \([0-9]*\) ns a run$/\1/p" "$log")
+		[[ -n $ns ]] || die_log "$log" "bench_floor printed no run time for $p"
+		at[$p]=$ns
+	done
+	add "least:$1" "$(calc 'a - b' a="${at[sample_lookup_read]}" b="${at[sample_empty]}")"
+}
+
 # py_busy's throughput under each condition against the untraced run of
 # the same repetition: its functions' rates, weighed by their CPU shares.
 overheads() {
@@ -241,6 +265,10 @@ table() {
 				"$(awk -v v="$(calc 'n * f / 1e7' n="$(mstat median "walkns:walk@$f")" f="$f")" \
 					'BEGIN { printf "%.3f", v }')" "$f"
 	done
+	for f in "${FREQS[@]}"; do
+		printf 'At %s Hz a program that only looks up the sampled process'"'"'s entry and reads 256 bytes of its stack costs %s a sample more than an empty one (bench_floor sample): the least any walk of its Python frames does, at that rate, on this machine.\n' \
+			"$f" "$(spread "least:$f" ns_fmt)"
+	done
 	if ((${#BUSY_CPU[@]})); then
 		printf 'py_busy ran on CPU 0, flamebpf and the reads of its statistics on CPU 1.\n'
 	else
@@ -249,7 +277,7 @@ table() {
 }
 
 main() {
-	local started=$SECONDS r i n=${#CONDS[@]} c
+	local started=$SECONDS r i n=${#CONDS[@]} c f
 
 	mkdir -p "$OUT"
 	: >"$RAW"
@@ -266,6 +294,10 @@ main() {
 	stats_on
 	for ((r = 1; r <= RUNS; r++)); do
 		run_floor
+		for f in "${FREQS[@]}"; do
+			log "run $r/$RUNS: the least walk's floor at $f Hz"
+			least "$f" "$r"
+		done
 		# conditions rotate by one place each repetition to spread drift
 		for ((i = 0; i < n; i++)); do
 			c=${CONDS[(i + r - 1) % n]}
