@@ -315,6 +315,13 @@ static void put_stacks(const struct html_data *d, FILE *f)
 			d->stack_node[i], d->stack_thread[i], s->weight, s->count);
 	}
 	fputs("]", f);
+	if (!profile__is_wall(d->p))
+		return;
+	fputs(",\n\"sampled\":[", f);
+	for (size_t i = 0, n = 0; i < profile__nr_stacks(d->p); i++)
+		if (!profile__stack_is_offcpu(d->p, profile__stack(d->p, i)))
+			fprintf(f, "%s%zu", n++ ? (n % 32 ? "," : ",\n") : "", i);
+	fputs("]", f);
 }
 
 /* ---- a differential report ---- */

@@ -10,6 +10,9 @@
  *   threads  [pid, tid, comm, tcomm] (pid -1 when the input had none); a
  *            thread that changed its name (exec) has a row per name
  *   stacks   [node, thread, weight, count] per stack of the profile
+ *   sampled  in a --wall report, the stacks of samples on the CPU (no
+ *            state off it): their events stand for the period before
+ *            their time, as the Chrome JSON output draws them
  *   events   by time: t0 (ns, a string), stack[], dt[] (ns since the one
  *            before); in ns units dur[] too, and for traced calls self[]
  *            (the call's time less its children's) and, where any has

@@ -280,6 +280,49 @@ static void test_lead(void **state)
 	profile__free(p);
 }
 
+/* --wall: the stacks of samples on the CPU are listed as such (their
+ * events stand for the period before their time), the blocks' are not;
+ * other profiles list none. */
+static void test_wall_sampled(void **state)
+{
+	struct profile *p = profile__new(UNIT_NANOSECONDS), *q = sample_profile();
+	struct stack_owner a = owner(10, 10, "app");
+	uint32_t main_ = frame(p, "main", FRAME_USER), work = frame(p, "work", FRAME_USER);
+	uint32_t slp = frame(p, PROFILE_STATE_SLEEPING, FRAME_USER);
+	uint32_t on[] = { main_, work }, off[] = { main_, slp };
+	struct profile_meta m = { .cmdline = "flamebpf --wall",
+				  .event = PROFILE_EVENT_WALL,
+				  .kernel = "6.1",
+				  .host = "box",
+				  .losses = "",
+				  .freq = 99,
+				  .ncpus = 1 };
+	struct write_opts o = { 0 };
+	json_object *d, *sampled, *unused;
+	char *page;
+
+	(void)state;
+	assert_int_equal(profile__set_meta(p, &m), 0);
+	assert_int_equal(profile__add_stack(p, &a, off, 2, 30 * MS), 0);
+	assert_int_equal(profile__add_stack(p, &a, on, 2, 10 * MS), 0);
+	add_ev(p, &a, off, 2, 100 * MS, 30 * MS);
+	add_ev(p, &a, on, 2, 140 * MS, 10 * MS);
+	page = render(p, &o);
+	d = data_of(page);
+	sampled = get(d, "sampled", json_type_array);
+	assert_int_equal(json_object_array_length(sampled), 1);
+	assert_int_equal(at(sampled, 0), 1);
+	json_object_put(d);
+	free(page);
+	page = render(q, &o);
+	d = data_of(page);
+	assert_false(json_object_object_get_ex(d, "sampled", &unused));
+	json_object_put(d);
+	free(page);
+	profile__free(p);
+	profile__free(q);
+}
+
 /* Uprobe mode: durations, and each call's time less its children's. */
 static void test_call_self_times(void **state)
 {
@@ -515,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_roots),
 		cmocka_unit_test(test_lead),
 		cmocka_unit_test(test_events_decode),
+		cmocka_unit_test(test_wall_sampled),
 		cmocka_unit_test(test_call_self_times),
 		cmocka_unit_test(test_call_args),
 		cmocka_unit_test(test_hostile_names),

@@ -17,8 +17,9 @@
 //     burn: its callers tree_a and tree_c), the process picker (a
 //     system-wide capture while cpu_tree runs), the diff page, the timeline
 //     of a thread (calls nested as they ran, samples merged into runs, a
-//     probe's hits with their arguments: build/workloads/usdt_work), and
-//     not one request beyond the page itself.
+//     probe's hits with their arguments: build/workloads/usdt_work; --wall
+//     samples drawn over the period before them, offcpu's compute whole),
+//     and not one request beyond the page itself.
 // Perfetto and chrome://tracing cannot be run here: they are reported as
 // skipped with the reason.
 //
@@ -137,6 +138,13 @@ function fromPhases(base) {
 function fromOffcpu(base) {
 	flamebpf(["--off-cpu", "-o", base + ".folded", "-o", base + ".perf", "-o", base + ".html",
 		  "--", OFFCPU, "12"]);
+}
+
+// wall: offcpu's rounds under --wall at 99 Hz, about a sample for each
+// compute (10 ms on the CPU between blocks).
+function fromWall(base) {
+	flamebpf(["--wall", "-F", "99", "-o", base + ".folded", "-o", base + ".perf",
+		  "-o", base + ".html", "--", OFFCPU, "12"]);
 }
 
 // Every process while cpu_tree runs (-a): a capture with several.
@@ -1111,6 +1119,28 @@ async function checkHtmlOffcpu(browser, port, set) {
 	await htmlDone(page);
 }
 
+// --wall: a sample stands for the period before it was taken, as the
+// Chrome JSON draws it, so the timeline holds compute's time whole. Drawn
+// from the sample on, it had lasted only until the thread's next block,
+// most of a 10 ms compute at 99 Hz.
+async function checkHtmlWall(browser, port, set) {
+	const page = await openHtml(browser, port, set);
+	assert.match(await page.textContent("#title"), /wall time, on and off the CPU$/);
+	const threads = await page.$$eval("#thread option", (os) => os.map((o) => +o.value));
+	let drawn = 0, want = 0;
+	for (const t of threads) {
+		const tl = await page.evaluate((v) => window.flamebpfReport.timeline(v), t);
+		drawn += tl.rects.filter((r) => r.name === "compute").reduce((x, r) => x + r.to - r.from, 0);
+	}
+	for (const [stack, n] of set.folded)
+		if (stack.split(";").includes("compute"))
+			want += n;
+	assert.ok(want > 0, "no compute time in the folded output");
+	assert.ok(Math.abs(drawn - want) <= 0.03 * want,
+		  `compute drawn for ${drawn} ns in the timeline, ${want} ns folded`);
+	await htmlDone(page);
+}
+
 // Names are the program's, not the page's: markup in them is text. A perf
 // script whose frames and command are markup, rendered to a page: no
 // element is made of them (an img would also be a request), no script
@@ -1210,6 +1240,10 @@ function tests(sets, chromium) {
 		}
 		if (s.name === "usdt") {
 			t.push([`html_timeline_hits_${s.name}`, need(checkHtmlHits)]);
+			continue;
+		}
+		if (s.name === "wall") {
+			t.push([`html_timeline_${s.name}`, need(checkHtmlWall)]);
 			continue;
 		}
 		if (s.name !== "phases" && s.name !== "offcpu") {
@@ -1329,7 +1363,8 @@ async function main() {
 		      tryCapture("phases", fromPhases, ".perf"),
 		      tryCapture("offcpu", fromOffcpu, ".perf"),
 		      tryCapture("system", fromSystem, ".perf"),
-		      tryCapture("usdt", fromUsdt, ".json")];
+		      tryCapture("usdt", fromUsdt, ".json"),
+		      tryCapture("wall", fromWall, ".perf")];
 	const only = process.argv.slice(2);
 	const list = tests(sets, chromium).filter(([n]) => !only.length || only.includes(n));
 	const server = await serve();

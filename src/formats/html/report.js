@@ -136,26 +136,34 @@
 	// weight in the profile's unit (a sample its stack's sample weight; a
 	// traced call its self time; a block off the CPU, or a sample of
 	// --wall, its length).
+	// Where spread, its time begins at evFrom: a block off the CPU at its
+	// timestamp, a sample of --wall (D.sampled) the period before it was
+	// taken, which it stands for, as the Chrome JSON output draws it.
 	var E = D.events, nev = E.n;
 	var evTs = new Float64Array(nev), evStack = new Int32Array(nev);
 	var evDur = new Float64Array(nev), evW = new Float64Array(nev);
+	var evFrom = new Float64Array(nev);
 	var spread = meta.mode === "off-cpu" || meta.mode === "wall";
 	var maxDur = 0, span = 0;
 	(function () {
 		// times from the capture's start when known (lead: its first
 		// event came that much later), so that the heatmap's columns are
 		// its seconds, as the SVG heatmap's are
-		var t = E.lead || 0;
+		var t = E.lead || 0, sampled = new Uint8Array(nstacks);
+		(D.sampled || []).forEach(function (s) {
+			sampled[s] = 1;
+		});
 		for (var j = 0; j < nev; j++) {
 			t += E.dt[j];
 			evTs[j] = t;
 			evStack[j] = E.stack[j];
 			evDur[j] = E.dur ? E.dur[j] : 0;
+			evFrom[j] = sampled[evStack[j]] ? Math.max(0, t - evDur[j]) : t;
 			evW[j] = meta.mode === "trace" ? E.self[j] : spread ? evDur[j]
 				: E.w ? E.w[j] : sampleWeight[evStack[j]];
 			if (evDur[j] > maxDur)
 				maxDur = evDur[j];
-			var end = t + (spread ? evDur[j] : 0);
+			var end = evFrom[j] + (spread ? evDur[j] : 0);
 			if (end > span)
 				span = end;
 		}
@@ -474,14 +482,14 @@
 		var cols = Math.max(1, spread ? Math.ceil(span / 1e9) : Math.floor(span / 1e9) + 1);
 		var v = new Float64Array(cols * rows);
 		for (var j = 0; j < nev; j++) {
-			var c = Math.min(Math.floor(evTs[j] / step), v.length - 1);
+			var c = Math.min(Math.floor(evFrom[j] / step), v.length - 1);
 			if (!stackOn[evStack[j]])
 				continue;
 			if (!spread) {
 				v[c] += meta.mode === "trace" ? 1 : evW[j];
 				continue;
 			}
-			var from = evTs[j], to = from + evDur[j];
+			var from = evFrom[j], to = from + evDur[j];
 			while (from < to && c < v.length) {
 				var end = Math.min(to, (c + 1) * step);
 				v[c] += end - from;
@@ -704,10 +712,11 @@
 					selfW[stackNode[s]] += stackWeight[s];
 		} else {
 			var from = spread ? sel[0] - maxDur : sel[0];
-			for (var j = lowerBound(from); j < nev && evTs[j] < sel[1]; j++) {
+			var to = spread ? sel[1] + maxDur : sel[1];
+			for (var j = lowerBound(from); j < nev && evTs[j] < to; j++) {
 				var w = evW[j];
 				if (spread)
-					w = Math.max(0, Math.min(sel[1], evTs[j] + evDur[j]) - Math.max(sel[0], evTs[j]));
+					w = Math.max(0, Math.min(sel[1], evFrom[j] + evDur[j]) - Math.max(sel[0], evFrom[j]));
 				else if (evTs[j] < sel[0])
 					continue;
 				if (stackOn[evStack[j]])
@@ -1499,18 +1508,23 @@
 	// As the Chrome JSON output draws samples: each lasts its period (never
 	// past the next one), and a frame goes on through up to two idle
 	// periods; a block off the CPU lasts its time, and only a block right
-	// after it goes on with its frames.
+	// after it goes on with its frames. Where events weigh their time
+	// (spread), each lasts exactly that: one that would begin before the
+	// one before it ends (a --wall sample taken less than a period after
+	// its thread came back) begins where that one ends.
 	function sampleRects(evs) {
-		var rects = [], open = [], period = periodOf(evs);
+		var rects = [], open = [], period = periodOf(evs), cursor = 0;
 		var gap = meta.mode === "off-cpu" ? 1 : 2 * period;
 		evs.forEach(function (j, k) {
-			var end = evTs[j] + (spread ? evDur[j] : period), path = pathOf(stackNode[evStack[j]]);
-			if (k + 1 < evs.length && evTs[evs[k + 1]] < end)
+			var from = spread ? Math.max(evFrom[j], cursor) : evTs[j];
+			var end = from + (spread ? evDur[j] : period), path = pathOf(stackNode[evStack[j]]);
+			if (!spread && k + 1 < evs.length && evTs[evs[k + 1]] < end)
 				end = evTs[evs[k + 1]];
-			end = Math.max(end, evTs[j] + 1);
+			end = Math.max(end, from + 1);
+			cursor = end;
 			for (var d = 0; d < Math.max(path.length, open.length); d++) {
 				var o = open[d];
-				if (o && d < path.length && o.node === path[d] && evTs[j] <= o.to + gap) {
+				if (o && d < path.length && o.node === path[d] && from <= o.to + gap) {
 					o.to = Math.max(o.to, end);
 					continue;
 				}
@@ -1518,7 +1532,7 @@
 					rects.push(open[e]);
 				open.length = d;
 				for (; d < path.length; d++)
-					open.push({ node: path[d], from: evTs[j], to: end, depth: d });
+					open.push({ node: path[d], from: from, to: end, depth: d });
 				break;
 			}
 			// a probe's hits: the leaf keeps its first hit and counts them
