@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "symbols/binaries.h"
 #include "symbols/elf_symtab.h"
 #include "func_names.h"
 #include "funcs.h"
@@ -25,15 +26,22 @@ struct scan {
 	const struct funcs_query *q;
 };
 
+/* A path, a library's name, a file here or a program along PATH. */
 static bool looks_like_binary(const char *s)
 {
 	struct stat st;
+	char *path = NULL;
+	bool found;
 
 	if (!*s)
 		return false;
 	if (strchr(s, '/') || strstr(s, ".so") || !strncmp(s, "lib", 3))
 		return true;
-	return !stat(s, &st) && S_ISREG(st.st_mode);
+	if (!stat(s, &st) && S_ISREG(st.st_mode))
+		return true;
+	found = !binaries__find_program(s, &path);
+	free(path);
+	return found;
 }
 
 int funcs__parse_spec(const char *arg, char **binary, char **regex)

@@ -32,7 +32,7 @@ int targets__resolve(const char *spec, const struct binaries *target, struct bin
 	if (err == -ENOEXEC)
 		p_err("'%s' is not an ELF binary", spec);
 	else if (err == -ENOENT)
-		p_err("no binary '%s' in the target or the library directories", spec);
+		p_err("no binary '%s' in the target, the library directories or PATH", spec);
 	else if (err)
 		p_err("cannot open '%s': %s", spec, strerror(-err));
 	return err == -ENOMEM ? err : err ? -EINVAL : 0;

@@ -207,6 +207,11 @@ static int find_program(const char *file, char **path)
 	}
 }
 
+int binaries__find_program(const char *name, char **path)
+{
+	return find_program(name, path);
+}
+
 /* The #! line of a script (without "#!"); execvp runs "/bin/sh" for any
  * other file that is not ELF (and so does an empty #!). NULL for an ELF file. */
 static int interpreter_of(const char *path, char **line)
@@ -431,7 +436,9 @@ static int resolve_in_dirs(const char *spec, struct binaries *out)
 
 int binaries__resolve(const char *spec, const struct binaries *target, struct binaries *out)
 {
+	char *path = NULL;
 	ssize_t i;
+	int err;
 
 	if (!*spec)
 		return -ENOENT;
@@ -440,5 +447,10 @@ int binaries__resolve(const char *spec, const struct binaries *target, struct bi
 	i = best_in_target(target, spec);
 	if (i >= 0)
 		return binaries__add(out, &target->v[i]);
-	return resolve_in_dirs(spec, out);
+	err = resolve_in_dirs(spec, out);
+	if (err != -ENOENT || binaries__find_program(spec, &path))
+		return err;
+	err = binaries__add_path(out, path);
+	free(path);
+	return err;
 }

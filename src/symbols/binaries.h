@@ -36,12 +36,18 @@ int binaries__script_runner(const char *file, char **runner);
  * -1 no match ("libc" never names "libcrypto.so.3"). */
 int binaries__name_rank(const char *spec, const char *path);
 
+/* Whether name is a program found as execvp finds it (along PATH when it
+ * has no '/'): 0 and its path in *path (the caller frees it), -ENOENT,
+ * -EACCES when only files that are not executable were found, or -ENOMEM. */
+int binaries__find_program(const char *name, char **path);
+
 /* Appends to out the binary BINARY spec names: a path (with a '/'; it must be
  * an ELF file), or a library name searched among the target's binaries first
  * (target may be NULL: system-wide), then in the library directories of
  * ld.so (/etc/ld.so.conf, the default ones), where a library the target will
- * dlopen() lives too. Returns 0, -ENOENT (not found), -EISDIR, -ENOEXEC (not
- * ELF), or -errno. */
+ * dlopen() lives too, then a program of that name along PATH ("gzip", as
+ * bpftrace's uprobe:gzip:... finds it). Returns 0, -ENOENT (not found),
+ * -EISDIR, -ENOEXEC (not ELF), or -errno. */
 int binaries__resolve(const char *spec, const struct binaries *target, struct binaries *out);
 
 #endif

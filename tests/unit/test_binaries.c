@@ -466,6 +466,23 @@ static void test_resolve_target_first(void **state)
 	binaries__free(&cmd);
 }
 
+/* A program's name, not a library's: found along PATH, as execvp finds
+ * it, after the target and the library directories. */
+static void test_resolve_along_path(void **state)
+{
+	struct binaries out = { 0 }, sh = { 0 };
+	char *path = NULL;
+
+	(void)state;
+	assert_int_equal(binaries__find_program("sh", &path), 0);
+	assert_int_equal(binaries__add_path(&sh, path), 0);
+	expect_resolves("sh", NULL, &sh.v[0]);
+	assert_int_equal(binaries__resolve("nosuchprog-flamebpf", NULL, &out), -ENOENT);
+	assert_int_equal(out.n, 0);
+	binaries__free(&sh);
+	free(path);
+}
+
 static void test_resolve_paths(void **state)
 {
 	struct binaries out = { 0 };
@@ -522,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_name_rank),
 		cmocka_unit_test(test_resolve_libc),
 		cmocka_unit_test(test_resolve_target_first),
+		cmocka_unit_test(test_resolve_along_path),
 		cmocka_unit_test(test_resolve_paths),
 		cmocka_unit_test(test_add_path_dedup),
 	};

@@ -192,8 +192,11 @@ static void test_parse_spec(void **state)
 	/* not a binary: a regex with a ':' in it */
 	expect_split("a:b", NULL, "a:b");
 	expect_split(":foo", NULL, ":foo");
-	expect_split("python3:^_Py", NULL, "python3:^_Py");
-	/* unless a file of that name exists */
+	expect_split("nosuchprog-flamebpf:^_Py", NULL, "nosuchprog-flamebpf:^_Py");
+	/* unless a program of that name is found along PATH (as bpftrace's
+	 * uprobe:gzip:... is), */
+	expect_split("sh:^main$", "sh", "^main$");
+	/* or a file of that name exists */
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	assert_non_null(mkdtemp(dir));
 	assert_int_equal(chdir(dir), 0);
