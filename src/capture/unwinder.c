@@ -15,6 +15,7 @@
 #include "symbols/procs.h"
 #include "symbols/unwind_compact.h"
 #include "symbols/unwind_table.h"
+#include "symbols/vdso_image.h"
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "map_slot.h"
@@ -70,7 +71,22 @@ struct unwinder {
 	struct hashmap jvm_of; /* pid -> 1 + index in jvms (unwinder__set_jvm) */
 	struct jvm_code *jvms;
 	size_t njvms, jvms_cap;
+	uint64_t vdso_size; /* our vDSO's (vdso_image.h); 0: none */
 };
+
+/* by_file's key of the kernel's vDSO, which no file backs */
+#define VDSO_KEY 0x7664736f2d696d67ULL
+
+/* A [vdso] mapping of the image we map too: its table is built from ours. */
+static bool is_vdso(const struct unwinder *u, const struct map_entry *m)
+{
+	return u->vdso_size && !strcmp(m->path, "[vdso]") && m->end - m->start == u->vdso_size;
+}
+
+static uint64_t file_key(const struct unwinder *u, const struct map_entry *m)
+{
+	return is_vdso(u, m) ? VDSO_KEY : mapped_file__key(m);
+}
 
 static int make_chunk(void)
 {
@@ -313,15 +329,18 @@ static void index_file(struct unwinder *u, struct unwinder_file *f, const struct
 static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry *m, pid_t pid,
 				     int root)
 {
-	uint64_t key = mapped_file__key(m), bid, i;
+	uint64_t key = file_key(u, m), bid, i, size;
 	char *path = NULL;
 	struct unwinder_file *f = NULL;
+	bool vdso = key == VDSO_KEY;
 	int fd;
 
 	if (hashmap__get(&u->by_file, key, &i))
 		return &u->files[i];
-	path = mapped_file__path(m);
-	fd = path ? mapped_file__open(path, m, pid, root) : -ENOMEM;
+	path = vdso ? strdup(m->path) : mapped_file__path(m);
+	fd = !path  ? -ENOMEM
+	     : vdso ? vdso_image__open(&size)
+		    : mapped_file__open(path, m, pid, root);
 	bid = build_id_key(fd);
 	if (bid && hashmap__get(&u->by_build_id, bid, &i)) {
 		if (!hashmap__set(&u->by_file, key, i))
@@ -332,7 +351,8 @@ static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry 
 		if (f)
 			build_table(u, f, fd, path ? path : m->path);
 	}
-	if (f)
+	/* no file for bpf_find_vma() to find it by */
+	if (f && !vdso)
 		index_file(u, f, m);
 	if (fd >= 0)
 		close(fd);
@@ -383,6 +403,8 @@ int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows
 		return -ENOMEM;
 	u->rows = (struct map_slot){ .outer_fd = -1 };
 	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
+	if (vdso_image__size(&u->vdso_size))
+		u->vdso_size = 0; /* [vdso] frames by frame pointers */
 	u->procs_fd = u->files_fd = -1;
 	u->scratch = malloc(sizeof(*u->scratch));
 	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
@@ -446,7 +468,7 @@ static struct unwinder_file *table_of(struct unwinder *u, const struct map_entry
 
 	if (build)
 		return file_of(u, e, pid, root);
-	if (hashmap__get(&u->by_file, mapped_file__key(e), &i))
+	if (hashmap__get(&u->by_file, file_key(u, e), &i))
 		return &u->files[i];
 	*missing = true;
 	return NULL;
@@ -459,8 +481,8 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	uint64_t bias;
 
 	*um = (struct unwind_mapping){ .start = e->start, .end = e->end };
-	if (e->path[0] != '/')
-		return; /* anonymous (JIT) or [vdso]: frame pointers */
+	if (e->path[0] != '/' && !is_vdso(u, e))
+		return; /* anonymous (JIT): frame pointers */
 	f = table_of(u, e, pid, root, build, missing);
 	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
 		return;

@@ -287,7 +287,9 @@ static int file_frames(struct symbolizer *s, const struct map_entry *m, pid_t pi
 		       bool is_return, uint32_t *ids)
 {
 	uint64_t file_off = ip - m->start + m->offset;
-	struct binary *b = symcache__findnew(s->bins, m, pid, procs__root(s->ps, pid));
+	struct binary *b = m->path[0] == '/'
+				   ? symcache__findnew(s->bins, m, pid, procs__root(s->ps, pid))
+				   : symcache__vdso(s->bins, m->end - m->start);
 
 	if (!b)
 		return -ENOMEM;
@@ -319,6 +321,12 @@ static int cached_file_frames(struct symbolizer *s, const struct map_entry *m, p
 	n = (run & 0xff) < max ? (int)(run & 0xff) : (int)max;
 	memcpy(ids, &s->runs[run >> 8], n * sizeof(*ids));
 	return n;
+}
+
+/* The kernel's vDSO, the image flamebpf maps too. */
+static bool is_vdso(struct symbolizer *s, const struct map_entry *m)
+{
+	return !strcmp(m->path, "[vdso]") && symcache__vdso(s->bins, m->end - m->start);
 }
 
 /* Where a JIT puts code: anonymous memory, named ("[anon:...]") or not, or a
@@ -377,7 +385,7 @@ int symbolizer__user_frames(struct symbolizer *s, pid_t pid, uint64_t ip, bool i
 		if (err <= 0)
 			return err < 0 ? err : 1;
 	}
-	if (m && m->path[0] == '/')
+	if (m && (m->path[0] == '/' || is_vdso(s, m)))
 		return cached_file_frames(s, m, pid, ip, is_return, ids, max);
 	if (!m || !m->path[0])
 		err = profile__findnew_frame_at(

@@ -11,6 +11,7 @@
 #include "mapped_file.h"
 #include "proc_root.h"
 #include "symcache.h"
+#include "vdso_image.h"
 
 /* Binaries whose names stay in their files, each holding the file open
  * to read them: beyond, a table keeps its names (the fds a capture can
@@ -25,6 +26,9 @@ struct symcache {
 	struct hashmap by_file;	    /* hash(dev, inode) -> index in v */
 	struct hashmap by_build_id; /* hash(build-id) -> index in v */
 	const char *debug_root;
+	struct binary *vdso; /* the kernel's vDSO (symcache__vdso), kept apart from v */
+	uint64_t vdso_size;
+	bool vdso_tried;
 };
 
 struct symcache *symcache__new(const char *debug_root)
@@ -321,10 +325,46 @@ size_t symcache__evict(struct symcache *c, unsigned long ages, size_t budget)
 	return gone;
 }
 
+/* The image read into a binary of its own, never evicted: every process
+ * maps it. */
+static struct binary *read_vdso(struct symcache *c, uint64_t *size)
+{
+	struct debuginfo_where w = { .debug_root = c->debug_root };
+	char *path = strdup("[vdso]");
+	struct binary *b = path ? binary__new(path) : NULL;
+	uint64_t key;
+	int fd;
+
+	if (!b)
+		return NULL;
+	fd = vdso_image__open(size);
+	if (fd >= 0)
+		hex_build_id(fd, b->build_id, &key);
+	binary__read(c, b, &w, fd, NULL);
+	if (fd >= 0 && fd != b->names_fd)
+		close(fd);
+	if (!b->syms) {
+		binary__free(c, b);
+		return NULL;
+	}
+	return b;
+}
+
+struct binary *symcache__vdso(struct symcache *c, uint64_t size)
+{
+	if (!c->vdso_tried) {
+		c->vdso_tried = true;
+		c->vdso = read_vdso(c, &c->vdso_size);
+	}
+	return c->vdso && size == c->vdso_size ? c->vdso : NULL;
+}
+
 void symcache__free(struct symcache *c)
 {
 	if (!c)
 		return;
+	if (c->vdso)
+		binary__free(c, c->vdso);
 	for (size_t i = 0; i < c->n; i++)
 		binary__free(c, c->v[i]);
 	free(c->v);

@@ -46,6 +46,11 @@ struct symcache *symcache__new(const char *debug_root);
 struct binary *symcache__findnew(struct symcache *c, const struct map_entry *m, pid_t pid,
 				 int root);
 
+/* The kernel's vDSO (vdso_image.h), read on the first call: the binary
+ * of a [vdso] mapping size bytes long, or NULL when ours is not as long
+ * (not the same image: a 32-bit process's) or cannot be read. */
+struct binary *symcache__vdso(struct symcache *c, uint64_t size);
+
 /* The DWARF lines and inlined calls of b (mapped by m in pid): from the
  * file itself, else from its separate debug file. Read on the first call;
  * NULL when there is none. */

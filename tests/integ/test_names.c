@@ -6,7 +6,7 @@
  * named by the perf map its process wrote; processes that exit long
  * before the capture ends; a binary deleted while it runs; a program in a
  * chroot directory; inlined functions and source lines from DWARF; the
- * JavaScript of node --perf-basic-prof. Also: a stripped build whose debug
+ * JavaScript of node --perf-basic-prof; the kernel's vDSO. Also: a stripped build whose debug
  * file is installed by build-id for the run; processes gone before their
  * maps could be read (the mapping history); programs in another mount
  * namespace, whose files only it sees.
@@ -128,6 +128,43 @@ static bool named_cpu_tree(const char *stack, const void *want_named)
 			named = false;
 	}
 	return user && (!want_named || named);
+}
+
+/* A stack holding the substring arg (frames joined by ';'). */
+static bool holds(const char *stack, const void *arg)
+{
+	return strstr(stack, arg) != NULL;
+}
+
+/* [vdso] frames: named from the kernel's vDSO as perf names them
+ * (__vdso_clock_gettime), and unwound by its own call-frame information,
+ * so that the callers of the clock's reads are all there (by frame
+ * pointers from the vDSO's inner function, libc's clock_gettime was
+ * skipped). On a clock source the vDSO cannot read, each read is a system
+ * call: nothing to see, the test says so. */
+static void test_vdso(void **state)
+{
+	unsigned long long vdso, whole;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	profile("clocks", h_path("clocks.folded"), &f);
+	vdso = h_sum_frame(&f, "__vdso_clock_gettime");
+	whole = h_sum(&f, holds, ";main;read_clock;clock_gettime;__vdso_clock_gettime");
+	print_message("samples: total %llu, in the vDSO %llu, with its callers %llu, [unknown] %llu\n",
+		      f.total, vdso, whole, h_sum(&f, holds, "[unknown]"));
+	if (vdso * 100 < f.total * 30 && h_sum(&f, holds, "_[k]") * 2 > f.total) {
+		h_folded_free(&f);
+		print_message("SKIP: the clock is read by system calls here, not in the vDSO\n");
+		skip();
+	}
+	if (vdso * 100 < f.total * 30 || whole * 100 < vdso * 95 || h_sum(&f, holds, "[unknown]")) {
+		h_folded_dump(&f, 20);
+		fail_msg("%llu of %llu samples in __vdso_clock_gettime, %llu under its callers", vdso,
+			 f.total, whole);
+	}
+	h_folded_free(&f);
 }
 
 /* A storm of processes that live 20 ms each, exited long before the
@@ -704,6 +741,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_stripped_debuglink, h_test_teardown),
 		cmocka_unit_test_teardown(test_jit_perf_map, h_test_teardown),
+		cmocka_unit_test_teardown(test_vdso, h_test_teardown),
 		cmocka_unit_test_teardown(test_short_lived, h_test_teardown),
 		cmocka_unit_test_teardown(test_deleted_binary, h_test_teardown),
 		cmocka_unit_test_teardown(test_chroot, h_test_teardown),
