@@ -295,11 +295,7 @@ static void write_samples(struct chrome *c, size_t from, size_t to)
  * stands for. */
 static uint64_t natural_start(const struct chrome *c, size_t i)
 {
-	const struct profile_event *e = ev_at(c, i);
-
-	if (profile__stack_is_offcpu(c->p, stack_at(c, i)))
-		return whole_us(e->ts);
-	return whole_us(e->ts > e->dur ? e->ts - e->dur : 0);
+	return whole_us(profile__event_from(c->p, ev_at(c, i)));
 }
 
 /*

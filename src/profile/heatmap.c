@@ -28,10 +28,11 @@ static void span_of(const struct profile *p, enum heatmap_what what, uint64_t *t
 	*end = 0;
 	for (size_t i = 0; i < profile__nr_events(p); i++) {
 		const struct profile_event *e = profile__event(p, i);
-		uint64_t to = sat_add(e->ts, what == HEAT_NS ? e->dur : 1);
+		uint64_t from = profile__event_from(p, e);
+		uint64_t to = sat_add(from, what == HEAT_NS ? e->dur : 1);
 
-		if (e->ts < *t0)
-			*t0 = e->ts;
+		if (from < *t0)
+			*t0 = from;
 		if (to > *end)
 			*end = to;
 	}
@@ -89,11 +90,12 @@ int heatmap__build(const struct profile *p, uint32_t rows, struct heatmap *h)
 		return -ENOMEM;
 	for (size_t i = 0; i < profile__nr_events(p); i++) {
 		const struct profile_event *e = profile__event(p, i);
+		uint64_t from = profile__event_from(p, e);
+		uint64_t *cell = cell_at(h, from - t0);
 
-		uint64_t *cell = cell_at(h, e->ts - t0);
-
+		/* time (--off-cpu, --wall) from when it began */
 		if (h->what == HEAT_NS)
-			spread(h, e->ts - t0, sat_add(e->ts, e->dur) - t0);
+			spread(h, from - t0, sat_add(from, e->dur) - t0);
 		else if (h->what == HEAT_BYTES)
 			*cell = sat_add(*cell, e->weight);
 		else if (h->what == HEAT_COUNTED) /* a sample stands for period events */

@@ -705,6 +705,13 @@ bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stac
 	return state && profile__is_offcpu_state(state);
 }
 
+uint64_t profile__event_from(const struct profile *p, const struct profile_event *e)
+{
+	if (!profile__is_wall(p) || profile__stack_is_offcpu(p, profile__stack(p, e->stack)))
+		return e->ts;
+	return e->ts > e->dur ? e->ts - e->dur : 0;
+}
+
 void profile__set_unit(struct profile *p, enum profile_unit unit)
 {
 	p->unit = unit;

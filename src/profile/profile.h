@@ -284,6 +284,11 @@ const struct profile_stack *profile__stack(const struct profile *p, size_t i);
  * [running]. */
 bool profile__stack_is_offcpu(const struct profile *p, const struct profile_stack *s);
 
+/* When the time event e weighs began: a block off the CPU, a traced
+ * call, a sample at its timestamp, but a sample of --wall the period
+ * before it was taken, which it stands for (dur). */
+uint64_t profile__event_from(const struct profile *p, const struct profile_event *e);
+
 /* The frame of a stack that says its state: an off-CPU state or
  * [running], at the leaf, first under the root (--state-root) or just
  * before a "--" frame (--wakers); NULL when none. Elsewhere a frame named

@@ -1,5 +1,6 @@
 /* Unit tests of src/profile/heatmap.c: samples counted in their cell, calls
- * where they begin, time off the CPU spread over the cells it crosses;
+ * where they begin, time off the CPU spread over the cells it crosses
+ * (a --wall sample over the period before it);
  * column 0 at the capture's start when known; the bounds. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,6 +98,27 @@ static void test_spread(void **state)
 	assert_int_equal(cell(&h, 1, 0), 100 * MS);
 	assert_int_equal(cell(&h, 1, 1), 50 * MS);
 	assert_int_equal(h.max, 100 * MS);
+	heatmap__free(&h);
+	profile__free(p);
+}
+
+/* --wall: a sample is the period before it was taken. One taken at
+ * 100 ms stands for 0-100 ms; one at 1.005 s for 995 ms to 1.005 s, half
+ * in each column. */
+static void test_wall_samples(void **state)
+{
+	static const uint64_t ev[][2] = { { 100 * MS, 100 * MS }, { 1005 * MS, 10 * MS } };
+	struct profile *p = with_events(UNIT_NANOSECONDS, PROFILE_EVENT_WALL, 0, ev, 2);
+	struct heatmap h;
+
+	(void)state;
+	assert_int_equal(heatmap__build(p, 10, &h), 0);
+	assert_int_equal(h.what, HEAT_NS);
+	assert_int_equal(h.t0, 0);
+	assert_int_equal(h.ncols, 2);
+	assert_int_equal(cell(&h, 0, 0), 100 * MS);
+	assert_int_equal(cell(&h, 0, 9), 5 * MS);
+	assert_int_equal(cell(&h, 1, 0), 5 * MS);
 	heatmap__free(&h);
 	profile__free(p);
 }
@@ -227,6 +249,7 @@ int main(void)
 		cmocka_unit_test(test_spread),	cmocka_unit_test(test_calls),
 		cmocka_unit_test(test_bounds),	cmocka_unit_test(test_wrap),
 		cmocka_unit_test(test_bytes),	cmocka_unit_test(test_counted),
+		cmocka_unit_test(test_wall_samples),
 	};
 
 	return cmocka_run_group_tests_name("heatmap", tests, NULL, NULL);
