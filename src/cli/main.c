@@ -131,14 +131,27 @@ static int max_sample_rate(void)
 	return rate;
 }
 
+/* The kernel throttles a PMU's interrupts that take too long, not the
+ * clock events' timer: on a VM whose timer interrupt costs tens of us, 100
+ * kHz left a traced `true` no time to run for 8 minutes (soft lockups),
+ * and flamebpf's own -d with it; 50 kHz still ended. */
+#define CLOCK_FREQ_MAX 50000
+
 /* Usage errors that need a look at the system: they exit 2 too. */
 static int check_usage(const struct options *o)
 {
 	int max = max_sample_rate();
+	const struct perf_event_desc *ev = o->capture.event;
 
 	if (max > 0 && o->capture.freq > (unsigned int)max) {
 		p_err("frequency %u Hz is above kernel.perf_event_max_sample_rate (%d)",
 		      o->capture.freq, max);
+		return -EINVAL;
+	}
+	if (o->capture.freq > CLOCK_FREQ_MAX && (!ev || ev->clock)) {
+		p_err("frequency %u Hz: %s above %d Hz can take all of a CPU's time (the kernel "
+		      "does not throttle its timer); use -F %d or less",
+		      o->capture.freq, ev ? ev->name : "cpu-clock", CLOCK_FREQ_MAX, CLOCK_FREQ_MAX);
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < o->capture.npids; i++) {

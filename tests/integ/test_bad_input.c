@@ -58,6 +58,9 @@ static void test_bad_frequency(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		expect_usage_error(H_ARGV("", "--sample", bad[i], "-d", "1"), bad[i]);
 	expect_usage_error(H_ARGV("", "-F", "12q", "-d", "1"), "12q");
+	/* a rate the kernel takes but whose timer can take all of a CPU */
+	expect_usage_error(H_ARGV("", "-F", "100000", "-d", "1"), "100000 Hz");
+	expect_usage_error(H_ARGV("", "-e", "task-clock", "-F", "60000", "-d", "1"), "60000 Hz");
 }
 
 static void test_bad_options(void **state)
