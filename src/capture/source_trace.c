@@ -99,6 +99,19 @@ static int split_target_name(const char *arg, const struct binaries *target, cha
 	return 0;
 }
 
+/* The BINARY of a "BINARY:REGEX" argument that was not found, so taken
+ * for a regex: its part before the ':' when that is a plain name, else
+ * NULL. */
+static char *unfound_binary(const char *arg)
+{
+	size_t len = strcspn(arg, ":");
+
+	if (!len || arg[len] != ':' || arg[len + 1] == ':' ||
+	    strspn(arg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._+-") < len)
+		return NULL;
+	return strndup(arg, len);
+}
+
 static int match_one(struct funcs *list, const char *arg, const struct binaries *target)
 {
 	struct binaries own = {};
@@ -124,7 +137,16 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 		err = targets__resolve(binary, target, &own);
 		bins = &own;
 	} else if (!target->n) {
-		p_err("'%s': tracing system-wide needs BINARY:REGEX (e.g. libc:%s)", arg, regex);
+		char *name = unfound_binary(arg);
+
+		if (name)
+			p_err("'%s': no binary '%s' in the library directories or PATH (tracing "
+			      "system-wide needs BINARY:REGEX)",
+			      arg, name);
+		else
+			p_err("'%s': tracing system-wide needs BINARY:REGEX (e.g. libc:%s)", arg,
+			      regex);
+		free(name);
 		err = -EINVAL;
 	}
 	q.re = &re;
@@ -133,8 +155,16 @@ static int match_one(struct funcs *list, const char *arg, const struct binaries 
 		p_err("cannot read the symbols of '%s': %s",
 		      q.failed < bins->n ? bins->v[q.failed].path : arg, strerror(-err));
 	if (!err && !q.matched) {
+		char *name = binary ? NULL : unfound_binary(arg);
+
 		list_names(bins, names, sizeof(names));
-		p_err("no symbol matches '%s' in %s", regex, names);
+		if (name)
+			p_err("no symbol matches '%s' in %s (nor is there a binary '%s' in the "
+			      "target, the library directories or PATH)",
+			      regex, names, name);
+		else
+			p_err("no symbol matches '%s' in %s", regex, names);
+		free(name);
 		err = -EINVAL;
 	}
 	regfree(&re);

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/msg.h"
@@ -28,12 +29,17 @@ int targets__of(const struct source_opts *o, struct binaries *out)
 int targets__resolve(const char *spec, const struct binaries *target, struct binaries *out)
 {
 	int err = binaries__resolve(spec, target->n ? target : NULL, out);
+	char *found = NULL;
 
-	if (err == -ENOEXEC)
+	/* the file found along PATH, named: a pyenv shim is a script */
+	if (err == -ENOEXEC && !strchr(spec, '/') && !binaries__find_program(spec, &found))
+		p_err("'%s' is %s, which is not an ELF binary (a script?)", spec, found);
+	else if (err == -ENOEXEC)
 		p_err("'%s' is not an ELF binary", spec);
 	else if (err == -ENOENT)
 		p_err("no binary '%s' in the target, the library directories or PATH", spec);
 	else if (err)
 		p_err("cannot open '%s': %s", spec, strerror(-err));
+	free(found);
 	return err == -ENOMEM ? err : err ? -EINVAL : 0;
 }

@@ -267,6 +267,14 @@ static void test_list(void **state)
 	expect_listing(&r, want);
 	h_result_free(&r);
 
+	/* a program's name, found along PATH (/bin/bash: Debian's essential) */
+	assert_int_equal(h_run(&r, 20, H_ARGV(h_flamebpf(), "-l", "bash:^execute_command$")), 0);
+	if (r.status != 0 || h_count_lines(r.out) != 1 || !strstr(r.out, "bash:execute_command\n")) {
+		h_dump(&r, "flamebpf -l");
+		fail_msg("expected one line '.../bash:execute_command'");
+	}
+	h_result_free(&r);
+
 	start_loop(&target, "3");
 	snprintf(pid, sizeof(pid), "%d", (int)target.pid);
 	/* without BINARY: the process's executable and libraries */
@@ -378,6 +386,11 @@ static void test_bad_input(void **state)
 		{ H_ARGV("-l", "(", "--", work, "nest", "1", "1", "1"), "'('" },
 		{ H_ARGV("-f", "libnosuch:foo", "--", work, "nest", "1", "1", "1"), "'libnosuch'" },
 		{ H_ARGV("-f", "nosuchlib:foo", "-d", "1"), "nosuchlib" },
+		/* a program's name, not found along PATH: said so, not taken
+		 * for a regex alone */
+		{ H_ARGV("-f", "nosuchprog-x:^main$", "-d", "1"), "no binary 'nosuchprog-x'" },
+		{ H_ARGV("-f", "gzpi-x:^main$", "--", work, "nest", "1", "1", "1"),
+		  "binary 'gzpi-x'" },
 		{ H_ARGV("-f", notelf_spec, "-d", "1"), notelf },
 		{ H_ARGV("-f", "^outer$", "-d", "1"), "BINARY" },
 		{ H_ARGV("-f", "^outer$", "-U", "--", work, "nest", "1", "1", "1"), "-U" },
