@@ -63,15 +63,18 @@ struct {
 	__uint(max_entries, 1024);
 } unwind_beams SEC(".maps");
 
-/* Erlang nodes with frame pointers (+JPperf true), by pid: their JIT's
- * frame pointer may lie below the stack pointer (stack_switch()). */
+/* Processes whose frame pointer may lie below the stack pointer, once a
+ * walk (stack_switch()), by pid: Erlang nodes with frame pointers
+ * (+JPperf true), whose JIT calls C on the scheduler's stack, and Go
+ * programs, whose runtime calls the vDSO and C on the thread's system
+ * stack, above the goroutine's. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(map_flags, BPF_F_NO_PREALLOC); /* only user space inserts */
 	__type(key, __u32);
 	__type(value, __u8);
 	__uint(max_entries, 1024);
-} unwind_beams_fp SEC(".maps");
+} unwind_fp_below SEC(".maps");
 
 /* The rows last found, per CPU, by (process entry, pc): a thread that
  * blocks or is sampled at the same places again and again skips both
@@ -448,25 +451,26 @@ static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct un
 	return true;
 }
 
-/* Whether pid is an Erlang node whose JIT keeps frame pointers
- * (unwind_beams_fp). Elsewhere a table-less pc's rbp may hold anything (a
- * JVM's compiled code without -XX:+PreserveFramePointer keeps a heap
- * pointer there, which lies below the stack). A global function: the step
- * callbacks are verified with one call, not with the lookup's paths. */
-__noinline int unwind_beam_fp_g(__u32 pid)
+/* Whether pid is one of unwind_fp_below's. Elsewhere a table-less pc's
+ * rbp may hold anything (a JVM's compiled code without
+ * -XX:+PreserveFramePointer keeps a heap pointer there, which lies below
+ * the stack). A global function: the step callbacks are verified with one
+ * call, not with the lookup's paths. */
+__noinline int unwind_fp_below_g(__u32 pid)
 {
-	return bpf_map_lookup_elem(&unwind_beams_fp, &pid) != NULL;
+	return bpf_map_lookup_elem(&unwind_fp_below, &pid) != NULL;
 }
 
-/* Whether a frame pointer below sp may be followed: a JIT's code (no
- * table) that calls C on a stack of its own and keeps its frames on
- * another, as the BEAM's JIT does under +JPperf true (its shared
- * fragments, GC and BIF calls, run C on the scheduler's stack while rbp
- * is their frame on the process's Erlang stack, which lies lower). Once
- * a walk: every later step goes up again, so the walk still ends. */
+/* Whether a frame pointer below sp may be followed: code without a table
+ * that calls C on a stack of its own and keeps its frames on another, as
+ * the BEAM's JIT does under +JPperf true (its shared fragments, GC and BIF
+ * calls, run C on the scheduler's stack while rbp is their frame on the
+ * process's Erlang stack, which lies lower), and Go's runtime (time.now
+ * calls the vDSO on the system stack, rbp its frame on the goroutine's).
+ * Once a walk: every later step goes up again, so the walk still ends. */
 static __always_inline bool stack_switch(struct unwind_walk *w)
 {
-	if (w->switched || !w->proc || w->row.kind != UNWIND_NONE || !unwind_beam_fp_g(w->pid))
+	if (w->switched || !w->proc || w->row.kind != UNWIND_NONE || !unwind_fp_below_g(w->pid))
 		return false;
 	w->switched = true;
 	return true;
@@ -873,7 +877,7 @@ static __always_inline void forget_process(__u32 pid)
 	bpf_map_delete_elem(&seen, &pid);
 	bpf_map_delete_elem(&unwind_procs, &pid);
 	bpf_map_delete_elem(&unwind_beams, &pid);
-	bpf_map_delete_elem(&unwind_beams_fp, &pid);
+	bpf_map_delete_elem(&unwind_fp_below, &pid);
 }
 
 #endif

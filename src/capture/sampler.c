@@ -276,7 +276,8 @@ static int load_with_slots(struct sampler *s, struct sample_bpf *skel)
 		err = sample_bpf__load(skel);
 	if (!err && s->unwinder)
 		err = unwinder__ready(s->unwinder, bpf_map__fd(skel->maps.unwind_procs),
-				      bpf_map__fd(skel->maps.unwind_files));
+				      bpf_map__fd(skel->maps.unwind_files),
+				      bpf_map__fd(skel->maps.unwind_fp_below));
 	err = map_slot__finish(&now) ?: err;
 	if (now.outer_fd >= 0)
 		close(now.outer_fd);
@@ -430,7 +431,7 @@ static void beam_changed(void *ctx, pid_t pid, const struct beam_jit_info *info)
 	if (!info->frame_pointers)
 		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams), &key, &b, BPF_ANY);
 	else
-		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_beams_fp), &key, &one,
+		bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_fp_below), &key, &one,
 				    BPF_ANY);
 }
 

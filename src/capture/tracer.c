@@ -150,7 +150,8 @@ static int load(struct tracer *t)
 		err = trace_bpf__load(skel);
 	if (!err && t->unwinder)
 		err = unwinder__ready(t->unwinder, bpf_map__fd(skel->maps.unwind_procs),
-				      bpf_map__fd(skel->maps.unwind_files));
+				      bpf_map__fd(skel->maps.unwind_files),
+				      bpf_map__fd(skel->maps.unwind_fp_below));
 	if (err) {
 		unwinder__free(t->unwinder);
 		t->unwinder = NULL;

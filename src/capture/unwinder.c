@@ -19,6 +19,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "map_slot.h"
+#include "stack_walkers.h"
 #include "unwinder.h"
 
 /* Rows of a table above which the heap is trimmed once it is built: what
@@ -35,6 +36,7 @@ struct unwinder_file {
 	 * maps the file would write it again (a container's copy, by build-id,
 	 * is another) */
 	struct unwind_file_key indexed;
+	bool go; /* a Go program's (stack_walkers.h): no table, and rbp may go below */
 };
 
 /* A file's entry in the BPF unwind_files map. */
@@ -56,6 +58,7 @@ struct unwinder {
 	uint32_t gen; /* the last unwind_proc.gen given */
 	int procs_fd;
 	int files_fd; /* the BPF unwind_files map, once ready; until then: pending */
+	int below_fd; /* the BPF unwind_fp_below map, once ready */
 	struct unwind_file_entry *pending;
 	size_t npending, pending_cap;
 	struct unwinder_file *files;
@@ -350,6 +353,8 @@ static struct unwinder_file *file_of(struct unwinder *u, const struct map_entry 
 		f = add_file(u, key, bid);
 		if (f)
 			build_table(u, f, fd, path ? path : m->path);
+		if (f && fd >= 0)
+			f->go = stack_walkers__of_file(fd) & WALKER_GO;
 	}
 	/* no file for bpf_find_vma() to find it by */
 	if (f && !vdso)
@@ -405,7 +410,7 @@ int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows
 	u->max_rows = max_rows & ~(UNWIND_CHUNK_ROWS - 1);
 	if (vdso_image__size(&u->vdso_size))
 		u->vdso_size = 0; /* [vdso] frames by frame pointers */
-	u->procs_fd = u->files_fd = -1;
+	u->procs_fd = u->files_fd = u->below_fd = -1;
 	u->scratch = malloc(sizeof(*u->scratch));
 	u->chunks = calloc(u->max_rows / UNWIND_CHUNK_ROWS + 1, sizeof(*u->chunks));
 	if (!u->scratch || !u->chunks || !u->max_rows) {
@@ -440,13 +445,14 @@ static void stop_warming(struct unwinder *u)
 	u->warming = false;
 }
 
-int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd)
+int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd, int below_fd)
 {
 	int err = map_slot__finish(&u->rows);
 
 	stop_warming(u);
 	u->procs_fd = procs_fd;
 	u->files_fd = files_fd;
+	u->below_fd = below_fd;
 	/* the BPF side's entry for a process not written yet, at pid 0 */
 	memset(u->scratch, 0, sizeof(*u->scratch));
 	if (!err && bpf_map_update_elem(procs_fd, &(__u32){ 0 }, u->scratch, BPF_ANY))
@@ -475,7 +481,7 @@ static struct unwinder_file *table_of(struct unwinder *u, const struct map_entry
 }
 
 static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_t pid, int root,
-			     bool build, bool *missing, struct unwind_mapping *um)
+			     bool build, bool *missing, bool *go, struct unwind_mapping *um)
 {
 	struct unwinder_file *f;
 	uint64_t bias;
@@ -484,6 +490,7 @@ static void describe_mapping(struct unwinder *u, const struct map_entry *e, pid_
 	if (e->path[0] != '/' && !is_vdso(u, e))
 		return; /* anonymous (JIT): frame pointers */
 	f = table_of(u, e, pid, root, build, missing);
+	*go = *go || (f && f->go);
 	if (!f || !f->nrows || unwind_table__bias(f->t, e->start, e->end, e->offset, &bias))
 		return;
 	um->bias = bias + f->base;
@@ -499,10 +506,14 @@ static int write_process(struct unwinder *u, pid_t pid, int root, const struct p
 	struct unwind_proc *p = u->scratch;
 	uint64_t jvm;
 	__u32 key = pid;
+	__u8 one = 1;
+	bool go = false;
 
 	memset(p, 0, sizeof(*p));
 	for (size_t i = 0; i < maps->n && p->n < UNWIND_MAX_MAPPINGS; i++)
-		describe_mapping(u, &maps->v[i], pid, root, build, missing, &p->m[p->n++]);
+		describe_mapping(u, &maps->v[i], pid, root, build, missing, &go, &p->m[p->n++]);
+	if (go && u->below_fd >= 0)
+		bpf_map_update_elem(u->below_fd, &key, &one, BPF_ANY);
 	if (hashmap__get(&u->jvm_of, (uint64_t)pid, &jvm)) {
 		p->jvm_lo = u->jvms[jvm - 1].lo;
 		p->jvm_hi = u->jvms[jvm - 1].hi;

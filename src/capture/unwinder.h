@@ -46,8 +46,10 @@ int unwinder__new(struct unwinder **out, struct bpf_map *rows, uint32_t max_rows
 
 /* Once the object is loaded: waits for the first chunk to be in place and
  * for those tables. procs_fd: the BPF process map; files_fd: its map of
- * binaries with tables by inode. Returns 0 or -errno. */
-int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd);
+ * binaries with tables by inode; below_fd: its map of the processes whose
+ * frame pointer may lie below the stack pointer once (Go programs go in
+ * as their entries are written). Returns 0 or -errno. */
+int unwinder__ready(struct unwinder *u, int procs_fd, int files_fd, int below_fd);
 
 /* Loads the tables of the binaries pid maps (its mappings as just read;
  * files opened from root, its root directory when not ours, procs__root())
