@@ -266,7 +266,7 @@ table() {
 					'BEGIN { printf "%.3f", v }')" "$f"
 	done
 	for f in "${FREQS[@]}"; do
-		printf 'At %s Hz a program that only looks up the sampled process'"'"'s entry and reads 256 bytes of its stack costs %s a sample more than an empty one (bench_floor sample): the least any walk of its Python frames does, at that rate, on this machine.\n' \
+		printf 'At %s Hz a program that only looks up the sampled process'"'"'s entry and reads 256 bytes of its stack costs %s a sample more than an empty one (bench_floor sample): the first two steps of a walk built as flamebpf'"'"'s is, at that rate, on this machine.\n' \
 			"$f" "$(spread "least:$f" ns_fmt)"
 	done
 	if ((${#BUSY_CPU[@]})); then
