@@ -385,7 +385,7 @@ static void test_weight_outputs(void **state)
 	const char *folded = h_path("w.folded"), *perf = h_path("w.perf"), *json = h_path("w.json"),
 		   *heat = h_path("wh.svg"), *back = h_path("back.folded");
 	const unsigned long long want = 300ULL * 4096;
-	unsigned long long heat_sum, start;
+	unsigned long long heat_sum, start, folded_start;
 	char args[4096];
 	struct h_folded f;
 	struct h_result r;
@@ -404,6 +404,9 @@ static void test_weight_outputs(void **state)
 	h_result_free(&r);
 	h_folded_must_load(folded, &f);
 	assert_int_equal(f.total, want);
+	/* the writes made before dd's table was built are cut short of
+	 * _start (35% of them in a CI run's ASan pass) */
+	folded_start = h_sum_frame(&f, "_start");
 	h_folded_free(&f);
 
 	h_run_folded(&r, 60, back, &f,
@@ -413,13 +416,15 @@ static void test_weight_outputs(void **state)
 	h_result_free(&r);
 	h_folded_free(&f);
 
-	/* all of it rendered back; under _start, all but the stacks cut short
-	 * (the summary counts one in 300 "truncated" at times) */
+	/* all of it rendered back; under _start, what the folded stacks hold
+	 * under it (in bytes: hits would be 300 at most) */
 	text = h_slurp(json);
 	start = chrome_start_weight(text, &longest);
-	print_message("chrome: _start spans weigh %llu, the longest lasts %.3f us\n", start,
-		      longest);
-	assert_true(start <= want && start >= want * 9 / 10);
+	print_message("chrome: _start spans weigh %llu, the folded stacks under it %llu, the "
+		      "longest lasts %.3f us\n",
+		      start, folded_start, longest);
+	assert_true(folded_start >= want / 10);
+	assert_true(start <= folded_start && start >= folded_start * 9 / 10);
 	assert_true(longest > 0 && longest < 1000 * 300);
 	free(text);
 	h_run_folded(&r, 60, back, &f, H_ARGV(h_flamebpf(), "render", json, "-o", back));
