@@ -186,7 +186,7 @@ static int try_path_dir(const char *dir, size_t len, const char *file, char **pa
 
 /* As execvp: file itself when it has a '/', else the first executable along
  * PATH; -EACCES when only non-executable ones were found. */
-static int find_program(const char *file, char **path)
+int binaries__find_program(const char *file, char **path)
 {
 	const char *p = getenv("PATH"), *end;
 	int err = -ENOENT, e;
@@ -205,11 +205,6 @@ static int find_program(const char *file, char **path)
 		if (!*end)
 			return err;
 	}
-}
-
-int binaries__find_program(const char *name, char **path)
-{
-	return find_program(name, path);
 }
 
 /* The #! line of a script (without "#!"); execvp runs "/bin/sh" for any
@@ -251,7 +246,7 @@ static int shebang_program(char *line, char **path)
 	if (arg && !strcmp(arg, "-S"))
 		arg = strtok_r(NULL, " \t", &save);
 	if (arg && *arg != '-' && !strcmp(base ? base + 1 : interp, "env"))
-		return find_program(arg, path);
+		return binaries__find_program(arg, path);
 	return check_program(interp, path);
 }
 
@@ -259,7 +254,7 @@ static int shebang_program(char *line, char **path)
 static int resolve_program(const char *file, char **path)
 {
 	char *p = NULL, *line = NULL;
-	int err = find_program(file, &p), depth;
+	int err = binaries__find_program(file, &p), depth;
 
 	for (depth = 0; !err; depth++) {
 		err = interpreter_of(p, &line);
@@ -281,7 +276,7 @@ static int resolve_program(const char *file, char **path)
 int binaries__script_runner(const char *file, char **runner)
 {
 	char *path = NULL, *line = NULL;
-	int err = find_program(file, &path);
+	int err = binaries__find_program(file, &path);
 
 	*runner = NULL;
 	if (!err)
