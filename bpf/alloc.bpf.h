@@ -187,7 +187,7 @@ int on_alloc_enter(struct pt_regs *ctx)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct alloc_call *c;
 
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
+	if (filter_pids && !pid_traced(pid, task))
 		return 0;
 	c = bpf_task_storage_get(&alloc_calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!c) {

@@ -17,6 +17,10 @@ struct {
 	__uint(max_entries, 16384);
 } pids SEC(".maps");
 
+/* The inode of flamebpf's own program, which a command runs until it
+ * execs (PID_BEFORE_EXEC). */
+const volatile __u64 spawner_ino = 0;
+
 /* Processes whose mappings user space has been told to snapshot. Allocated
  * as they come (the live processes, not 16384 slots): an insert that fails
  * is counted and tried again at the process's next sample. */

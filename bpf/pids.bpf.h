@@ -17,4 +17,34 @@ static __always_inline bool follow_fork(struct task_struct *parent, struct task_
 	return !bpf_map_update_elem(&pids, &cpid, &flags, BPF_ANY);
 }
 
+/* Whether task, of a process whose flags are PID_BEFORE_EXEC, still runs
+ * flamebpf's program: the exec replaces the program (begin_new_exec) before
+ * sched_process_exec clears the flag, and the exec's loading of the new one
+ * is the command's. */
+static __always_inline bool runs_spawner(struct task_struct *task)
+{
+	struct mm_struct *mm = task->mm;
+
+	return mm && mm->exe_file && mm->exe_file->f_inode->i_ino == spawner_ino;
+}
+
+/* Whether pid, task's process, is in the filter, and past its exec if it
+ * is the command. */
+static __always_inline bool pid_traced(__u32 pid, struct task_struct *task)
+{
+	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
+
+	return flags && !((*flags & PID_BEFORE_EXEC) && runs_spawner(task));
+}
+
+/* pid exec'd: the command is past its exec (its exec already counts,
+ * runs_spawner() said no). */
+static __always_inline void exec_done(__u32 pid)
+{
+	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
+
+	if (flags && (*flags & PID_BEFORE_EXEC))
+		*flags &= ~PID_BEFORE_EXEC;
+}
+
 #endif

@@ -156,7 +156,7 @@ static __always_inline int count_stack_by(void *ctx, __u64 weight, __u32 what, b
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct sample_key key = { .pid = id >> 32, .tid = (__u32)id, .probe = what };
 
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &key.pid)) {
+	if (filter_pids && !pid_traced(key.pid, task)) {
 		count(CNT_FILTERED);
 		return 0;
 	}
@@ -407,7 +407,7 @@ static __always_inline void switch_out(void *ctx, bool preempt, struct task_stru
 
 	if (!pid || (prev_state & OFFCPU_TASK_DEAD))
 		return; /* the idle task, or a thread's last switch (TASK_DEAD) */
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid)) {
+	if (filter_pids && !pid_traced(pid, prev)) {
 		count(CNT_FILTERED);
 		return;
 	}
@@ -532,7 +532,7 @@ int offcpu_at_start(struct bpf_iter__task *ctx)
 	b.key.tid = task->pid;
 	if (!b.key.pid || !blocked_now(task, state))
 		return 0;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &b.key.pid))
+	if (filter_pids && !pid_traced(b.key.pid, task))
 		return 0;
 	/* a switch since the attach has the truth: keep its start, unwalked */
 	s = bpf_task_storage_get(&offcpu_starts, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
@@ -616,6 +616,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 
 	forget_process(pid);
 	python_forget(pid);
+	if (filter_pids)
+		exec_done(pid);
 	/* a look at its maps now, while it runs ld.so: a process that lives a
 	 * few milliseconds is gone before its first sample would be read */
 	if (want_user && (!filter_pids || bpf_map_lookup_elem(&pids, &pid)))

@@ -20,6 +20,9 @@
 #define PID_TRACED    1
 #define PID_PLAIN     2 /* its program was judged plain: see src/capture/stack_walkers.h */
 #define PID_EXEC_ONCE 4 /* ... but it has yet to exec it: keep PID_PLAIN then */
+/* The command, forked but waiting to exec it: until then it runs
+ * flamebpf's own program (spawner_ino), whose work is not the command's */
+#define PID_BEFORE_EXEC 8
 
 enum sample_counter {
 	CNT_SAMPLES,	     /* samples counted (map or ring buffer) */

@@ -263,7 +263,7 @@ int on_span(struct pt_regs *ctx)
 
 	if (!site || !site->span)
 		return 0;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid))
+	if (filter_pids && !pid_traced(pid, bpf_get_current_task_btf()))
 		return 0;
 	st = bpf_task_storage_get(&span_stacks, bpf_get_current_task_btf(), 0,
 				  site->end ? 0 : BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -439,7 +439,7 @@ static __always_inline struct shadow *task_shadow(struct task_struct *task, __u6
 
 	if (sh || !create)
 		return sh;
-	if (filter_pids && !bpf_map_lookup_elem(&pids, &pid)) {
+	if (filter_pids && !pid_traced(pid, task)) {
 		count(TCNT_FILTERED);
 		return NULL;
 	}
@@ -893,6 +893,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
 	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
 
+	if (flags)
+		*flags &= ~PID_BEFORE_EXEC;
 	if (flags && (*flags & PID_EXEC_ONCE)) {
 		*flags &= ~PID_EXEC_ONCE;
 	} else if (flags && (*flags & PID_PLAIN)) {
@@ -958,7 +960,7 @@ static __always_inline bool traced_thread(struct shadow *sh, __u64 id)
 {
 	__u32 pid = id >> 32;
 
-	return sh || !filter_pids || bpf_map_lookup_elem(&pids, &pid);
+	return sh || !filter_pids || pid_traced(pid, bpf_get_current_task_btf());
 }
 
 /*

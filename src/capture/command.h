@@ -21,6 +21,10 @@ int command__spawn(struct command *c, char *const argv[]);
  * is reaped then). */
 int command__start(struct command *c);
 
+/* The inode of the program this process runs, which a spawned child runs
+ * until it execs the command (bpf's PID_BEFORE_EXEC); 0 if unknown. */
+unsigned long long command__spawner_ino(void);
+
 /* Makes the waiting child exit without running anything, and reaps it. */
 void command__abort(struct command *c);
 

@@ -27,6 +27,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "bpf_maps.h"
+#include "command.h"
 #include "task_iter.h"
 #include "map_slot.h"
 #include "mmap_events.h"
@@ -296,6 +297,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	if (!skel)
 		return -errno;
 	skel->rodata->filter_pids = s->opts.filter_pids;
+	skel->rodata->spawner_ino = command__spawner_ino();
 	skel->rodata->want_user = s->opts.user;
 	skel->rodata->want_kernel = s->opts.kernel;
 	skel->rodata->timeline = s->opts.timeline;
@@ -664,9 +666,9 @@ err_free:
 int sampler__add_pid(struct sampler *s, pid_t pid, bool before_exec)
 {
 	__u32 key = pid;
-	__u8 one = 1;
+	__u8 flags = PID_TRACED | (before_exec ? PID_BEFORE_EXEC : 0);
 
-	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pids), &key, &one, BPF_ANY))
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.pids), &key, &flags, BPF_ANY))
 		return -errno;
 	/* its first samples unwound by tables too; a command's once it execs
 	 * (on_exec has its maps read then: before, they are flamebpf's own,

@@ -13,6 +13,7 @@
 #include "util/array.h"
 #include "util/hashmap.h"
 #include "bpf_maps.h"
+#include "command.h"
 #include "task_iter.h"
 #include "py_sites.h"
 #include "py_trace.h"
@@ -115,6 +116,7 @@ static int load(struct tracer *t)
 	if (!skel)
 		return -errno;
 	skel->rodata->filter_pids = t->opts.filter_pids;
+	skel->rodata->spawner_ino = command__spawner_ino();
 	skel->rodata->want_calls = t->opts.want_calls;
 	bpf_program__set_autoload(skel->progs.on_fork, t->opts.follow_children);
 	bpf_program__set_autoload(skel->progs.on_exec, watches_exec(&t->opts));
@@ -341,7 +343,7 @@ err_free:
 int tracer__add_pid(struct tracer *t, pid_t pid, unsigned int flags, bool before_exec)
 {
 	__u32 key = pid;
-	__u8 value = PID_TRACED | flags, was;
+	__u8 value = PID_TRACED | flags | (before_exec ? PID_BEFORE_EXEC : 0), was;
 
 	/* in already (source_tracer__add_targets): nothing to do again */
 	if (!bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.pids), &key, &was) && was == value)

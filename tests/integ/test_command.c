@@ -2,7 +2,8 @@
 /*
  * -- COMMAND: flamebpf exits with its exit status, its children (forked, or forked
  * and exec'd) are followed, -d cuts a longer command short, and a command
- * that cannot be run is an error.
+ * that cannot be run is an error. What the command's process does before
+ * its exec, flamebpf's own code waiting to be let go, is not the command's.
  */
 #include "harness.h"
 
@@ -209,6 +210,62 @@ static void test_command_not_found(void **state)
 	h_result_free(&r);
 }
 
+/* Off the CPU, the command's process waits on a pipe before its exec
+ * (command__spawn) for as long as flamebpf takes to attach: that wait,
+ * "true;read;...;anon_pipe_read_[k];[sleeping]" in every capture before,
+ * is not /bin/true's (which reads nothing); its exec and its run are. */
+static void test_wait_before_exec_left_out(void **state)
+{
+	const char *out = h_path("preexec.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--off-cpu", "-F", "999", "-o", out, "--", "/bin/true"));
+	h_result_free(&r);
+	if (!f.n)
+		fail_msg("nothing of /bin/true, its exec or its run");
+	for (size_t i = 0; i < f.n; i++)
+		if (h_has_frame(f.lines[i].stack, "read") ||
+		    h_has_frame(f.lines[i].stack, "anon_pipe_read_[k]")) {
+			h_folded_dump(&f, 20);
+			fail_msg("the wait before the exec is in the profile: %s", f.lines[i].stack);
+		}
+	h_folded_free(&f);
+}
+
+/* Traced calls likewise: before, the child's own signal(), close() and
+ * execvp() (which never returned) were counted as md5sum's. md5sum makes
+ * 2 of these calls, reads of the file and of its end (its stdio closes by
+ * another function; cat, which closes by close(), copies a file to a file
+ * without a read). */
+static void test_calls_before_exec_left_out(void **state)
+{
+	const char *out = h_path("preexec_calls.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "libc.so.6:^(read|execvp|close|signal)$", "-o", out,
+			    "--", "/usr/bin/md5sum", "/etc/hostname"));
+	for (size_t i = 0; i < f.n; i++)
+		if (h_has_frame(f.lines[i].stack, "execvp") ||
+		    h_has_frame(f.lines[i].stack, "signal")) {
+			h_folded_dump(&f, 20);
+			fail_msg("a call before the exec is in the profile: %s", f.lines[i].stack);
+		}
+	if (!strstr(r.err, "2 calls of 4 functions")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("not md5sum's 2 calls");
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -219,6 +276,8 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_children_followed, h_test_teardown),
 		cmocka_unit_test_teardown(test_duration_stops_command, h_test_teardown),
 		cmocka_unit_test_teardown(test_command_not_found, h_test_teardown),
+		cmocka_unit_test_teardown(test_wait_before_exec_left_out, h_test_teardown),
+		cmocka_unit_test_teardown(test_calls_before_exec_left_out, h_test_teardown),
 	};
 
 	h_init(argc, argv);
