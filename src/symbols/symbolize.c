@@ -138,6 +138,18 @@ static int symbol_name(struct symbolizer *s, const char *sym, uint64_t off, stru
 	return err;
 }
 
+/* Code of b at vaddr that no symbol covers. The vDSO's is the static
+ * helpers of its clock functions (kvm-clock's read, say): one frame,
+ * "[vdso]", rather than one per address under the function that called
+ * it; any other binary's keeps its address in its name. */
+static int unnamed_code(struct symbolizer *s, const struct binary *b, uint64_t vaddr,
+			struct resolved *r)
+{
+	if (!strcmp(b->path, "[vdso]"))
+		return intern_name(s, b->path, vaddr, r);
+	return unknown_name(s, b->name, vaddr, r);
+}
+
 static int resolve_file(struct symbolizer *s, const struct binary *b, uint64_t file_off,
 			bool is_return, struct resolved *r)
 {
@@ -152,7 +164,7 @@ static int resolve_file(struct symbolizer *s, const struct binary *b, uint64_t f
 	if (!name && in_file)
 		name = read = symcache__name(b, in_file);
 	if (!name)
-		return unknown_name(s, b->name, vaddr + is_return, r);
+		return unnamed_code(s, b, vaddr + is_return, r);
 	err = symbol_name(s, name, off + is_return, r);
 	free(read);
 	return err;
