@@ -295,7 +295,7 @@ static void cmd_free(struct diff_cmd *d)
  * blocks off the CPU: their durations are what the per-call (per-block)
  * test compares; only durations, so perf records need no time. Threads and
  * addresses merge: functions only. */
-static int load(const char *path, struct profile **p)
+static int load(const char *path, struct profile **p, enum in_format *format)
 {
 	struct reader_opts ro = {};
 	struct reader_stats st;
@@ -307,7 +307,8 @@ static int load(const char *path, struct profile **p)
 		p_err("%s", err);
 		return ret;
 	}
-	ro.keep_events = reader__format(r) != IN_FOLDED;
+	*format = reader__format(r);
+	ro.keep_events = *format != IN_FOLDED;
 	ro.untimed_events = true;
 	ret = reader__read(r, &ro, p, &st, err);
 	reader__close(r);
@@ -320,17 +321,34 @@ static int load(const char *path, struct profile **p)
 	return ret;
 }
 
+/* Two profiles of different modes: each file, its format and what it
+ * holds. A chrome trace reads as timed calls unless its otherData says
+ * "mode":"sample" (as flamebpf -F writes it): said when one did. */
+static void say_modes(const char *const path[2], struct profile *const p[2],
+		      const enum in_format format[2])
+{
+	char why[256] = "";
+
+	for (int i = 0; i < 2; i++)
+		if (format[i] == IN_CHROME && diff__mode(p[i]) == DIFF_CALLS)
+			snprintf(why, sizeof(why),
+				 "'%s' has no \"mode\":\"sample\" in its otherData, so its spans "
+				 "read as timed calls; ",
+				 path[i]);
+	p_err("'%s' (%s) is %s but '%s' (%s) is %s: they cannot be compared (%srecord both in "
+	      "one mode: -F, -f, --off-cpu or --wall)",
+	      path[0], reader__format_name(format[0]), diff__mode_name(diff__mode(p[0])), path[1],
+	      reader__format_name(format[1]), diff__mode_name(diff__mode(p[1])), why);
+}
+
 /* Both loaded, non-empty, and of one kind. */
-static int check_profiles(const struct diff_cmd *d, struct profile *const p[2])
+static int check_profiles(const struct diff_cmd *d, struct profile *const p[2],
+			  const enum in_format format[2])
 {
 	const char *path[2] = { d->base, d->new };
 
 	if (diff__mode(p[0]) != diff__mode(p[1])) {
-		p_err("'%s' is %s but '%s' is %s: they cannot be compared (a chrome trace of "
-		      "samples "
-		      "reads as timed calls; record both in one mode: -F, -f, --off-cpu or --wall)",
-		      d->base, diff__mode_name(diff__mode(p[0])), d->new,
-		      diff__mode_name(diff__mode(p[1])));
+		say_modes(path, p, format);
 		return -EINVAL;
 	}
 	for (int i = 0; i < 2; i++) {
@@ -428,6 +446,7 @@ static int run(const struct diff_cmd *d)
 {
 	struct output out[MAX_GRAPHS] = {};
 	struct profile *p[2] = {};
+	enum in_format format[2];
 	int ret = EXIT_NO_VERDICT, err = 0;
 	size_t opened;
 
@@ -435,7 +454,8 @@ static int run(const struct diff_cmd *d)
 	for (opened = 0; opened < d->ngraphs && !err; opened++)
 		if ((err = output__open(&out[opened], d->graphs[opened])))
 			p_err("cannot write '%s': %s", d->graphs[opened], output__strerror(err));
-	if (!err && !load(d->base, &p[0]) && !load(d->new, &p[1]) && !check_profiles(d, p))
+	if (!err && !load(d->base, &p[0], &format[0]) && !load(d->new, &p[1], &format[1]) &&
+	    !check_profiles(d, p, format))
 		ret = compare(d, p, out);
 	for (size_t i = 0; i < opened; i++)
 		output__abort(&out[i]); /* nothing once committed */

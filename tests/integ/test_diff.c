@@ -309,6 +309,46 @@ static void expect_no_verdict(const char *want, const char *const args[])
 	h_result_free(&r);
 }
 
+/* Two profiles of different modes: the message names each file with its
+ * format, and blames a chrome trace's reading only where one was given. */
+static void expect_modes(const char *base, const char *new, const char *const want[], bool chrome)
+{
+	const char *const args[] = { base, new, NULL };
+	struct h_result r;
+
+	diff(&r, args);
+	h_assert_status(&r, 2);
+	print_message("-> %s", r.err);
+	for (size_t i = 0; want[i]; i++)
+		if (!strstr(r.err, want[i]))
+			fail_msg("expected '%s' in:\n%s", want[i], r.err);
+	if ((strstr(r.err, "chrome") != NULL) != chrome)
+		fail_msg("a chrome trace %s, but:\n%s", chrome ? "given" : "not given", r.err);
+	assert_int_equal(h_count_lines(r.err), 1);
+	h_result_free(&r);
+}
+
+static void test_mixed_modes(void **state)
+{
+	const char *ok = h_path("ok.folded"), *off = h_path("off.folded");
+	const char *chrome = h_path("calls.json");
+	char want[3][512];
+
+	(void)state;
+	h_write_file(ok, "app;main;a 500\napp;main;b 500\n", 0644);
+	h_write_file(off, "app;main;[sleeping] 5000000\napp;main;a;[disk] 3000000\n", 0644);
+	h_write_file(chrome,
+		     "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+		     "\"pid\":1,\"tid\":1}]}\n",
+		     0644);
+	snprintf(want[0], sizeof(want[0]), "'%s' (folded) is an off-CPU profile", off);
+	snprintf(want[1], sizeof(want[1]), "'%s' (folded) is a sampling profile", ok);
+	expect_modes(off, ok, H_ARGV(want[0], want[1], "cannot be compared"), false);
+	snprintf(want[0], sizeof(want[0]), "'%s' (chrome JSON) is a uprobe-mode profile", chrome);
+	snprintf(want[2], sizeof(want[2]), "'%s' has no \"mode\":\"sample\"", chrome);
+	expect_modes(ok, chrome, H_ARGV(want[1], want[0], want[2]), true);
+}
+
 static void test_bad_input(void **state)
 {
 	char ok[4096], empty[4096], garbage[4096], chrome[4096];
@@ -915,6 +955,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_html_page, h_test_teardown),
 		cmocka_unit_test_teardown(test_regression_traced, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_input, h_test_teardown),
+		cmocka_unit_test_teardown(test_mixed_modes, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_threshold, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_absolute, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_min_samples, h_test_teardown),
