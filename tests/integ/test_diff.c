@@ -349,6 +349,21 @@ static void test_mixed_modes(void **state)
 	expect_modes(ok, chrome, H_ARGV(want[1], want[0], want[2]), true);
 }
 
+/* A pprof file, flamebpf's own output, as NEW: refused as pprof, which
+ * flamebpf writes but does not read. */
+static void expect_pprof_refused(const char *base)
+{
+	char pb[4096], want[4200];
+	struct h_result r;
+
+	snprintf(pb, sizeof(pb), "%s", h_path("new.pb.gz"));
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "render", base, "-o", pb)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	snprintf(want, sizeof(want), "'%s' is a pprof profile (gzip'd protobuf)", pb);
+	expect_no_verdict(want, H_ARGV(base, pb));
+}
+
 static void test_bad_input(void **state)
 {
 	char ok[4096], empty[4096], garbage[4096], chrome[4096];
@@ -373,6 +388,7 @@ static void test_bad_input(void **state)
 	expect_no_verdict("not a profile", H_ARGV(ok, garbage));
 	expect_no_verdict("cannot be compared", H_ARGV(ok, chrome));
 	expect_no_verdict("uprobe-mode profile", H_ARGV(chrome, ok));
+	expect_pprof_refused(ok);
 	expect_no_verdict("bad --threshold", H_ARGV(ok, "--threshold=-1"));
 }
 

@@ -253,6 +253,27 @@ static void test_bad_inputs(void **state)
 	free(json);
 }
 
+/* pprof is an output format: flamebpf's own, given back, is named as one
+ * (not "line 1"), and so is a gzip'd folded file. */
+static void test_pprof_input(void **state)
+{
+	const char *pb = h_path("written.pb.gz"), *gz = h_path("folded.gz");
+	char cmd[1024];
+	struct h_result r;
+
+	(void)state;
+	render(&r, H_ARGV(data("roundtrip.folded"), "-o", pb));
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	expect_bad_input(pb, "is a pprof profile (gzip'd protobuf): flamebpf writes pprof but "
+			     "does not read it");
+	snprintf(cmd, sizeof(cmd), "gzip -c %s > %s", data("roundtrip.folded"), gz);
+	assert_int_equal(h_run(&r, 30, H_ARGV("sh", "-c", cmd)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	expect_bad_input(gz, "is gzip-compressed: decompress it first");
+}
+
 /* IN rendered with ARGS: exit 0, folded WANT, and NLINES lines on stderr
  * that name IN and hold each of NOTES. */
 static void expect_lenient(const char *name, const char *text, const char *const args[],
@@ -555,6 +576,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_misleading_extension, h_test_teardown),
 		cmocka_unit_test_teardown(test_stdin_stdout, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_inputs, h_test_teardown),
+		cmocka_unit_test_teardown(test_pprof_input, h_test_teardown),
 		cmocka_unit_test_teardown(test_lenient_inputs, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage_errors, h_test_teardown),
 		cmocka_unit_test_teardown(test_several_outputs, h_test_teardown),
