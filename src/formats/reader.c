@@ -295,7 +295,7 @@ static int detect(struct reader *r, char *err)
 		return refuse_gzip(r, kind, err);
 	ret = reader__detect(buf, r->npeek, &r->format);
 	if (ret == -ENODATA)
-		snprintf(err, READER_ERR_LEN, "%s is empty: no stacks to render", r->name);
+		snprintf(err, READER_ERR_LEN, "%s is empty: no stacks in it", r->name);
 	else if (ret == -EINVAL)
 		say_not_profile(r, kind, err);
 	return ret;

@@ -3,11 +3,14 @@
  * flamebpf diff on real captures: no false alarm between captures of the
  * same workload (ten pairs, at the defaults), a real regression found and
  * named (tests/workloads/pipeline.c built as is and with -DREGRESSED), in
- * sampling and in uprobe mode, and the inputs that allow no verdict
- * (exit 2, one line saying why).
+ * sampling and in uprobe mode, and the inputs that allow no verdict, one
+ * line saying why: bad usage and profiles of different modes exit 2, a
+ * profile missing, empty or not a profile 1 (a runtime failure, as in
+ * render).
  */
 #include "harness.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,18 +298,30 @@ static void test_regression_traced(void **state)
 	h_result_free(&r);
 }
 
-/* flamebpf diff ARGS...: exit 2, nothing on stdout, one line on stderr
- * holding want. */
-static void expect_no_verdict(const char *want, const char *const args[])
+/* flamebpf diff ARGS...: exit STATUS, nothing on stdout, one line on
+ * stderr holding want. */
+static void expect_no_verdict_status(int status, const char *want, const char *const args[])
 {
 	struct h_result r;
 
 	diff(&r, args);
-	h_assert_status(&r, 2);
+	h_assert_status(&r, status);
 	if (!strstr(r.err, want) || h_count_lines(r.err) != 1 || strncmp(r.err, "flamebpf: ", 10))
 		fail_msg("expected one line with '%s', got:\n%s", want, r.err);
 	assert_string_equal(r.out, "");
 	h_result_free(&r);
+}
+
+/* Bad usage, or profiles of different modes: exit 2. */
+static void expect_no_verdict(const char *want, const char *const args[])
+{
+	expect_no_verdict_status(2, want, args);
+}
+
+/* A profile that cannot be read, or holds none: exit 1, as render's. */
+static void expect_failure(const char *want, const char *const args[])
+{
+	expect_no_verdict_status(1, want, args);
 }
 
 /* Two profiles of different modes: the message names each file with its
@@ -361,20 +376,22 @@ static void expect_pprof_refused(const char *base)
 	h_assert_status(&r, 0);
 	h_result_free(&r);
 	snprintf(want, sizeof(want), "'%s' is a pprof profile (gzip'd protobuf)", pb);
-	expect_no_verdict(want, H_ARGV(base, pb));
+	expect_failure(want, H_ARGV(base, pb));
 }
 
 static void test_bad_input(void **state)
 {
-	char ok[4096], empty[4096], garbage[4096], chrome[4096];
+	char ok[4096], empty[4096], zero[4096], garbage[4096], chrome[4096], want[4200];
 
 	(void)state;
 	snprintf(ok, sizeof(ok), "%s", h_path("ok.folded"));
 	snprintf(empty, sizeof(empty), "%s", h_path("empty.folded"));
+	snprintf(zero, sizeof(zero), "%s", h_path("zero.folded"));
 	snprintf(garbage, sizeof(garbage), "%s", h_path("garbage.folded"));
 	snprintf(chrome, sizeof(chrome), "%s", h_path("calls.json"));
 	h_write_file(ok, "app;main;a 500\napp;main;b 500\n", 0644);
 	h_write_file(empty, "", 0644);
+	h_write_file(zero, "app;main;a 0\n", 0644);
 	h_write_file(garbage,
 		     "\x7f"
 		     "ELF\x02\x01\x01 not a profile\n",
@@ -383,9 +400,13 @@ static void test_bad_input(void **state)
 		     "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
 		     "\"pid\":1,\"tid\":1}]}\n",
 		     0644);
-	expect_no_verdict("No such file or directory", H_ARGV(ok, h_path("missing.folded")));
-	expect_no_verdict("empty", H_ARGV(empty, ok));
-	expect_no_verdict("not a profile", H_ARGV(ok, garbage));
+	expect_failure("No such file or directory", H_ARGV(ok, h_path("missing.folded")));
+	snprintf(want, sizeof(want), "'%s' is empty: no stacks in it", empty);
+	expect_failure(want, H_ARGV(empty, ok));
+	expect_failure(want, H_ARGV(ok, empty));
+	snprintf(want, sizeof(want), "'%s' holds no stacks", zero);
+	expect_failure(want, H_ARGV(ok, zero));
+	expect_failure("not a profile", H_ARGV(ok, garbage));
 	expect_no_verdict("cannot be compared", H_ARGV(ok, chrome));
 	expect_no_verdict("uprobe-mode profile", H_ARGV(chrome, ok));
 	expect_pprof_refused(ok);
@@ -953,6 +974,10 @@ static void test_ci_workflow(void **state)
 	md = h_slurp(h_path("diff.md"));
 	assert_non_null(md);
 	assert_non_null(strstr(md, "| **REGRESSION** | `checksum` |"));
+	/* what the workflow greps to tell a regression from a failure (exit 1 too) */
+	if (strncmp(md, "### flamebpf diff: ", 19) || !isdigit((unsigned char)md[19]))
+		fail_msg("diff.md does not start as '### flamebpf diff: N regression':\n%.300s",
+			 md);
 	free(md);
 	nkeep = yaml_values(paths, "path:", true, keep);
 	assert_true(nkeep >= 2);

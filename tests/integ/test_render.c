@@ -243,7 +243,7 @@ static void test_bad_inputs(void **state)
 		 "\x7f"
 		 "ELF\x02\x01\x01\x00\x00\x00",
 		 "not a profile");
-	bad_text("empty.folded", "", "is empty");
+	bad_text("empty.folded", "", "is empty: no stacks in it");
 	bad_text("blank.folded", "\n\n   \n", "is empty");
 	bad_text("count.folded", "a;b 1\na;c 2.5\n", "line 2: count '2.5' is not a whole number");
 	json[strlen(json) / 2] = '\0';
