@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /* flamebpf diff: two file sources -> the comparison (diff.c) -> the table
- * (out_diff.c) on stdout and, with -o, a differential flame graph. Exit 1
- * is kept for "a regression": everything that prevents a verdict is 2, so
- * that a CI job can tell a slower build from a broken step. */
+ * (out_diff.c) on stdout and, with -o, a differential flame graph. Exit
+ * statuses are SPEC's: 1 is a regression or a runtime failure (a profile
+ * missing, empty or unreadable, an output not written), 2 bad usage (and
+ * two profiles of different modes, which no options make comparable). A
+ * failure prints no verdict line and, before the comparison, no table. */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -23,7 +25,7 @@
 #include "render.h"
 
 #define EXIT_REGRESSION 1
-#define EXIT_NO_VERDICT 2
+#define EXIT_USAGE	2
 #define ERR_LEN		512
 
 #define DEFAULT_THRESHOLD 5.0
@@ -109,8 +111,9 @@ void diff__usage(FILE *f)
 	      "blocks' durations, where chrome traces or perf script give one event per\n"
 	      "block; in folded files, its time counted in quanta of 1 ms (--wall: its\n"
 	      "sampling period, when longer) as samples.\n"
-	      "Exit status: 0 no regression, 1 a regression, 2 no verdict (bad usage, an\n"
-	      "unreadable or empty profile, profiles of different modes).\n",
+	      "Exit status: 0 no regression; 1 a regression (a 'regression:' line on\n"
+	      "stderr), or a failure: a profile missing, unreadable or empty, an output not\n"
+	      "written; 2 bad usage, or profiles of different modes.\n",
 	      f);
 }
 
@@ -295,7 +298,7 @@ static void cmd_free(struct diff_cmd *d)
  * blocks off the CPU: their durations are what the per-call (per-block)
  * test compares; only durations, so perf records need no time. Threads and
  * addresses merge: functions only. */
-static int load(const char *path, struct profile **p)
+static int load(const char *path, struct profile **p, enum in_format *format)
 {
 	struct reader_opts ro = {};
 	struct reader_stats st;
@@ -307,7 +310,8 @@ static int load(const char *path, struct profile **p)
 		p_err("%s", err);
 		return ret;
 	}
-	ro.keep_events = reader__format(r) != IN_FOLDED;
+	*format = reader__format(r);
+	ro.keep_events = *format != IN_FOLDED;
 	ro.untimed_events = true;
 	ret = reader__read(r, &ro, p, &st, err);
 	reader__close(r);
@@ -320,19 +324,31 @@ static int load(const char *path, struct profile **p)
 	return ret;
 }
 
-/* Both loaded, non-empty, and of one kind. */
-static int check_profiles(const struct diff_cmd *d, struct profile *const p[2])
+/* Two profiles of different modes: each file, its format and what it
+ * holds. A chrome trace reads as timed calls unless its otherData says
+ * "mode":"sample" (as flamebpf -F writes it): said when one did. */
+static void say_modes(const char *const path[2], struct profile *const p[2],
+		      const enum in_format format[2])
+{
+	char why[256] = "";
+
+	for (int i = 0; i < 2; i++)
+		if (format[i] == IN_CHROME && diff__mode(p[i]) == DIFF_CALLS)
+			snprintf(why, sizeof(why),
+				 "'%s' has no \"mode\":\"sample\" in its otherData, so its spans "
+				 "read as timed calls; ",
+				 path[i]);
+	p_err("'%s' (%s) is %s but '%s' (%s) is %s: they cannot be compared (%srecord both in "
+	      "one mode: -F, -f, --off-cpu or --wall)",
+	      path[0], reader__format_name(format[0]), diff__mode_name(diff__mode(p[0])), path[1],
+	      reader__format_name(format[1]), diff__mode_name(diff__mode(p[1])), why);
+}
+
+/* Both with some weight: -ENODATA when one has none. */
+static int check_weights(const struct diff_cmd *d, struct profile *const p[2])
 {
 	const char *path[2] = { d->base, d->new };
 
-	if (diff__mode(p[0]) != diff__mode(p[1])) {
-		p_err("'%s' is %s but '%s' is %s: they cannot be compared (a chrome trace of "
-		      "samples "
-		      "reads as timed calls; record both in one mode: -F, -f, --off-cpu or --wall)",
-		      d->base, diff__mode_name(diff__mode(p[0])), d->new,
-		      diff__mode_name(diff__mode(p[1])));
-		return -EINVAL;
-	}
 	for (int i = 0; i < 2; i++) {
 		if (!profile__total_weight(p[i])) {
 			p_err("'%s' has no %s: nothing to compare", path[i],
@@ -412,31 +428,48 @@ static int compare(const struct diff_cmd *d, struct profile *const p[2], struct 
 
 	if (err) {
 		p_err("cannot compare '%s' with '%s': %s", d->base, d->new, strerror(-err));
-		return EXIT_NO_VERDICT;
+		return EXIT_FAILURE;
 	}
 	err = write_table(d, &r);
 	for (size_t i = 0; i < d->ngraphs && !err; i++)
 		err = write_graph(d, p, &r, d->graphs[i], &out[i]);
 	if (!err)
 		say_verdict(d, &r);
-	ret = err ? EXIT_NO_VERDICT : r.nregressions ? EXIT_REGRESSION : EXIT_SUCCESS;
+	ret = err ? EXIT_FAILURE : r.nregressions ? EXIT_REGRESSION : EXIT_SUCCESS;
 	diff__free(&r);
 	return ret;
+}
+
+/* The exit status, both profiles loaded. Profiles of different modes are
+ * a usage error, as a timeline of folded stacks is to render. */
+static int judge(const struct diff_cmd *d, struct profile *const p[2],
+		 const enum in_format format[2], struct output out[])
+{
+	const char *path[2] = { d->base, d->new };
+
+	if (diff__mode(p[0]) != diff__mode(p[1])) {
+		say_modes(path, p, format);
+		return EXIT_USAGE;
+	}
+	if (check_weights(d, p))
+		return EXIT_FAILURE;
+	return compare(d, p, out);
 }
 
 static int run(const struct diff_cmd *d)
 {
 	struct output out[MAX_GRAPHS] = {};
 	struct profile *p[2] = {};
-	int ret = EXIT_NO_VERDICT, err = 0;
+	enum in_format format[2];
+	int ret = EXIT_FAILURE, err = 0;
 	size_t opened;
 
 	/* an unwritable -o fails before the work */
 	for (opened = 0; opened < d->ngraphs && !err; opened++)
 		if ((err = output__open(&out[opened], d->graphs[opened])))
 			p_err("cannot write '%s': %s", d->graphs[opened], output__strerror(err));
-	if (!err && !load(d->base, &p[0]) && !load(d->new, &p[1]) && !check_profiles(d, p))
-		ret = compare(d, p, out);
+	if (!err && !load(d->base, &p[0], &format[0]) && !load(d->new, &p[1], &format[1]))
+		ret = judge(d, p, format, out);
 	for (size_t i = 0; i < opened; i++)
 		output__abort(&out[i]); /* nothing once committed */
 	profile__free(p[0]);
@@ -454,7 +487,7 @@ int diff__main(int argc, char **argv)
 	if (parse_args(argc, argv, &d, err)) {
 		p_err("%s", err);
 		cmd_free(&d);
-		return EXIT_NO_VERDICT;
+		return EXIT_USAGE;
 	}
 	if (d.help)
 		diff__usage(stdout);

@@ -6,8 +6,9 @@
 #include <stdio.h>
 
 /* argv[0] is "diff". Prints every error itself; returns the exit status:
- * 0 no regression, 1 a regression, 2 no verdict (bad usage, an unreadable
- * or empty profile, profiles of different modes, an unwritable output). */
+ * 0 no regression, 1 a regression or a failure (a profile missing,
+ * unreadable or empty, an unwritable output), 2 bad usage (and profiles of
+ * different modes). */
 int diff__main(int argc, char **argv);
 
 void diff__usage(FILE *f);

@@ -93,7 +93,8 @@ void render__usage(FILE *f)
 	      "\n"
 	      "chrome, perf, html and --flamechart need times: perf script, chrome or html\n"
 	      "input.\n"
-	      "Exit status: 0 success, 1 unreadable input or unwritable output, 2 bad usage.\n",
+	      "Exit status: 0 success; 1 a runtime failure: an input missing, unreadable or\n"
+	      "empty, an output not written (as in diff); 2 bad usage.\n",
 	      f);
 }
 

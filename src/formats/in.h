@@ -92,6 +92,16 @@ int in_perf__read(struct in_ctx *c);
 int in_chrome__read(struct in_ctx *c);
 int in_html__read(struct in_ctx *c);
 
+/* What the first bytes of an input are, where they are not text. */
+enum in_kind {
+	IN_KIND_TEXT,
+	IN_KIND_PPROF,	/* a gzip'd profile.proto: written, never read, here */
+	IN_KIND_GZIP,	/* other gzip'd data */
+	IN_KIND_BINARY, /* a NUL byte in them */
+};
+
+enum in_kind in__kind(const char *buf, size_t len);
+
 /* Whether line (NUL-terminated, no '\n') is a `perf script` record header
  * with a timestamp; for telling the format. */
 bool in_perf__is_header(const char *line);

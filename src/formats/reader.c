@@ -252,22 +252,52 @@ static int open_fd(struct reader *r, const char *path, char *err)
 	return 0;
 }
 
+#define INPUTS "folded stacks, perf script text, a chrome trace or a flamebpf HTML report"
+
+/* A compressed input is refused before its bytes are taken for lines. */
+static int refuse_gzip(const struct reader *r, enum in_kind kind, char *err)
+{
+	if (kind == IN_KIND_PPROF)
+		snprintf(err, READER_ERR_LEN,
+			 "%s is a pprof profile (gzip'd protobuf): flamebpf writes pprof but "
+			 "does not read it (it reads " INPUTS ")",
+			 r->name);
+	else
+		snprintf(err, READER_ERR_LEN,
+			 "%s is gzip-compressed: decompress it first (gunzip it, or pipe "
+			 "zcat's output to '-')",
+			 r->name);
+	return -EINVAL;
+}
+
+static void say_not_profile(const struct reader *r, enum in_kind kind, char *err)
+{
+	if (kind == IN_KIND_BINARY)
+		snprintf(err, READER_ERR_LEN, "%s is binary data, not a profile (" INPUTS ")",
+			 r->name);
+	else
+		snprintf(err, READER_ERR_LEN, "%s line 1: not a profile (" INPUTS ")", r->name);
+}
+
 static int detect(struct reader *r, char *err)
 {
+	const char *buf;
+	enum in_kind kind;
 	int ret = peek(r);
 
 	if (ret) {
 		snprintf(err, READER_ERR_LEN, "cannot read %s: %s", r->name, strerror(-ret));
 		return ret;
 	}
-	ret = reader__detect(r->peek ? r->peek : "", r->npeek, &r->format);
+	buf = r->peek ? r->peek : "";
+	kind = in__kind(buf, r->npeek);
+	if (kind == IN_KIND_PPROF || kind == IN_KIND_GZIP)
+		return refuse_gzip(r, kind, err);
+	ret = reader__detect(buf, r->npeek, &r->format);
 	if (ret == -ENODATA)
-		snprintf(err, READER_ERR_LEN, "%s is empty: no stacks to render", r->name);
+		snprintf(err, READER_ERR_LEN, "%s is empty: no stacks in it", r->name);
 	else if (ret == -EINVAL)
-		snprintf(err, READER_ERR_LEN,
-			 "%s line 1: not a profile (folded stacks, perf script text, a chrome "
-			 "trace or a flamebpf HTML report)",
-			 r->name);
+		say_not_profile(r, kind, err);
 	return ret;
 }
 

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
@@ -152,6 +153,23 @@ static int open_named_tmp(struct output *o, mode_t mode)
 	return err ? err : fd;
 }
 
+/* O_TMPFILE's errors that say the file system (EOPNOTSUPP) or the kernel
+ * (EISDIR, EINVAL) has none. */
+static bool no_tmpfile(int err)
+{
+	return err == EOPNOTSUPP || err == EISDIR || err == EINVAL;
+}
+
+/* Where O_TMPFILE failed in a directory that exists. A missing name is then
+ * one that the file system refuses to make (procfs answers ENOENT): the
+ * file cannot be made there at all, which O_TMPFILE said first. */
+static int open_without_tmpfile(struct output *o, mode_t mode)
+{
+	int fd = open_named_tmp(o, mode);
+
+	return fd == -ENOENT ? -EOPNOTSUPP : fd;
+}
+
 /* A file without a name (O_TMPFILE) in the directory of PATH, named when it
  * is complete: a run killed before that leaves nothing behind. */
 static int open_tmp(struct output *o, const char *path)
@@ -166,8 +184,8 @@ static int open_tmp(struct output *o, const char *path)
 	if (err)
 		return err;
 	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL))
-		fd = open_named_tmp(o, 0666 & ~mask);
+	if (fd < 0 && no_tmpfile(errno))
+		fd = open_without_tmpfile(o, 0666 & ~mask);
 	else if (fd < 0)
 		fd = -errno;
 	free(dir);
@@ -344,6 +362,9 @@ const char *output__strerror(int err)
 	if (err == -ELOOP)
 		return "a symbolic link that another user made in a world-writable directory "
 		       "(refused: it could point at any file)";
+	if (err == -EOPNOTSUPP) /* output__open's: the file is replaced, never written over */
+		return "Operation not supported: its directory takes no new files (the output "
+		       "is written to a new file there, then renamed)";
 	if (err == -E2BIG) /* the one writer that has a size limit */
 		return "the events span more than a day: too long for --heatmap";
 	return strerror(-err);

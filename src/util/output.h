@@ -20,12 +20,14 @@ struct output {
  * file it points to replaced, except that a link in a world-writable
  * directory (/tmp) must be ours or the directory owner's: -ELOOP for
  * someone else's. Fails early, before any work, when the directory is not
- * writable. Returns 0 or -errno.
+ * writable. Returns 0 or -errno: -ENOENT when the directory does not exist,
+ * -EISDIR for a directory, -EOPNOTSUPP when no file can be made in the
+ * directory (/proc), -EACCES, ... as the failing call gave it.
  */
 int output__open(struct output *o, const char *path);
 
 /* Words for an error of output__open or output__commit (strerror's, but
- * for a refused link). */
+ * for a refused link and a directory that takes no new files). */
 const char *output__strerror(int err);
 
 /* Flushes, and renames the temporary file into place (owned by SUDO_UID when

@@ -163,6 +163,12 @@ static void test_unwritable_output(void **state)
 {
 	const char *paths[] = { "/nonexistent-dir/x.folded", "/sys/flamebpf-test.folded",
 				"/proc/self/flamebpf-test.folded" };
+	/* a file or directory that exists is not said to be missing */
+	const char *const existing[][2] = {
+		{ "/proc/version", "Operation not supported: its directory takes no new files" },
+		{ "/tmp", "Is a directory" },
+	};
+	char what[256];
 
 	(void)state;
 	require_bpf();
@@ -171,6 +177,15 @@ static void test_unwritable_output(void **state)
 			H_ARGV(h_flamebpf(), "--sample", "99", "-d", "5", "-o", paths[i]), paths[i],
 			1);
 		assert_false(h_exists(paths[i]));
+	}
+	expect_runtime_error(H_ARGV(h_flamebpf(), "--sample", "99", "-d", "5", "-o", paths[0]),
+			     "No such file or directory", 1);
+	for (size_t i = 0; i < sizeof(existing) / sizeof(existing[0]); i++) {
+		snprintf(what, sizeof(what), "cannot write '%s': %s", existing[i][0],
+			 existing[i][1]);
+		expect_runtime_error(
+			H_ARGV(h_flamebpf(), "--sample", "99", "-d", "5", "-o", existing[i][0]),
+			geteuid() ? existing[i][0] : what, 1);
 	}
 }
 

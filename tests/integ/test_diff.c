@@ -3,11 +3,14 @@
  * flamebpf diff on real captures: no false alarm between captures of the
  * same workload (ten pairs, at the defaults), a real regression found and
  * named (tests/workloads/pipeline.c built as is and with -DREGRESSED), in
- * sampling and in uprobe mode, and the inputs that allow no verdict
- * (exit 2, one line saying why).
+ * sampling and in uprobe mode, and the inputs that allow no verdict, one
+ * line saying why: bad usage and profiles of different modes exit 2, a
+ * profile missing, empty or not a profile 1 (a runtime failure, as in
+ * render).
  */
 #include "harness.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -295,31 +298,100 @@ static void test_regression_traced(void **state)
 	h_result_free(&r);
 }
 
-/* flamebpf diff ARGS...: exit 2, nothing on stdout, one line on stderr
- * holding want. */
-static void expect_no_verdict(const char *want, const char *const args[])
+/* flamebpf diff ARGS...: exit STATUS, nothing on stdout, one line on
+ * stderr holding want. */
+static void expect_no_verdict_status(int status, const char *want, const char *const args[])
 {
 	struct h_result r;
 
 	diff(&r, args);
-	h_assert_status(&r, 2);
+	h_assert_status(&r, status);
 	if (!strstr(r.err, want) || h_count_lines(r.err) != 1 || strncmp(r.err, "flamebpf: ", 10))
 		fail_msg("expected one line with '%s', got:\n%s", want, r.err);
 	assert_string_equal(r.out, "");
 	h_result_free(&r);
 }
 
+/* Bad usage, or profiles of different modes: exit 2. */
+static void expect_no_verdict(const char *want, const char *const args[])
+{
+	expect_no_verdict_status(2, want, args);
+}
+
+/* A profile that cannot be read, or holds none: exit 1, as render's. */
+static void expect_failure(const char *want, const char *const args[])
+{
+	expect_no_verdict_status(1, want, args);
+}
+
+/* Two profiles of different modes: the message names each file with its
+ * format, and blames a chrome trace's reading only where one was given. */
+static void expect_modes(const char *base, const char *new, const char *const want[], bool chrome)
+{
+	const char *const args[] = { base, new, NULL };
+	struct h_result r;
+
+	diff(&r, args);
+	h_assert_status(&r, 2);
+	print_message("-> %s", r.err);
+	for (size_t i = 0; want[i]; i++)
+		if (!strstr(r.err, want[i]))
+			fail_msg("expected '%s' in:\n%s", want[i], r.err);
+	if ((strstr(r.err, "chrome") != NULL) != chrome)
+		fail_msg("a chrome trace %s, but:\n%s", chrome ? "given" : "not given", r.err);
+	assert_int_equal(h_count_lines(r.err), 1);
+	h_result_free(&r);
+}
+
+static void test_mixed_modes(void **state)
+{
+	const char *ok = h_path("ok.folded"), *off = h_path("off.folded");
+	const char *chrome = h_path("calls.json");
+	char want[3][512];
+
+	(void)state;
+	h_write_file(ok, "app;main;a 500\napp;main;b 500\n", 0644);
+	h_write_file(off, "app;main;[sleeping] 5000000\napp;main;a;[disk] 3000000\n", 0644);
+	h_write_file(chrome,
+		     "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
+		     "\"pid\":1,\"tid\":1}]}\n",
+		     0644);
+	snprintf(want[0], sizeof(want[0]), "'%s' (folded) is an off-CPU profile", off);
+	snprintf(want[1], sizeof(want[1]), "'%s' (folded) is a sampling profile", ok);
+	expect_modes(off, ok, H_ARGV(want[0], want[1], "cannot be compared"), false);
+	snprintf(want[0], sizeof(want[0]), "'%s' (chrome JSON) is a uprobe-mode profile", chrome);
+	snprintf(want[2], sizeof(want[2]), "'%s' has no \"mode\":\"sample\"", chrome);
+	expect_modes(ok, chrome, H_ARGV(want[1], want[0], want[2]), true);
+}
+
+/* A pprof file, flamebpf's own output, as NEW: refused as pprof, which
+ * flamebpf writes but does not read. */
+static void expect_pprof_refused(const char *base)
+{
+	char pb[4096], want[4200];
+	struct h_result r;
+
+	snprintf(pb, sizeof(pb), "%s", h_path("new.pb.gz"));
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "render", base, "-o", pb)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	snprintf(want, sizeof(want), "'%s' is a pprof profile (gzip'd protobuf)", pb);
+	expect_failure(want, H_ARGV(base, pb));
+}
+
 static void test_bad_input(void **state)
 {
-	char ok[4096], empty[4096], garbage[4096], chrome[4096];
+	char ok[4096], empty[4096], zero[4096], garbage[4096], chrome[4096], want[4200];
 
 	(void)state;
 	snprintf(ok, sizeof(ok), "%s", h_path("ok.folded"));
 	snprintf(empty, sizeof(empty), "%s", h_path("empty.folded"));
+	snprintf(zero, sizeof(zero), "%s", h_path("zero.folded"));
 	snprintf(garbage, sizeof(garbage), "%s", h_path("garbage.folded"));
 	snprintf(chrome, sizeof(chrome), "%s", h_path("calls.json"));
 	h_write_file(ok, "app;main;a 500\napp;main;b 500\n", 0644);
 	h_write_file(empty, "", 0644);
+	h_write_file(zero, "app;main;a 0\n", 0644);
 	h_write_file(garbage,
 		     "\x7f"
 		     "ELF\x02\x01\x01 not a profile\n",
@@ -328,11 +400,16 @@ static void test_bad_input(void **state)
 		     "{\"traceEvents\":[{\"name\":\"a\",\"ph\":\"X\",\"ts\":1,\"dur\":2,"
 		     "\"pid\":1,\"tid\":1}]}\n",
 		     0644);
-	expect_no_verdict("No such file or directory", H_ARGV(ok, h_path("missing.folded")));
-	expect_no_verdict("empty", H_ARGV(empty, ok));
-	expect_no_verdict("not a profile", H_ARGV(ok, garbage));
+	expect_failure("No such file or directory", H_ARGV(ok, h_path("missing.folded")));
+	snprintf(want, sizeof(want), "'%s' is empty: no stacks in it", empty);
+	expect_failure(want, H_ARGV(empty, ok));
+	expect_failure(want, H_ARGV(ok, empty));
+	snprintf(want, sizeof(want), "'%s' holds no stacks", zero);
+	expect_failure(want, H_ARGV(ok, zero));
+	expect_failure("not a profile", H_ARGV(ok, garbage));
 	expect_no_verdict("cannot be compared", H_ARGV(ok, chrome));
 	expect_no_verdict("uprobe-mode profile", H_ARGV(chrome, ok));
+	expect_pprof_refused(ok);
 	expect_no_verdict("bad --threshold", H_ARGV(ok, "--threshold=-1"));
 }
 
@@ -897,6 +974,10 @@ static void test_ci_workflow(void **state)
 	md = h_slurp(h_path("diff.md"));
 	assert_non_null(md);
 	assert_non_null(strstr(md, "| **REGRESSION** | `checksum` |"));
+	/* what the workflow greps to tell a regression from a failure (exit 1 too) */
+	if (strncmp(md, "### flamebpf diff: ", 19) || !isdigit((unsigned char)md[19]))
+		fail_msg("diff.md does not start as '### flamebpf diff: N regression':\n%.300s",
+			 md);
 	free(md);
 	nkeep = yaml_values(paths, "path:", true, keep);
 	assert_true(nkeep >= 2);
@@ -915,6 +996,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_html_page, h_test_teardown),
 		cmocka_unit_test_teardown(test_regression_traced, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_input, h_test_teardown),
+		cmocka_unit_test_teardown(test_mixed_modes, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_threshold, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_absolute, h_test_teardown),
 		cmocka_unit_test_teardown(test_cli_min_samples, h_test_teardown),

@@ -243,7 +243,7 @@ static void test_bad_inputs(void **state)
 		 "\x7f"
 		 "ELF\x02\x01\x01\x00\x00\x00",
 		 "not a profile");
-	bad_text("empty.folded", "", "is empty");
+	bad_text("empty.folded", "", "is empty: no stacks in it");
 	bad_text("blank.folded", "\n\n   \n", "is empty");
 	bad_text("count.folded", "a;b 1\na;c 2.5\n", "line 2: count '2.5' is not a whole number");
 	json[strlen(json) / 2] = '\0';
@@ -251,6 +251,27 @@ static void test_bad_inputs(void **state)
 	expect_bad_input(h_path("no-such-file.perf"), "No such file or directory");
 	expect_bad_input(h_tmpdir(), "Is a directory");
 	free(json);
+}
+
+/* pprof is an output format: flamebpf's own, given back, is named as one
+ * (not "line 1"), and so is a gzip'd folded file. */
+static void test_pprof_input(void **state)
+{
+	const char *pb = h_path("written.pb.gz"), *gz = h_path("folded.gz");
+	char cmd[1024];
+	struct h_result r;
+
+	(void)state;
+	render(&r, H_ARGV(data("roundtrip.folded"), "-o", pb));
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	expect_bad_input(pb, "is a pprof profile (gzip'd protobuf): flamebpf writes pprof but "
+			     "does not read it");
+	snprintf(cmd, sizeof(cmd), "gzip -c %s > %s", data("roundtrip.folded"), gz);
+	assert_int_equal(h_run(&r, 30, H_ARGV("sh", "-c", cmd)), 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	expect_bad_input(gz, "is gzip-compressed: decompress it first");
 }
 
 /* IN rendered with ARGS: exit 0, folded WANT, and NLINES lines on stderr
@@ -555,6 +576,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_misleading_extension, h_test_teardown),
 		cmocka_unit_test_teardown(test_stdin_stdout, h_test_teardown),
 		cmocka_unit_test_teardown(test_bad_inputs, h_test_teardown),
+		cmocka_unit_test_teardown(test_pprof_input, h_test_teardown),
 		cmocka_unit_test_teardown(test_lenient_inputs, h_test_teardown),
 		cmocka_unit_test_teardown(test_usage_errors, h_test_teardown),
 		cmocka_unit_test_teardown(test_several_outputs, h_test_teardown),

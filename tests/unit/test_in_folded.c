@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "formats/out_pprof.h"
+#include "util/gzip_buf.h"
+
 static void test_basic(void **state)
 {
 	(void)state;
@@ -124,6 +127,59 @@ static void test_not_a_profile(void **state)
 	expect_error("\x7f"
 		     "ELF\x02\x01\x01",
 		     NULL, -EINVAL, "not a profile");
+}
+
+/* LEN bytes of BUF are refused as WHAT, with the file named and no line
+ * blamed: they are not text. */
+static void expect_not_text(const void *buf, size_t len, const char *what)
+{
+	struct loaded l;
+	char name[80];
+
+	load_len(&l, buf, len, NULL);
+	assert_int_equal(l.ret, -EINVAL);
+	assert_null(l.p);
+	snprintf(name, sizeof(name), "'%s'", l.path);
+	if (!strstr(l.err, name) || !strstr(l.err, what) || strstr(l.err, "line 1"))
+		fail_msg("message '%s' does not name %s and '%s', or blames line 1", l.err, name,
+			 what);
+}
+
+/* A profile written as pprof, in *len bytes; the caller frees it. */
+static char *pprof_of(const char *folded, size_t *len)
+{
+	struct write_opts wo = { .root = ROOT_COMM };
+	struct loaded l;
+	char *buf = NULL;
+	FILE *f = open_memstream(&buf, len);
+
+	load(&l, folded, NULL);
+	assert_int_equal(l.ret, 0);
+	assert_non_null(f);
+	assert_int_equal(pprof__write(l.p, &wo, f), 0);
+	assert_int_equal(fclose(f), 0);
+	loaded_free(&l);
+	return buf;
+}
+
+/* pprof is written, not read: said so, as gzip'd text and binary data are. */
+static void test_not_text(void **state)
+{
+	const char *text = "app;main;a 5\napp;main;b 3\n";
+	uint8_t *gz;
+	size_t len;
+	char *pb = pprof_of(text, &len);
+
+	(void)state;
+	expect_not_text(pb, len, "is a pprof profile (gzip'd protobuf): flamebpf writes pprof "
+				 "but does not read it");
+	free(pb);
+	assert_int_equal(gzip__buffer(text, strlen(text), &gz, &len), 0);
+	expect_not_text(gz, len, "is gzip-compressed: decompress it first");
+	free(gz);
+	expect_not_text("\x7f"
+			"ELF\x02\x01\x01\x00\x00\x00",
+			10, "is binary data, not a profile");
 }
 
 static void test_detect(void **state)
@@ -274,7 +330,8 @@ int main(void)
 		cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_lenient_layout),
 		cmocka_unit_test(test_skipped_lines), cmocka_unit_test(test_bad_counts),
 		cmocka_unit_test(test_empty),
-		cmocka_unit_test(test_not_a_profile), cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_not_a_profile), cmocka_unit_test(test_not_text),
+		cmocka_unit_test(test_detect),
 		cmocka_unit_test(test_open_errors),   cmocka_unit_test(test_stdin),
 		cmocka_unit_test(test_pipe),	      cmocka_unit_test(test_large),
 	};

@@ -282,6 +282,26 @@ static void test_missing_directory(void **state)
 	expect_dir(d, "");
 }
 
+/* A file that exists in a directory where no file can be made (/proc): the
+ * file system's refusal, not ENOENT (procfs's answer for the temporary
+ * name beside it), and the error in words says why. */
+static void test_no_new_files(void **state)
+{
+	static const char *const paths[] = { "/proc/version", "/proc/test_output.folded" };
+	struct output o;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		int err = output__open(&o, paths[i]);
+
+		if (err != -EOPNOTSUPP && err != -EACCES) /* EACCES: not root */
+			fail_msg("'%s': %d (%s)", paths[i], err, strerror(-err));
+		assert_null(o.f);
+		assert_null(o.tmp);
+	}
+	assert_non_null(strstr(output__strerror(-EOPNOTSUPP), "takes no new files"));
+}
+
 /* A bare name goes into the current directory. */
 static void test_relative_path(void **state)
 {
@@ -460,6 +480,7 @@ int main(void)
 		DIR_TEST(test_directory),
 		DIR_TEST(test_commit_failure_cleans_up),
 		DIR_TEST(test_missing_directory),
+		cmocka_unit_test(test_no_new_files),
 		DIR_TEST(test_relative_path),
 		cmocka_unit_test(test_stdout),
 		DIR_TEST(test_sudo_owner),
