@@ -80,6 +80,28 @@ struct {
 	__type(value, struct shadow);
 } shadows SEC(".maps");
 
+/* The shadow stacks of the first threads to come, a slot each (tid &
+ * hot_mask), rather than in task storage: an array's look-up is inlined,
+ * where task storage's is a helper call that takes a per-CPU lock, some 20
+ * ns of every entry and every return on this VM. A thread whose slot is
+ * taken keeps its stack in task storage. A slot is let go at its thread's
+ * exit, its calls flushed; one whose thread left unseen (on_exit detached
+ * at the stop) is flushed by the stop's iterator, by its pid and tid. */
+struct hot_shadow {
+	__u64 owner; /* the task_struct that holds it; 0: free */
+	__u32 pid, tid;
+	struct shadow sh;
+};
+
+const volatile __u32 hot_mask = 0; /* the slots less one, a power of two */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__type(key, __u32);
+	__type(value, struct hot_shadow);
+	__uint(max_entries, 1); /* sized by user space: hot_mask + 1 */
+} hot_shadows SEC(".maps");
+
 /* --cpu-split, apart from the shadow so that the other modes do not carry
  * it: each thread's time off the CPU by state, in all (off_ns), and as it
  * was when the program running took the time (at_now): a block while that
@@ -429,20 +451,66 @@ static __always_inline void unwind_to(struct shadow *sh, __u64 sp, __u64 now, __
 	unwind_frames(sh, sp, now, id);
 }
 
+/* task's slot, whoever holds it. */
+static __always_inline struct hot_shadow *hot_slot(const struct task_struct *task)
+{
+	__u32 i = task->pid & hot_mask;
+
+	return bpf_map_lookup_elem(&hot_shadows, &i);
+}
+
+/* Whether hot is task's. */
+static __always_inline bool holds_hot(const struct hot_shadow *hot, const struct task_struct *task)
+{
+	return hot && hot->owner == (__u64)task;
+}
+
+/* Takes hot, free, for task (thread id): its stack starts empty. Its
+ * pending calls are none: flushed when it was let go (hot_exit()). */
+static __always_inline bool hot_claim(struct hot_shadow *hot, const struct task_struct *task,
+				      __u64 id)
+{
+	if (!hot || hot->owner || __sync_val_compare_and_swap(&hot->owner, 0, (__u64)task))
+		return false;
+	hot->pid = id >> 32;
+	hot->tid = (__u32)id;
+	hot->sh.depth = 0;
+	hot->sh.outermost = 0;
+	hot->sh.plain = false;
+	hot->sh.flusher = 0;
+	return true;
+}
+
+/* task's shadow stack, if it has one. */
+static __always_inline struct shadow *shadow_if_any(struct task_struct *task)
+{
+	struct hot_shadow *hot = hot_slot(task);
+
+	if (holds_hot(hot, task))
+		return &hot->sh;
+	return bpf_task_storage_get(&shadows, task, NULL, 0);
+}
+
 /* A thread's shadow stack; only threads of traced processes get one, so a
  * thread that has one passed the pid filter already (it is looked up on
  * the first call only: a hash lookup less on every entry and return). */
 static __always_inline struct shadow *task_shadow(struct task_struct *task, __u64 id, bool create)
 {
-	struct shadow *sh = bpf_task_storage_get(&shadows, task, NULL, 0);
+	struct hot_shadow *hot = hot_slot(task);
+	struct shadow *sh;
 	__u32 pid = id >> 32;
 
+	if (holds_hot(hot, task))
+		return &hot->sh;
+	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
 	if (sh || !create)
 		return sh;
 	if (filter_pids && !pid_traced(pid, task)) {
 		count(TCNT_FILTERED);
 		return NULL;
 	}
+	if (hot_claim(hot, task, id))
+		return &hot->sh;
 	sh = bpf_task_storage_get(&shadows, task, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!sh)
 		count(TCNT_NO_STORAGE);
@@ -854,7 +922,8 @@ static __always_inline bool flush_claim(struct shadow *sh, __u32 by)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
-	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
+	struct hot_shadow *hot = hot_slot(p);
+	struct shadow *sh = shadow_if_any(p);
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
@@ -869,6 +938,9 @@ int BPF_PROG(on_exit, struct task_struct *p)
 	}
 	if (sh)
 		flush_pending(sh, pid, BPF_CORE_READ(p, pid));
+	/* its calls are out: the slot is free for the next thread */
+	if (holds_hot(hot, p))
+		__sync_fetch_and_and(&hot->owner, 0);
 	if (want_stacks && BPF_CORE_READ(p, pid) == pid)
 		forget_process(pid);
 	return 0;
@@ -891,7 +963,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 {
 	__u32 pid = BPF_CORE_READ(p, tgid);
 	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
-	struct shadow *sh = bpf_task_storage_get(&shadows, p, NULL, 0);
+	struct shadow *sh = shadow_if_any(p);
 
 	if (flags)
 		*flags &= ~PID_BEFORE_EXEC;
@@ -1025,15 +1097,27 @@ int on_exception(struct pt_regs *ctx)
  * sched_process_exit (exit_mm(), milliseconds for a large process, lies
  * between on many kernels), and on_exit may be detached before the thread
  * gets there. */
+static int flush_hot(__u32 i, void *arg)
+{
+	struct hot_shadow *hot = bpf_map_lookup_elem(&hot_shadows, &i);
+
+	if (hot && hot->owner && flush_claim(&hot->sh, FLUSH_BY_STOP))
+		flush_pending(&hot->sh, hot->pid, hot->tid);
+	return 0;
+}
+
 SEC("iter/task")
 int flush_at_stop(struct bpf_iter__task *ctx)
 {
 	struct task_struct *task = ctx->task;
 	struct shadow *sh;
 
-	if (!task)
+	/* the end: the slots of threads gone unseen, whose tasks it passed */
+	if (!task) {
+		bpf_loop(hot_mask + 1, flush_hot, NULL, 0);
 		return 0;
-	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
+	}
+	sh = shadow_if_any(task);
 	if (sh && flush_claim(sh, FLUSH_BY_STOP))
 		flush_pending(sh, task->tgid, task->pid);
 	return 0;

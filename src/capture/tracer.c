@@ -108,6 +108,11 @@ static void prepare_python(struct tracer *t, struct trace_bpf *skel)
 	bpf_program__set_autoload(skel->progs.on_py310_return, calls && !t->sessions);
 }
 
+/* Threads whose shadow stacks are in an array slot (bpf's hot_shadows), a
+ * power of two: 14 KiB each, 0.9 MiB in all; the others' are in task
+ * storage. */
+#define HOT_SHADOW_SLOTS 64
+
 static int load(struct tracer *t)
 {
 	struct trace_bpf *skel = trace_bpf__open();
@@ -141,6 +146,8 @@ static int load(struct tracer *t)
 		bpf_program__set_autoload(skel->progs.on_session, false);
 	bpf_map__set_max_entries(skel->maps.counts, 65536);
 	bpf_map__set_max_entries(skel->maps.sent, 65536);
+	skel->rodata->hot_mask = HOT_SHADOW_SLOTS - 1;
+	bpf_map__set_max_entries(skel->maps.hot_shadows, HOT_SHADOW_SLOTS);
 	/* timelines send a record (~90 bytes) per call: 1M calls/s fill 4.4 MiB
 	 * between two 50 ms polls */
 	bpf_map__set_max_entries(skel->maps.events, t->opts.want_calls ? 32 << 20 : 4 << 20);
