@@ -276,6 +276,30 @@ static void test_exact_count_threads(void **state)
 	h_result_free(&r);
 }
 
+/* 3 waves of 100 threads, 300 calls each: more threads at once than the
+ * tracer keeps in array slots (64; the rest in task storage), and threads
+ * that take the slots of threads ended, which must start with an empty
+ * stack: exactly 3 * 100 * 300 calls, each of count_me alone. */
+static void test_exact_count_waves(void **state)
+{
+	const char *out = h_path("waves.folded");
+	struct h_folded f;
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	h_run_folded(&r, 60, out, &f,
+		     H_ARGV(h_flamebpf(), "-f", "^count_me$", "-o", out, "--", h_workload("tracee"),
+			    "waves", "3", "100", "300"));
+	h_expect_calls(&r, 3 * 100 * 300);
+	if (f.n != 1 || strcmp(f.lines[0].stack, "tracee;count_me")) {
+		h_folded_dump(&f, 20);
+		fail_msg("not count_me alone");
+	}
+	h_folded_free(&f);
+	h_result_free(&r);
+}
+
 /* fib(20): 21891 calls, every depth 1..20 once, and self times adding up. */
 static void test_recursion(void **state)
 {
@@ -618,6 +642,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_exact_count_libc_malloc, h_test_teardown),
 		cmocka_unit_test_teardown(test_exact_count_child_libc, h_test_teardown),
 		cmocka_unit_test_teardown(test_exact_count_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_exact_count_waves, h_test_teardown),
 		cmocka_unit_test_teardown(test_recursion, h_test_teardown),
 		cmocka_unit_test_teardown(test_deeper_than_uretprobes, h_test_teardown),
 		cmocka_unit_test_teardown(test_longjmp, h_test_teardown),

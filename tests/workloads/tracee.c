@@ -15,6 +15,10 @@
  *                                times, no stdio in the loop
  *   tracee threads T M           T threads, each calls count_me() and
  *                                count_other() in turn, M times each
+ *   tracee waves W T M           W waves of threads T M, one after the other
+ *                                (T up to 128: more threads at once than a
+ *                                tracer's per-thread slots, and new threads
+ *                                where others ended)
  *   tracee fib N                 fib(N) by plain recursion; prints
  *                                "fib N = V in NS ns" (wall time of the call)
  *   tracee jump R                R times: jump_f calls jump_g, which longjmps
@@ -42,6 +46,7 @@
 #include "workload.h"
 
 #define MAX_THREADS 64
+#define MAX_WAVE    128 /* threads at once in waves */
 
 static void *volatile kept;
 static jmp_buf jump_env;
@@ -125,7 +130,7 @@ static void *thread_main(void *arg)
 
 static int run_threads(long t, long m)
 {
-	pthread_t tids[MAX_THREADS];
+	pthread_t tids[MAX_WAVE];
 
 	per_thread = m;
 	pthread_barrier_init(&start_line, NULL, t);
@@ -134,6 +139,15 @@ static int run_threads(long t, long m)
 			return 1;
 	for (long i = 0; i < t; i++)
 		pthread_join(tids[i], NULL);
+	pthread_barrier_destroy(&start_line);
+	return 0;
+}
+
+static int run_waves(long w, long t, long m)
+{
+	for (long i = 0; i < w; i++)
+		if (run_threads(t, m))
+			return 1;
 	return 0;
 }
 
@@ -271,6 +285,9 @@ int main(int argc, char **argv)
 	if (!strcmp(mode, "threads") && nums(argc, argv, 2, 2, v) && v[0] >= 1 &&
 	    v[0] <= MAX_THREADS)
 		return run_threads((long)v[0], (long)v[1]);
+	if (!strcmp(mode, "waves") && nums(argc, argv, 3, 3, v) && v[0] >= 1 && v[1] >= 1 &&
+	    v[1] <= MAX_WAVE)
+		return run_waves((long)v[0], (long)v[1], (long)v[2]);
 	if (!strcmp(mode, "fib") && nums(argc, argv, 1, 1, v) && v[0] <= 40)
 		return run_fib((long)v[0]), 0;
 	if (!strcmp(mode, "jump") && nums(argc, argv, 1, 1, v))
@@ -283,7 +300,8 @@ int main(int argc, char **argv)
 		return run_deep((long)v[0], (long)v[1]), 0;
 	fprintf(stderr,
 		"usage: tracee nest X_MS Y_MS K | loop SECONDS [X_MS Y_MS] | count N |\n"
-		"       threads T M | fib N | jump R | fork X_MS Y_MS K | forkcount MS N |\n"
+		"       threads T M | waves W T M | fib N | jump R | fork X_MS Y_MS K |\n"
+		"       forkcount MS N |\n"
 		"       deep D R |\n"
 		"       exit\n");
 	return 2;
