@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/self_times.h"
 #include "html_data.h"
 #include "html_events.h"
 #include "json_arg.h"
@@ -22,58 +23,6 @@ static int cmp_ts(const void *a, const void *b, void *arg)
 	if (x != y)
 		return x < y ? -1 : 1;
 	return (i > j) - (i < j);
-}
-
-static bool same_thread(const struct profile *p, size_t a, size_t b)
-{
-	const struct stack_owner *x = &profile__stack(p, profile__event(p, a)->stack)->who;
-	const struct stack_owner *y = &profile__stack(p, profile__event(p, b)->stack)->who;
-
-	return x->pid == y->pid && x->tid == y->tid;
-}
-
-static uint64_t end_of(const struct profile *p, size_t i)
-{
-	return profile__event(p, i)->ts + profile__event(p, i)->dur;
-}
-
-/* Takes call i's time, up to its parent's end, from its parent's self time. */
-static void charge_parent(const struct profile *p, uint64_t *self, size_t parent, size_t i)
-{
-	uint64_t to = end_of(p, i) < end_of(p, parent) ? end_of(p, i) : end_of(p, parent);
-	uint64_t d = to - profile__event(p, i)->ts;
-
-	self[parent] -= d < self[parent] ? d : self[parent];
-}
-
-/* Each call's time less its children's, the calls of a thread being in
- * timeline order (a parent before its children); a child that outlasts its
- * parent (no end was seen) counts up to the parent's end. */
-static int self_times(const struct profile *p, uint64_t *self)
-{
-	size_t n = profile__nr_events(p), *order = NULL, *open, depth = 0;
-	int err = profile__events_in_order(p, &order);
-
-	open = err ? NULL : malloc((n ? n : 1) * sizeof(*open));
-	if (!open) {
-		free(order);
-		return -ENOMEM;
-	}
-	for (size_t k = 0; k < n; k++) {
-		size_t i = order[k];
-
-		if (k && !same_thread(p, order[k - 1], i))
-			depth = 0;
-		while (depth && end_of(p, open[depth - 1]) <= profile__event(p, i)->ts)
-			depth--;
-		self[i] = profile__event(p, i)->dur;
-		if (depth)
-			charge_parent(p, self, open[depth - 1], i);
-		open[depth++] = i;
-	}
-	free(open);
-	free(order);
-	return 0;
 }
 
 /* One column of the events: what(i) for each, in time order. */
@@ -189,7 +138,7 @@ int html_events__write(const struct profile *p, FILE *f)
 	int err = !order || (calls && !self) ? -ENOMEM : 0;
 
 	if (!err && calls)
-		err = self_times(p, self);
+		err = profile__self_times(p, self);
 	for (size_t i = 0; i < n && !err; i++)
 		order[i] = i;
 	if (!err)

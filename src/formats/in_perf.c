@@ -39,6 +39,7 @@
 #include "util/hashmap.h"
 #include "util/strbuf.h"
 #include "in.h"
+#include "out_perf.h"
 
 #define MAX_TOKENS   24
 #define HIT_STR_MAX  64		 /* a hit's string argument kept */
@@ -893,8 +894,18 @@ static int choose_event(struct perf *p)
 	return 0;
 }
 
-/* Blocks off the CPU and a clock's samples are both time, in ns: kept
- * together unless --event chose one. */
+/* Whether t is a traced call's event, flamebpf's PERF_CALL_EVENT or an
+ * earlier flamebpf's "uprobe:FUNC". */
+static bool is_call_event(const struct token *t)
+{
+	size_t n = strlen(PERF_CALL_EVENT_PREFIX);
+
+	return t->len > n && !memcmp(t->s, PERF_CALL_EVENT_PREFIX, n);
+}
+
+/* Blocks off the CPU and a clock's samples are both time, in ns, and so are
+ * traced calls, whatever their function: kept together unless --event
+ * chose one. */
 static bool time_pair(const struct perf *p, const struct token *t)
 {
 	struct token kept = { p->event, strlen(p->event) };
@@ -902,7 +913,8 @@ static bool time_pair(const struct perf *p, const struct token *t)
 	if (p->c->o->event)
 		return false;
 	return (token_is(&kept, OFFCPU_EVENT) && token_is_clock(t)) ||
-	       (token_is_clock(&kept) && token_is(t, OFFCPU_EVENT));
+	       (token_is_clock(&kept) && token_is(t, OFFCPU_EVENT)) ||
+	       (is_call_event(&kept) && is_call_event(t));
 }
 
 /* Only the records of one event are kept: mixing cycles with

@@ -8,9 +8,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile/self_times.h"
 #include "out_perf.h"
 
 #define NSEC_PER_SEC  UINT64_C(1000000000)
@@ -59,8 +61,16 @@ static void put_arg(FILE *f, const struct profile *p, const struct profile_event
 	}
 }
 
-/* "COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT: " as perf pads it. */
-static void write_header(const struct profile *p, const struct profile_event *e, FILE *f)
+/* Whether p's events are traced calls (uprobe mode). */
+static bool calls_of(const struct profile *p)
+{
+	return profile__unit(p) == UNIT_NANOSECONDS && !profile__is_offcpu(p);
+}
+
+/* "COMM PID/TID [CPU] SECS.USECS: PERIOD EVENT: " as perf pads it; a
+ * traced call's period is self, its self time. */
+static void write_header(const struct profile *p, const struct profile_event *e, uint64_t self,
+			 FILE *f)
 {
 	const struct profile_stack *s = profile__stack(p, e->stack);
 	const struct frame *leaf = leaf_of(p, s);
@@ -73,18 +83,22 @@ static void write_header(const struct profile *p, const struct profile_event *e,
 		fprintf(f, " %5" PRIu32 "/%-5" PRIu32 " [%03" PRIu32 "] ", s->who.pid, s->who.tid,
 			e->cpu);
 	/* a counted event's period is in events, as perf prints it; an
-	 * allocation's its bytes */
+	 * allocation's its bytes; a call's its self time, so that a graph of
+	 * the periods is the folded output's (its callees' time is theirs) */
 	fprintf(f, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " ", e->ts / NSEC_PER_SEC,
 		e->ts % NSEC_PER_SEC / NSEC_PER_USEC,
 		e->weight		   ? e->weight
 		: profile__meta(p)->period ? profile__meta(p)->period
+		: calls_of(p)		   ? self
 					   : e->dur);
 	if (profile__is_offcpu(p)) {
 		/* --off-cpu, --wall: perf record --off-cpu's event, or the samples' */
 		fputs(profile__stack_is_offcpu(p, s) ? "offcpu-time" : "cpu-clock", f);
-	} else if (profile__unit(p) == UNIT_NANOSECONDS) {
-		fputs("uprobe:", f);
-		put_text(f, leaf ? leaf->name : "", "[unknown]");
+	} else if (calls_of(p)) {
+		/* one event for every traced call, its function the leaf: readers
+		 * keep one event (stackcollapse-perf.pl, render), and a C++
+		 * name's spaces would split the header */
+		fputs(PERF_CALL_EVENT, f);
 	} else if ((e->flags & PROFILE_EVENT_INSTANT) && leaf && leaf->name[0] == '[') {
 		/* a probe's hit is its probe's event, as perf names one:
 		 * "work:tick" of the leaf "[work:tick]" */
@@ -125,11 +139,12 @@ static void write_frame(const struct frame *fr, FILE *f)
 }
 
 /* The header, the frames leaf first, and the blank line that ends a record. */
-static void write_record(const struct profile *p, const struct profile_event *e, FILE *f)
+static void write_record(const struct profile *p, const struct profile_event *e, uint64_t self,
+			 FILE *f)
 {
 	const struct profile_stack *s = profile__stack(p, e->stack);
 
-	write_header(p, e, f);
+	write_header(p, e, self, f);
 	for (uint32_t i = s->nframes; i-- > 0;)
 		write_frame(profile__frame(p, s->frames[i]), f);
 	fputc('\n', f);
@@ -151,20 +166,23 @@ int perf__write(const struct profile *p, const struct write_opts *o, FILE *f)
 {
 	size_t n = profile__nr_events(p);
 	size_t *order = malloc((n ? n : 1) * sizeof(*order));
-	int err = 0;
+	uint64_t *self = calls_of(p) ? calloc(n ? n : 1, sizeof(*self)) : NULL;
+	int err = !order || (calls_of(p) && !self) ? -ENOMEM : 0;
 
 	(void)o;
-	if (!order)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++)
+	if (!err && self)
+		err = profile__self_times(p, self);
+	for (size_t i = 0; i < n && !err; i++)
 		order[i] = i;
-	qsort_r(order, n, sizeof(*order), cmp_time, (void *)p);
+	if (!err)
+		qsort_r(order, n, sizeof(*order), cmp_time, (void *)p);
 	for (size_t i = 0; i < n && !err; i++) {
-		write_record(p, profile__event(p, order[i]), f);
+		write_record(p, profile__event(p, order[i]), self ? self[order[i]] : 0, f);
 		err = ferror(f) ? -EIO : 0;
 	}
 	if (!err && fflush(f))
 		err = -EIO;
+	free(self);
 	free(order);
 	return err;
 }

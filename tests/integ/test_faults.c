@@ -810,7 +810,7 @@ static void test_ring_full_timeline(void **state)
 	s = h_must_trace_summary(&r);
 	ring = h_lost(r.err, "timeline records (ring buffer full)");
 	over = h_lost(r.err, "timeline records (over the --max-calls limit");
-	kept = count_records(out, " uprobe:hot:");
+	kept = count_records(out, " uprobe:calls:");
 	print_message("%llu calls: %llu records written, %lld lost in the ring buffer, %lld "
 		      "over the limit\n",
 		      s.calls, kept, ring, over);
@@ -842,7 +842,7 @@ static void test_max_calls(void **state)
 			 0);
 	h_assert_status(&r, 0);
 	s = h_must_trace_summary(&r);
-	kept = count_records(out, " uprobe:fib:");
+	kept = count_records(out, " uprobe:calls:");
 	print_message("%llu calls: %llu records written, %lld over the limit\n", s.calls, kept,
 		      h_lost(r.err, "timeline records (over the --max-calls limit"));
 	assert_int_equal(s.calls, 177);

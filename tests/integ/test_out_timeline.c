@@ -388,8 +388,10 @@ static void test_sample_perf(void **state)
 
 /*
  * tracee nest 2 3 5 traced into perf text: exactly 5 records of each
- * function; inner's stack is inner above outer, its period (its duration)
- * at least the 3 ms it busy-waits.
+ * function, all of one event; inner's stack is inner above outer; a
+ * record's period is its call's self time: inner's at least the 3 ms it
+ * busy-waits, outer's at least its own 2 ms, and under its 5 ms in all
+ * (inner's is not in it).
  */
 static void test_trace_perf(void **state)
 {
@@ -411,18 +413,21 @@ static void test_trace_perf(void **state)
 		const struct perf_record *rec = &t.recs[i];
 
 		assert_string_equal(rec->comm, "tracee");
-		if (!strcmp(rec->event, "uprobe:inner")) {
+		/* one event, the function its leaf */
+		assert_string_equal(rec->event, "uprobe:calls");
+		if (!strcmp(rec->frames[0], "inner")) {
 			inner++;
 			assert_int_equal(rec->n, 2);
 			assert_string_equal(rec->frames[0], "inner");
 			assert_string_equal(rec->frames[1], "outer");
 			assert_true(rec->period >= 3 * MS - MS / 20);
-		} else if (!strcmp(rec->event, "uprobe:outer")) {
+		} else if (!strcmp(rec->frames[0], "outer")) {
 			outer++;
 			assert_int_equal(rec->n, 1);
-			assert_true(rec->period >= 5 * MS - MS / 20);
+			assert_true(rec->period >= 2 * MS - MS / 20);
+			assert_true(rec->period < 5 * MS - MS / 2);
 		} else {
-			fail_msg("record %zu: event '%s'", i + 1, rec->event);
+			fail_msg("record %zu: leaf '%s'", i + 1, rec->frames[0]);
 		}
 	}
 	assert_int_equal(inner, 5);

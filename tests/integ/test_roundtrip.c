@@ -90,6 +90,28 @@ static void test_trace_chrome_to_folded(void **state)
 	expect_same_file(folded, from_html);
 }
 
+/* Uprobe mode's perf script, a record per call of either function, all
+ * of one event (it was an event per function, "uprobe:outer", of which a
+ * reader keeps the first: render dropped every other function's calls),
+ * rendered by their periods (each call's self time) is the folded output. */
+static void test_trace_perf_to_folded(void **state)
+{
+	const char *folded = h_path("tp.folded"), *perf = h_path("tp.perf"),
+		   *back = h_path("tp_back.folded");
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 60,
+			       H_ARGV(h_flamebpf(), "-f", "^(outer|inner)$", "-o", folded, "-o",
+				      perf, "--", h_workload("tracee"), "nest", "2", "3", "5")),
+			 0);
+	h_assert_status(&r, 0);
+	h_result_free(&r);
+	render_with(perf, back, "--period");
+	expect_same_file(folded, back);
+}
+
 /* System-wide, roots COMM-PID: the HTML report of every process while
  * cpu_tree runs, rendered with --pids, is the capture's folded output; and
  * the page rendered to a page again still is. */
@@ -142,6 +164,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_sample_perf_to_folded, h_test_teardown),
 		cmocka_unit_test_teardown(test_trace_chrome_to_folded, h_test_teardown),
+		cmocka_unit_test_teardown(test_trace_perf_to_folded, h_test_teardown),
 		cmocka_unit_test_teardown(test_system_html_to_folded, h_test_teardown),
 		cmocka_unit_test_teardown(test_outputs_usage, h_test_teardown),
 	};

@@ -507,6 +507,25 @@ static void test_period(void **state)
 	loaded_free(&l);
 }
 
+/* Traced calls: flamebpf's one event, and an earlier flamebpf's event per
+ * function ("uprobe:FUNC"), all read together: none is another event. */
+static void test_call_events(void **state)
+{
+	static const char one[] = "t 1 1.0: 500 uprobe:calls:\n\t 1 g (/a)\n\t 2 f (/a)\n\n"
+				  "t 1 1.1: 300 uprobe:calls:\n\t 2 f (/a)\n\n";
+	static const char per_func[] = "t 1 1.0: 500 uprobe:g:\n\t 1 g (/a)\n\t 2 f (/a)\n\n"
+				       "t 1 1.1: 300 uprobe:f:\n\t 2 f (/a)\n\n";
+	struct loaded l;
+
+	(void)state;
+	expect_folded(one, &period, ROOT_COMM, "t;f 300\nt;f;g 500\n");
+	expect_folded(per_func, &period, ROOT_COMM, "t;f 300\nt;f;g 500\n");
+	load(&l, per_func, &period);
+	assert_int_equal(l.ret, 0);
+	assert_int_equal(l.st.other_events, 0);
+	loaded_free(&l);
+}
+
 /* A long input is read line by line: memory follows the unique stacks. */
 static void test_large(void **state)
 {
@@ -672,6 +691,7 @@ int main(void)
 		cmocka_unit_test(test_data_files),
 		cmocka_unit_test(test_split_halves),
 		cmocka_unit_test(test_split_other_event),
+		cmocka_unit_test(test_call_events),
 		cmocka_unit_test(test_split_skipped_line),
 		cmocka_unit_test(test_data_files_period),
 		cmocka_unit_test(test_headers),

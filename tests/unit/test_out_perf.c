@@ -315,6 +315,8 @@ static void test_sample_read_back(void **state)
 
 /* ---- uprobe mode ---- */
 
+/* A record per call, all of one event, each call's period its self time:
+ * outer's 5 ms less inner's 3. */
 static void test_trace_text(void **state)
 {
 	struct profile *p = profile__new(UNIT_NANOSECONDS);
@@ -326,10 +328,10 @@ static void test_trace_text(void **state)
 	st[1] = fr(p, "inner", 0x401100, 0, "/opt/tracee", FRAME_USER);
 	add_ev(p, 4242, 4242, "tracee", st, 1, 3, 1000000000, 5000000);
 	add_ev(p, 4242, 4242, "tracee", st, 2, 3, 1002000000, 3000000);
-	expect_text(p, "tracee  4242/4242  [003]     1.000000:    5000000 uprobe:outer: \n"
+	expect_text(p, "tracee  4242/4242  [003]     1.000000:    2000000 uprobe:calls: \n"
 		       "\t          401136 outer+0x0 (/opt/tracee)\n"
 		       "\n"
-		       "tracee  4242/4242  [003]     1.002000:    3000000 uprobe:inner: \n"
+		       "tracee  4242/4242  [003]     1.002000:    3000000 uprobe:calls: \n"
 		       "\t          401100 inner+0x0 (/opt/tracee)\n"
 		       "\t          401136 outer+0x0 (/opt/tracee)\n"
 		       "\n");
