@@ -7,6 +7,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 #include "capture/usdt_list.h"
 #include "formats/sink.h"
 #include "profile/profile.h"
+#include "symbols/proc_tgid.h"
 #include "util/msg.h"
 #include "util/output.h"
 #include "cmd_diff.h"
@@ -161,6 +163,31 @@ static int check_usage(const struct options *o)
 		}
 	}
 	return 0;
+}
+
+/* -p of a thread's id: its process, as perf record -p takes it (the
+ * thread alone had been filtered out, and no sample was its). Each
+ * process once. */
+static void threads_to_processes(struct options *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->capture.npids; i++) {
+		pid_t pid = o->capture.pids[i], tgid;
+		bool seen = false;
+
+		if (!proc_tgid__of(pid, &tgid) && tgid != pid) {
+			p_err("%d is a thread of process %d: profiling the process (--tids "
+			       "shows each thread)",
+			       (int)pid, (int)tgid);
+			pid = tgid;
+		}
+		for (size_t j = 0; j < n; j++)
+			seen = seen || o->capture.pids[j] == pid;
+		if (!seen)
+			o->capture.pids[n++] = pid;
+	}
+	o->capture.npids = n;
 }
 
 static int open_source(struct run *r)
@@ -732,6 +759,7 @@ int main(int argc, char **argv)
 		options__free(&o);
 		return EXIT_SUCCESS;
 	}
+	threads_to_processes(&o);
 	if (check_usage(&o))
 		ret = EXIT_USAGE;
 	else if (o.capture.list)

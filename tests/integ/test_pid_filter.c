@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * -p PID[,PID...]: only the given processes are sampled, all of them, and
- * all their threads, the ones started after flamebpf attached included.
+ * all their threads, the ones started after flamebpf attached included; a
+ * thread's id stands for its process, as with perf record -p.
  */
 #include "harness.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,12 +141,65 @@ static void test_late_threads(void **state)
 	h_folded_free(&f);
 }
 
+/* The highest thread id of pid other than pid itself, or 0. */
+static pid_t a_thread_of(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t best = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir)))
+		if (atoi(d->d_name) > best && atoi(d->d_name) != pid)
+			best = atoi(d->d_name);
+	if (dir)
+		closedir(dir);
+	return best;
+}
+
+/* -p of a worker thread's id: its process's samples, all its threads'
+ * (the thread alone had been filtered out as no process: "no samples"),
+ * and a line that says so. */
+static void test_thread_id(void **state)
+{
+	const char *out = h_path("tid.folded");
+	struct h_proc work;
+	struct h_folded f;
+	struct h_result r;
+	char tid[32];
+
+	(void)state;
+	require_bpf();
+	h_start_workload(&work, H_ARGV(h_workload("threads"), "8", "2", "0"));
+	snprintf(tid, sizeof(tid), "%d", (int)a_thread_of(work.pid));
+	assert_true(atoi(tid) > 0);
+	h_run_folded(&r, 30, out, &f,
+		     H_ARGV(h_flamebpf(), "--sample", "499", "-p", tid, "-d", "1", "--pids", "-o",
+			    out));
+	print_message("samples: total %llu, of threads-%d %llu\n", f.total, (int)work.pid,
+		      samples_of(&f, "threads", work.pid));
+	if (!f.total || samples_of(&f, "threads", work.pid) != f.total) {
+		h_folded_dump(&f, 30);
+		fail_msg("-p %s: not the samples of its process %d", tid, (int)work.pid);
+	}
+	if (!strstr(r.err, "is a thread of process")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("no word that %s is a thread", tid);
+	}
+	h_result_free(&r);
+	h_folded_free(&f);
+	h_stop(&work);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_teardown(test_one_pid, h_test_teardown),
 		cmocka_unit_test_teardown(test_two_pids, h_test_teardown),
 		cmocka_unit_test_teardown(test_late_threads, h_test_teardown),
+		cmocka_unit_test_teardown(test_thread_id, h_test_teardown),
 	};
 
 	h_init(argc, argv);
