@@ -178,8 +178,8 @@ static void threads_to_processes(struct options *o)
 
 		if (!proc_tgid__of(pid, &tgid) && tgid != pid) {
 			p_err("%d is a thread of process %d: profiling the process (--tids "
-			       "shows each thread)",
-			       (int)pid, (int)tgid);
+			      "shows each thread)",
+			      (int)pid, (int)tgid);
 			pid = tgid;
 		}
 		for (size_t j = 0; j < n; j++)

@@ -175,9 +175,9 @@ static void test_thread_id(void **state)
 	h_start_workload(&work, H_ARGV(h_workload("threads"), "8", "2", "0"));
 	snprintf(tid, sizeof(tid), "%d", (int)a_thread_of(work.pid));
 	assert_true(atoi(tid) > 0);
-	h_run_folded(&r, 30, out, &f,
-		     H_ARGV(h_flamebpf(), "--sample", "499", "-p", tid, "-d", "1", "--pids", "-o",
-			    out));
+	h_run_folded(
+		&r, 30, out, &f,
+		H_ARGV(h_flamebpf(), "--sample", "499", "-p", tid, "-d", "1", "--pids", "-o", out));
 	print_message("samples: total %llu, of threads-%d %llu\n", f.total, (int)work.pid,
 		      samples_of(&f, "threads", work.pid));
 	if (!f.total || samples_of(&f, "threads", work.pid) != f.total) {
