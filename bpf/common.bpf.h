@@ -124,6 +124,29 @@ static __always_inline void note_exec(__u32 pid, __u32 full_counter, __u32 lost_
 	tell_seen(pid, SEEN_LOOKED, EV_LOOK, full_counter, lost_counter);
 }
 
+/* Whether the command is stopped at its exec until user space has its
+ * unwind tables (hold_at_exec()). */
+const volatile bool hold_exec = false;
+
+#define SIGSTOP_NR 19
+
+/* The command's exec, pid: stopped before its first instruction, until
+ * user space, told after the look at its maps it was told of first (an
+ * EV_HELD after the EV_LOOK), has read them and built their tables, and
+ * lets it go on: its first calls unwind whole, where they had been cut
+ * for the 30 ms the tables of a C++ program take. Not stopped when user
+ * space could not be told. */
+static __always_inline void hold_at_exec(__u32 pid, __u32 lost_counter)
+{
+	struct sample_proc_event ev = { .type = EV_HELD, .pid = pid };
+
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), BPF_RB_FORCE_WAKEUP)) {
+		count(lost_counter);
+		return;
+	}
+	bpf_send_signal(SIGSTOP_NR);
+}
+
 #include "pids.bpf.h"
 #include "stack.bpf.h"
 

@@ -38,13 +38,15 @@ static __always_inline bool pid_traced(__u32 pid, struct task_struct *task)
 }
 
 /* pid exec'd: the command is past its exec (its exec already counts,
- * runs_spawner() said no). */
-static __always_inline void exec_done(__u32 pid)
+ * runs_spawner() said no). Returns whether this was the command's exec. */
+static __always_inline bool exec_done(__u32 pid)
 {
 	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
 
-	if (flags && (*flags & PID_BEFORE_EXEC))
-		*flags &= ~PID_BEFORE_EXEC;
+	if (!flags || !(*flags & PID_BEFORE_EXEC))
+		return false;
+	*flags &= ~PID_BEFORE_EXEC;
+	return true;
 }
 
 #endif

@@ -613,15 +613,16 @@ SEC("tp_btf/sched_process_exec")
 int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	__u32 pid = BPF_CORE_READ(p, tgid);
+	bool command = filter_pids && exec_done(pid);
 
 	forget_process(pid);
 	python_forget(pid);
-	if (filter_pids)
-		exec_done(pid);
 	/* a look at its maps now, while it runs ld.so: a process that lives a
 	 * few milliseconds is gone before its first sample would be read */
 	if (want_user && (!filter_pids || bpf_map_lookup_elem(&pids, &pid)))
 		note_exec(pid, CNT_SEEN_FULL, CNT_EVENTS_LOST);
+	if (want_user && command && hold_exec)
+		hold_at_exec(pid, CNT_EVENTS_LOST);
 	return 0;
 }
 

@@ -131,6 +131,7 @@ enum sample_event_type {
 	EV_LOOK,     /* struct sample_proc_event: it exec'd, no sample yet */
 	EV_SAMPLED,  /* struct sample_proc_event: its first sample, after an EV_LOOK */
 	EV_PYSTACKS, /* struct py_batch_event: EV_PYSTACK records sent together */
+	EV_HELD,     /* struct sample_proc_event: the command, stopped at its exec */
 };
 
 /* The first sample of a process (again after it execs): user space

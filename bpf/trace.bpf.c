@@ -964,6 +964,7 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
 	struct shadow *sh = shadow_if_any(p);
+	bool command = flags && (*flags & PID_BEFORE_EXEC);
 
 	if (flags)
 		*flags &= ~PID_BEFORE_EXEC;
@@ -978,6 +979,11 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 		sh->plain = flags && (*flags & PID_PLAIN);
 	if (want_stacks)
 		forget_process(pid);
+	/* --full-stack: its maps read and tables built before its first call */
+	if (want_stacks && command && hold_exec) {
+		note_exec(pid, TCNT_SEEN_FULL, TCNT_PATHS_DROPPED);
+		hold_at_exec(pid, TCNT_PATHS_DROPPED);
+	}
 	return 0;
 }
 

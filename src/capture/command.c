@@ -43,6 +43,11 @@ unsigned long long command__spawner_ino(void)
 	return stat("/proc/self/exe", &st) ? 0 : (unsigned long long)st.st_ino;
 }
 
+void command__let_go(pid_t pid)
+{
+	kill(pid, SIGCONT);
+}
+
 int command__spawn(struct command *c, char *const argv[])
 {
 	int go[2], errp[2];
@@ -123,6 +128,9 @@ void command__stop(struct command *c)
 	if (command__exited(c))
 		return;
 	kill(c->pid, SIGTERM);
+	/* stopped at its exec still (hold_at_exec()): a stopped process
+	 * takes its SIGTERM once it goes on */
+	kill(c->pid, SIGCONT);
 	for (int i = 0; i < 200 && !command__exited(c); i++)
 		nanosleep(&tick, NULL);
 	if (command__exited(c))

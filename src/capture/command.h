@@ -25,6 +25,10 @@ int command__start(struct command *c);
  * until it execs the command (bpf's PID_BEFORE_EXEC); 0 if unknown. */
 unsigned long long command__spawner_ino(void);
 
+/* Lets the command, stopped at its exec until its tables were built (bpf's
+ * hold_at_exec()), go on. */
+void command__let_go(pid_t pid);
+
 /* Makes the waiting child exit without running anything, and reaps it. */
 void command__abort(struct command *c);
 

@@ -302,6 +302,7 @@ static int load_skel(struct sampler *s, bool with_iter)
 	skel->rodata->want_kernel = s->opts.kernel;
 	skel->rodata->timeline = s->opts.timeline;
 	skel->rodata->unwind_mode = s->opts.user ? s->opts.unwind : UNWIND_MODE_FP;
+	skel->rodata->hold_exec = skel->rodata->unwind_mode != UNWIND_MODE_FP;
 	skel->rodata->offcpu = s->opts.offcpu;
 	skel->rodata->weigh_period = counted_at_freq(s);
 	skel->rodata->multi_event = s->opts.nevents > 1;
@@ -546,6 +547,8 @@ static int handle_event(void *ctx, void *data, size_t size)
 		err = procs__note_sampled(s->procs, proc->pid) ?: snapshot(s, proc->pid);
 	else if (proc->type == EV_LOOK && size >= sizeof(*proc))
 		err = snapshot(s, proc->pid);
+	else if (proc->type == EV_HELD && size >= sizeof(*proc))
+		command__let_go(proc->pid); /* its EV_LOOK, before, was taken */
 	else if (proc->type == EV_SAMPLED && size >= sizeof(*proc))
 		err = procs__note_sampled(s->procs, proc->pid);
 	else if (proc->type == EV_STACK)

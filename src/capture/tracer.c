@@ -127,6 +127,7 @@ static int load(struct tracer *t)
 	bpf_program__set_autoload(skel->progs.on_exec, watches_exec(&t->opts));
 	skel->rodata->want_stacks = t->opts.want_stacks;
 	skel->rodata->unwind_mode = t->opts.want_stacks ? t->opts.unwind : UNWIND_MODE_FP;
+	skel->rodata->hold_exec = skel->rodata->unwind_mode != UNWIND_MODE_FP;
 	bpf_map__set_max_entries(skel->maps.unwind_rows, unwind_rows(&t->opts) / UNWIND_CHUNK_ROWS);
 	skel->rodata->notify_forks = t->opts.notify_forks;
 	skel->rodata->notify_execs = t->opts.notify_execs;
@@ -273,8 +274,11 @@ static int handle_event(void *ctx, void *data, size_t size)
 	else if (*type == EV_PATH_ROOT && size >= sizeof(struct trace_path_root))
 		err = hashmap__set(&t->roots, ((const struct trace_path_root *)data)->path,
 				   ((const struct trace_path_root *)data)->ustack);
-	else if ((*type == EV_PROC || *type == EV_MAPS) && size >= sizeof(struct sample_proc_event))
+	else if ((*type == EV_PROC || *type == EV_MAPS || *type == EV_LOOK) &&
+		 size >= sizeof(struct sample_proc_event))
 		err = snapshot(t, ((const struct sample_proc_event *)data)->pid);
+	else if (*type == EV_HELD && size >= sizeof(struct sample_proc_event))
+		command__let_go(((const struct sample_proc_event *)data)->pid);
 	else if (*type == EV_CALL && size >= sizeof(struct trace_call_event))
 		err = spill(t, data);
 	else if (*type == EV_CALL_RECORD && size >= offsetof(struct trace_call_record, off_ns))
