@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -221,11 +222,39 @@ static void open_pidfds(struct run *r)
 	}
 }
 
+/* Whether output path is this process's standard output. */
+static bool is_stdout(const char *path)
+{
+	struct stat a, b;
+
+	if (!strcmp(path, "-"))
+		return true;
+	return !stat(path, &a) && !fstat(STDOUT_FILENO, &b) && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
+/* A COMMAND writes to the standard output the profile goes to: a file or a
+ * pipe gets both, mixed, which no reader of either takes. Said, not
+ * refused: perf and bpftrace share it too. */
+static void warn_shared_stdout(const struct options *o)
+{
+	if (isatty(STDOUT_FILENO))
+		return;
+	for (size_t i = 0; i < o->noutputs; i++)
+		if (is_stdout(o->outputs[i])) {
+			p_err("warning: the profile goes to standard output, which '%s' writes to "
+			      "too: the two are mixed there (-o FILE keeps them apart)",
+			      o->capture.command[0]);
+			return;
+		}
+}
+
 static int start(struct run *r)
 {
 	int err;
 
 	if (r->o->capture.command) {
+		warn_shared_stdout(r->o);
 		err = command__spawn(&r->cmd, r->o->capture.command);
 		if (err) {
 			p_err("cannot start '%s': %s", r->o->capture.command[0], strerror(-err));

@@ -266,6 +266,29 @@ static void test_calls_before_exec_left_out(void **state)
 	h_folded_free(&f);
 }
 
+/* The profile to standard output, a file here, which the command writes
+ * to too: said, once; with -o, nothing said. */
+static void test_shared_stdout_said(void **state)
+{
+	struct h_result r;
+
+	(void)state;
+	require_bpf();
+	assert_int_equal(h_run(&r, 30, H_ARGV(h_flamebpf(), "-F", "99", "--", "/bin/echo", "hi")),
+			 0);
+	if (!strstr(r.err, "standard output, which '/bin/echo' writes to too")) {
+		h_dump(&r, "flamebpf");
+		fail_msg("no word that the command's output and the profile are mixed");
+	}
+	h_result_free(&r);
+	assert_int_equal(h_run(&r, 30,
+			       H_ARGV(h_flamebpf(), "-F", "99", "-o", h_path("own.folded"), "--",
+				      "/bin/echo", "hi")),
+			 0);
+	assert_null(strstr(r.err, "standard output"));
+	h_result_free(&r);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +301,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_command_not_found, h_test_teardown),
 		cmocka_unit_test_teardown(test_wait_before_exec_left_out, h_test_teardown),
 		cmocka_unit_test_teardown(test_calls_before_exec_left_out, h_test_teardown),
+		cmocka_unit_test_teardown(test_shared_stdout_said, h_test_teardown),
 	};
 
 	h_init(argc, argv);
