@@ -144,7 +144,7 @@ GO ?= $(shell command -v go 2>/dev/null)
 ifneq ($(GO),)
 # And stripped, as Debian ships Go programs: names only in Go's own table.
 WORKLOADS += $(UNWIND_DIR)/go_stacks $(UNWIND_DIR)/stripped/go_stacks
-WORKLOADS += $(UNWIND_DIR)/go_calls $(UNWIND_DIR)/go_clock
+WORKLOADS += $(UNWIND_DIR)/go_calls $(UNWIND_DIR)/go_clock $(UNWIND_DIR)/go_leaf
 endif
 
 DEPS_STAMP := $(BUILD)/.deps-ok
@@ -471,7 +471,7 @@ $(UNWIND_DIR)/rust_panics: tests/workloads/unwind/rust_panics.rs
 	$(Q)MAKEFLAGS= $(RUSTC) -C opt-level=2 $< -o $@
 
 # Offline: the standard library only, its cache under build/.
-$(UNWIND_DIR)/go_stacks $(UNWIND_DIR)/go_calls $(UNWIND_DIR)/go_clock: $(UNWIND_DIR)/%: \
+$(UNWIND_DIR)/go_stacks $(UNWIND_DIR)/go_calls $(UNWIND_DIR)/go_clock $(UNWIND_DIR)/go_leaf: $(UNWIND_DIR)/%: \
 		tests/workloads/unwind/%.go \
 		| $(DEPS_STAMP)
 	$(call msg,GO,$@)

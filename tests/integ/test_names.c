@@ -210,6 +210,33 @@ static void test_vdso_go(void **state)
 		   ";main.main;main.spin;time.Now;time.now;__vdso_clock_gettime");
 }
 
+/* Go: main.work, a leaf without a frame, under main.batch: its return
+ * address is read at the stack pointer, where Go's own .debug_frame says
+ * it is (kept for such code alone); frame pointers had found main.batch's
+ * caller instead, main.batch gone from 96% of the samples. */
+static void test_go_frameless_leaf(void **state)
+{
+	unsigned long long work, under;
+	struct h_folded f;
+
+	(void)state;
+	require_bpf();
+	if (access(h_workload("unwind/go_leaf"), X_OK)) {
+		print_message("SKIP: no Go workload (golang-go is not installed)\n");
+		skip();
+	}
+	profile("unwind/go_leaf", h_path("go_leaf.folded"), &f);
+	work = h_sum_frame(&f, "main.work");
+	under = h_sum(&f, holds, ";main.batch;main.work");
+	print_message("main.work: %llu samples of %llu, %llu under main.batch\n", work, f.total,
+		      under);
+	if (work * 100 < f.total * 50 || under * 100 < work * 95) {
+		h_folded_dump(&f, 20);
+		fail_msg("%llu of main.work's %llu samples under main.batch", under, work);
+	}
+	h_folded_free(&f);
+}
+
 /* A storm of processes that live 20 ms each, exited long before the
  * capture ends: their mappings were taken while they ran. */
 static void test_short_lived(void **state)
@@ -786,6 +813,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(test_jit_perf_map, h_test_teardown),
 		cmocka_unit_test_teardown(test_vdso, h_test_teardown),
 		cmocka_unit_test_teardown(test_vdso_go, h_test_teardown),
+		cmocka_unit_test_teardown(test_go_frameless_leaf, h_test_teardown),
 		cmocka_unit_test_teardown(test_short_lived, h_test_teardown),
 		cmocka_unit_test_teardown(test_deleted_binary, h_test_teardown),
 		cmocka_unit_test_teardown(test_chroot, h_test_teardown),
