@@ -1319,9 +1319,8 @@ static int section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, bool debug_frame, st
 	return 0;
 }
 
-static int parse_named(Elf *elf, const char *name, bool frameless_only,
-		       const struct code_map *code, const struct unwind_sink *sink,
-		       struct unwind_table **out)
+static int parse_named(Elf *elf, const char *name, bool frameless_only, const struct code_map *code,
+		       const struct unwind_sink *sink, struct unwind_table **out)
 {
 	struct section s;
 	GElf_Shdr sh;
