@@ -451,6 +451,30 @@ static __always_inline bool unwind_by_row(struct unwind_walk *w, const struct un
 	return true;
 }
 
+/* Where the interrupted context is in the kernel's signal frame (x86-64
+ * struct rt_sigframe): a handler returns into the sigreturn trampoline with
+ * its return address, pretcode, popped, so sp is then the ucontext, whose
+ * uc_mcontext (a struct sigcontext) holds the registers. */
+#define SIGFRAME_MCONTEXT 40 /* offsetof(struct ucontext, uc_mcontext) */
+#define SIGCONTEXT_RBP	  80
+#define SIGCONTEXT_RSP	  120
+#define SIGCONTEXT_RIP	  128
+
+/* The frame a signal interrupted, from the trampoline's (UNWIND_SIGNAL):
+ * its pc into *ra, its sp and rbp into w. */
+static __always_inline bool unwind_by_sigframe(struct unwind_walk *w, __u64 *ra, const bool cross)
+{
+	__u64 ctx = w->sp + SIGFRAME_MCONTEXT, sp;
+
+	if (!read_user_u64(w, ra, ctx + SIGCONTEXT_RIP, cross) ||
+	    !read_user_u64(w, &sp, ctx + SIGCONTEXT_RSP, cross) ||
+	    !read_user_u64(w, &w->bp, ctx + SIGCONTEXT_RBP, cross))
+		return false;
+	w->bp_known = true;
+	w->sp = sp;
+	return true;
+}
+
 /* Whether pid is one of unwind_fp_below's. Elsewhere a table-less pc's
  * rbp may hold anything (a JVM's compiled code without
  * -XX:+PreserveFramePointer keeps a heap pointer there, which lies below
@@ -647,6 +671,9 @@ static __always_inline long unwind_step_by(__u32 i, struct unwind_walk *w, const
 	}
 	if (r && (r->kind == UNWIND_CFA_RSP || r->kind == UNWIND_CFA_RBP)) {
 		if (!unwind_by_row(w, r, &ra, cross))
+			return 1;
+	} else if (r && r->kind == UNWIND_SIGNAL) {
+		if (!unwind_by_sigframe(w, &ra, cross))
 			return 1;
 	} else if (i && w->bp_known && !w->bp && unwind_mode != UNWIND_MODE_DWARF) {
 		/* a frame-pointer chain ends with 0: _start's, a goroutine's */

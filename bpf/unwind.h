@@ -14,6 +14,7 @@ enum unwind_kind {
 	UNWIND_END,	  /* return address undefined: the outermost frame */
 	UNWIND_CFA_OTHER, /* CFA is another register (DRAP) or an expression (not the PLT's) */
 	UNWIND_RA_OTHER,  /* the CFA is known but the return address is not at CFA-8 */
+	UNWIND_SIGNAL,	  /* the sigreturn trampoline: the caller is the signal frame's context */
 	UNWIND_KIND_COUNT
 };
 

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/array.h"
 #include "util/hashmap.h"
@@ -138,15 +140,37 @@ static int symbol_name(struct symbolizer *s, const char *sym, uint64_t off, stru
 	return err;
 }
 
-/* Code of b at vaddr that no symbol covers. The vDSO's is the static
- * helpers of its clock functions (kvm-clock's read, say): one frame,
- * "[vdso]", rather than one per address under the function that called
- * it; any other binary's keeps its address in its name. */
-static int unnamed_code(struct symbolizer *s, const struct binary *b, uint64_t vaddr,
+/* The x86-64 sigreturn trampoline: mov $15 (rt_sigreturn), %rax; syscall. */
+static const uint8_t SIGRETURN[] = { 0x48, 0xc7, 0xc0, 0x0f, 0x00, 0x00, 0x00, 0x0f, 0x05 };
+
+/* Whether b's code at file offset off is the sigreturn trampoline, where a
+ * signal handler returns to: glibc's __restore_rt, a local symbol a
+ * stripped C library names not. */
+static bool is_sigreturn(const struct binary *b, uint64_t off)
+{
+	uint8_t code[sizeof(SIGRETURN)];
+	int fd = open(b->path, O_RDONLY | O_CLOEXEC);
+	bool yes = fd >= 0 && pread(fd, code, sizeof(code), (off_t)off) == (ssize_t)sizeof(code) &&
+		   !memcmp(code, SIGRETURN, sizeof(code));
+
+	if (fd >= 0)
+		close(fd);
+	return yes;
+}
+
+/* Code of b at vaddr (file offset off) that no symbol covers. The vDSO's
+ * is the static helpers of its clock functions (kvm-clock's read, say):
+ * one frame, "[vdso]", rather than one per address under the function
+ * that called it; the sigreturn trampoline is named as glibc names it,
+ * the frame under a signal handler; any other keeps its address in its
+ * name. */
+static int unnamed_code(struct symbolizer *s, const struct binary *b, uint64_t vaddr, uint64_t off,
 			struct resolved *r)
 {
 	if (!strcmp(b->path, "[vdso]"))
 		return intern_name(s, b->path, vaddr, r);
+	if (is_sigreturn(b, off))
+		return intern_name(s, "__restore_rt", 0, r);
 	return unknown_name(s, b->name, vaddr, r);
 }
 
@@ -164,7 +188,7 @@ static int resolve_file(struct symbolizer *s, const struct binary *b, uint64_t f
 	if (!name && in_file)
 		name = read = symcache__name(b, in_file);
 	if (!name)
-		return unnamed_code(s, b, vaddr + is_return, r);
+		return unnamed_code(s, b, vaddr + is_return, file_off, r);
 	err = symbol_name(s, name, off + is_return, r);
 	free(read);
 	return err;

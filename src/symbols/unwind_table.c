@@ -139,6 +139,7 @@ struct cie {
 	size_t insns, end; /* its initial instructions */
 	uint8_t fde_enc;   /* DW_EH_PE_* of its FDEs' addresses */
 	bool aug_data;	   /* its FDEs have augmentation data ('z') */
+	bool signal_frame; /* its FDEs are signal frames ('S'): a sigreturn trampoline */
 	bool ok;
 	struct frame_state init; /* the state its initial instructions leave */
 };
@@ -419,7 +420,9 @@ static int parse_augmentation(struct rd *r, const char *aug, struct cie *c)
 			rd_pointer(&d, (uint8_t)rd_uint(&d, 1));
 		else if (*aug == 'L')
 			rd_uint(&d, 1);
-		else if (*aug != 'S' && *aug != 'B')
+		else if (*aug == 'S')
+			c->signal_frame = true;
+		else if (*aug != 'B')
 			return -EOPNOTSUPP;
 	}
 	return d.bad ? -EBADMSG : 0;
@@ -449,6 +452,7 @@ static int parse_cie_fields(const struct section *s, const struct entry *e, stru
 	} else if (aug[0] && strcmp(aug, "S") != 0) {
 		return -EOPNOTSUPP;
 	}
+	c->signal_frame = c->signal_frame || !strcmp(aug, "S");
 	c->insns = r.pos;
 	c->end = e->end;
 	return r.bad ? -EBADMSG : 0;
@@ -554,6 +558,11 @@ static struct unwind_row frameless(struct unwind_row row)
 static int add_row(struct interp *in, uint64_t pc, const struct frame_state *st)
 {
 	struct unwind_row row = make_row(pc, st);
+
+	/* a signal frame whose rules are expressions into the kernel's frame
+	 * (glibc's __restore_rt): the BPF walk knows that frame's layout */
+	if (in->cie->signal_frame && (row.kind == UNWIND_CFA_OTHER || row.kind == UNWIND_RA_OTHER))
+		row = (struct unwind_row){ .pc = pc, .kind = UNWIND_SIGNAL };
 
 	if (++in->nrows > ROWS_PER_FDE_MAX)
 		return -E2BIG;

@@ -284,13 +284,23 @@ static enum unwind_kind want_kind(Dwarf_Frame *f, uint64_t pc, int32_t *cfa_off,
 /* libdw's answer at pc as a row (pc 0); false when it has no frame there. */
 static bool want_at(const struct oracle *o, uint64_t pc, struct unwind_row *row, bool *regoff)
 {
+	Dwarf_Addr start, end;
+	bool signal = false;
 	Dwarf_Frame *f;
 
 	*row = (struct unwind_row){ 0 };
 	*regoff = false;
 	if (dwarf_cfi_addrframe(o->cfi, pc, &f) != 0)
 		return false;
+	dwarf_frame_info(f, &start, &end, &signal);
 	row->kind = (uint8_t)want_kind(f, pc, &row->cfa_off, regoff);
+	/* a signal frame by expressions (the sigreturn trampoline): a kind of
+	 * its own */
+	if (signal && (row->kind == UNWIND_CFA_OTHER || row->kind == UNWIND_RA_OTHER)) {
+		*row = (struct unwind_row){ .kind = UNWIND_SIGNAL };
+		free(f);
+		return true;
+	}
 	want_rbp(f, row);
 	free(f);
 	return true;
