@@ -292,10 +292,7 @@ static void test_exact_count_waves(void **state)
 		     H_ARGV(h_flamebpf(), "-f", "^count_me$", "-o", out, "--", h_workload("tracee"),
 			    "waves", "3", "100", "300"));
 	h_expect_calls(&r, 3 * 100 * 300);
-	if (f.n != 1 || strcmp(f.lines[0].stack, "tracee;count_me")) {
-		h_folded_dump(&f, 20);
-		fail_msg("not count_me alone");
-	}
+	expect_stacks(&f, H_ARGV("tracee;count_me"));
 	h_folded_free(&f);
 	h_result_free(&r);
 }
