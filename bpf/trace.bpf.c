@@ -466,7 +466,7 @@ static __always_inline bool holds_hot(const struct hot_shadow *hot, const struct
 }
 
 /* Takes hot, free, for task (thread id): its stack starts empty. Its
- * pending calls are none: flushed when it was let go (hot_exit()). */
+ * pending calls are none: flushed when it was let go (on_exit). */
 static __always_inline bool hot_claim(struct hot_shadow *hot, const struct task_struct *task,
 				      __u64 id)
 {
@@ -481,14 +481,17 @@ static __always_inline bool hot_claim(struct hot_shadow *hot, const struct task_
 	return true;
 }
 
-/* task's shadow stack, if it has one. */
-static __always_inline struct shadow *shadow_if_any(struct task_struct *task)
+/* task's shadow stack, if it has one; hot is task's slot. */
+static __always_inline struct shadow *shadow_in(struct hot_shadow *hot, struct task_struct *task)
 {
-	struct hot_shadow *hot = hot_slot(task);
-
 	if (holds_hot(hot, task))
 		return &hot->sh;
 	return bpf_task_storage_get(&shadows, task, NULL, 0);
+}
+
+static __always_inline struct shadow *shadow_if_any(struct task_struct *task)
+{
+	return shadow_in(hot_slot(task), task);
 }
 
 /* A thread's shadow stack; only threads of traced processes get one, so a
@@ -497,12 +500,9 @@ static __always_inline struct shadow *shadow_if_any(struct task_struct *task)
 static __always_inline struct shadow *task_shadow(struct task_struct *task, __u64 id, bool create)
 {
 	struct hot_shadow *hot = hot_slot(task);
-	struct shadow *sh;
+	struct shadow *sh = shadow_in(hot, task);
 	__u32 pid = id >> 32;
 
-	if (holds_hot(hot, task))
-		return &hot->sh;
-	sh = bpf_task_storage_get(&shadows, task, NULL, 0);
 	if (sh || !create)
 		return sh;
 	if (filter_pids && !pid_traced(pid, task)) {
@@ -923,7 +923,7 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(on_exit, struct task_struct *p)
 {
 	struct hot_shadow *hot = hot_slot(p);
-	struct shadow *sh = shadow_if_any(p);
+	struct shadow *sh = shadow_in(hot, p);
 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 
@@ -964,10 +964,8 @@ int BPF_PROG(on_exec, struct task_struct *p, pid_t old_pid, struct linux_binprm 
 	__u32 pid = BPF_CORE_READ(p, tgid);
 	__u8 *flags = bpf_map_lookup_elem(&pids, &pid);
 	struct shadow *sh = shadow_if_any(p);
-	bool command = flags && (*flags & PID_BEFORE_EXEC);
+	bool command = exec_done(pid);
 
-	if (flags)
-		*flags &= ~PID_BEFORE_EXEC;
 	if (flags && (*flags & PID_EXEC_ONCE)) {
 		*flags &= ~PID_EXEC_ONCE;
 	} else if (flags && (*flags & PID_PLAIN)) {
